@@ -1,0 +1,55 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Dependencies point one way: executable -> IAPScreenCore -> {formats, adapters} -> basics.
+// Pure modules (IAPBasics, JSONText, DumpFormats, ReceiptFormats) import no C library,
+// except DumpFormats through the two small adapters Decompression and XMLStream.
+let package = Package(
+    name: "iapscreen",
+    products: [
+        .executable(name: "iapscreen", targets: ["iapscreen"]),
+        .executable(name: "iapscreen-bench", targets: ["iapscreen-bench"]),
+    ],
+    targets: [
+        // System libraries: one modulemap + shim.h each.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CSQLite3", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+
+        // Pure building blocks.
+        .target(name: "IAPBasics"),
+        .target(name: "JSONText", dependencies: ["IAPBasics"]),
+
+        // Adapters over C libraries.
+        .target(name: "Decompression", dependencies: ["CZlib", "IAPBasics"]),
+        .target(name: "XMLStream", dependencies: ["CLibXML2", "IAPBasics"]),
+        .target(name: "StoreCrypto", dependencies: ["COpenSSL", "IAPBasics"]),
+
+        // Formats.
+        .target(name: "DumpFormats", dependencies: ["IAPBasics", "JSONText", "Decompression", "XMLStream"]),
+        .target(name: "ReceiptFormats", dependencies: ["IAPBasics", "JSONText"]),
+
+        // Writes every receipt kind, signed; used by tests, `samples` and the benchmark.
+        .target(name: "ReceiptBuilder", dependencies: ["IAPBasics", "JSONText", "ReceiptFormats", "StoreCrypto"]),
+
+        // The commands.
+        .target(name: "IAPScreenCore", dependencies: [
+            "IAPBasics", "JSONText", "DumpFormats", "ReceiptFormats", "StoreCrypto", "ReceiptBuilder",
+        ]),
+        .executableTarget(name: "iapscreen", dependencies: ["IAPScreenCore"]),
+        .executableTarget(name: "iapscreen-bench", dependencies: [
+            "IAPScreenCore", "ReceiptBuilder", "DumpFormats", "ReceiptFormats", "JSONText", "Decompression",
+        ]),
+
+        .testTarget(name: "IAPBasicsTests", dependencies: ["IAPBasics"]),
+        .testTarget(name: "JSONTextTests", dependencies: ["JSONText"]),
+        .testTarget(name: "DecompressionTests", dependencies: ["Decompression"]),
+        .testTarget(name: "DumpFormatsTests", dependencies: ["DumpFormats", "Decompression"]),
+        .testTarget(name: "ReceiptFormatsTests", dependencies: ["ReceiptFormats", "ReceiptBuilder", "JSONText"]),
+        .testTarget(name: "StoreCryptoTests", dependencies: ["StoreCrypto"]),
+        .testTarget(name: "IAPScreenCoreTests", dependencies: ["IAPScreenCore", "ReceiptBuilder"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,1 @@
+// Streams gzip (and later zip) through zlib, with size and ratio caps.

@@ -1,0 +1,280 @@
+import IAPBasics
+
+/// A strict RFC 8259 parser over bytes. Errors carry the byte offset; nesting, container
+/// sizes and input length are capped by `Limits`. Invalid UTF-8 and lone surrogates are
+/// errors, never replaced silently.
+public struct JSONParser {
+    public static func parse(_ bytes: [UInt8], limits: Limits = .standard) throws(DecodeError) -> JSONValue {
+        let result: Result<JSONValue, DecodeError> = bytes.withUnsafeBytes { buf in
+            do throws(DecodeError) { return .success(try parse(buf, limits: limits)) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    public static func parse(_ text: String, limits: Limits = .standard) throws(DecodeError) -> JSONValue {
+        try parse(Array(text.utf8), limits: limits)
+    }
+
+    public static func parse(_ buffer: UnsafeRawBufferPointer, limits: Limits = .standard) throws(DecodeError) -> JSONValue {
+        guard buffer.count <= limits.maxPayloadBytes else {
+            throw DecodeError("too-large", "JSON text of \(buffer.count) bytes exceeds the cap of \(limits.maxPayloadBytes)", at: 0)
+        }
+        var p = JSONParser(buffer: buffer, limits: limits)
+        p.skipSpace()
+        let value = try p.parseValue(depth: 0)
+        p.skipSpace()
+        guard p.pos == buffer.count else {
+            throw DecodeError("trailing-data", "unexpected bytes after the JSON value", at: p.pos)
+        }
+        return value
+    }
+
+    let buffer: UnsafeRawBufferPointer
+    let limits: Limits
+    var pos = 0
+
+    init(buffer: UnsafeRawBufferPointer, limits: Limits) {
+        self.buffer = buffer
+        self.limits = limits
+    }
+
+    mutating func skipSpace() {
+        while pos < buffer.count {
+            switch buffer[pos] {
+            case 0x20, 0x09, 0x0A, 0x0D: pos += 1
+            default: return
+            }
+        }
+    }
+
+    func fail(_ code: String, _ reason: String, at offset: Int? = nil) -> DecodeError {
+        DecodeError(code, reason, at: offset ?? pos)
+    }
+
+    mutating func parseValue(depth: Int) throws(DecodeError) -> JSONValue {
+        guard pos < buffer.count else { throw fail("truncated", "JSON text ends where a value was expected") }
+        switch buffer[pos] {
+        case 0x7B: return .object(try parseObject(depth: depth + 1))
+        case 0x5B: return .array(try parseArray(depth: depth + 1))
+        case 0x22: return .string(try parseString())
+        case 0x74: try literal("true"); return .bool(true)
+        case 0x66: try literal("false"); return .bool(false)
+        case 0x6E: try literal("null"); return .null
+        case 0x2D, 0x30...0x39: return .number(try parseNumber())
+        default:
+            throw fail("bad-json", "unexpected byte 0x\(String(buffer[pos], radix: 16)) where a JSON value was expected")
+        }
+    }
+
+    mutating func literal(_ word: StaticString) throws(DecodeError) {
+        let n = word.utf8CodeUnitCount
+        guard buffer.count - pos >= n else { throw fail("truncated", "JSON text ends inside \(word)") }
+        let w = UnsafeRawBufferPointer(start: word.utf8Start, count: n)
+        for k in 0..<n where buffer[pos + k] != w[k] {
+            throw fail("bad-json", "misspelt literal, expected \(word)", at: pos + k)
+        }
+        pos += n
+    }
+
+    mutating func parseObject(depth: Int) throws(DecodeError) -> JSONObject {
+        guard depth <= limits.maxDepth else { throw fail("too-deep", "JSON nesting deeper than \(limits.maxDepth)") }
+        pos += 1
+        var members: [(key: String, value: JSONValue)] = []
+        skipSpace()
+        if pos < buffer.count, buffer[pos] == 0x7D { pos += 1; return JSONObject(members) }
+        while true {
+            skipSpace()
+            guard pos < buffer.count else { throw fail("truncated", "JSON text ends inside an object") }
+            guard buffer[pos] == 0x22 else { throw fail("bad-json", "expected a quoted member name") }
+            let key = try parseString()
+            skipSpace()
+            guard pos < buffer.count else { throw fail("truncated", "JSON text ends after a member name") }
+            guard buffer[pos] == 0x3A else { throw fail("bad-json", "expected ':' after a member name") }
+            pos += 1
+            skipSpace()
+            let value = try parseValue(depth: depth)
+            guard members.count < limits.maxElements else {
+                throw fail("too-many", "JSON object with more than \(limits.maxElements) members")
+            }
+            members.append((key, value))
+            skipSpace()
+            guard pos < buffer.count else { throw fail("truncated", "JSON text ends inside an object") }
+            if buffer[pos] == 0x2C { pos += 1; continue }
+            if buffer[pos] == 0x7D { pos += 1; return JSONObject(members) }
+            throw fail("bad-json", "expected ',' or '}' in an object")
+        }
+    }
+
+    mutating func parseArray(depth: Int) throws(DecodeError) -> [JSONValue] {
+        guard depth <= limits.maxDepth else { throw fail("too-deep", "JSON nesting deeper than \(limits.maxDepth)") }
+        pos += 1
+        var items: [JSONValue] = []
+        skipSpace()
+        if pos < buffer.count, buffer[pos] == 0x5D { pos += 1; return items }
+        while true {
+            skipSpace()
+            let value = try parseValue(depth: depth)
+            guard items.count < limits.maxElements else {
+                throw fail("too-many", "JSON array with more than \(limits.maxElements) elements")
+            }
+            items.append(value)
+            skipSpace()
+            guard pos < buffer.count else { throw fail("truncated", "JSON text ends inside an array") }
+            if buffer[pos] == 0x2C { pos += 1; continue }
+            if buffer[pos] == 0x5D { pos += 1; return items }
+            throw fail("bad-json", "expected ',' or ']' in an array")
+        }
+    }
+
+    mutating func parseNumber() throws(DecodeError) -> String {
+        let start = pos
+        if buffer[pos] == 0x2D { pos += 1 }
+        func digitsRun(_ p: inout Int) -> Int {
+            let s = p
+            while p < buffer.count, buffer[p] >= 0x30, buffer[p] <= 0x39 { p += 1 }
+            return p - s
+        }
+        guard pos < buffer.count, buffer[pos] >= 0x30, buffer[pos] <= 0x39 else {
+            throw fail("bad-json", "a number needs digits")
+        }
+        if buffer[pos] == 0x30 {
+            pos += 1
+        } else {
+            _ = digitsRun(&pos)
+        }
+        if pos < buffer.count, buffer[pos] == 0x2E {
+            pos += 1
+            guard digitsRun(&pos) > 0 else { throw fail("bad-json", "a decimal point needs digits after it") }
+        }
+        if pos < buffer.count, buffer[pos] == 0x65 || buffer[pos] == 0x45 {
+            pos += 1
+            if pos < buffer.count, buffer[pos] == 0x2B || buffer[pos] == 0x2D { pos += 1 }
+            guard digitsRun(&pos) > 0 else { throw fail("bad-json", "an exponent needs digits") }
+        }
+        guard pos - start <= 400 else { throw fail("too-large", "number longer than 400 characters", at: start) }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: buffer[start..<pos]), as: UTF8.self)
+    }
+
+    /// Parses a string starting at its opening quote.
+    mutating func parseString() throws(DecodeError) -> String {
+        let open = pos
+        pos += 1
+        let start = pos
+        // Fast path: no escapes, all bytes printable or valid multi-byte UTF-8.
+        var p = pos
+        var ascii = true
+        while p < buffer.count {
+            let c = buffer[p]
+            if c == 0x22 || c == 0x5C || c < 0x20 { break }
+            if c >= 0x80 { ascii = false }
+            p += 1
+        }
+        guard p < buffer.count else { throw fail("truncated", "JSON text ends inside a string", at: open) }
+        if buffer[p] == 0x22 {
+            let slice = UnsafeRawBufferPointer(rebasing: buffer[start..<p])
+            pos = p + 1
+            if ascii { return String(decoding: slice, as: UTF8.self) }
+            guard let s = String(validating: slice, as: UTF8.self) else {
+                throw fail("invalid-utf8", "string is not valid UTF-8", at: start + invalidUTF8Offset(slice))
+            }
+            return s
+        }
+        guard buffer[p] == 0x5C else {
+            throw fail("bad-json", "control character 0x\(String(buffer[p], radix: 16)) inside a string", at: p)
+        }
+        // Slow path with escapes.
+        var out = [UInt8](UnsafeRawBufferPointer(rebasing: buffer[start..<p]))
+        pos = p
+        while true {
+            guard pos < buffer.count else { throw fail("truncated", "JSON text ends inside a string", at: open) }
+            let c = buffer[pos]
+            if c == 0x22 { pos += 1; break }
+            if c < 0x20 { throw fail("bad-json", "control character 0x\(String(c, radix: 16)) inside a string") }
+            if c != 0x5C { out.append(c); pos += 1; continue }
+            pos += 1
+            guard pos < buffer.count else { throw fail("truncated", "JSON text ends inside an escape", at: open) }
+            let e = buffer[pos]
+            pos += 1
+            switch e {
+            case 0x22: out.append(0x22)
+            case 0x5C: out.append(0x5C)
+            case 0x2F: out.append(0x2F)
+            case 0x62: out.append(0x08)
+            case 0x66: out.append(0x0C)
+            case 0x6E: out.append(0x0A)
+            case 0x72: out.append(0x0D)
+            case 0x74: out.append(0x09)
+            case 0x75:
+                var scalar = try hex4()
+                if (0xD800...0xDBFF).contains(scalar) {
+                    guard buffer.count - pos >= 6, buffer[pos] == 0x5C, buffer[pos + 1] == 0x75 else {
+                        throw fail("invalid-utf8", "unpaired surrogate \\u\(String(scalar, radix: 16)) in a string", at: pos - 6)
+                    }
+                    pos += 2
+                    let low = try hex4()
+                    guard (0xDC00...0xDFFF).contains(low) else {
+                        throw fail("invalid-utf8", "unpaired surrogate in a string", at: pos - 6)
+                    }
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                } else if (0xDC00...0xDFFF).contains(scalar) {
+                    throw fail("invalid-utf8", "unpaired surrogate \\u\(String(scalar, radix: 16)) in a string", at: pos - 6)
+                }
+                guard let u = Unicode.Scalar(scalar) else { throw fail("invalid-utf8", "invalid code point", at: pos - 6) }
+                out.append(contentsOf: UTF8.encode(u).map { Array($0) } ?? [])
+            default:
+                throw fail("bad-json", "unknown escape \\\(Character(Unicode.Scalar(e)))", at: pos - 2)
+            }
+        }
+        guard let s = String(validating: out, as: UTF8.self) else {
+            throw fail("invalid-utf8", "string is not valid UTF-8", at: open)
+        }
+        return s
+    }
+
+    mutating func hex4() throws(DecodeError) -> UInt32 {
+        guard buffer.count - pos >= 4 else { throw fail("truncated", "JSON text ends inside a \\u escape") }
+        var v: UInt32 = 0
+        for _ in 0..<4 {
+            let c = buffer[pos]
+            let d: UInt32
+            switch c {
+            case 0x30...0x39: d = UInt32(c - 0x30)
+            case 0x41...0x46: d = UInt32(c - 0x41 + 10)
+            case 0x61...0x66: d = UInt32(c - 0x61 + 10)
+            default: throw fail("bad-json", "\\u escape needs four hex digits")
+            }
+            v = v << 4 | d
+            pos += 1
+        }
+        return v
+    }
+}
+
+/// The offset of the first byte that breaks UTF-8 in `bytes` (or its count when valid).
+public func invalidUTF8Offset(_ bytes: UnsafeRawBufferPointer) -> Int {
+    var i = 0
+    let n = bytes.count
+    while i < n {
+        let c = bytes[i]
+        if c < 0x80 { i += 1; continue }
+        let len: Int
+        var minScalar: UInt32
+        var scalar: UInt32
+        switch c {
+        case 0xC2...0xDF: len = 2; scalar = UInt32(c & 0x1F); minScalar = 0x80
+        case 0xE0...0xEF: len = 3; scalar = UInt32(c & 0x0F); minScalar = 0x800
+        case 0xF0...0xF4: len = 4; scalar = UInt32(c & 0x07); minScalar = 0x10000
+        default: return i
+        }
+        guard i + len <= n else { return i }
+        for k in 1..<len {
+            let cc = bytes[i + k]
+            guard cc & 0xC0 == 0x80 else { return i }
+            scalar = scalar << 6 | UInt32(cc & 0x3F)
+        }
+        if scalar < minScalar || scalar > 0x10FFFF || (0xD800...0xDFFF).contains(scalar) { return i }
+        minScalar = 0
+        i += len
+    }
+    return n
+}

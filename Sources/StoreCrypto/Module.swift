@@ -1,0 +1,1 @@
+// OpenSSL adapter: keys, certificates, signing and verification.

@@ -1,0 +1,1 @@
+// Streams mysqldump --xml rows through libxml2 SAX2: no DTD, no entities, no network.
