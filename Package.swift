@@ -26,17 +26,25 @@ let package = Package(
         .target(name: "Decompression", dependencies: ["CZlib", "IAPBasics"]),
         .target(name: "XMLStream", dependencies: ["CLibXML2", "IAPBasics"]),
         .target(name: "StoreCrypto", dependencies: ["COpenSSL", "IAPBasics"]),
+        .target(name: "Ledger", dependencies: ["CSQLite3", "IAPBasics", "Screening"]),
 
         // Formats.
         .target(name: "DumpFormats", dependencies: ["IAPBasics", "JSONText", "Decompression", "XMLStream"]),
         .target(name: "ReceiptFormats", dependencies: ["IAPBasics", "JSONText"]),
+
+        // The rule engine and the Rules directory: pure.
+        .target(name: "Screening", dependencies: ["IAPBasics", "JSONText", "ReceiptFormats"]),
+
+        // Flagged-order reports: pure.
+        .target(name: "Reporting", dependencies: ["IAPBasics", "JSONText", "Screening"]),
 
         // Writes every receipt kind, signed; used by tests, `samples` and the benchmark.
         .target(name: "ReceiptBuilder", dependencies: ["IAPBasics", "JSONText", "ReceiptFormats", "StoreCrypto"]),
 
         // The commands.
         .target(name: "IAPScreenCore", dependencies: [
-            "IAPBasics", "JSONText", "DumpFormats", "ReceiptFormats", "StoreCrypto", "ReceiptBuilder",
+            "IAPBasics", "JSONText", "Decompression", "DumpFormats", "ReceiptFormats", "StoreCrypto", "ReceiptBuilder",
+            "Screening", "Ledger", "Reporting",
         ]),
         .executableTarget(name: "iapscreen", dependencies: ["IAPScreenCore"]),
         .executableTarget(name: "iapscreen-bench", dependencies: [
@@ -48,7 +56,11 @@ let package = Package(
         .testTarget(name: "DecompressionTests", dependencies: ["Decompression"]),
         .testTarget(name: "DumpFormatsTests", dependencies: ["DumpFormats", "Decompression"]),
         .testTarget(name: "ReceiptFormatsTests", dependencies: ["ReceiptFormats", "ReceiptBuilder", "JSONText"]),
+        .testTarget(name: "ScreeningTests", dependencies: ["Screening"]),
+        .testTarget(name: "LedgerTests", dependencies: ["Ledger"]),
+        .testTarget(name: "ReportingTests", dependencies: ["Reporting"]),
         .testTarget(name: "StoreCryptoTests", dependencies: ["StoreCrypto"]),
+        .testTarget(name: "ReceiptBuilderTests", dependencies: ["ReceiptBuilder", "StoreCrypto"]),
         .testTarget(name: "IAPScreenCoreTests", dependencies: ["IAPScreenCore", "ReceiptBuilder"]),
     ],
     swiftLanguageModes: [.v6]

@@ -19,6 +19,12 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         self.hasMilliseconds = hasMilliseconds
     }
 
+    /// Any millisecond count, pulled into the supported range (for clocks, never for input).
+    public init(clampingMillis millis: Int64, hasMilliseconds: Bool = true) {
+        self.millis = min(max(millis, Timestamp.minMillis), Timestamp.maxMillis)
+        self.hasMilliseconds = hasMilliseconds
+    }
+
     public init?(seconds: Int64) {
         let (ms, overflow) = seconds.multipliedReportingOverflow(by: 1000)
         guard !overflow else { return nil }

@@ -1,1 +1,7 @@
-print("iapscreen")
+import IAPScreenCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+exit(IAPScreen.main(Array(CommandLine.arguments.dropFirst())))

@@ -1,1 +1,0 @@
-// Streams gzip (and later zip) through zlib, with size and ratio caps.

@@ -1,0 +1,61 @@
+/// Finds a byte eight at a time (SWAR): dump lines are mostly long base64 receipts, and a
+/// byte-by-byte loop would dominate reading them.
+enum ByteSearch {
+    private static let ones: UInt64 = 0x0101_0101_0101_0101
+    private static let highs: UInt64 = 0x8080_8080_8080_8080
+
+    /// Some byte of `word` is zero exactly when this is non-zero (Hacker's Delight 6-1).
+    @inline(__always)
+    private static func hasZeroByte(_ word: UInt64) -> Bool {
+        (word &- ones) & ~word & highs != 0
+    }
+
+    /// The index of the first `byte` in `base[from..<to]`, or nil.
+    static func firstIndex(of byte: UInt8, in base: UnsafePointer<UInt8>, from: Int, to: Int) -> Int? {
+        var i = from
+        let pattern = ones &* UInt64(byte)
+        let raw = UnsafeRawPointer(base)
+        while i + 8 <= to, !hasZeroByte(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) ^ pattern) { i += 8 }
+        while i < to {
+            if base[i] == byte { return i }
+            i += 1
+        }
+        return nil
+    }
+
+    /// The index of the first `a` or `b` in `base[from..<to]`, or `to` when there is none.
+    static func firstIndex(of a: UInt8, or b: UInt8, in base: UnsafePointer<UInt8>, from: Int, to: Int) -> Int {
+        var i = from
+        let patternA = ones &* UInt64(a)
+        let patternB = ones &* UInt64(b)
+        let raw = UnsafeRawPointer(base)
+        while i + 8 <= to {
+            let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            if hasZeroByte(word ^ patternA) || hasZeroByte(word ^ patternB) { break }
+            i += 8
+        }
+        while i < to {
+            let c = base[i]
+            if c == a || c == b { return i }
+            i += 1
+        }
+        return to
+    }
+
+    /// True when no byte has its high bit set: then the bytes are valid UTF-8 as they are.
+    static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let raw = UnsafeRawPointer(base)
+        var i = 0
+        var seen: UInt64 = 0
+        while i + 8 <= bytes.count {
+            seen |= raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            i += 8
+        }
+        while i < bytes.count {
+            seen |= UInt64(base[i])
+            i += 1
+        }
+        return seen & highs == 0
+    }
+}

@@ -1,0 +1,72 @@
+import Decompression
+import IAPBasics
+
+/// Reads one order or receipt dump as a stream of records, whatever its layout and
+/// compression: CSV, TSV, JSON Lines, `mysqldump --xml`, each plain or gzip (by magic
+/// bytes, whatever the name). Memory stays flat however large the file: one chunk plus
+/// the record being read, both capped by `Limits`.
+///
+/// A record that cannot be read is a `.malformed` item and reading goes on; only a file
+/// that cannot be read on (cannot be opened, a corrupt compressed stream, a broken XML
+/// document, an unreadable header) throws `InputError`.
+public final class DumpReader {
+    public let path: String
+    public let format: DumpFormat
+    public let compression: InputCompression
+    private let input: OpenedInput
+    private let source: RecordSource
+    private let mapper = DumpRowMapper()
+    /// Items returned so far (records and malformed ones).
+    public private(set) var itemCount = 0
+
+    /// Opens `path`; `rawObserver` sees every raw (still compressed) chunk of the file, to
+    /// hash and count it.
+    public init(path: String, limits: Limits = .standard,
+                rawObserver: FileByteStream.RawObserver? = nil) throws(InputError) {
+        self.path = path
+        input = try InputOpener.open(path: path, limits: limits, observer: rawObserver)
+        compression = input.compression
+        let buffer = RecordBuffer(stream: input.stream)
+        // Enough to see the byte order mark, the first non-space byte and the header line.
+        try buffer.fill(toAtLeast: 64 << 10)
+        // A UTF-8 byte order mark (spreadsheet exports) is not part of the first name.
+        let head = buffer.unconsumed
+        if head.count >= 3, head[0] == 0xEF, head[1] == 0xBB, head[2] == 0xBF { buffer.consume(3) }
+        format = DumpFormat.byExtension(of: path) ?? DumpFormat.byContent(buffer.unconsumed)
+        switch format {
+        case .csv, .tsv: source = DelimitedRecordReader(buffer: buffer, path: path, limits: limits, format: format)
+        case .jsonLines: source = JSONLinesRecordReader(buffer: buffer, path: path, limits: limits)
+        case .xml: source = XMLRecordReader(buffer: buffer, path: path, limits: limits)
+        }
+    }
+
+    /// Raw bytes of the file read so far.
+    public var rawBytesRead: Int64 { input.rawBytesRead }
+
+    /// The next record or malformed record; nil at the end of the file.
+    public func next() throws(InputError) -> DumpItem? {
+        let item = try source.next()
+        if item != nil { itemCount += 1 }
+        return item
+    }
+
+    /// The next record read as an order (contract §2 field table).
+    public func nextOrder() throws(InputError) -> Result<OrderRow, MalformedRecord>? {
+        switch try next() {
+        case .none: return nil
+        case .malformed(let m): return .failure(m)
+        case .record(let r):
+            do { return .success(try mapper.orderRow(r)) } catch { return .failure(error) }
+        }
+    }
+
+    /// The next record read as a receipts-dump row.
+    public func nextReceipt() throws(InputError) -> Result<ReceiptRow, MalformedRecord>? {
+        switch try next() {
+        case .none: return nil
+        case .malformed(let m): return .failure(m)
+        case .record(let r):
+            do { return .success(try mapper.receiptRow(r)) } catch { return .failure(error) }
+        }
+    }
+}

@@ -1,0 +1,164 @@
+import IAPBasics
+import JSONText
+
+/// Reads records as orders or receipts: finds each field by its aliases, checks and types
+/// its value. A record that cannot be an order (no `order_id`, an unknown status, …) is a
+/// `MalformedRecord` whose reason names the field and the value.
+public final class DumpRowMapper {
+    /// Field name -> column, remembered: a dump repeats the same few names on every record.
+    /// Bounded, since JSON Lines may bring new names on every line.
+    private var columnByName: [String: DumpColumn?] = [:]
+    private static let maxRememberedNames = 4_096
+
+    public init() {}
+
+    public func orderRow(_ record: DumpRecord) throws(MalformedRecord) -> OrderRow {
+        let v = columns(of: record)
+        let fail = { (reason: String) in MalformedRecord(location: record.location, reason: reason) }
+        guard let orderID = v.text(.orderID) else { throw fail("missing order_id") }
+        guard let userID = v.text(.userID) else { throw fail("missing user_id") }
+        guard let createdAt = try v.timestamp(.createdAt).get() else { throw fail("missing created_at") }
+        let itemID = v.text(.itemID)
+        let productID = v.text(.productID)
+        guard itemID != nil || productID != nil else { throw fail("missing item_id and product_id") }
+
+        var platform: OrderPlatform?
+        if let text = v.text(.platform) {
+            guard let p = OrderPlatform(dumpText: text) else {
+                throw fail("platform \(quoted(text)) is not ios or android")
+            }
+            platform = p
+        }
+        var status = OrderStatus.credited
+        if let text = v.text(.status) {
+            guard let s = OrderStatus(dumpText: text) else {
+                throw fail("status \(quoted(text)) is not credited, pending, refunded or failed")
+            }
+            status = s
+        }
+        var environment: OrderEnvironment?
+        if let text = v.text(.environment) {
+            guard let e = OrderEnvironment(dumpText: text) else {
+                throw fail("environment \(quoted(text)) is not production or sandbox")
+            }
+            environment = e
+        }
+        let amount = v.text(.amount)
+        if let amount, !DumpRowMapper.isDecimal(amount) {
+            throw fail("amount \(quoted(amount)) is not a decimal number")
+        }
+        var currency = v.text(.currency)
+        if let text = currency {
+            let upper = text.uppercased()
+            guard upper.utf8.count == 3, upper.utf8.allSatisfy({ $0 >= 0x41 && $0 <= 0x5A }) else {
+                throw fail("currency \(quoted(text)) is not a three-letter code")
+            }
+            currency = upper
+        }
+        return OrderRow(orderID: orderID, userID: userID, createdAt: createdAt, platform: platform,
+                        itemID: itemID, productID: productID, transactionID: v.text(.transactionID),
+                        amount: amount, currency: currency, status: status, environment: environment,
+                        receipt: v.text(.receipt), location: record.location)
+    }
+
+    public func receiptRow(_ record: DumpRecord) throws(MalformedRecord) -> ReceiptRow {
+        let v = columns(of: record)
+        guard let orderID = v.text(.orderID) else {
+            throw MalformedRecord(location: record.location, reason: "missing order_id")
+        }
+        guard let receipt = v.text(.receipt) else {
+            throw MalformedRecord(location: record.location, reason: "missing receipt")
+        }
+        let receivedAt = try v.timestamp(.receivedAt).get()
+        return ReceiptRow(orderID: orderID, receipt: receipt, receivedAt: receivedAt, location: record.location)
+    }
+
+    /// Each column's value: the first of its fields that is not null or empty.
+    private func columns(of record: DumpRecord) -> ColumnValues {
+        var values = ColumnValues(location: record.location)
+        for field in record.fields {
+            guard let column = column(named: field.name) else { continue }
+            values.offer(field.value, for: column)
+        }
+        return values
+    }
+
+    private func column(named name: String) -> DumpColumn? {
+        if let known = columnByName[name] { return known }
+        let column = DumpColumn.matching(name)
+        if columnByName.count < DumpRowMapper.maxRememberedNames { columnByName[name] = column }
+        return column
+    }
+
+    /// `4.99`, `-1`, `0.5`: digits, at most one point with digits on both sides, an
+    /// optional minus; no exponent, no thousands separator.
+    static func isDecimal(_ text: String) -> Bool {
+        var bytes = Substring(text).utf8[...]
+        if bytes.first == 0x2D { bytes = bytes.dropFirst() }
+        guard !bytes.isEmpty, bytes.count <= 40 else { return false }
+        let parts = bytes.split(separator: 0x2E, maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count <= 2 else { return false }
+        return parts.allSatisfy { !$0.isEmpty && $0.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }
+    }
+}
+
+/// The value each column found in one record.
+private struct ColumnValues {
+    let location: SourceLocation
+    private var values = [DumpValue?](repeating: nil, count: DumpColumn.allCases.count)
+
+    init(location: SourceLocation) {
+        self.location = location
+    }
+
+    mutating func offer(_ value: DumpValue, for column: DumpColumn) {
+        guard values[column.rawValue] == nil else { return }
+        switch value {
+        case .null: return
+        case .text(let t): if trim(t).isEmpty { return }
+        case .timestamp: break
+        }
+        values[column.rawValue] = value
+    }
+
+    /// The column as text, trimmed; nil when absent.
+    func text(_ column: DumpColumn) -> String? {
+        switch values[column.rawValue] {
+        case .text(let t): return trim(t)
+        case .timestamp(let t): return t.iso8601
+        case .null, .none: return nil
+        }
+    }
+
+    /// The column as a time: a mongo `$date`, or text in any form `Timestamp.parse` reads;
+    /// nil when absent.
+    func timestamp(_ column: DumpColumn) -> Result<Timestamp?, MalformedRecord> {
+        switch values[column.rawValue] {
+        case .timestamp(let t): return .success(t)
+        case .text(let t):
+            guard let parsed = Timestamp.parse(t) else {
+                return .failure(MalformedRecord(location: location,
+                                                reason: "\(column.contractName) \(quoted(trim(t))) is not a timestamp"))
+            }
+            return .success(parsed)
+        case .null, .none:
+            return .success(nil)
+        }
+    }
+}
+
+private func trim(_ text: String) -> String {
+    let bytes = text.utf8
+    func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
+    guard let first = bytes.first, let last = bytes.last, isSpace(first) || isSpace(last) else { return text }
+    var s = Substring(text)
+    while let c = s.utf8.first, isSpace(c) { s = s.dropFirst() }
+    while let c = s.utf8.last, isSpace(c) { s = s.dropLast() }
+    return String(s)
+}
+
+/// A value shown in a reason: JSON-quoted (control characters escaped), cut at 40 characters.
+func quoted(_ text: String) -> String {
+    let cut = text.count > 40 ? String(text.prefix(40)) + "…" : text
+    return JSONValue.string(cut).jsonText
+}

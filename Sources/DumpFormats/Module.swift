@@ -1,1 +1,0 @@
-// Reads order and receipt dumps (CSV/TSV, JSON Lines, mysqldump XML) as records with locations.

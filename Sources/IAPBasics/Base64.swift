@@ -1,0 +1,126 @@
+/// Strict base64 (RFC 4648): the standard alphabet with optional line breaks and padding,
+/// or base64url (JWS segments, no padding). A byte outside the alphabet is an error with
+/// its offset, never skipped.
+public enum Base64 {
+    public enum Alphabet: Sendable {
+        /// `A–Z a–z 0–9 + /`, `=` padding, CR/LF/space/tab ignored (receipts wrap lines).
+        case standard
+        /// `A–Z a–z 0–9 - _`, padding optional, no whitespace.
+        case url
+    }
+
+    private static let invalid: UInt8 = 0xFF
+    private static let skip: UInt8 = 0xFE
+
+    private static let standardTable: [UInt8] = makeTable(plus: 0x2B, slash: 0x2F, whitespace: true)
+    private static let urlTable: [UInt8] = makeTable(plus: 0x2D, slash: 0x5F, whitespace: false)
+
+    private static func makeTable(plus: UInt8, slash: UInt8, whitespace: Bool) -> [UInt8] {
+        var t = [UInt8](repeating: invalid, count: 256)
+        for (i, c) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8.enumerated() {
+            t[Int(c)] = UInt8(i)
+        }
+        t[Int(plus)] = 62
+        t[Int(slash)] = 63
+        if whitespace {
+            for w: UInt8 in [0x0A, 0x0D, 0x20, 0x09] { t[Int(w)] = skip }
+        }
+        return t
+    }
+
+    public static func decode<Bytes: Collection<UInt8>>(_ text: Bytes, alphabet: Alphabet = .standard,
+                                                         maxBytes: Int = Int.max) throws(DecodeError) -> [UInt8] {
+        if let r = text.withContiguousStorageIfAvailable({ buf in
+            Result<[UInt8], DecodeError> { () throws(DecodeError) in
+                try decode(UnsafeRawBufferPointer(buf), alphabet: alphabet, maxBytes: maxBytes)
+            }
+        }) {
+            return try r.get()
+        }
+        let copy = Array(text)
+        let r = copy.withUnsafeBytes { buf in
+            Result<[UInt8], DecodeError> { () throws(DecodeError) in try decode(buf, alphabet: alphabet, maxBytes: maxBytes) }
+        }
+        return try r.get()
+    }
+
+    public static func decode(_ text: String, alphabet: Alphabet = .standard, maxBytes: Int = Int.max) throws(DecodeError) -> [UInt8] {
+        try decode(Array(text.utf8), alphabet: alphabet, maxBytes: maxBytes)
+    }
+
+    public static func decode(_ text: UnsafeRawBufferPointer, alphabet: Alphabet, maxBytes: Int) throws(DecodeError) -> [UInt8] {
+        let table = alphabet == .standard ? standardTable : urlTable
+        guard text.count / 4 * 3 <= maxBytes else {
+            throw DecodeError("too-large", "base64 text would decode past the cap of \(maxBytes) bytes", at: 0)
+        }
+        var out = [UInt8]()
+        out.reserveCapacity(text.count / 4 * 3 + 3)
+        var acc: UInt32 = 0
+        var n = 0
+        var padding = 0
+        var i = 0
+        let count = text.count
+        while i < count {
+            let c = text[i]
+            let v = table[Int(c)]
+            if v < 64 {
+                guard padding == 0 else { throw DecodeError("bad-base64", "data after '=' padding", at: i) }
+                acc = acc << 6 | UInt32(v)
+                n += 1
+                if n == 4 {
+                    out.append(UInt8(truncatingIfNeeded: acc >> 16))
+                    out.append(UInt8(truncatingIfNeeded: acc >> 8))
+                    out.append(UInt8(truncatingIfNeeded: acc))
+                    acc = 0
+                    n = 0
+                }
+            } else if v == skip {
+                // whitespace between groups
+            } else if c == 0x3D {
+                padding += 1
+                guard padding <= 2, n >= 2, n + padding <= 4 else {
+                    throw DecodeError("bad-base64", "misplaced '=' padding", at: i)
+                }
+            } else {
+                throw DecodeError("bad-base64", "byte 0x\(String(c, radix: 16)) is not base64", at: i)
+            }
+            i += 1
+        }
+        if alphabet == .standard, padding > 0, n + padding != 4 {
+            throw DecodeError("bad-base64", "incomplete padding", at: count)
+        }
+        switch n {
+        case 0: break
+        case 1: throw DecodeError("bad-base64", "base64 text ends with a single stray character", at: count)
+        case 2: out.append(UInt8(truncatingIfNeeded: acc >> 4))
+        default:
+            out.append(UInt8(truncatingIfNeeded: acc >> 10))
+            out.append(UInt8(truncatingIfNeeded: acc >> 2))
+        }
+        return out
+    }
+
+    public static func encode(_ bytes: [UInt8], alphabet: Alphabet = .standard) -> String {
+        let chars: [UInt8] = alphabet == .standard
+            ? Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+            : Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity((bytes.count + 2) / 3 * 4)
+        var i = 0
+        while i + 3 <= bytes.count {
+            let v = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
+            out.append(chars[Int(v >> 18 & 63)]); out.append(chars[Int(v >> 12 & 63)])
+            out.append(chars[Int(v >> 6 & 63)]); out.append(chars[Int(v & 63)])
+            i += 3
+        }
+        let rest = bytes.count - i
+        if rest > 0 {
+            var v = UInt32(bytes[i]) << 16
+            if rest == 2 { v |= UInt32(bytes[i + 1]) << 8 }
+            out.append(chars[Int(v >> 18 & 63)]); out.append(chars[Int(v >> 12 & 63)])
+            if rest == 2 { out.append(chars[Int(v >> 6 & 63)]) }
+            if alphabet == .standard { out.append(contentsOf: rest == 2 ? [0x3D] : [0x3D, 0x3D]) }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

@@ -1,0 +1,68 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import IAPBasics
+import JSONText
+import ReceiptFormats
+
+/// `iapscreen decode [PATH|-] [--rules DIR]`: one JSON object per payload on stdout.
+enum DecodeCommand {
+    static let spec = CommandSpec(
+        name: "decode",
+        summary: "Decode store receipts and print what they say, one JSON object per payload.",
+        options: [
+            OptionSpec("--rules", .one, valueName: "DIR",
+                       help: "Rules directory whose trust anchors check signatures (default: none, signatures unchecked)."),
+        ],
+        positional: ("PATH", "File of payloads, one per line, or one raw-DER / wrapped base64 receipt; - or none: stdin.", 1),
+        details: """
+        Recognises Apple app receipts (base64 or DER), iOS 6 transaction receipts, stored
+        verifyReceipt JSON, App Store JWS and Google Play purchases by their content.
+        A payload that cannot be decoded prints {"line", "error", "reason", "offset"};
+        the command still exits 0.
+        """)
+
+    static func run(_ args: ParsedArguments, io: Console) -> ExitStatus {
+        if let rules = args.one("--rules") {
+            guard isDirectory(rules) else {
+                io.usageError(command: spec, "Rules directory '\(rules)' does not exist")
+                return .usage
+            }
+        }
+        let path = args.positionals.first ?? "-"
+        let fd: Int32 = path == "-" ? 0 : open(path, O_RDONLY)
+        guard fd >= 0 else {
+            io.error("iapscreen decode: cannot open '\(path)': \(String(cString: strerror(errno)))")
+            return .unreadableInput
+        }
+        defer { if fd != 0 { close(fd) } }
+        let limits = Limits.standard
+        let writer = JSONWriter()
+        let splitter = PayloadSplitter(fd: fd, limits: limits)
+        do throws(PayloadSplitter.ReadError) {
+            try splitter.forEach(acceptsWhole: { (try? ReceiptDecoder.decode($0, limits: limits)) != nil }) { payload in
+                let object: JSONObject
+                do throws(DecodeError) {
+                    let receipt = try ReceiptDecoder.decode(payload.bytes, limits: limits)
+                    object = ReceiptJSON.object(receipt, line: payload.line, signature: .withoutTrust(receipt))
+                } catch {
+                    object = ReceiptJSON.error(error, line: payload.line)
+                }
+                var out = [UInt8]()
+                writer.write(.object(object), to: &out)
+                out.append(0x0A)
+                io.out.write(bytes: out)
+            }
+        } catch {
+            io.out.flush()
+            io.error("iapscreen decode: cannot read '\(path)': \(error.reason)")
+            return .unreadableInput
+        }
+        return .ok
+    }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
+    }
+}

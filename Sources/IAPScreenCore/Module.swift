@@ -1,1 +1,0 @@
-// The commands as functions.

@@ -1,0 +1,56 @@
+import Foundation
+import IAPBasics
+import ReceiptBuilder
+
+/// `iapscreen samples --out DIR [--orders N] [--seed N]`: a deterministic demo world.
+enum SamplesCommand {
+    static let spec = CommandSpec(
+        name: "samples",
+        summary: "Write a demo world: orders and receipts dumps, a Rules directory, and what should be flagged.",
+        options: [
+            OptionSpec("--out", .one, valueName: "DIR", help: "Where to write the world. Required."),
+            OptionSpec("--orders", .one, valueName: "N", help: "How many orders (default 2000)."),
+            OptionSpec("--seed", .one, valueName: "N", help: "The seed that decides every order (default 1)."),
+            OptionSpec("--jobs", .one, valueName: "N", help: "Signing threads (default: the number of cores)."),
+        ],
+        details: """
+        The world: orders-appstore.csv.gz (receipts in receipts-appstore.csv.gz),
+        orders-storekit.xml.gz (StoreKit 2 JWS) and orders-play.jsonl.gz (Google Play), a
+        Rules/ directory whose trust anchors and Google key verify every receipt (keys in
+        pki/), and expected.csv: each planted order, the rules that must flag it, the rules
+        that must exempt it, and its case. The same seed and size give the same orders;
+        signatures differ because every world gets fresh test keys.
+        Screen it:  iapscreen screen --rules DIR/Rules --orders DIR/orders-*.gz --receipts DIR/receipts-appstore.csv.gz
+        """)
+
+    /// The night the world's orders are credited.
+    static let night = Timestamp(clampingMillis: 1_709_251_200_000, hasMilliseconds: false)  // 2024-03-01
+
+    static func run(_ args: ParsedArguments, io: Console) -> ExitStatus {
+        guard let out = args.one("--out") else {
+            io.usageError(command: spec, "--out is required: the directory to write the world into")
+            return .usage
+        }
+        func number(_ flag: String, _ fallback: Int, max: Int) -> Int? {
+            guard let text = args.one(flag) else { return fallback }
+            guard let n = Int(text), n >= 0, n <= max else {
+                io.usageError(command: spec, "\(flag) takes a whole number from 0 to \(max), not '\(text)'")
+                return nil
+            }
+            return n
+        }
+        guard let orders = number("--orders", 2000, max: 100_000_000), let seed = number("--seed", 1, max: Int(Int32.max)),
+              let jobs = number("--jobs", ProcessInfo.processInfo.activeProcessorCount, max: 256) else { return .usage }
+        do {
+            let pki = try TestPKI()
+            try pki.save(to: URL(fileURLWithPath: out).appendingPathComponent("pki"))
+            let counts = try SampleWriter(directory: out, pki: pki, jobs: max(1, jobs))
+                .write(orders: orders, seed: UInt64(seed), start: night)
+            io.error("iapscreen samples: \(counts.orders) orders (\(counts.planted) planted cases) in \(out)")
+            return .ok
+        } catch {
+            io.error("iapscreen samples: cannot write the world in \(out): \(error)")
+            return .unreadableInput
+        }
+    }
+}

@@ -1,0 +1,276 @@
+import Decompression
+import Dispatch
+import DumpFormats
+import IAPBasics
+import ReceiptFormats
+import Screening
+import StoreCrypto
+
+/// One input file as summary.json reports it.
+struct InputRecord {
+    var path: String
+    var sha256: String
+    var records: Int
+}
+
+/// A dump record that could not be read, or an order that cannot be screened.
+struct MalformedItem {
+    var position: Int
+    var location: SourceLocation
+    var reason: String
+    /// The order it belongs to, when the row was readable that far.
+    var orderID: String?
+    var userID: String?
+}
+
+/// Reads a night's order and receipt dumps, joins each order to its receipt, and decodes
+/// the receipts on `jobs` workers while the next batch is read. Only what screening needs
+/// is kept: the order rows without their payloads, and a small digest per receipt.
+///
+/// Joining (CONTRACT §2): an order's own `receipt` field wins over the receipts dump; among
+/// several receipts-dump rows of one order the latest `received_at` (else the last row)
+/// wins. The same `order_id` twice is one order; the later row wins, at the first row's place.
+final class NightLoader {
+    struct Slot {
+        var row: OrderRow
+        var position: Int
+        /// Bumped whenever the row or its receipt changes; stale worker results are dropped.
+        var generation = 0
+        var hasOwnReceipt: Bool
+        var dumpReceiptSeen = false
+        var dumpReceivedAt: Timestamp?
+        var outcome: ReceiptScreening.Outcome?
+    }
+
+    private(set) var slots: [Slot] = []
+    private var slotOf: [String: Int] = [:]
+    private(set) var malformed: [MalformedItem] = []
+    private(set) var orphans: [(position: Int, orderID: String, location: SourceLocation)] = []
+    private var orphanIDs: Set<String> = []
+    private(set) var inputs: [InputRecord] = []
+    private var position = 0
+
+    let screening: ReceiptScreening
+    let limits: Limits
+    private let batcher: ReceiptBatcher
+
+    init(screening: ReceiptScreening, limits: Limits, jobs: Int) {
+        self.screening = screening
+        self.limits = limits
+        batcher = ReceiptBatcher(screening: screening, jobs: jobs)
+    }
+
+    /// Reads every orders dump, then every receipts dump; throws when a file cannot be read.
+    func load(orders: [String], receipts: [String], progress: (String) -> Void) throws(InputError) {
+        for path in orders {
+            try read(path) { reader throws(InputError) in
+                while let item = try reader.nextOrder() {
+                    switch item {
+                    case .failure(let m): addMalformed(m)
+                    case .success(let row): addOrder(row)
+                    }
+                    if position % 50_000 == 0 { apply(batcher.poll()); progress("read \(position) records") }
+                }
+            }
+        }
+        for path in receipts {
+            try read(path) { reader throws(InputError) in
+                while let item = try reader.nextReceipt() {
+                    switch item {
+                    case .failure(let m): addMalformed(m)
+                    case .success(let row): addReceipt(row)
+                    }
+                    if position % 50_000 == 0 { apply(batcher.poll()); progress("read \(position) records") }
+                }
+            }
+        }
+        apply(batcher.drain())
+        // Orders whose receipt never came: screened as missing (serially; no decoding).
+        for i in slots.indices where slots[i].outcome == nil {
+            slots[i].outcome = screening.screen(slots[i].row, index: slots[i].position, payload: nil)
+        }
+    }
+
+    private func read(_ path: String, _ body: (DumpReader) throws(InputError) -> Void) throws(InputError) {
+        let hasher: SHA256Hasher
+        do { hasher = try SHA256Hasher() } catch { throw InputError(path: path, reason: "cannot hash: \(error)") }
+        let reader = try DumpReader(path: path, limits: limits) { chunk in try? hasher.update(chunk) }
+        try body(reader)
+        let digest = (try? hasher.finalize()).map(Digest.hex) ?? ""
+        inputs.append(InputRecord(path: path, sha256: digest, records: reader.itemCount))
+    }
+
+    private func nextPosition() -> Int {
+        position += 1
+        return position - 1
+    }
+
+    private func addMalformed(_ m: MalformedRecord) {
+        malformed.append(MalformedItem(position: nextPosition(), location: m.location, reason: m.reason))
+    }
+
+    private func addOrder(_ incoming: OrderRow) {
+        var row = incoming
+        let payload = row.receipt.map { Array($0.utf8) }
+        row.receipt = nil
+        let index: Int
+        if let existing = slotOf[row.orderID] {
+            index = existing
+            _ = nextPosition()
+            slots[index].row = row
+            slots[index].generation += 1
+            slots[index].hasOwnReceipt = payload != nil
+            slots[index].dumpReceiptSeen = false
+            slots[index].dumpReceivedAt = nil
+            slots[index].outcome = nil
+        } else {
+            index = slots.count
+            slotOf[row.orderID] = index
+            slots.append(Slot(row: row, position: nextPosition(), hasOwnReceipt: payload != nil))
+        }
+        if let payload, row.status == .credited {
+            batcher.submit(ReceiptBatcher.Job(slot: index, generation: slots[index].generation, row: row,
+                                              position: slots[index].position, payload: payload))
+        }
+    }
+
+    private func addReceipt(_ r: ReceiptRow) {
+        let pos = nextPosition()
+        guard let index = slotOf[r.orderID] else {
+            if orphanIDs.insert(r.orderID).inserted { orphans.append((pos, r.orderID, r.location)) }
+            return
+        }
+        var slot = slots[index]
+        guard !slot.hasOwnReceipt else { return }
+        if slot.dumpReceiptSeen {
+            // Latest received_at wins; without dates, the last row.
+            switch (slot.dumpReceivedAt, r.receivedAt) {
+            case (let old?, let new?) where new < old: return
+            case (.some, nil): return
+            default: break
+            }
+        }
+        slot.dumpReceiptSeen = true
+        slot.dumpReceivedAt = r.receivedAt
+        slot.generation += 1
+        slot.outcome = nil
+        slots[index] = slot
+        guard slot.row.status == .credited else { return }
+        batcher.submit(ReceiptBatcher.Job(slot: index, generation: slot.generation, row: slot.row, position: slot.position,
+                                          payload: Array(r.receipt.utf8)))
+    }
+
+    private func apply(_ results: [ReceiptBatcher.Result]) {
+        for r in results where slots[r.slot].generation == r.generation {
+            slots[r.slot].outcome = r.outcome
+        }
+    }
+}
+
+/// Decodes receipts in batches on `jobs` threads while the reader fills the next batch.
+final class ReceiptBatcher {
+    struct Job: Sendable {
+        var slot: Int
+        var generation: Int
+        var row: OrderRow
+        var position: Int
+        var payload: [UInt8]
+    }
+
+    struct Result: Sendable {
+        var slot: Int
+        var generation: Int
+        var outcome: ReceiptScreening.Outcome
+    }
+
+    /// Results land here, one slot per job, each written by exactly one worker and read
+    /// only after the batch's group has finished: that is why it is safe to share.
+    final class ResultBox: @unchecked Sendable {
+        private let storage: UnsafeMutableBufferPointer<Result?>
+
+        init(count: Int) {
+            storage = .allocate(capacity: count)
+            storage.initialize(repeating: nil)
+        }
+
+        deinit {
+            storage.deinitialize()
+            storage.deallocate()
+        }
+
+        func set(_ i: Int, _ r: Result) { storage[i] = r }
+        var results: [Result] { storage.compactMap { $0 } }
+    }
+
+    private let screening: ReceiptScreening
+    private let jobs: Int
+    private let batchSize = 256
+    private var filling: [Job] = []
+    private var inFlight: (group: DispatchGroup, box: ResultBox)?
+
+    init(screening: ReceiptScreening, jobs: Int) {
+        self.screening = screening
+        self.jobs = max(1, jobs)
+        filling.reserveCapacity(batchSize)
+    }
+
+    func submit(_ job: Job) {
+        filling.append(job)
+        if filling.count >= batchSize { launch() }
+    }
+
+    /// Results of finished batches; never waits.
+    func poll() -> [Result] {
+        var out = takePending()
+        if let f = inFlight, f.group.wait(timeout: .now()) == .success {
+            inFlight = nil
+            out += f.box.results
+        }
+        return out
+    }
+
+    /// Waits for everything submitted.
+    func drain() -> [Result] {
+        if !filling.isEmpty { launch() }
+        return takePending() + finish()
+    }
+
+    private func finish() -> [Result] {
+        guard let f = inFlight else { return [] }
+        f.group.wait()
+        inFlight = nil
+        return f.box.results
+    }
+
+    private var pending: [Result] = []
+
+    private func launch() {
+        // One batch decodes while the next one fills; a second full batch waits for the first.
+        pending += finish()
+        let batch = filling
+        filling = []
+        filling.reserveCapacity(batchSize)
+        let box = ResultBox(count: batch.count)
+        let group = DispatchGroup()
+        let screening = self.screening
+        let workers = min(jobs, batch.count)
+        DispatchQueue.global().async(group: group) {
+            DispatchQueue.concurrentPerform(iterations: workers) { w in
+                var i = w
+                while i < batch.count {
+                    let job = batch[i]
+                    box.set(i, Result(slot: job.slot, generation: job.generation,
+                                      outcome: screening.screen(job.row, index: job.position, payload: job.payload)))
+                    i += workers
+                }
+            }
+        }
+        inFlight = (group, box)
+    }
+
+    /// Results collected while launching (a finished batch waiting to be applied).
+    private func takePending() -> [Result] {
+        defer { pending = [] }
+        return pending
+    }
+}

@@ -1,0 +1,45 @@
+import DumpFormats
+import IAPBasics
+import ReceiptFormats
+import Screening
+
+/// Turns an order row into the order the rules see: its platform (the row's, else its
+/// receipt's), the product it expected (the row's, else the catalog's), the price and
+/// environment it is screened at.
+struct OrderResolver: Sendable {
+    let catalog: Catalog
+    /// `--environment production`: orders without their own environment are production.
+    let defaultProduction: Bool
+
+    func resolve(_ row: OrderRow, index: Int, receiptPlatform: Platform?) -> Result<ScreenOrder, ResolveFailure> {
+        let platform = row.platform.flatMap { Platform(rawValue: $0.rawValue) } ?? receiptPlatform
+        var entry: Catalog.Entry?
+        if let item = row.itemID {
+            entry = catalog.item(item, platform: platform)
+        }
+        if let product = row.productID, let p = platform, entry == nil || entry?.productID != product {
+            entry = catalog.product(product, platform: p) ?? entry
+        }
+        guard let expected = row.productID ?? entry?.productID else {
+            if let item = row.itemID {
+                let known = catalog.entries(ofItem: item)
+                let reason = known.isEmpty
+                    ? "item \(item) is not in the catalog and the row has no product_id"
+                    : "item \(item) has products on several platforms and the order says none"
+                return .failure(ResolveFailure(reason: reason))
+            }
+            return .failure(ResolveFailure(reason: "the row has neither item_id nor product_id"))
+        }
+        let production = row.environment.map { $0 == .production } ?? defaultProduction
+        return .success(ScreenOrder(
+            index: index, orderID: row.orderID, userID: row.userID, createdAt: row.createdAt, platform: platform,
+            itemID: row.itemID, expectedProductID: expected, catalogType: entry?.type, transactionID: row.transactionID,
+            amount: row.amount ?? entry.flatMap { $0.price.isEmpty ? nil : $0.price },
+            currency: row.currency.map { $0.uppercased() } ?? entry.flatMap { $0.currency.isEmpty ? nil : $0.currency },
+            production: production, location: row.location))
+    }
+
+    struct ResolveFailure: Error {
+        var reason: String
+    }
+}

@@ -1,0 +1,219 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Decompression
+import Foundation
+import IAPBasics
+import JSONText
+import Ledger
+import ReceiptFormats
+import Reporting
+import Screening
+
+/// `iapscreen screen`: the nightly job.
+enum ScreenCommand {
+    static let spec = CommandSpec(
+        name: "screen",
+        summary: "Screen a night's orders and receipts for fraud and write the flagged-order reports.",
+        options: [
+            OptionSpec("--orders", .many, valueName: "PATH", help: "Orders dumps (CSV/TSV, JSON Lines, mysqldump XML; .gz ok). Required."),
+            OptionSpec("--receipts", .many, valueName: "PATH", help: "Receipts dumps (order_id, receipt, received_at)."),
+            OptionSpec("--rules", .one, valueName: "DIR", help: "Rules directory (default ./Rules)."),
+            OptionSpec("--out", .one, valueName: "DIR", help: "Where the reports go (default ./iapscreen-report)."),
+            OptionSpec("--environment", .one, help: "Environment of orders that don't say (default production).",
+                       choices: ["production", "sandbox"]),
+            OptionSpec("--ledger", .one, valueName: "URL",
+                       help: "sqlite:PATH (default sqlite:iapscreen-ledger.sqlite) or none."),
+            OptionSpec("--fail-on", .one, help: "Exit 1 when a finding reaches this severity.",
+                       choices: Severity.allCases.map(\.name)),
+            OptionSpec("--jobs", .one, valueName: "N", help: "Worker threads (default: the number of cores)."),
+            OptionSpec("--quiet", .flag, help: "Print nothing, not even the summary."),
+        ],
+        details: """
+        Writes findings.jsonl, flagged.csv, summary.json and report.html into --out, each under
+        a temporary name first. The ledger remembers which order first took each store
+        transaction; it is updated after the reports are written.
+        Exit status: 0 done; 1 a finding at or above --fail-on; 2 bad usage or Rules;
+        3 an input could not be read; 4 the ledger is in use by another run.
+        """)
+
+    static func run(_ args: ParsedArguments, io: Console) -> ExitStatus {
+        let started = Clock.now()
+        let startedMonotonic = Clock.monotonicSeconds()
+        let quiet = args.has("--quiet")
+        let orders = args.many("--orders")
+        guard !orders.isEmpty else {
+            io.usageError(command: spec, "--orders is required: the orders dump(s) to screen")
+            return .usage
+        }
+        var jobs = ProcessInfo.processInfo.activeProcessorCount
+        if let j = args.one("--jobs") {
+            guard let n = Int(j), n >= 1, n <= 256 else {
+                io.usageError(command: spec, "--jobs takes a whole number from 1 to 256, not '\(j)'")
+                return .usage
+            }
+            jobs = n
+        }
+        let failOn = args.one("--fail-on").flatMap(Severity.init(name:))
+        let outDir = args.one("--out") ?? "iapscreen-report"
+        let ledgerSpec: LedgerSpec
+        switch LedgerSpec.parse(args.one("--ledger") ?? "sqlite:iapscreen-ledger.sqlite") {
+        case .success(let l): ledgerSpec = l
+        case .failure(let invalid):
+            io.usageError(command: spec, invalid.message)
+            return .usage
+        }
+
+        // Rules: every problem at once, nothing written.
+        let rulesPath = args.one("--rules") ?? "Rules"
+        let rules: RulesDirectory
+        switch RulesDirectory.load(rulesPath) {
+        case .success(let r): rules = r
+        case .failure(let problems):
+            for p in problems.list { io.error(p.description) }
+            io.error("iapscreen screen: the Rules directory has \(problems.list.count) problem(s); nothing was screened")
+            return .usage
+        }
+        let receipts = args.many("--receipts")
+        for path in orders + receipts where !FileManager.default.isReadableFile(atPath: path) {
+            io.error("iapscreen screen: cannot read input '\(path)'; nothing written, ledger unchanged")
+            return .unreadableInput
+        }
+
+        // One run per ledger at a time.
+        var lock: LedgerLock?
+        var ledger: SQLiteLedger?
+        if case .sqlite(let path) = ledgerSpec {
+            do {
+                lock = try LedgerLock(ledgerPath: path)
+                ledger = try SQLiteLedger(path: path)
+            } catch let failure as LedgerLock.Failure {
+                switch failure {
+                case .held(let lockPath, let pid):
+                    io.error("iapscreen screen: the ledger is in use by another run (\(pid.map { "process \($0)" } ?? "unknown process"), lock \(lockPath)); nothing written")
+                    return .ledgerBusy
+                case .cannotOpen(let lockPath, let reason):
+                    io.error("iapscreen screen: cannot lock the ledger (\(lockPath)): \(reason)")
+                    return .unreadableInput
+                }
+            } catch {
+                io.error("iapscreen screen: \(error)")
+                return .unreadableInput
+            }
+        }
+        defer { _ = lock }
+
+        let verifier = SignatureVerifier(rules: rules)
+        let screening = ReceiptScreening(
+            resolver: OrderResolver(catalog: rules.catalog, defaultProduction: args.one("--environment") != "sandbox"),
+            limits: .standard, verify: { verifier.check($0) })
+        let loader = NightLoader(screening: screening, limits: .standard, jobs: jobs)
+        let progress = Progress(enabled: !quiet && isatty(2) == 1, console: io)
+        do {
+            try loader.load(orders: orders, receipts: receipts) { progress.say($0) }
+        } catch {
+            progress.clear()
+            io.error("iapscreen screen: cannot read \(error.path): \(error.reason); nothing written, ledger unchanged")
+            return .unreadableInput
+        }
+        progress.say("screening")
+        let outcome: NightScreener.Outcome
+        do {
+            outcome = try NightScreener(rules: rules, ledger: ledger).screen(loader)
+        } catch {
+            progress.clear()
+            io.error("iapscreen screen: \(error)")
+            return .unreadableInput
+        }
+        progress.clear()
+
+        // The verdict and the summary.
+        let counting = outcome.reports.flatMap(\.findings).filter(\.counts)
+        var status = ExitStatus.ok
+        if let failOn, counting.contains(where: { $0.severity >= failOn }) { status = .findingsAtThreshold }
+        let elapsed = max(Clock.monotonicSeconds() - startedMonotonic, 1e-6)
+        let summary = Summaries.make(outcome: outcome, inputs: loader.inputs, rules: rules, started: started,
+                                     finished: Clock.now(), status: status, rate: Double(outcome.orders) / elapsed)
+        do {
+            try ReportFiles.write(outcome.reports, summary: summary, to: outDir)
+        } catch {
+            io.error("iapscreen screen: cannot write the reports in \(outDir): \(error); ledger unchanged")
+            return .unreadableInput
+        }
+        if let ledger {
+            let reported = outcome.reports.flatMap { r in r.findings.compactMap { f in f.orderID.map { (orderID: $0, rule: f.rule) } } }
+            do {
+                try ledger.record(RunRecord(startedAt: started, finishedAt: summary.finishedAt, orders: outcome.orders,
+                                            flagged: summary.flagged, newClaims: outcome.newClaims, reported: reported))
+            } catch {
+                io.error("iapscreen screen: reports written, but the ledger could not be updated: \(error)")
+                return .unreadableInput
+            }
+        }
+        if !quiet { io.error(Summaries.text(summary, outDir: outDir)) }
+        return status
+    }
+}
+
+/// `--ledger`: `sqlite:PATH` or `none`.
+enum LedgerSpec {
+    case none
+    case sqlite(String)
+
+    struct Invalid: Error {
+        var message: String
+    }
+
+    static func parse(_ text: String) -> Result<LedgerSpec, Invalid> {
+        if text == "none" { return .success(.none) }
+        if text.hasPrefix("sqlite:") {
+            let path = String(text.dropFirst("sqlite:".count))
+            return path.isEmpty ? .failure(Invalid(message: "--ledger sqlite: needs a path, e.g. sqlite:iapscreen-ledger.sqlite"))
+                : .success(.sqlite(path))
+        }
+        if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
+            return .failure(Invalid(message: "--ledger \(text): a PostgreSQL ledger is not built yet; use sqlite:PATH or none"))
+        }
+        return .failure(Invalid(message: "--ledger takes sqlite:PATH or none, not '\(text)'"))
+    }
+}
+
+/// A progress line on stderr, only when it is a terminal.
+final class Progress {
+    let enabled: Bool
+    let console: Console
+    private var shown = false
+
+    init(enabled: Bool, console: Console) {
+        self.enabled = enabled
+        self.console = console
+    }
+
+    func say(_ text: String) {
+        guard enabled else { return }
+        console.err.write("\r\u{1B}[K" + text)
+        console.err.flush()
+        shown = true
+    }
+
+    func clear() {
+        guard enabled, shown else { return }
+        console.err.write("\r\u{1B}[K")
+        console.err.flush()
+        shown = false
+    }
+}
+
+enum Clock {
+    static func now() -> Timestamp {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Timestamp(clampingMillis: Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000, hasMilliseconds: false)
+    }
+
+    static func monotonicSeconds() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}

@@ -1,0 +1,100 @@
+import CSQLite3
+
+/// A SQLite error with SQLite's own message.
+public struct LedgerError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// One SQLite connection; closed in `deinit`. Used from one thread at a time.
+final class SQLiteDatabase {
+    private(set) var handle: OpaquePointer?
+
+    init(path: String) throws(LedgerError) {
+        var db: OpaquePointer?
+        let rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close(db)
+            throw LedgerError("cannot open ledger \(path): \(message)")
+        }
+        handle = db
+        sqlite3_busy_timeout(db, 5_000)
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    var lastError: String { handle.map { String(cString: sqlite3_errmsg($0)) } ?? "closed" }
+
+    func execute(_ sql: String) throws(LedgerError) {
+        var message: UnsafeMutablePointer<CChar>?
+        guard sqlite3_exec(handle, sql, nil, nil, &message) == SQLITE_OK else {
+            let text = message.map { String(cString: $0) } ?? lastError
+            sqlite3_free(message)
+            throw LedgerError("ledger: \(text)")
+        }
+    }
+
+    func prepare(_ sql: String) throws(LedgerError) -> SQLiteStatement {
+        var stmt: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, sql, -1, &stmt, nil) == SQLITE_OK, let stmt else {
+            throw LedgerError("ledger: \(lastError) in \(sql)")
+        }
+        return SQLiteStatement(stmt, db: self)
+    }
+}
+
+/// A prepared statement; finalized in `deinit`.
+final class SQLiteStatement {
+    private let stmt: OpaquePointer
+    private let db: SQLiteDatabase
+    /// SQLITE_TRANSIENT: SQLite copies bound text (a macro Swift cannot import).
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    init(_ stmt: OpaquePointer, db: SQLiteDatabase) {
+        self.stmt = stmt
+        self.db = db
+    }
+
+    deinit { sqlite3_finalize(stmt) }
+
+    func bind(_ index: Int32, _ text: String?) {
+        if let text {
+            sqlite3_bind_text(stmt, index, text, -1, SQLiteStatement.transient)
+        } else {
+            sqlite3_bind_null(stmt, index)
+        }
+    }
+
+    func bind(_ index: Int32, _ value: Int64) {
+        sqlite3_bind_int64(stmt, index, value)
+    }
+
+    /// Steps once: true while a row is available.
+    func step() throws(LedgerError) -> Bool {
+        switch sqlite3_step(stmt) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default: throw LedgerError("ledger: \(db.lastError)")
+        }
+    }
+
+    func reset() {
+        sqlite3_reset(stmt)
+        sqlite3_clear_bindings(stmt)
+    }
+
+    func text(_ column: Int32) -> String? {
+        guard let p = sqlite3_column_text(stmt, column) else { return nil }
+        return String(cString: p)
+    }
+
+    func int(_ column: Int32) -> Int64 { sqlite3_column_int64(stmt, column) }
+
+    /// Runs a statement that returns no rows.
+    func run() throws(LedgerError) {
+        defer { reset() }
+        _ = try step()
+    }
+}

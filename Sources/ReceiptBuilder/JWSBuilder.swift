@@ -1,0 +1,245 @@
+import IAPBasics
+import JSONText
+
+/// Writes App Store JWS the way Apple does (formats.md §4): header
+/// `{"alg":"ES256","x5c":[…]}` from the identity's certificates, a payload from a spec, and
+/// the identity's signature over the ASCII `header.payload`, all base64url without padding.
+public enum JWSBuilder {
+    /// Signs any payload: the specs below, or one a test crafted by hand.
+    public static func sign(payload: JSONObject, with identity: SigningIdentity, keyID: String? = nil) throws -> String {
+        var header = JSONObject([
+            ("alg", .string("ES256")),
+            ("x5c", .array(identity.certificates.map { .string(Base64.encode($0)) })),
+        ])
+        if let keyID { header.members.append(("kid", .string(keyID))) }
+        let signingInput = segment(header) + "." + segment(payload)
+        let signature = try identity.sign(Array(signingInput.utf8))
+        return signingInput + "." + Base64.encode(signature, alphabet: .url)
+    }
+
+    public static func transaction(_ spec: Transaction, with identity: SigningIdentity,
+                                   keyID: String? = nil) throws -> String {
+        try sign(payload: spec.payload, with: identity, keyID: keyID)
+    }
+
+    public static func renewalInfo(_ spec: RenewalInfo, with identity: SigningIdentity,
+                                   keyID: String? = nil) throws -> String {
+        try sign(payload: spec.payload, with: identity, keyID: keyID)
+    }
+
+    public static func appTransaction(_ spec: AppTransaction, with identity: SigningIdentity,
+                                      keyID: String? = nil) throws -> String {
+        try sign(payload: spec.payload, with: identity, keyID: keyID)
+    }
+
+    /// The notification and, inside it, its transaction: both signed by `identity`.
+    public static func notification(_ spec: Notification, with identity: SigningIdentity,
+                                    keyID: String? = nil) throws -> String {
+        let signedTransaction = try spec.transaction.map { try transaction($0, with: identity, keyID: keyID) }
+        return try sign(payload: spec.payload(signedTransactionInfo: signedTransaction), with: identity, keyID: keyID)
+    }
+
+    private static func segment(_ object: JSONObject) -> String {
+        Base64.encode(Array(JSONValue.object(object).jsonText.utf8), alphabet: .url)
+    }
+
+    /// An epoch-ms date as a JSON number; Xcode appends a fraction of a millisecond.
+    static func date(_ t: Timestamp, fraction: String?) -> JSONValue {
+        .number(String(t.millis) + (fraction.map { "." + $0 } ?? ""))
+    }
+
+    /// A signed transaction (JWSTransactionDecodedPayload), in Apple's key order.
+    public struct Transaction: Sendable {
+        public var transactionID: String
+        public var originalTransactionID: String
+        public var webOrderLineItemID: String?
+        public var bundleID: String
+        public var productID: String
+        public var subscriptionGroupIdentifier: String?
+        public var purchaseDate: Timestamp
+        public var originalPurchaseDate: Timestamp
+        public var expiresDate: Timestamp?
+        public var quantity: Int64 = 1
+        /// `Consumable`, `Non-Consumable`, `Auto-Renewable Subscription`, `Non-Renewing Subscription`.
+        public var type: String
+        public var appAccountToken: String?
+        public var inAppOwnershipType: String = "PURCHASED"
+        public var signedDate: Timestamp
+        public var revocationReason: Int64?
+        public var revocationDate: Timestamp?
+        /// `Production`, `Sandbox`, `Xcode`, `LocalTesting`.
+        public var environment: String = "Production"
+        public var transactionReason: String = "PURCHASE"
+        public var storefront: String = "USA"
+        public var storefrontID: String = "143441"
+        /// Milliunits of `currency` (4990 = 4.99).
+        public var price: Int64?
+        public var currency: String?
+        public var appTransactionID: String?
+        /// Digits written after every date's milliseconds, as Xcode does (`"456"`: `….456`).
+        public var millisecondFraction: String?
+
+        public init(transactionID: String, originalTransactionID: String? = nil, bundleID: String, productID: String,
+                    type: String = "Consumable", purchaseDate: Timestamp, originalPurchaseDate: Timestamp? = nil,
+                    signedDate: Timestamp) {
+            self.transactionID = transactionID
+            self.originalTransactionID = originalTransactionID ?? transactionID
+            self.bundleID = bundleID
+            self.productID = productID
+            self.type = type
+            self.purchaseDate = purchaseDate
+            self.originalPurchaseDate = originalPurchaseDate ?? purchaseDate
+            self.signedDate = signedDate
+        }
+
+        public var payload: JSONObject {
+            var o = JSONObject()
+            func put(_ key: String, _ value: JSONValue?) { if let value { o.members.append((key, value)) } }
+            func date(_ t: Timestamp?) -> JSONValue? { t.map { JWSBuilder.date($0, fraction: millisecondFraction) } }
+            put("transactionId", .string(transactionID))
+            put("originalTransactionId", .string(originalTransactionID))
+            put("webOrderLineItemId", webOrderLineItemID.map { .string($0) })
+            put("bundleId", .string(bundleID))
+            put("productId", .string(productID))
+            put("subscriptionGroupIdentifier", subscriptionGroupIdentifier.map { .string($0) })
+            put("purchaseDate", date(purchaseDate))
+            put("originalPurchaseDate", date(originalPurchaseDate))
+            put("expiresDate", date(expiresDate))
+            put("quantity", .integer(quantity))
+            put("type", .string(type))
+            put("appAccountToken", appAccountToken.map { .string($0) })
+            put("inAppOwnershipType", .string(inAppOwnershipType))
+            put("signedDate", date(signedDate))
+            put("revocationReason", revocationReason.map { .integer($0) })
+            put("revocationDate", date(revocationDate))
+            put("environment", .string(environment))
+            put("transactionReason", .string(transactionReason))
+            put("storefront", .string(storefront))
+            put("storefrontId", .string(storefrontID))
+            put("price", price.map { .integer($0) })
+            put("currency", currency.map { .string($0) })
+            put("appTransactionId", appTransactionID.map { .string($0) })
+            return o
+        }
+    }
+
+    /// A subscription's renewal info (JWSRenewalInfoDecodedPayload).
+    public struct RenewalInfo: Sendable {
+        public var originalTransactionID: String
+        public var productID: String
+        public var autoRenewProductID: String
+        public var autoRenewStatus: Int64 = 1
+        public var renewalDate: Timestamp?
+        public var signedDate: Timestamp
+        public var environment: String = "Production"
+
+        public init(originalTransactionID: String, productID: String, autoRenewProductID: String? = nil,
+                    renewalDate: Timestamp?, signedDate: Timestamp) {
+            self.originalTransactionID = originalTransactionID
+            self.productID = productID
+            self.autoRenewProductID = autoRenewProductID ?? productID
+            self.renewalDate = renewalDate
+            self.signedDate = signedDate
+        }
+
+        public var payload: JSONObject {
+            var o = JSONObject([
+                ("originalTransactionId", .string(originalTransactionID)),
+                ("autoRenewProductId", .string(autoRenewProductID)),
+                ("productId", .string(productID)),
+                ("autoRenewStatus", .integer(autoRenewStatus)),
+                ("signedDate", JWSBuilder.date(signedDate, fraction: nil)),
+                ("environment", .string(environment)),
+            ])
+            if let renewalDate { o.members.append(("renewalDate", JWSBuilder.date(renewalDate, fraction: nil))) }
+            return o
+        }
+    }
+
+    /// An AppTransaction: the app itself was obtained.
+    public struct AppTransaction: Sendable {
+        /// `Production`, `Sandbox`, `Xcode`.
+        public var receiptType: String = "Production"
+        public var appAppleID: Int64
+        public var bundleID: String
+        public var applicationVersion: String
+        public var originalApplicationVersion: String
+        public var receiptCreationDate: Timestamp
+        public var originalPurchaseDate: Timestamp
+        public var appTransactionID: String
+        /// Absent in older AppTransactions: then `receiptCreationDate` is the verify time.
+        public var signedDate: Timestamp?
+
+        public init(appAppleID: Int64, bundleID: String, applicationVersion: String, originalApplicationVersion: String,
+                    receiptCreationDate: Timestamp, originalPurchaseDate: Timestamp, appTransactionID: String,
+                    signedDate: Timestamp?) {
+            self.appAppleID = appAppleID
+            self.bundleID = bundleID
+            self.applicationVersion = applicationVersion
+            self.originalApplicationVersion = originalApplicationVersion
+            self.receiptCreationDate = receiptCreationDate
+            self.originalPurchaseDate = originalPurchaseDate
+            self.appTransactionID = appTransactionID
+            self.signedDate = signedDate
+        }
+
+        public var payload: JSONObject {
+            var o = JSONObject([
+                ("receiptType", .string(receiptType)),
+                ("appAppleId", .integer(appAppleID)),
+                ("bundleId", .string(bundleID)),
+                ("applicationVersion", .string(applicationVersion)),
+                ("receiptCreationDate", JWSBuilder.date(receiptCreationDate, fraction: nil)),
+                ("originalApplicationVersion", .string(originalApplicationVersion)),
+                ("originalPurchaseDate", JWSBuilder.date(originalPurchaseDate, fraction: nil)),
+                ("appTransactionId", .string(appTransactionID)),
+                ("originalPlatform", .string("iOS")),
+            ])
+            if let signedDate { o.members.append(("signedDate", JWSBuilder.date(signedDate, fraction: nil))) }
+            return o
+        }
+    }
+
+    /// A server notification V2 (responseBodyV2DecodedPayload), optionally carrying a transaction.
+    public struct Notification: Sendable {
+        /// `ONE_TIME_CHARGE`, `SUBSCRIBED`, `DID_RENEW`, `REFUND`, …
+        public var notificationType: String
+        public var subtype: String?
+        public var notificationUUID: String
+        public var signedDate: Timestamp
+        public var environment: String = "Production"
+        public var bundleID: String
+        public var appAppleID: Int64?
+        public var bundleVersion: String?
+        public var transaction: Transaction?
+
+        public init(notificationType: String, subtype: String? = nil, notificationUUID: String, bundleID: String,
+                    signedDate: Timestamp, transaction: Transaction?) {
+            self.notificationType = notificationType
+            self.subtype = subtype
+            self.notificationUUID = notificationUUID
+            self.bundleID = bundleID
+            self.signedDate = signedDate
+            self.transaction = transaction
+        }
+
+        /// The payload around an already signed transaction.
+        public func payload(signedTransactionInfo: String?) -> JSONObject {
+            var data = JSONObject()
+            if let appAppleID { data.members.append(("appAppleId", .integer(appAppleID))) }
+            data.members.append(("bundleId", .string(bundleID)))
+            if let bundleVersion { data.members.append(("bundleVersion", .string(bundleVersion))) }
+            data.members.append(("environment", .string(environment)))
+            if let signedTransactionInfo { data.members.append(("signedTransactionInfo", .string(signedTransactionInfo))) }
+            var o = JSONObject([("notificationType", .string(notificationType))])
+            if let subtype { o.members.append(("subtype", .string(subtype))) }
+            o.members.append(contentsOf: [
+                ("notificationUUID", .string(notificationUUID)),
+                ("data", .object(data)),
+                ("version", .string("2.0")),
+                ("signedDate", JWSBuilder.date(signedDate, fraction: nil)),
+            ])
+            return o
+        }
+    }
+}

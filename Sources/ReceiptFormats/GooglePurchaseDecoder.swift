@@ -1,0 +1,91 @@
+import IAPBasics
+import JSONText
+
+// The shapes a Google Play purchase arrives in [CONTRACT §3; formats.md §5]:
+//   {"data": "<originalJson>", "signature": "<base64>"}           apps' own wrapper
+//   base64 of that wrapper                                       to survive a JS bridge
+//   {"Store": "GooglePlay", "TransactionID": …,                   Unity IAP; Payload is a JSON
+//    "Payload": "{\"json\": \"<originalJson>\", \"signature\": …}"}   string (or, tolerated, an object)
+//   <originalJson> alone                                         unsigned
+// originalJson is kept as the exact bytes that were signed: the decoded string's UTF-8,
+// or the whole text when it comes alone; it is never re-serialised.
+
+/// Decodes a Google Play purchase, in any of its wrappers, into a `Receipt`.
+public enum GooglePurchaseDecoder {
+    /// Cheap shape test for the content sniffer.
+    public static func looksLike(_ obj: JSONObject) -> Bool {
+        if let store = obj["Store"] { return store.string == "GooglePlay" }
+        if obj["signature"] != nil, obj["data"]?.string != nil { return true }
+        return obj["packageName"] != nil
+            && (obj["purchaseToken"] != nil || obj["token"] != nil || obj["orderId"] != nil)
+    }
+
+    /// `bytes`: the JSON text `json` was parsed from (the decoded bytes when it came as
+    /// base64); a bare purchase keeps them as its originalJson.
+    public static func decode(json: JSONObject, bytes: [UInt8], limits: Limits = .standard) throws(DecodeError) -> Receipt {
+        let top = StoreJSONFields(json, origin: .top(bytes))
+        if top.object["Store"] != nil {
+            return try unity(top, limits: limits)
+        }
+        if top.object["data"] != nil {
+            return try signedPair(top, dataKey: "data", limits: limits)
+        }
+        guard looksLike(json) else {
+            let reason = "neither a Google Play purchase nor a wrapper of one"
+            throw DecodeError("not-a-google-purchase", reason, at: top.origin.offset(of: []))
+        }
+        return try GooglePurchaseData.receipt(top, originalJSON: bytes, signature: nil)
+    }
+
+    /// The wrapper or purchase as JSON text, or that text base64-encoded (then offsets
+    /// count in the decoded bytes).
+    public static func decode(_ text: [UInt8], limits: Limits = .standard) throws(DecodeError) -> Receipt {
+        let firstByte = text.first { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }
+        let bytes = firstByte == 0x7B ? text : try Base64.decode(text, alphabet: .standard, maxBytes: limits.maxPayloadBytes)
+        let top = try StoreJSONFields.parse(bytes, origin: .top(bytes), limits: limits, what: "the Google purchase")
+        return try decode(json: top.object, bytes: bytes, limits: limits)
+    }
+
+    /// Unity IAP: `Payload` holds `json` and `signature`, as a JSON string or an object.
+    private static func unity(_ top: StoreJSONFields, limits: Limits) throws(DecodeError) -> Receipt {
+        let store = try top.text("Store")
+        guard store == "GooglePlay" else {
+            let reason = "a Unity receipt of store \(store.map { "\"\($0)\"" } ?? "null"), not GooglePlay"
+            throw top.fail("not-a-google-purchase", reason, at: "Store")
+        }
+        guard let payload = top.value("Payload") else {
+            throw top.fail("bad-google-purchase", "a Unity receipt needs a Payload", at: "Payload")
+        }
+        switch payload {
+        case .object:
+            guard let inner = try top.object("Payload") else { throw missing("Payload", top) }
+            return try signedPair(inner, dataKey: "json", limits: limits)
+        case .string(let text):
+            let bytes = Array(text.utf8)
+            let origin = top.origin.inString(at: [.key("Payload")], json: bytes)
+            let inner = try StoreJSONFields.parse(bytes, origin: origin, limits: limits, what: "the Unity Payload")
+            return try signedPair(inner, dataKey: "json", limits: limits)
+        default:
+            throw top.fail("bad-field-type", "expected the Payload JSON, found \(payload.kindName)", at: "Payload")
+        }
+    }
+
+    /// `{"<dataKey>": "<originalJson>", "signature": "<base64>"}`; no signature: unsigned.
+    private static func signedPair(_ wrapper: StoreJSONFields, dataKey: String,
+                                   limits: Limits) throws(DecodeError) -> Receipt {
+        guard let data = wrapper.value(dataKey) else { throw missing(dataKey, wrapper) }
+        guard case .string(let text) = data else {
+            let reason = "expected originalJson as text (the signed bytes), found \(data.kindName)"
+            throw wrapper.fail("bad-field-type", reason, at: dataKey)
+        }
+        let originalJSON = Array(text.utf8)
+        let origin = wrapper.origin.inString(at: wrapper.path + [.key(dataKey)], json: originalJSON)
+        let purchase = try StoreJSONFields.parse(originalJSON, origin: origin, limits: limits, what: "originalJson")
+        let signature = try wrapper.base64("signature", limits: limits)
+        return try GooglePurchaseData.receipt(purchase, originalJSON: originalJSON, signature: signature)
+    }
+
+    private static func missing(_ key: String, _ f: StoreJSONFields) -> DecodeError {
+        f.fail("bad-google-purchase", "the purchase data is missing", at: key)
+    }
+}

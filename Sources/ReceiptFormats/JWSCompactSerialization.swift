@@ -1,0 +1,97 @@
+import IAPBasics
+import JSONText
+
+// Compact JWS [RFC 7515 §7.1; formats.md §4.1]:
+//   BASE64URL(header) "." BASE64URL(payload) "." BASE64URL(signature), no padding.
+// Header as Apple writes it [ASL-swift `ChainVerifier.swift`; OBS]:
+//   alg   "ES256"
+//   x5c   [leaf, intermediate, root], standard base64 DER
+//   kid   absent; "Apple_Xcode_Key" on StoreKit Testing in Xcode tokens
+// Payload: a JSON object (transaction, renewal info, app transaction, notification).
+// Signature: raw r ‖ s over the ASCII bytes `header.payload`.
+
+/// A compact JWS split into its parts, the payload parsed. Errors point into the text.
+struct JWSCompact {
+    var signingInput: [UInt8]
+    var signature: [UInt8]
+    var algorithm: String?
+    var keyID: String?
+    var certificates: [[UInt8]]
+    var payload: StoreJSONFields
+
+    /// `origin` maps offsets in `text` to reported ones (a nested JWS sits inside a string).
+    init(parsing text: [UInt8], origin: TextOrigin, limits: Limits) throws(DecodeError) {
+        guard text.count <= limits.maxPayloadBytes else {
+            let reason = "JWS of \(text.count) bytes exceeds the cap of \(limits.maxPayloadBytes)"
+            throw origin.relocate(DecodeError("too-large", reason, at: 0))
+        }
+        var start = 0
+        var end = text.count
+        while start < end, JWSCompact.isSpace(text[start]) { start += 1 }
+        while end > start, JWSCompact.isSpace(text[end - 1]) { end -= 1 }
+        var dots: [Int] = []
+        for i in start..<end where text[i] == 0x2E {
+            dots.append(i)
+            guard dots.count < 3 else {
+                let reason = "a compact JWS has 3 dot-separated segments; a fourth starts here"
+                throw origin.relocate(DecodeError("bad-jws", reason, at: i))
+            }
+        }
+        guard dots.count == 2 else {
+            let reason = "a compact JWS has 3 dot-separated segments, found \(dots.count + 1)"
+            throw origin.relocate(DecodeError("bad-jws", reason, at: end))
+        }
+        let header = try JWSCompact.segment(text, start..<dots[0], "header", origin, limits)
+        let payload = try JWSCompact.segment(text, (dots[0] + 1)..<dots[1], "payload", origin, limits)
+        signature = try JWSCompact.segment(text, (dots[1] + 1)..<end, "signature", origin, limits)
+        signingInput = Array(text[start..<dots[1]])
+
+        let headerOrigin = JWSCompact.inSegment(at: start, json: header, origin)
+        let headerFields = try StoreJSONFields.parse(header, origin: headerOrigin, limits: limits, what: "the JWS header")
+        algorithm = try headerFields.text("alg")
+        keyID = try headerFields.text("kid")
+        certificates = try JWSCompact.certificateChain(headerFields, limits: limits)
+        let payloadOrigin = JWSCompact.inSegment(at: dots[0] + 1, json: payload, origin)
+        self.payload = try StoreJSONFields.parse(payload, origin: payloadOrigin, limits: limits, what: "the JWS payload")
+    }
+
+    private static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
+
+    private static func segment(_ text: [UInt8], _ range: Range<Int>, _ name: String, _ origin: TextOrigin,
+                                _ limits: Limits) throws(DecodeError) -> [UInt8] {
+        do {
+            return try Base64.decode(text[range], alphabet: .url, maxBytes: limits.maxPayloadBytes)
+        } catch {
+            let inText = DecodeError(error.code, "JWS \(name): \(error.reason)", at: range.lowerBound + error.offset)
+            throw origin.relocate(inText)
+        }
+    }
+
+    /// Decoded byte k of a base64url segment starts in character ⌊4k/3⌋ of it.
+    private static func inSegment(at segmentStart: Int, json: [UInt8], _ origin: TextOrigin) -> TextOrigin {
+        TextOrigin(json: json) { k in origin.report(segmentStart + k / 3 * 4 + k % 3 * 4 / 3) }
+    }
+
+    /// `x5c`: the chain as DER, leaf first; absent means none (the signature check rejects it).
+    private static func certificateChain(_ header: StoreJSONFields, limits: Limits) throws(DecodeError) -> [[UInt8]] {
+        guard let x5c = header.value("x5c") else { return [] }
+        guard case .array(let entries) = x5c else {
+            let reason = "x5c must be a list of base64 certificates, found \(x5c.kindName)"
+            throw header.fail("bad-jws-header", reason, at: "x5c")
+        }
+        var chain: [[UInt8]] = []
+        for (i, entry) in entries.enumerated() {
+            guard case .string(let text) = entry else {
+                throw DecodeError("bad-jws-header", "x5c[\(i)] must be base64 text, found \(entry.kindName)",
+                                  at: header.origin.offset(of: [.key("x5c"), .index(i)]))
+            }
+            do {
+                chain.append(try Base64.decode(Array(text.utf8), alphabet: .standard, maxBytes: limits.maxPayloadBytes))
+            } catch {
+                throw header.origin.inString(at: [.key("x5c"), .index(i)], json: nil)
+                    .relocate(DecodeError(error.code, "x5c[\(i)]: \(error.reason)", at: error.offset))
+            }
+        }
+        return chain
+    }
+}

@@ -1,0 +1,74 @@
+import IAPBasics
+import JSONText
+
+/// Decodes an App Store JWS (StoreKit 2, App Store Server API and notifications) into a
+/// `Receipt` of kind `apple-jws-transaction`. Nothing is verified here: the signed
+/// material is kept for the signature check, `signedDate` being the time to check at.
+public enum JWSDecoder {
+    /// Cheap shape test for the content sniffer: `eyJ` (base64url of `{"`), then only
+    /// base64url characters and exactly two dots.
+    public static func looksLike(_ text: [UInt8]) -> Bool {
+        func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
+        var start = 0
+        var end = text.count
+        while start < end, isSpace(text[start]) { start += 1 }
+        while end > start, isSpace(text[end - 1]) { end -= 1 }
+        guard end - start > 3, text[start] == 0x65, text[start + 1] == 0x79, text[start + 2] == 0x4A else { return false }
+        var dots = 0
+        for c in text[start..<end] {
+            switch c {
+            case 0x2E: dots += 1
+            case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x2D, 0x5F: continue
+            default: return false
+            }
+        }
+        return dots == 2
+    }
+
+    public static func decode(_ text: [UInt8], limits: Limits = .standard) throws(DecodeError) -> Receipt {
+        try decode(text, origin: .top(nil), limits: limits, nested: false)
+    }
+
+    /// `nested`: the JWS sits in a notification, where only a signed transaction belongs.
+    static func decode(_ text: [UInt8], origin: TextOrigin, limits: Limits, nested: Bool) throws(DecodeError) -> Receipt {
+        let jws = try JWSCompact(parsing: text, origin: origin, limits: limits)
+        let payload = jws.payload
+        let type = try payloadType(payload)
+        if nested, type != .transaction {
+            let reason = "the notification's signedTransactionInfo is \(type.rawValue), not a transaction"
+            throw origin.relocate(DecodeError("bad-notification", reason, at: 0))
+        }
+        var receipt = Receipt(kind: .appleJWSTransaction, platform: .ios, signed: .none)
+        receipt.jwsType = type
+        if let kid = jws.keyID { receipt.extras.append(("kid", .string(kid))) }
+        let signedDate = try type == .appTransaction
+            ? JWSAppTransactionPayload.verifyDate(payload)
+            : payload.epochMillis("signedDate", truncating: true)
+        var inner: JWSSigned?
+        switch type {
+        case .transaction:
+            try JWSTransactionPayload.read(payload, into: &receipt)
+        case .renewalInfo:
+            try JWSRenewalInfoPayload.read(payload, into: &receipt)
+        case .appTransaction:
+            try JWSAppTransactionPayload.read(payload, into: &receipt)
+        case .notification:
+            inner = try JWSNotificationPayload.read(payload, into: &receipt, limits: limits)
+        }
+        receipt.creationDate = signedDate
+        let signed = JWSSigned(signingInput: jws.signingInput, signature: jws.signature, algorithm: jws.algorithm,
+                               certificates: jws.certificates, signedDate: signedDate)
+        receipt.signed = .jws(signed, nested: inner)
+        return receipt
+    }
+
+    /// Which payload this is, by the keys only it carries [formats.md §4.3].
+    private static func payloadType(_ f: StoreJSONFields) throws(DecodeError) -> Receipt.JWSType {
+        if f.has("notificationType") { return .notification }
+        if f.has("transactionId") { return .transaction }
+        if f.has("autoRenewProductId") || f.has("renewalDate") || f.has("autoRenewStatus") { return .renewalInfo }
+        if f.has("receiptType") || f.has("appTransactionId") || f.has("receiptCreationDate") { return .appTransaction }
+        throw f.origin.relocate(DecodeError("unknown-jws-payload",
+            "the JWS payload is none of a transaction, renewal info, app transaction or notification", at: 0))
+    }
+}

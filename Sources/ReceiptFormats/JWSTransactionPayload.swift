@@ -1,0 +1,54 @@
+import IAPBasics
+import JSONText
+
+// JWSTransactionDecodedPayload [formats.md §4.3; ASL-py `models/JWSTransactionDecodedPayload.py`].
+// Dates are epoch ms numbers; Xcode writes fractions of a ms, truncated here.
+//
+//   key                        example                              -> Receipt / Purchase
+//   transactionId              "2000000123456789"                   transactionID
+//   originalTransactionId      "2000000123456789"                   originalTransactionID
+//   webOrderLineItemId         "2000000012345678"                   webOrderLineItemID
+//   bundleId                   "com.example.app"                    Receipt.appID
+//   productId                  "com.example.coins100"               productID
+//   type                       Consumable | Non-Consumable |        productType
+//                              Auto-Renewable Subscription | Non-Renewing Subscription
+//   purchaseDate               1698148900000                        purchaseDate
+//   originalPurchaseDate                                            originalPurchaseDate
+//   expiresDate                                                     expiresDate
+//   revocationDate                                                  cancellationDate
+//   signedDate                                                      Receipt.creationDate, JWSSigned.signedDate
+//   quantity                   1                                    quantity (absent: 1)
+//   appAccountToken            UUID                                 accountToken
+//   inAppOwnershipType         PURCHASED | FAMILY_SHARED            ownership
+//   environment                Production | Sandbox | Xcode | LocalTesting   Receipt.environment
+//   appAppleId (also appItemID)                                     Receipt.appItemID, extras
+//   revocationReason, revocationType, offerType, storefront, price (milliunits), currency,
+//   transactionReason, appTransactionId, subscriptionGroupIdentifier          extras, as written
+enum JWSTransactionPayload {
+    static let extraKeys = ExtraName.list([
+        "revocationReason", "revocationType", "offerType", "storefront", "price", "currency",
+        "transactionReason", "appTransactionId", "subscriptionGroupIdentifier",
+    ])
+
+    static func read(_ f: StoreJSONFields, into receipt: inout Receipt) throws(DecodeError) {
+        receipt.environment = try f.text("environment")
+        receipt.appID = try f.text("bundleId")
+        receipt.appItemID = try JWSPayloadCommon.appAppleID(f, extras: &receipt.extras)
+
+        var p = Purchase()
+        p.transactionID = try f.text("transactionId")
+        p.originalTransactionID = try f.text("originalTransactionId")
+        p.webOrderLineItemID = try f.text("webOrderLineItemId")
+        p.productID = try f.text("productId")
+        p.productType = try f.text("type").map { ProductType(jwsType: $0) }
+        p.purchaseDate = try f.epochMillis("purchaseDate", truncating: true)
+        p.originalPurchaseDate = try f.epochMillis("originalPurchaseDate", truncating: true)
+        p.expiresDate = try f.epochMillis("expiresDate", truncating: true)
+        p.cancellationDate = try f.epochMillis("revocationDate", truncating: true)
+        p.quantity = try f.count("quantity") ?? 1
+        p.accountToken = try f.text("appAccountToken")
+        p.ownership = try f.text("inAppOwnershipType")
+        f.copy(extraKeys, into: &p.extras)
+        receipt.purchases = [p]
+    }
+}

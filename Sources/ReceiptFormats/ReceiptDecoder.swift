@@ -1,0 +1,108 @@
+import IAPBasics
+import JSONText
+
+/// Recognises a payload by its content and hands it to the decoder of its kind.
+///
+///   raw DER (first byte 0x30)                       -> Apple app receipt
+///   `{…}` JSON                                      -> verifyReceipt response, Google purchase
+///                                                      (any wrapper), or `{"signedPayload": JWS}`
+///   three base64url segments `xxx.yyy.zzz`          -> App Store JWS
+///   other base64                                    -> decoded, then: DER app receipt, JSON as
+///                                                      above, or an iOS 6 old-style plist
+public enum ReceiptDecoder {
+    public static func decode(_ payload: [UInt8], limits: Limits = .standard) throws(DecodeError) -> Receipt {
+        guard payload.count <= limits.maxPayloadBytes else {
+            throw DecodeError("too-large", "payload of \(payload.count) bytes exceeds the cap of \(limits.maxPayloadBytes)", at: 0)
+        }
+        guard let first = payload.first else { throw DecodeError("empty", "the payload is empty", at: 0) }
+        if first == 0x30 { return try AppReceiptDecoder.decode(der: payload, limits: limits) }
+
+        let (start, end) = trimmedBounds(payload)
+        guard start < end else { throw DecodeError("empty", "the payload is only white space", at: 0) }
+        let text = Array(payload[start..<end])
+        if text[0] == 0x7B { return try shift(start) { () throws(DecodeError) in try decodeJSON(text, limits: limits) } }
+        if isJWS(text) { return try shift(start) { () throws(DecodeError) in try JWSDecoder.decode(text, limits: limits) } }
+
+        let decoded: [UInt8]
+        do {
+            decoded = try Base64.decode(text, maxBytes: limits.maxPayloadBytes)
+        } catch {
+            throw DecodeError("not-a-receipt",
+                              "not a receipt: neither DER, JSON, JWS nor base64 (\(error.reason))", at: error.offset + start)
+        }
+        guard let inner = decoded.first else { throw DecodeError("empty", "base64 text decodes to nothing", at: start) }
+        if inner == 0x30 { return try AppReceiptDecoder.decode(der: decoded, limits: limits) }
+        let (s, e) = trimmedBounds(decoded)
+        guard s < e, decoded[s] == 0x7B else {
+            throw DecodeError("not-a-receipt", "base64 text decodes to neither DER, JSON nor a property list", at: 0)
+        }
+        let body = Array(decoded[s..<e])
+        if looksLikeOldStylePlist(body) { return try LegacyReceiptDecoder.decode(plist: decoded, limits: limits) }
+        return try shift(s) { () throws(DecodeError) in try decodeJSON(body, limits: limits) }
+    }
+
+    /// JSON payloads: a verifyReceipt response, a Google purchase in any wrapper, or a
+    /// stored App Store notification body `{"signedPayload": "<JWS>"}`.
+    static func decodeJSON(_ bytes: [UInt8], limits: Limits) throws(DecodeError) -> Receipt {
+        let value = try JSONParser.parse(bytes, limits: limits)
+        guard let obj = value.object else { throw DecodeError("not-a-receipt", "JSON payload is not an object", at: 0) }
+        // Unity IAP wraps an App Store receipt as {"Store":"AppleAppStore","Payload":"<base64>"}.
+        if obj["Store"]?.string == "AppleAppStore", let payload = obj["Payload"]?.string {
+            return try decode(Array(payload.utf8), limits: limits)
+        }
+        if let jws = obj["signedPayload"]?.string {
+            return try JWSDecoder.decode(Array(jws.utf8), limits: limits)
+        }
+        if GooglePurchaseDecoder.looksLike(obj) {
+            return try GooglePurchaseDecoder.decode(json: obj, bytes: bytes, limits: limits)
+        }
+        if VerifyReceiptDecoder.looksLike(obj) {
+            return try VerifyReceiptDecoder.decode(json: obj, limits: limits)
+        }
+        throw DecodeError("not-a-receipt",
+                          "JSON object is neither a verifyReceipt response nor a Google purchase (keys: \(obj.keys.prefix(8).joined(separator: ", ")))",
+                          at: 0)
+    }
+
+    /// `xxx.yyy.zzz` with only base64url characters: a compact JWS.
+    static func isJWS(_ text: [UInt8]) -> Bool {
+        var dots = 0
+        for c in text {
+            switch c {
+            case 0x2E: dots += 1
+            case 0x41...0x5A, 0x61...0x7A, 0x30...0x39, 0x2D, 0x5F: continue
+            default: return false
+            }
+        }
+        return dots == 2
+    }
+
+    /// An old-style plist writes `"key" = value;` where JSON writes `"key": value`.
+    static func looksLikeOldStylePlist(_ body: [UInt8]) -> Bool {
+        var i = 1
+        while i < body.count, isSpace(body[i]) { i += 1 }
+        guard i < body.count, body[i] == 0x22 else { return false }
+        i += 1
+        while i < body.count, body[i] != 0x22 {
+            if body[i] == 0x5C { i += 1 }
+            i += 1
+        }
+        i += 1
+        while i < body.count, isSpace(body[i]) { i += 1 }
+        return i < body.count && body[i] == 0x3D
+    }
+
+    static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
+
+    static func trimmedBounds(_ b: [UInt8]) -> (Int, Int) {
+        var s = 0
+        var e = b.count
+        while s < e, isSpace(b[s]) { s += 1 }
+        while e > s, isSpace(b[e - 1]) { e -= 1 }
+        return (s, e)
+    }
+
+    static func shift(_ base: Int, _ body: () throws(DecodeError) -> Receipt) throws(DecodeError) -> Receipt {
+        do { return try body() } catch { throw error.shifted(by: base) }
+    }
+}

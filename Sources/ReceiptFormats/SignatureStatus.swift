@@ -1,0 +1,32 @@
+/// How far a receipt's signature was checked, as `decode` prints it and rules read it.
+public struct SignatureStatus: Sendable, Equatable {
+    public enum Verdict: String, Sendable {
+        case valid, invalid, unsigned, unchecked
+    }
+
+    public var verdict: Verdict
+    public var reason: String
+
+    public init(_ verdict: Verdict, _ reason: String) {
+        self.verdict = verdict
+        self.reason = reason
+    }
+
+    /// Before any trust is configured: unsigned material is still unsigned.
+    public static func withoutTrust(_ receipt: Receipt) -> SignatureStatus {
+        switch receipt.signed {
+        case .none:
+            return SignatureStatus(.unsigned, "the payload carries no signature")
+        case .google(_, signature: nil):
+            return SignatureStatus(.unsigned, "Google purchase without a signature")
+        case .verifyReceipt(embedded: nil):
+            // A latest_receipt that is there but unreadable is worse than none: a forger's dodge.
+            if receipt.extras.contains(where: { $0.key == "latest_receipt_error" }) {
+                return SignatureStatus(.invalid, "forged: latest_receipt is present but undecodable")
+            }
+            return SignatureStatus(.unsigned, "verifyReceipt JSON without an embedded receipt is only a claim")
+        default:
+            return SignatureStatus(.unchecked, "no trust configured for it")
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import IAPBasics
+import JSONText
+import Screening
+
+/// One order (or dump record) and its findings, in input order: what the reports print.
+public struct OrderReport: Sendable {
+    public var orderID: String?
+    public var userID: String?
+    public var platform: String?
+    /// The expected product.
+    public var productID: String?
+    public var amount: String?
+    public var currency: String?
+    public var createdAt: Timestamp?
+    public var findings: [Finding]
+    /// An order of the orders dump (not a malformed record or an orphan receipt).
+    public var isOrder: Bool
+
+    public init(orderID: String?, userID: String?, platform: String?, productID: String?, amount: String?,
+                currency: String?, createdAt: Timestamp?, findings: [Finding], isOrder: Bool = true) {
+        self.isOrder = isOrder
+        self.orderID = orderID
+        self.userID = userID
+        self.platform = platform
+        self.productID = productID
+        self.amount = amount
+        self.currency = currency
+        self.createdAt = createdAt
+        self.findings = findings
+    }
+
+    /// Flagged: some finding neither exempted nor reviewed legit.
+    public var isFlagged: Bool { isOrder && findings.contains(where: \.counts) }
+
+    public var highestSeverity: Severity? { findings.filter(\.counts).map(\.severity).max() }
+}
+
+/// flagged.csv: one row per flagged order, in input order.
+public enum FlaggedCSV {
+    public static let header = "order_id,user_id,platform,product_id,amount,currency,created_at,severity,rules,reasons\n"
+
+    public static func row(_ r: OrderReport) -> String {
+        let counting = r.findings.filter(\.counts)
+        let rules = Set(counting.map(\.rule)).sorted().joined(separator: ";")
+        let reasons = counting.map(\.message).joined(separator: " | ")
+        return SpreadsheetCSV.row([r.orderID, r.userID, r.platform, r.productID, r.amount, r.currency,
+                                   r.createdAt?.iso8601, r.highestSeverity?.name, rules, reasons])
+    }
+}
+
+/// findings.jsonl: one object per finding, in input order of their orders.
+public enum FindingsJSONL {
+    public static func lines(_ r: OrderReport, into out: inout [UInt8]) {
+        let writer = JSONWriter()
+        for f in r.findings {
+            writer.write(.object(f.json), to: &out)
+            out.append(0x0A)
+        }
+    }
+}

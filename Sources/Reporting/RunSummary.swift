@@ -1,0 +1,84 @@
+import IAPBasics
+import JSONText
+
+/// Everything summary.json says of a run (CONTRACT §7).
+public struct RunSummary: Sendable {
+    public struct Input: Sendable {
+        public var path: String
+        public var sha256: String
+        public var records: Int
+
+        public init(path: String, sha256: String, records: Int) {
+            self.path = path
+            self.sha256 = sha256
+            self.records = records
+        }
+    }
+
+    public var version: String
+    public var startedAt: Timestamp
+    public var finishedAt: Timestamp
+    public var exitStatus: Int32
+    public var orders: Int
+    public var receipts: Int
+    public var flagged: Int
+    public var new: Int
+    public var exempted: Int
+    public var malformed: Int
+    /// Findings that count (not exempted), per rule and per severity, in a stable order.
+    public var byRule: [(String, Int)]
+    public var bySeverity: [(String, Int)]
+    /// Amounts of flagged orders per currency.
+    public var atRisk: [(String, DecimalAmount)]
+    public var inputs: [Input]
+    public var rulesSHA256: String
+    public var ordersPerSecond: Double
+
+    public init(version: String, startedAt: Timestamp, finishedAt: Timestamp, exitStatus: Int32, orders: Int, receipts: Int,
+                flagged: Int, new: Int, exempted: Int, malformed: Int, byRule: [(String, Int)], bySeverity: [(String, Int)],
+                atRisk: [(String, DecimalAmount)], inputs: [Input], rulesSHA256: String, ordersPerSecond: Double) {
+        self.version = version
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+        self.exitStatus = exitStatus
+        self.orders = orders
+        self.receipts = receipts
+        self.flagged = flagged
+        self.new = new
+        self.exempted = exempted
+        self.malformed = malformed
+        self.byRule = byRule
+        self.bySeverity = bySeverity
+        self.atRisk = atRisk
+        self.inputs = inputs
+        self.rulesSHA256 = rulesSHA256
+        self.ordersPerSecond = ordersPerSecond
+    }
+
+    public var json: JSONObject {
+        func counts(_ list: [(String, Int)]) -> JSONValue {
+            .object(JSONObject(list.map { (key: $0.0, value: .integer($0.1)) }))
+        }
+        let rate = (ordersPerSecond * 10).rounded() / 10
+        return JSONObject([
+            ("version", .string(version)),
+            ("started_at", .string(startedAt.iso8601)),
+            ("finished_at", .string(finishedAt.iso8601)),
+            ("exit_status", .integer(exitStatus)),
+            ("orders", .integer(orders)),
+            ("receipts", .integer(receipts)),
+            ("flagged", .integer(flagged)),
+            ("new", .integer(new)),
+            ("exempted", .integer(exempted)),
+            ("malformed", .integer(malformed)),
+            ("by_rule", counts(byRule)),
+            ("by_severity", counts(bySeverity)),
+            ("at_risk", .object(JSONObject(atRisk.map { (key: $0.0, value: .string($0.1.description)) }))),
+            ("inputs", .array(inputs.map {
+                .object(JSONObject([("path", .string($0.path)), ("sha256", .string($0.sha256)), ("records", .integer($0.records))]))
+            })),
+            ("rules_sha256", .string(rulesSHA256)),
+            ("orders_per_second", .number(rate.isFinite ? String(rate) : "0")),
+        ])
+    }
+}

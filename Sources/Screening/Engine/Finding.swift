@@ -1,0 +1,88 @@
+import IAPBasics
+import JSONText
+
+/// Something a rule found about an order (or a dump record): which rule, how bad, why in
+/// words, and the evidence — expected against actual, plus the rule's own keys.
+public struct Finding: Sendable, Equatable {
+    public var orderID: String?
+    public var userID: String?
+    /// A named rule id or a custom rule's name.
+    public var rule: String
+    public var severity: Severity
+    public var message: String
+    public var evidence: Evidence
+    /// `reviewer` when a listed App Review account's window covers it.
+    public var exempted: String?
+    /// What the ledger knows of it; nil without a ledger.
+    public var review: ReviewMark?
+
+    public init(orderID: String?, userID: String?, rule: String, severity: Severity, message: String,
+                evidence: Evidence, exempted: String? = nil) {
+        self.orderID = orderID
+        self.userID = userID
+        self.rule = rule
+        self.severity = severity
+        self.message = message
+        self.evidence = evidence
+        self.exempted = exempted
+    }
+}
+
+public struct Evidence: Sendable, Equatable {
+    public var expected: String?
+    public var actual: String?
+    /// Rule-specific keys in a stable order (`original_order_id`, `transaction_id`, `file`, …).
+    public var extra: [(key: String, value: JSONValue)]
+
+    public init(expected: String? = nil, actual: String? = nil, extra: [(key: String, value: JSONValue)] = []) {
+        self.expected = expected
+        self.actual = actual
+        self.extra = extra
+    }
+
+    public var json: JSONObject {
+        JSONObject([("expected", .string(orNull: expected)), ("actual", .string(orNull: actual))] + extra)
+    }
+
+    public static func == (a: Evidence, b: Evidence) -> Bool { a.json == b.json }
+}
+
+/// A finding's standing in the ledger: first reported tonight, reported by an earlier
+/// completed run, or decided by a reviewer.
+public struct ReviewMark: Sendable, Equatable {
+    public enum Status: String, Sendable {
+        case new, seen, reviewed
+    }
+
+    public var status: Status
+    public var verdict: String?
+    public var note: String?
+    public var by: String?
+    public var at: String?
+
+    public init(status: Status, verdict: String? = nil, note: String? = nil, by: String? = nil, at: String? = nil) {
+        self.status = status
+        self.verdict = verdict
+        self.note = note
+        self.by = by
+        self.at = at
+    }
+
+    public var json: JSONValue {
+        .object(JSONObject([("status", .string(status.rawValue)), ("verdict", .string(orNull: verdict)),
+                            ("note", .string(orNull: note)), ("by", .string(orNull: by)), ("at", .string(orNull: at))]))
+    }
+}
+
+extension Finding {
+    /// Counts towards `flagged`, `--fail-on` and money at risk: not exempted, not reviewed legit.
+    public var counts: Bool { exempted == nil && review?.verdict != "legit" }
+
+    /// One line of findings.jsonl.
+    public var json: JSONObject {
+        JSONObject([("order_id", .string(orNull: orderID)), ("user_id", .string(orNull: userID)),
+                    ("rule", .string(rule)), ("severity", .string(severity.name)), ("message", .string(message)),
+                    ("evidence", .object(evidence.json)), ("exempted", .string(orNull: exempted)),
+                    ("review", review?.json ?? .null)])
+    }
+}

@@ -1,0 +1,224 @@
+import IAPBasics
+import JSONText
+import ReceiptFormats
+
+/// Runs every enabled rule on one credited order, once its purchase has been selected, and
+/// applies the reviewer exemption. How the rules combine (CONTRACT §6): a missing or
+/// undecodable receipt stands alone; `transaction-not-in-receipt` replaces
+/// `item-id-mismatch`; the others fire side by side.
+public struct RuleEvaluator: Sendable {
+    public let rules: RulesDirectory
+    /// Credited orders per user in this run (for `user.orders`); empty when no rule asks.
+    public var ordersPerUser: [String: Int] = [:]
+
+    public init(rules: RulesDirectory) {
+        self.rules = rules
+    }
+
+    public var needsOrdersPerUser: Bool {
+        rules.settings.customRules.contains { $0.condition.fields.contains(.userOrders) }
+    }
+
+    public func findings(order: ScreenOrder, receipt: ReceiptState, selection: Selection) -> [Finding] {
+        var out: [Finding] = []
+        let s = rules.settings
+        func add(_ id: RuleID, _ message: String, _ evidence: Evidence) {
+            guard s.isEnabled(id) else { return }
+            out.append(Finding(orderID: order.orderID, userID: order.userID, rule: id.rawValue, severity: s.severity(id),
+                               message: message, evidence: evidence))
+        }
+
+        switch receipt {
+        case .missing:
+            add(.missingReceipt, "credited order \(order.orderID) has no receipt",
+                Evidence(expected: "a receipt for \(order.expectedProductID)", actual: nil))
+        case .undecodable(let e):
+            add(.receiptUndecodable, "the receipt cannot be read: \(e.reason) (\(e.code) at byte \(e.offset))",
+                Evidence(expected: "a store receipt", actual: e.code,
+                         extra: [("reason", .string(e.reason)), ("offset", .integer(e.offset))]))
+        case .decoded(let d):
+            receiptRules(order, d, selection, add)
+            out += customRules(order, d, selection)
+        }
+        return out.map { applyExemption($0, order) }
+    }
+
+    // MARK: Named rules on a decoded receipt
+
+    private func receiptRules(_ order: ScreenOrder, _ d: ReceiptDigest, _ selection: Selection,
+                              _ add: (RuleID, String, Evidence) -> Void) {
+        let s = rules.settings
+        // Signature.
+        if d.signature.verdict == .invalid {
+            add(.signatureInvalid, "the receipt's signature does not verify: \(d.signature.reason)",
+                Evidence(expected: "a signature that verifies against Rules/trust", actual: d.signature.verdict.rawValue,
+                         extra: [("reason", .string(d.signature.reason))]))
+        } else if let forgery = d.forgery {
+            add(.signatureInvalid, "forged: the JSON contradicts its signed receipt (\(forgery))",
+                Evidence(expected: "claims that match the signed receipt", actual: forgery,
+                         extra: [("reason", .string("forged: JSON contradicts its signed receipt"))]))
+        } else if d.signature.verdict == .unsigned {
+            if d.kind == .googlePurchase {
+                add(.signatureInvalid, "the Google purchase carries no signature",
+                    Evidence(expected: "a signed purchase", actual: "unsigned", extra: [("reason", .string("unsigned"))]))
+            } else if d.kind == .appleVerifyReceiptJSON, s.parameter(.signatureInvalid, "flag_unsigned_verify_receipt") != 0 {
+                add(.signatureInvalid, "the verifyReceipt JSON carries no signed receipt to check it against",
+                    Evidence(expected: "an embedded latest_receipt", actual: "unsigned", extra: [("reason", .string("unsigned"))]))
+            }
+        }
+        // Which app the receipt belongs to.
+        if rules.hasAppsFile, let app = d.appID, !rules.isOurApp(app, platform: d.platform) {
+            add(.bundleIDMismatch, "the receipt belongs to \(app), which is not one of our apps",
+                Evidence(expected: ourApps(d.platform), actual: app))
+        }
+        // Environment.
+        if order.production, d.isSandbox {
+            let env = d.status == 21007 ? "status 21007 (sandbox receipt)" : (d.environment ?? "test purchase")
+            add(.sandboxInProduction, "a \(env) receipt was credited in production",
+                Evidence(expected: "Production", actual: d.environment ?? env))
+        }
+        // Which purchase is the order's.
+        if d.holdsOrderTransaction == false, let txn = order.transactionID {
+            add(.transactionNotInReceipt, "the order names transaction \(txn), which its receipt does not contain",
+                Evidence(expected: txn, actual: d.purchaseCount == 0 ? "no purchases" : "\(d.purchaseCount) other purchase(s)",
+                         extra: [("transaction_id", .string(txn))]))
+        } else if d.candidates.isEmpty || (order.transactionID != nil && d.candidates.allSatisfy { $0.productID != order.expectedProductID }) {
+            let held = order.transactionID != nil ? d.candidates.compactMap(\.productID) : d.products
+            add(.itemIDMismatch,
+                "expected product \(order.expectedProductID), receipt has \(held.isEmpty ? "no purchases" : held.joined(separator: ", "))",
+                Evidence(expected: order.expectedProductID, actual: held.isEmpty ? nil : held.joined(separator: ", ")))
+        }
+        let picked: Purchase?
+        switch selection {
+        case .none: picked = nil
+        case .picked(let i), .restore(let i, _): picked = d.candidates.indices.contains(i) ? d.candidates[i] : nil
+        case .replayOf(let i, let original, let key):
+            picked = d.candidates.indices.contains(i) ? d.candidates[i] : nil
+            let txn = picked?.transactionID ?? picked?.purchaseToken ?? key
+            add(.replayedTransaction,
+                "transaction \(txn) was already credited to order \(original.orderID) (\(original.createdAt.iso8601))",
+                Evidence(expected: "a transaction no other order took", actual: txn,
+                         extra: [("original_order_id", .string(original.orderID)), ("transaction_id", .string(txn)),
+                                 ("original_user_id", .string(original.userID)),
+                                 ("original_created_at", .string(original.createdAt.iso8601))]))
+        }
+        guard let p = picked, p.productID == order.expectedProductID || order.transactionID == nil else { return }
+        purchaseRules(order, d, p, add)
+    }
+
+    private func purchaseRules(_ order: ScreenOrder, _ d: ReceiptDigest, _ p: Purchase,
+                               _ add: (RuleID, String, Evidence) -> Void) {
+        let s = rules.settings
+        let txn = p.transactionID ?? p.purchaseToken ?? "(no transaction id)"
+        if let c = p.cancellationDate {
+            add(.revoked, "the store refunded or revoked transaction \(txn) on \(c.iso8601)",
+                Evidence(expected: "no cancellation", actual: c.iso8601, extra: [("transaction_id", .string(txn))]))
+        }
+        let type = p.productType.flatMap { if case .unknown = $0 { return nil } else { return $0 } } ?? order.catalogType
+        let grace = Int64(s.parameter(.expiredValidity, "grace_days"))
+        if type == .autoRenewable || type == .nonRenewing || (type == nil && p.expiresDate != nil) {
+            if let e = p.expiresDate, let limit = e.adding(days: grace), limit < order.createdAt {
+                add(.expiredValidity,
+                    "the subscription period expired on \(e.iso8601), before the order was credited on \(order.createdAt.iso8601) (grace \(grace) day(s))",
+                    Evidence(expected: "expiry after \(order.createdAt.iso8601) minus \(grace) day(s)", actual: e.iso8601,
+                             extra: [("transaction_id", .string(txn))]))
+            }
+        } else if type == .consumable, let bought = p.purchaseDate {
+            let maxAge = Int64(s.parameter(.expiredValidity, "max_proof_age_days"))
+            if let oldest = order.createdAt.adding(days: -maxAge), bought < oldest {
+                let days = (order.createdAt.millis - bought.millis) / 86_400_000
+                add(.expiredValidity,
+                    "the purchase proof is \(days) days old (bought \(bought.iso8601)); the maximum age is \(maxAge) days",
+                    Evidence(expected: "bought after \(oldest.iso8601)", actual: bought.iso8601,
+                             extra: [("transaction_id", .string(txn))]))
+            }
+        }
+        if let token = p.accountToken, !token.isEmpty {
+            switch d.platform {
+            case .android where token != order.userID:
+                add(.accountMismatch, "the purchase is bound to account \(token), the order credited \(order.userID)",
+                    Evidence(expected: order.userID, actual: token))
+            case .ios where isUUID(order.userID) && token.lowercased() != order.userID.lowercased():
+                add(.accountMismatch, "the purchase's appAccountToken is \(token), the order credited \(order.userID)",
+                    Evidence(expected: order.userID, actual: token))
+            default: break
+            }
+        }
+        if d.platform == .android, let state = p.purchaseState, state != 0 {
+            let words = state == 1 ? "cancelled" : (state == 2 || state == 4 ? "pending" : "in state \(state)")
+            add(.purchaseNotCompleted, "the Google purchase is \(words), not purchased",
+                Evidence(expected: "purchaseState 0 (purchased)", actual: "purchaseState \(state) (\(words))"))
+        }
+    }
+
+    private func ourApps(_ platform: Platform) -> String {
+        let ids = rules.apps.filter { $0.platform == platform }.map(\.appID).sorted()
+        return ids.isEmpty ? "an app listed in apps.csv" : ids.joined(separator: ", ")
+    }
+
+    // MARK: Custom rules
+
+    private func customRules(_ order: ScreenOrder, _ d: ReceiptDigest, _ selection: Selection) -> [Finding] {
+        let custom = rules.settings.customRules
+        guard !custom.isEmpty else { return [] }
+        let picked: Purchase?
+        switch selection {
+        case .none: picked = nil
+        case .picked(let i), .restore(let i, _), .replayOf(let i, _, _):
+            picked = d.candidates.indices.contains(i) ? d.candidates[i] : nil
+        }
+        let lookup = { (f: ConditionField) in FieldValues.value(f, order: order, digest: d, purchase: picked,
+                                                              ordersOfUser: ordersPerUser[order.userID]) }
+        return custom.compactMap { rule in
+            guard rule.condition.holds(lookup) else { return nil }
+            var extra: [(key: String, value: JSONValue)] = []
+            for f in rule.condition.fields {
+                extra.append((f.rawValue, FieldValues.json(lookup(f))))
+            }
+            return Finding(orderID: order.orderID, userID: order.userID, rule: rule.id, severity: rule.severity,
+                           message: rule.message ?? "custom rule \(rule.id) matched (\(rule.file):\(rule.line))",
+                           evidence: Evidence(expected: "custom rule \(rule.id) not to match", actual: "matched", extra: extra))
+        }
+    }
+
+    // MARK: Exemption
+
+    private func applyExemption(_ f: Finding, _ order: ScreenOrder) -> Finding {
+        guard rules.settings.reviewerExemptions.contains(f.rule),
+              rules.reviewers.window(for: order.userID, at: order.createdAt) != nil else { return f }
+        var exempt = f
+        exempt.exempted = "reviewer"
+        return exempt
+    }
+}
+
+/// `8-4-4-4-12` hex digits.
+func isUUID(_ s: String) -> Bool {
+    let u = Array(s.utf8)
+    guard u.count == 36 else { return false }
+    for (i, c) in u.enumerated() {
+        if i == 8 || i == 13 || i == 18 || i == 23 {
+            guard c == 0x2D else { return false }
+        } else {
+            guard (0x30...0x39).contains(c) || (0x41...0x46).contains(c) || (0x61...0x66).contains(c) else { return false }
+        }
+    }
+    return true
+}
+
+extension Condition {
+    /// The fields a condition names, in order of first appearance.
+    public var fields: [ConditionField] {
+        var out: [ConditionField] = []
+        func walk(_ c: Condition) {
+            switch c {
+            case .all(let a, let b), .any(let a, let b): walk(a); walk(b)
+            case .not(let x): walk(x)
+            case .compare(let f, _, _), .oneOf(let f, _), .isNull(let f, _), .text(let f, _, _):
+                if !out.contains(f) { out.append(f) }
+            }
+        }
+        walk(self)
+        return out
+    }
+}

@@ -1,1 +1,0 @@
-// OpenSSL adapter: keys, certificates, signing and verification.

@@ -1,0 +1,25 @@
+import COpenSSL
+
+extension PublicKey {
+    /// RSA PKCS#1 v1.5 over `data` hashed with `digest` (app receipts, iOS 6 receipts, Google).
+    /// A signature from another key, over other bytes, or of the wrong size is `.invalid`.
+    public func verifyRSA(signature: [UInt8], over data: [UInt8], digest: DigestAlgorithm) throws(CryptoError) -> SignatureVerdict {
+        guard case .rsa = kind else {
+            return .invalid(reason: "key is \(kind), not RSA")
+        }
+        let ok = try EVPSignature.verify(signature, over: data, key: handle, digest: digest)
+        return ok ? .valid : .invalid(reason: "bad signature")
+    }
+
+    /// ES256 with a raw 64-byte `r ‖ s` signature, as JWS carries it.
+    public func verifyES256(signature: [UInt8], over data: [UInt8]) throws(CryptoError) -> SignatureVerdict {
+        guard kind == .ecP256 else {
+            return .invalid(reason: "key is \(kind), not EC P-256")
+        }
+        guard let der = try ECDSASignatureFormat.der(fromRaw: signature) else {
+            return .invalid(reason: "ES256 signature is \(signature.count) bytes, not 64 (r ‖ s)")
+        }
+        let ok = try EVPSignature.verify(der, over: data, key: handle, digest: .sha256)
+        return ok ? .valid : .invalid(reason: "bad signature")
+    }
+}

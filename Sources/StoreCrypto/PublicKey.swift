@@ -1,0 +1,83 @@
+import COpenSSL
+import IAPBasics
+
+/// A public key (RSA or EC) read from a certificate, a PEM file or Google's one-line base64.
+///
+/// `@unchecked Sendable`: the `EVP_PKEY` is never modified after init, and OpenSSL 3
+/// allows concurrent verifications with one key as long as each has its own context.
+public final class PublicKey: @unchecked Sendable {
+    let handle: OpaquePointer
+    public let kind: KeyKind
+
+    /// Takes ownership of `handle`.
+    init(owning handle: OpaquePointer) {
+        self.handle = handle
+        self.kind = KeyKind(of: handle)
+    }
+
+    deinit { EVP_PKEY_free(handle) }
+
+    /// From DER SubjectPublicKeyInfo; bytes left over after it are an error.
+    public convenience init(derSubjectPublicKeyInfo der: [UInt8]) throws(CryptoError) {
+        let parsed = der.withUnsafeBufferPointer { buffer -> OpaquePointer? in
+            guard let base = buffer.baseAddress, buffer.count > 0 else { return nil }
+            var cursor: UnsafePointer<UInt8>? = base
+            guard let key = d2i_PUBKEY(nil, &cursor, buffer.count) else { return nil }
+            guard let end = cursor, end == base + buffer.count else {
+                EVP_PKEY_free(key)
+                return nil
+            }
+            return key
+        }
+        guard let parsed else {
+            throw CryptoError.openSSL(.badKey, "not a DER SubjectPublicKeyInfo (or bytes left over after it)")
+        }
+        self.init(owning: parsed)
+    }
+
+    /// From a `-----BEGIN PUBLIC KEY-----` PEM block.
+    public convenience init(pem: String) throws(CryptoError) {
+        let bio = try MemoryBIO(reading: Array(pem.utf8))
+        guard let key = PEM_read_bio_PUBKEY(bio.handle, nil, refusePassphrase, nil) else {
+            throw CryptoError.openSSL(.badKey, "not a PEM public key")
+        }
+        self.init(owning: key)
+    }
+
+    /// From base64 of DER SubjectPublicKeyInfo, as Play Console shows a licensing key.
+    public convenience init(base64DER: String) throws(CryptoError) {
+        let der: [UInt8]
+        do {
+            der = try Base64.decode(base64DER)
+        } catch {
+            throw CryptoError(.badKey, "not base64: \(error.reason) at offset \(error.offset)")
+        }
+        try self.init(derSubjectPublicKeyInfo: der)
+    }
+
+    /// A key file's contents: PEM when it holds a `-----BEGIN` line, else one-line base64 DER.
+    public static func parse(keyFile bytes: [UInt8]) throws(CryptoError) -> PublicKey {
+        let text = String(decoding: bytes, as: UTF8.self)
+        if text.contains("-----BEGIN") {
+            return try PublicKey(pem: text)
+        }
+        return try PublicKey(base64DER: text)
+    }
+
+    public func derSubjectPublicKeyInfo() throws(CryptoError) -> [UInt8] {
+        try DEREncoding.encode("public key") { i2d_PUBKEY(handle, $0) }
+    }
+
+    public func pem() throws(CryptoError) -> String {
+        let bio = try MemoryBIO()
+        guard PEM_write_bio_PUBKEY(bio.handle, handle) == 1 else {
+            throw CryptoError.openSSL(.operationFailed, "cannot write the public key as PEM")
+        }
+        return bio.text()
+    }
+
+    /// One line of base64 DER, the form of a Google `.pub` file.
+    public func base64DER() throws(CryptoError) -> String {
+        Base64.encode(try derSubjectPublicKeyInfo())
+    }
+}

@@ -1,0 +1,46 @@
+import IAPBasics
+import Testing
+
+@Suite("Strict base64")
+struct Base64Tests {
+    @Test("wrapped lines and padding decode; the round trip is exact")
+    func roundTrip() throws {
+        let bytes: [UInt8] = Array(0...255)
+        let text = Base64.encode(bytes)
+        var wrapped = ""
+        for (i, c) in text.enumerated() {
+            if i > 0, i % 64 == 0 { wrapped += "\r\n" }
+            wrapped.append(c)
+        }
+        #expect(try Base64.decode(wrapped) == bytes)
+        #expect(try Base64.decode(Base64.encode([1, 2], alphabet: .url), alphabet: .url) == [1, 2])
+    }
+
+    @Test("a byte outside the alphabet is an error at its offset")
+    func badByte() {
+        #expect(throws: DecodeError("bad-base64", "byte 0x2a is not base64", at: 4)) {
+            try Base64.decode("QUJD*A==")
+        }
+        #expect(throws: DecodeError.self) { try Base64.decode("QUJDRA=x") }
+        #expect(throws: DecodeError.self) { try Base64.decode("Q") }
+        #expect(throws: DecodeError.self) { try Base64.decode("ab+/", alphabet: .url) }
+    }
+
+    @Test("decoding past the cap is refused before allocating")
+    func cap() {
+        #expect(throws: DecodeError.self) { try Base64.decode(String(repeating: "AAAA", count: 100), maxBytes: 10) }
+    }
+}
+
+@Suite("Money")
+struct DecimalAmountTests {
+    @Test("amounts add up exactly and print with at least two decimals")
+    func sums() throws {
+        var total = DecimalAmount.zero
+        for _ in 0..<10 { total = total + (try #require(DecimalAmount("0.1"))) }
+        #expect(total.description == "1.00")
+        #expect((try #require(DecimalAmount("4.99")) + (try #require(DecimalAmount("0.005")))).description == "4.995")
+        #expect(DecimalAmount("12") == DecimalAmount("12.000"))
+        for bad in ["", ".5", "5.", "1e3", "abc", "1.2.3", "1234567890123456"] { #expect(DecimalAmount(bad) == nil) }
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+
+@Suite("The command line")
+struct CommandLineTests {
+    @Test("--help lists only the commands that are built; --version prints the version")
+    func helpAndVersion() throws {
+        let help = try Tool.run(["--help"])
+        #expect(help.status == 0)
+        for command in ["screen", "decode", "rules"] { #expect(help.stdout.contains("  \(command) ")) }
+        #expect(!help.stdout.contains("reconcile"))
+        let version = try Tool.run(["--version"])
+        #expect(version.status == 0)
+        #expect(version.stdout.hasPrefix("iapscreen "))
+        for command in ["screen", "decode", "rules"] {
+            let r = try Tool.run([command, "--help"])
+            #expect(r.status == 0)
+            #expect(r.stdout.contains("Usage: iapscreen \(command)"))
+        }
+    }
+
+    @Test("a bad flag or a missing value says what was wrong, shows the usage and exits 2")
+    func usageErrors() throws {
+        let typo = try Tool.run(["screen", "--order", "x.csv"])
+        #expect(typo.status == 2)
+        #expect(typo.stderr.contains("unknown option '--order' (did you mean '--orders'?)"))
+        #expect(typo.stderr.contains("Usage: iapscreen screen"))
+        let missing = try Tool.run(["screen", "--orders", "a.csv", "--fail-on"])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("--fail-on needs a value"))
+        let choice = try Tool.run(["screen", "--orders", "a.csv", "--fail-on", "severe"])
+        #expect(choice.status == 2)
+        #expect(choice.stderr.contains("--fail-on takes one of info, low, medium, high, critical, not 'severe'"))
+        let unknown = try Tool.run(["decod"])
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.contains("did you mean 'decode'?"))
+        #expect(try Tool.run([]).status == 2)
+    }
+
+    @Test("rules check prints every problem with file:line:column and a caret, and exits 2; a sound directory exits 0")
+    func rulesCheck() throws {
+        let s = try Scratch()
+        try s.write("Rules/a.rules", "rule revokd severity high\nflag high x if order.amount > \"5\"\n")
+        let bad = try Tool.run(["rules", "check", "--rules", s.file("Rules")])
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("a.rules:1:6: error: unknown rule 'revokd'"))
+        #expect(bad.stderr.contains("hint: did you mean 'revoked'?"))
+        #expect(bad.stderr.contains("a.rules:2:"))
+        try s.write("Good/a.rules", "rule revoked severity critical\n")
+        let good = try Tool.run(["rules", "check", "--rules", s.file("Good")])
+        #expect(good.status == 0)
+        #expect(try Tool.run(["rules", "check", "--rules", s.file("nope")]).status == 2)
+    }
+
+    @Test("decode prints one error object per undecodable line and still exits 0")
+    func decodeGarbage() throws {
+        let r = try Tool.run(["decode", "-"], stdin: Data("not a receipt\n\n{\"x\":1}\nAAAA\n".utf8))
+        #expect(r.status == 0)
+        let lines = r.stdout.split(separator: "\n")
+        #expect(lines.count == 3)
+        #expect(lines[0].contains("\"line\":1,\"error\":"))
+        #expect(lines[1].contains("\"line\":3,\"error\":\"not-a-receipt\""))
+        #expect(lines[2].contains("\"line\":4,\"error\":"))
+        #expect(try Tool.run(["decode", "/nonexistent/file"]).status == 3)
+    }
+}

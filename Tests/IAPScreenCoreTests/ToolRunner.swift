@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+
+/// Runs the built `iapscreen` binary the way cron and people do: arguments in, exit
+/// status, stdout and stderr out.
+struct ToolRun {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+enum Tool {
+    /// `.build/<config>/iapscreen`, beside the test bundle.
+    static var binary: URL {
+        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        if dir.lastPathComponent == "MacOS" || dir.pathExtension == "xctest" { dir = dir.deletingLastPathComponent() }
+        for candidate in [dir, dir.deletingLastPathComponent()] {
+            let url = candidate.appendingPathComponent("iapscreen")
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        return dir.appendingPathComponent("iapscreen")
+    }
+
+    static func run(_ args: [String], stdin: Data? = nil, in directory: String? = nil) throws -> ToolRun {
+        let p = Process()
+        p.executableURL = binary
+        p.arguments = args
+        if let directory { p.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        let out = Pipe(), err = Pipe(), input = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = input
+        try p.run()
+        if let stdin { input.fileHandleForWriting.write(stdin) }
+        try input.fileHandleForWriting.close()
+        // Read both pipes before waiting so a large output cannot block the child.
+        let group = DispatchGroup()
+        nonisolated(unsafe) var outData = Data(), errData = Data()
+        group.enter()
+        DispatchQueue.global().async {
+            outData = out.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
+        errData = err.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        p.waitUntilExit()
+        return ToolRun(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                       stderr: String(decoding: errData, as: UTF8.self))
+    }
+}
+
+/// A scratch directory removed at the end of the test.
+final class Scratch {
+    let path: String
+
+    init() throws {
+        path = NSTemporaryDirectory() + "iapscreen-test-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    func file(_ name: String) -> String { path + "/" + name }
+
+    @discardableResult
+    func write(_ name: String, _ text: String) throws -> String {
+        let full = file(name)
+        try FileManager.default.createDirectory(atPath: (full as NSString).deletingLastPathComponent,
+                                                withIntermediateDirectories: true)
+        try text.write(toFile: full, atomically: true, encoding: .utf8)
+        return full
+    }
+
+    func read(_ name: String) throws -> String {
+        try String(contentsOfFile: file(name), encoding: .utf8)
+    }
+}

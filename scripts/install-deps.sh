@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs the Debian packages iapscreen builds against, when they are missing.
+# Needs the Swift toolchain already on PATH. Safe to run again: installs nothing twice.
+set -euo pipefail
+
+packages=(libxml2-dev zlib1g-dev libssl-dev libsqlite3-dev libpq-dev pkg-config)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  if [ "$(id -u)" = 0 ]; then
+    sudo=""
+  elif command -v sudo >/dev/null 2>&1; then
+    sudo="sudo"
+  else
+    echo "iapscreen needs these Debian packages: ${missing[*]}" >&2
+    echo "Install them as root: apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+  echo "Installing ${missing[*]} ..." >&2
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if ! command -v swift >/dev/null 2>&1; then
+  echo "The Swift toolchain (swift 6.x) is not on PATH; install it first (https://swift.org/install)." >&2
+  exit 1
+fi
