@@ -48,7 +48,7 @@ let package = Package(
         ]),
         .executableTarget(name: "iapscreen", dependencies: ["IAPScreenCore"]),
         .executableTarget(name: "iapscreen-bench", dependencies: [
-            "IAPScreenCore", "ReceiptBuilder", "DumpFormats", "ReceiptFormats", "JSONText", "Decompression",
+            "IAPBasics", "ReceiptBuilder", "DumpFormats", "ReceiptFormats", "JSONText", "Decompression",
         ]),
 
         .testTarget(name: "IAPBasicsTests", dependencies: ["IAPBasics"]),
@@ -61,7 +61,7 @@ let package = Package(
         .testTarget(name: "ReportingTests", dependencies: ["Reporting"]),
         .testTarget(name: "StoreCryptoTests", dependencies: ["StoreCrypto"]),
         .testTarget(name: "ReceiptBuilderTests", dependencies: ["ReceiptBuilder", "StoreCrypto"]),
-        .testTarget(name: "IAPScreenCoreTests", dependencies: ["IAPScreenCore", "ReceiptBuilder"]),
+        .testTarget(name: "IAPScreenCoreTests", dependencies: ["IAPScreenCore", "ReceiptBuilder", "JSONText", "Ledger"]),
     ],
     swiftLanguageModes: [.v6]
 )

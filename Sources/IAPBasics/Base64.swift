@@ -49,28 +49,59 @@ public enum Base64 {
     }
 
     public static func decode(_ text: UnsafeRawBufferPointer, alphabet: Alphabet, maxBytes: Int) throws(DecodeError) -> [UInt8] {
-        let table = alphabet == .standard ? standardTable : urlTable
         guard text.count / 4 * 3 <= maxBytes else {
             throw DecodeError("too-large", "base64 text would decode past the cap of \(maxBytes) bytes", at: 0)
         }
-        var out = [UInt8]()
-        out.reserveCapacity(text.count / 4 * 3 + 3)
+        let table = alphabet == .standard ? standardTable : urlTable
+        var failure: DecodeError?
+        let out = table.withUnsafeBufferPointer { t in
+            [UInt8](unsafeUninitializedCapacity: text.count / 4 * 3 + 3) { out, written in
+                do throws(DecodeError) {
+                    written = try decode(text, into: out, table: t, strictPadding: alphabet == .standard)
+                } catch {
+                    failure = error
+                    written = 0
+                }
+            }
+        }
+        if let failure { throw failure }
+        return out
+    }
+
+    /// Whole groups of four alphabet bytes take the fast path; whitespace, padding and
+    /// errors the careful one.
+    private static func decode(_ text: UnsafeRawBufferPointer, into out: UnsafeMutableBufferPointer<UInt8>,
+                               table t: UnsafeBufferPointer<UInt8>, strictPadding: Bool) throws(DecodeError) -> Int {
+        let count = text.count
+        var o = 0
+        var i = 0
         var acc: UInt32 = 0
         var n = 0
         var padding = 0
-        var i = 0
-        let count = text.count
         while i < count {
+            if n == 0, padding == 0, i + 4 <= count {
+                let a = t[Int(text[i])], b = t[Int(text[i + 1])], c = t[Int(text[i + 2])], d = t[Int(text[i + 3])]
+                if a | b | c | d < 64 {
+                    let v = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                    out[o] = UInt8(truncatingIfNeeded: v >> 16)
+                    out[o + 1] = UInt8(truncatingIfNeeded: v >> 8)
+                    out[o + 2] = UInt8(truncatingIfNeeded: v)
+                    o += 3
+                    i += 4
+                    continue
+                }
+            }
             let c = text[i]
-            let v = table[Int(c)]
+            let v = t[Int(c)]
             if v < 64 {
                 guard padding == 0 else { throw DecodeError("bad-base64", "data after '=' padding", at: i) }
                 acc = acc << 6 | UInt32(v)
                 n += 1
                 if n == 4 {
-                    out.append(UInt8(truncatingIfNeeded: acc >> 16))
-                    out.append(UInt8(truncatingIfNeeded: acc >> 8))
-                    out.append(UInt8(truncatingIfNeeded: acc))
+                    out[o] = UInt8(truncatingIfNeeded: acc >> 16)
+                    out[o + 1] = UInt8(truncatingIfNeeded: acc >> 8)
+                    out[o + 2] = UInt8(truncatingIfNeeded: acc)
+                    o += 3
                     acc = 0
                     n = 0
                 }
@@ -86,18 +117,21 @@ public enum Base64 {
             }
             i += 1
         }
-        if alphabet == .standard, padding > 0, n + padding != 4 {
+        if strictPadding, padding > 0, n + padding != 4 {
             throw DecodeError("bad-base64", "incomplete padding", at: count)
         }
         switch n {
         case 0: break
         case 1: throw DecodeError("bad-base64", "base64 text ends with a single stray character", at: count)
-        case 2: out.append(UInt8(truncatingIfNeeded: acc >> 4))
+        case 2:
+            out[o] = UInt8(truncatingIfNeeded: acc >> 4)
+            o += 1
         default:
-            out.append(UInt8(truncatingIfNeeded: acc >> 10))
-            out.append(UInt8(truncatingIfNeeded: acc >> 2))
+            out[o] = UInt8(truncatingIfNeeded: acc >> 10)
+            out[o + 1] = UInt8(truncatingIfNeeded: acc >> 2)
+            o += 2
         }
-        return out
+        return o
     }
 
     public static func encode(_ bytes: [UInt8], alphabet: Alphabet = .standard) -> String {

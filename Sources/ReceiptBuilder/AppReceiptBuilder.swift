@@ -182,7 +182,9 @@ public enum AppReceiptBuilder {
         case .appStore:
             return date.iso8601
         case .offset(let minutes):
-            let local = Timestamp(millis: date.millis + Int64(minutes) * 60_000, hasMilliseconds: date.hasMilliseconds) ?? date
+            // Past year 9999 in local time there is no offset form; the UTC form is still right.
+            guard let local = Timestamp(millis: date.millis + Int64(minutes) * 60_000,
+                                        hasMilliseconds: date.hasMilliseconds) else { return date.iso8601 }
             let magnitude = abs(minutes)
             let zone = (minutes < 0 ? "-" : "+") + pad(magnitude / 60) + pad(magnitude % 60)
             return String(local.iso8601.dropLast()) + zone

@@ -92,12 +92,12 @@ public struct DERWriter {
         var arcs: [UInt64] = []
         for part in dotted.split(separator: ".", omittingEmptySubsequences: false) {
             guard let arc = UInt64(part) else {
-                throw DEREncodingError(reason: "'\(dotted)' is not a dotted object identifier")
+                throw ReceiptBuildError(reason: "'\(dotted)' is not a dotted object identifier")
             }
             arcs.append(arc)
         }
         guard arcs.count >= 2, arcs[0] <= 2, arcs[0] == 2 || arcs[1] < 40, arcs[1] <= UInt64.max - 80 else {
-            throw DEREncodingError(reason: "'\(dotted)' is not a dotted object identifier")
+            throw ReceiptBuildError(reason: "'\(dotted)' is not a dotted object identifier")
         }
         var content: [UInt8] = []
         for arc in [arcs[0] * 40 + arcs[1]] + arcs.dropFirst(2) {
@@ -134,7 +134,8 @@ public struct DERWriter {
     }
 }
 
-public struct DEREncodingError: Error, Sendable, CustomStringConvertible {
+/// A receipt builder was given something it cannot write (a malformed OID, a missing certificate).
+public struct ReceiptBuildError: Error, Sendable, CustomStringConvertible {
     public var reason: String
     public var description: String { reason }
 }

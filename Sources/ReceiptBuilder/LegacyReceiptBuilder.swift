@@ -40,12 +40,12 @@ public enum LegacyReceiptBuilder {
     /// signs `0x02 ‖ purchase-info bytes`.
     public static func build(_ spec: Spec, signedBy identity: SigningIdentity) throws -> String {
         guard let leaf = identity.certificates.first else {
-            throw DEREncodingError(reason: "an iOS 6 receipt needs the signer's certificate")
+            throw ReceiptBuildError(reason: "an iOS 6 receipt needs the signer's certificate")
         }
         let purchaseInfo = Array(plist(purchaseInfoEntries(spec)).utf8)
         let signature = try identity.sign([0x02] + purchaseInfo)
         guard [128, 256, 384, 512].contains(signature.count), leaf.count <= Int(UInt32.max) else {
-            throw DEREncodingError(reason: "a \(signature.count)-byte signature is not an RSA signature the format carries")
+            throw ReceiptBuildError(reason: "a \(signature.count)-byte signature is not an RSA signature the format carries")
         }
         let length = UInt32(leaf.count)
         let blob = [0x02] + signature + [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF),

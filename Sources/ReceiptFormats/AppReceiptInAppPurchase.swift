@@ -22,12 +22,14 @@ enum AppReceiptInAppPurchase {
         try AppReceiptAttribute.forEach(in: &set) { (attribute) throws(DecodeError) in
             let type = attribute.type
             // Each typed field appears once; a second copy would let two readers disagree.
-            if (1701...1712).contains(type) {
+            switch type {
+            case 1701...1708, 1711, 1712:
                 let bit: UInt32 = 1 << UInt32(type - 1701)
                 guard seen & bit == 0 else {
                     throw DecodeError("duplicate-attribute", "the in-app attribute appears twice", at: attribute.value.start)
                 }
                 seen |= bit
+            default: break
             }
             switch type {
             case 1701: purchase.quantity = try attribute.int64()

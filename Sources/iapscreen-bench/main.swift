@@ -4,13 +4,20 @@
 let args = Array(CommandLine.arguments.dropFirst())
 let what = args.first ?? "help"
 let size = args.dropFirst().first.flatMap { Int($0) }
+let jobs = args.dropFirst(2).first.flatMap { Int($0) }
 
 switch what {
 case "dumps":
     for line in runDumpBenchmark(megabytes: size ?? 200) { print(line) }
+case "decode":
+    for line in runDecodeBenchmark(receipts: size ?? 200_000) { print(line) }
+case "screen":
+    for line in runScreenBenchmark(orders: size ?? 100_000, jobs: jobs) { print(line) }
 default:
     print("""
-    usage: iapscreen-bench <benchmark> [size]
-      dumps [MB]    read CSV / JSON Lines / XML dumps, plain and gzipped (default 200 MB)
+    usage: iapscreen-bench <benchmark> [size] [jobs]
+      dumps [MB]             read CSV / JSON Lines / XML dumps, plain and gzipped (default 200 MB)
+      decode [N]             decode N ~10 KB app receipts on one core (default 200000)
+      screen [N] [jobs]      generate (once, cached in /tmp) and screen a world of N orders (default 100000)
     """)
 }

@@ -68,6 +68,7 @@ struct SampleWriter {
         try storekit.write("</table_data>\n</database>\n</mysqldump>\n")
         for f in [appstore, storekit, play, receipts] { try f.close() }
         try Data(expected.utf8).write(to: URL(fileURLWithPath: path(SampleFiles.expected)))
+        try Data(try SampleExamples.text(pki: pki, at: start).utf8).write(to: URL(fileURLWithPath: path(SampleFiles.examples)))
         return counts
     }
 
@@ -196,6 +197,7 @@ enum SampleFiles {
     static let playOrders = "orders-play.jsonl.gz"
     static let receipts = "receipts-appstore.csv.gz"
     static let expected = "expected.csv"
+    static let examples = "receipt-examples.txt"
     static let orders = [appStoreOrders, storeKitOrders, playOrders]
 }
 
