@@ -38,13 +38,16 @@ let package = Package(
         // Flagged-order reports: pure.
         .target(name: "Reporting", dependencies: ["IAPBasics", "JSONText", "Screening"]),
 
+        // Believes only what verifies: signatures and chains of every receipt kind.
+        .target(name: "ReceiptVerification", dependencies: ["IAPBasics", "JSONText", "ReceiptFormats", "StoreCrypto"]),
+
         // Writes every receipt kind, signed; used by tests, `samples` and the benchmark.
         .target(name: "ReceiptBuilder", dependencies: ["IAPBasics", "JSONText", "ReceiptFormats", "StoreCrypto"]),
 
         // The commands.
         .target(name: "IAPScreenCore", dependencies: [
             "IAPBasics", "JSONText", "Decompression", "DumpFormats", "ReceiptFormats", "StoreCrypto", "ReceiptBuilder",
-            "Screening", "Ledger", "Reporting",
+            "Screening", "Ledger", "Reporting", "ReceiptVerification",
         ]),
         .executableTarget(name: "iapscreen", dependencies: ["IAPScreenCore"]),
         .executableTarget(name: "iapscreen-bench", dependencies: [
@@ -60,6 +63,7 @@ let package = Package(
         .testTarget(name: "LedgerTests", dependencies: ["Ledger"]),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting"]),
         .testTarget(name: "StoreCryptoTests", dependencies: ["StoreCrypto"]),
+        .testTarget(name: "ReceiptVerificationTests", dependencies: ["ReceiptVerification", "ReceiptBuilder", "StoreCrypto"]),
         .testTarget(name: "ReceiptBuilderTests", dependencies: ["ReceiptBuilder", "StoreCrypto"]),
         .testTarget(name: "IAPScreenCoreTests", dependencies: ["IAPScreenCore", "ReceiptBuilder", "JSONText", "Ledger"]),
     ],
