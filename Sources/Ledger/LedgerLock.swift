@@ -17,7 +17,16 @@ public final class LedgerLock {
 
     public init(ledgerPath: String) throws(Failure) {
         path = ledgerPath + ".lock"
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        fd = try LedgerLock.acquire(path)
+        let me = "\(getpid())\n"
+        _ = ftruncate(fd, 0)
+        _ = me.withCString { pwrite(fd, $0, strlen($0), 0) }
+    }
+
+    /// Opens and locks the file, or says who holds it. Only a locked descriptor leaves here,
+    /// so `deinit` never touches a descriptor it does not own.
+    private static func acquire(_ path: String) throws(Failure) -> Int32 {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             var buf = [UInt8](repeating: 0, count: 64)
@@ -26,9 +35,7 @@ public final class LedgerLock {
             let pid = n > 0 ? String(decoding: buf[0..<n], as: UTF8.self).trimmingCharacters(in: " \n") : nil
             throw .held(path: path, pid: pid?.isEmpty == false ? pid : nil)
         }
-        let me = "\(getpid())\n"
-        _ = ftruncate(fd, 0)
-        _ = me.withCString { pwrite(fd, $0, strlen($0), 0) }
+        return fd
     }
 
     deinit {

@@ -25,12 +25,15 @@ final class SQLiteDatabase {
 
     deinit { sqlite3_close_v2(handle) }
 
-    var lastError: String { handle.map { String(cString: sqlite3_errmsg($0)) } ?? "closed" }
+    var lastError: String {
+        guard let handle else { return "closed" }
+        return "\(String(cString: sqlite3_errmsg(handle))) (code \(sqlite3_extended_errcode(handle)))"
+    }
 
     func execute(_ sql: String) throws(LedgerError) {
         var message: UnsafeMutablePointer<CChar>?
         guard sqlite3_exec(handle, sql, nil, nil, &message) == SQLITE_OK else {
-            let text = message.map { String(cString: $0) } ?? lastError
+            let text = (message.map { String(cString: $0) } ?? "") + " [\(lastError)]"
             sqlite3_free(message)
             throw LedgerError("ledger: \(text)")
         }

@@ -40,8 +40,43 @@ public func claimKey(_ p: Purchase, platform: Platform) -> String? {
     }
 }
 
+/// What claiming needs of one purchase: its key, when it was bought, and whether it may
+/// legitimately be credited twice (a same-user restore, family sharing).
+public struct ClaimCandidate: Sendable, Equatable {
+    public var key: String?
+    public var purchaseDate: Timestamp?
+    public var productType: ProductType?
+    public var familyShared: Bool
+
+    public init(_ p: Purchase, platform: Platform) {
+        key = claimKey(p, platform: platform)
+        purchaseDate = p.purchaseDate
+        productType = p.productType
+        familyShared = p.ownership == "FAMILY_SHARED"
+    }
+}
+
+/// The order that claims: who, when, and what the catalog says it bought.
+public struct Claimant: Sendable {
+    public var orderID: String
+    public var userID: String
+    public var createdAt: Timestamp
+    public var catalogType: ProductType?
+
+    public init(orderID: String, userID: String, createdAt: Timestamp, catalogType: ProductType?) {
+        self.orderID = orderID
+        self.userID = userID
+        self.createdAt = createdAt
+        self.catalogType = catalogType
+    }
+
+    public init(_ o: ScreenOrder) {
+        self.init(orderID: o.orderID, userID: o.userID, createdAt: o.createdAt, catalogType: o.catalogType)
+    }
+}
+
 /// Which purchase of its receipt an order gets, decided in claim order.
-public enum Selection: Sendable {
+public enum Selection: Sendable, Equatable {
     /// No purchase could be this order's (no receipt, or none of the product).
     case none
     /// The order took this candidate (index into the digest's candidates).
@@ -65,15 +100,19 @@ public struct ClaimBook {
         for (k, c) in earlier where taken[k] == nil { taken[k] = c }
     }
 
-    /// Picks the candidate nearest before the order's credit that nobody else took; takes it.
     public mutating func select(for order: ScreenOrder, digest: ReceiptDigest) -> Selection {
-        let ranked = ClaimBook.preference(digest.candidates, before: order.createdAt)
+        select(for: Claimant(order), candidates: digest.candidates.map { ClaimCandidate($0, platform: digest.platform) })
+    }
+
+    /// Picks the candidate nearest before the order's credit that nobody else took; takes it.
+    public mutating func select(for order: Claimant, candidates: [ClaimCandidate]) -> Selection {
+        let ranked = ClaimBook.preference(candidates, before: order.createdAt)
         guard !ranked.isEmpty else { return .none }
         let me = Claim(orderID: order.orderID, userID: order.userID, createdAt: order.createdAt)
         var firstConflict: (Int, Claim, String)?
         for i in ranked {
-            let p = digest.candidates[i]
-            guard let key = claimKey(p, platform: digest.platform) else { return .picked(i) }
+            let c = candidates[i]
+            guard let key = c.key else { return .picked(i) }
             guard let holder = taken[key], holder.orderID != order.orderID else {
                 if taken[key] == nil {
                     taken[key] = me
@@ -82,12 +121,11 @@ public struct ClaimBook {
                 return .picked(i)
             }
             // Family sharing gives each member the purchase: not a replay.
-            if p.ownership == "FAMILY_SHARED" { return .picked(i) }
+            if c.familyShared { return .picked(i) }
             if firstConflict == nil { firstConflict = (i, holder, key) }
         }
         guard let (i, original, key) = firstConflict else { return .none }
-        let p = digest.candidates[i]
-        let type = p.productType ?? order.catalogType
+        let type = candidates[i].productType ?? order.catalogType
         if type == .nonConsumable, original.userID == order.userID {
             return .restore(candidate: i, original: original)
         }
@@ -96,8 +134,9 @@ public struct ClaimBook {
 
     /// Candidate indices, best first: purchased at or before the credit (nearest first),
     /// then after it (nearest first), then undated.
-    static func preference(_ candidates: [Purchase], before t: Timestamp) -> [Int] {
-        candidates.indices.sorted { a, b in
+    static func preference(_ candidates: [ClaimCandidate], before t: Timestamp) -> [Int] {
+        if candidates.count == 1 { return [0] }
+        return candidates.indices.sorted { a, b in
             func rank(_ i: Int) -> (Int, Int64) {
                 guard let d = candidates[i].purchaseDate else { return (2, 0) }
                 return d <= t ? (0, t.millis - d.millis) : (1, d.millis - t.millis)

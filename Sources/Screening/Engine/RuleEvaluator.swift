@@ -94,16 +94,27 @@ public struct RuleEvaluator: Sendable {
         case .picked(let i), .restore(let i, _): picked = d.candidates.indices.contains(i) ? d.candidates[i] : nil
         case .replayOf(let i, let original, let key):
             picked = d.candidates.indices.contains(i) ? d.candidates[i] : nil
-            let txn = picked?.transactionID ?? picked?.purchaseToken ?? key
-            add(.replayedTransaction,
-                "transaction \(txn) was already credited to order \(original.orderID) (\(original.createdAt.iso8601))",
-                Evidence(expected: "a transaction no other order took", actual: txn,
-                         extra: [("original_order_id", .string(original.orderID)), ("transaction_id", .string(txn)),
-                                 ("original_user_id", .string(original.userID)),
-                                 ("original_created_at", .string(original.createdAt.iso8601))]))
+            if let f = replayFinding(order: order, purchase: picked, original: original, key: key) {
+                add(.replayedTransaction, f.message, f.evidence)
+            }
         }
         guard let p = picked, p.productID == order.expectedProductID || order.transactionID == nil else { return }
         purchaseRules(order, d, p, add)
+    }
+
+    /// The finding for an order whose purchase another order took first (nil when the rule is off).
+    public func replayFinding(order: ScreenOrder, purchase: Purchase?, original: Claim, key: String) -> Finding? {
+        guard rules.settings.isEnabled(.replayedTransaction) else { return nil }
+        let txn = purchase?.transactionID ?? purchase?.purchaseToken ?? key
+        let f = Finding(
+            orderID: order.orderID, userID: order.userID, rule: RuleID.replayedTransaction.rawValue,
+            severity: rules.settings.severity(.replayedTransaction),
+            message: "transaction \(txn) was already credited to order \(original.orderID) (\(original.createdAt.iso8601))",
+            evidence: Evidence(expected: "a transaction no other order took", actual: txn,
+                               extra: [("original_order_id", .string(original.orderID)), ("transaction_id", .string(txn)),
+                                       ("original_user_id", .string(original.userID)),
+                                       ("original_created_at", .string(original.createdAt.iso8601))]))
+        return applyExemption(f, order)
     }
 
     private func purchaseRules(_ order: ScreenOrder, _ d: ReceiptDigest, _ p: Purchase,
@@ -183,7 +194,7 @@ public struct RuleEvaluator: Sendable {
 
     // MARK: Exemption
 
-    private func applyExemption(_ f: Finding, _ order: ScreenOrder) -> Finding {
+    func applyExemption(_ f: Finding, _ order: ScreenOrder) -> Finding {
         guard rules.settings.reviewerExemptions.contains(f.rule),
               rules.reviewers.window(for: order.userID, at: order.createdAt) != nil else { return f }
         var exempt = f
