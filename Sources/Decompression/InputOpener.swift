@@ -44,7 +44,8 @@ public enum InputOpener {
             return OpenedInput(stream: raw, compression: .none, file: file)
         case .gzip:
             let gzip = try GzipByteStream(source: raw, path: path, limits: limits)
-            return OpenedInput(stream: gzip, compression: .gzip, file: file)
+            // Inflating runs on its own thread, a few chunks ahead of the parser.
+            return OpenedInput(stream: PrefetchingByteStream(source: gzip), compression: .gzip, file: file)
         }
     }
 }

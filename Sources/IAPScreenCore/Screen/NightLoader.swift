@@ -32,10 +32,10 @@ struct MalformedItem {
 /// wins. The same `order_id` twice is one order; the later row wins, at the first row's place.
 final class NightLoader {
     struct Slot {
-        var row: OrderRow
-        var position: Int
+        var order: StoredOrder
+        var position: Int32
         /// Bumped whenever the row or its receipt changes; stale worker results are dropped.
-        var generation = 0
+        var generation: UInt32 = 0
         var hasOwnReceipt: Bool
         var dumpReceiptSeen = false
         var dumpReceivedAt: Timestamp?
@@ -43,12 +43,13 @@ final class NightLoader {
     }
 
     private(set) var slots: [Slot] = []
-    private var slotOf: [String: Int] = [:]
+    private var slotOf: [String: Int32] = [:]
     private(set) var malformed: [MalformedItem] = []
     private(set) var orphans: [(position: Int, orderID: String, location: SourceLocation)] = []
     private var orphanIDs: Set<String> = []
     private(set) var inputs: [InputRecord] = []
     private var position = 0
+    let pool = StringPool()
 
     let screening: ReceiptScreening
     let limits: Limits
@@ -85,10 +86,12 @@ final class NightLoader {
             }
         }
         apply(batcher.drain())
-        // Orders whose receipt never came: screened as missing (serially; no decoding).
-        for i in slots.indices where slots[i].outcome == nil {
-            slots[i].outcome = screening.screen(slots[i].row, index: slots[i].position, payload: nil)
+        // Credited orders whose receipt never came: screened as missing (no decoding).
+        for i in slots.indices where slots[i].outcome == nil && slots[i].order.status == .credited {
+            slots[i].outcome = screening.screen(slots[i].order.row(pool: pool), index: Int(slots[i].position), payload: nil)
         }
+        slotOf = [:]
+        orphanIDs = []
     }
 
     private func read(_ path: String, _ body: (DumpReader) throws(InputError) -> Void) throws(InputError) {
@@ -109,55 +112,55 @@ final class NightLoader {
         malformed.append(MalformedItem(position: nextPosition(), location: m.location, reason: m.reason))
     }
 
-    private func addOrder(_ incoming: OrderRow) {
-        var row = incoming
+    private func addOrder(_ row: OrderRow) {
         let payload = row.receipt.map { Array($0.utf8) }
-        row.receipt = nil
+        let stored = StoredOrder(row, pool: pool)
         let index: Int
         if let existing = slotOf[row.orderID] {
-            index = existing
+            index = Int(existing)
             _ = nextPosition()
-            slots[index].row = row
-            slots[index].generation += 1
+            slots[index].order = stored
+            slots[index].generation &+= 1
             slots[index].hasOwnReceipt = payload != nil
             slots[index].dumpReceiptSeen = false
             slots[index].dumpReceivedAt = nil
             slots[index].outcome = nil
         } else {
             index = slots.count
-            slotOf[row.orderID] = index
-            slots.append(Slot(row: row, position: nextPosition(), hasOwnReceipt: payload != nil))
+            slotOf[row.orderID] = Int32(index)
+            slots.append(Slot(order: stored, position: Int32(nextPosition()), hasOwnReceipt: payload != nil))
         }
         if let payload, row.status == .credited {
-            batcher.submit(ReceiptBatcher.Job(slot: index, generation: slots[index].generation, row: row,
-                                              position: slots[index].position, payload: payload))
+            var bare = row
+            bare.receipt = nil
+            batcher.submit(ReceiptBatcher.Job(slot: index, generation: slots[index].generation, row: bare,
+                                              position: Int(slots[index].position), payload: payload))
         }
     }
 
     private func addReceipt(_ r: ReceiptRow) {
         let pos = nextPosition()
-        guard let index = slotOf[r.orderID] else {
+        guard let found = slotOf[r.orderID] else {
             if orphanIDs.insert(r.orderID).inserted { orphans.append((pos, r.orderID, r.location)) }
             return
         }
-        var slot = slots[index]
-        guard !slot.hasOwnReceipt else { return }
-        if slot.dumpReceiptSeen {
+        let index = Int(found)
+        guard !slots[index].hasOwnReceipt else { return }
+        if slots[index].dumpReceiptSeen {
             // Latest received_at wins; without dates, the last row.
-            switch (slot.dumpReceivedAt, r.receivedAt) {
+            switch (slots[index].dumpReceivedAt, r.receivedAt) {
             case (let old?, let new?) where new < old: return
             case (.some, nil): return
             default: break
             }
         }
-        slot.dumpReceiptSeen = true
-        slot.dumpReceivedAt = r.receivedAt
-        slot.generation += 1
-        slot.outcome = nil
-        slots[index] = slot
-        guard slot.row.status == .credited else { return }
-        batcher.submit(ReceiptBatcher.Job(slot: index, generation: slot.generation, row: slot.row, position: slot.position,
-                                          payload: Array(r.receipt.utf8)))
+        slots[index].dumpReceiptSeen = true
+        slots[index].dumpReceivedAt = r.receivedAt
+        slots[index].generation &+= 1
+        slots[index].outcome = nil
+        guard slots[index].order.status == .credited else { return }
+        batcher.submit(ReceiptBatcher.Job(slot: index, generation: slots[index].generation, row: slots[index].order.row(pool: pool),
+                                          position: Int(slots[index].position), payload: Array(r.receipt.utf8)))
     }
 
     private func apply(_ results: [ReceiptBatcher.Result]) {
@@ -171,7 +174,7 @@ final class NightLoader {
 final class ReceiptBatcher {
     struct Job: Sendable {
         var slot: Int
-        var generation: Int
+        var generation: UInt32
         var row: OrderRow
         var position: Int
         var payload: [UInt8]
@@ -179,7 +182,7 @@ final class ReceiptBatcher {
 
     struct Result: Sendable {
         var slot: Int
-        var generation: Int
+        var generation: UInt32
         var outcome: ReceiptScreening.Outcome
     }
 

@@ -1,15 +1,19 @@
 import IAPBasics
 import JSONText
 import Ledger
+import ReceiptFormats
 import Reporting
 import Screening
 
 /// After loading: every credited order claims its purchase in (created_at, order_id)
-/// order on top of the ledger's memory, then the rules run and each finding learns what
-/// the ledger knows of it. The result is in input order.
+/// order on top of the ledger's memory, replays are added to the findings the workers
+/// found, orders with several candidate purchases are judged now, and each finding learns
+/// what the ledger knows of it. The result is in input order.
 struct NightScreener {
     let rules: RulesDirectory
     let ledger: SQLiteLedger?
+    let resolver: OrderResolver
+    let evaluator: RuleEvaluator
 
     struct Outcome {
         var reports: [OrderReport]
@@ -20,53 +24,82 @@ struct NightScreener {
     }
 
     func screen(_ night: NightLoader) throws -> Outcome {
-        // Credited, screenable orders with their receipt state.
-        var screened: [(slot: Int, order: ScreenOrder, state: ReceiptState)] = []
+        let slots = night.slots
+        var screenable: [Int32] = []
         var unresolved: [MalformedItem] = []
-        for (i, slot) in night.slots.enumerated() where slot.row.status == .credited {
-            switch slot.outcome {
-            case .screened(let order, let state)?: screened.append((i, order, state))
-            case .unresolvable(let reason)?:
-                unresolved.append(MalformedItem(position: slot.position, location: slot.row.location, reason: reason,
-                                                orderID: slot.row.orderID, userID: slot.row.userID))
-            case nil: break
+        var receipts = 0, orders = 0
+        for (i, slot) in slots.enumerated() where slot.order.status == .credited {
+            guard let outcome = slot.outcome else { continue }
+            orders += 1
+            if outcome.kind != .missing { receipts += 1 }
+            if outcome.kind == .unresolvable {
+                let row = slot.order.row(pool: night.pool)
+                unresolved.append(MalformedItem(position: Int(slot.position), location: row.location,
+                                                reason: outcome.unresolvable ?? "cannot be screened",
+                                                orderID: row.orderID, userID: row.userID))
+            } else {
+                screenable.append(Int32(i))
             }
+        }
+
+        // `user.orders` needs the whole night: then every decoded order was deferred to here.
+        var evaluator = self.evaluator
+        if evaluator.needsOrdersPerUser {
+            for i in screenable { evaluator.ordersPerUser[slots[Int(i)].order.userID, default: 0] += 1 }
         }
 
         // Claims, in claim order, on top of the ledger's earlier claims.
         var book = ClaimBook()
-        var keys: [String] = []
-        for s in screened { if case .decoded(let d) = s.state { keys += ClaimBook.keys(of: d) } }
-        if let ledger { book.remember(try ledger.claims(of: keys)) }
-        let claimOrder = screened.indices.sorted { ScreenOrder.claimOrder(screened[$0].order, screened[$1].order) }
-        var selections = [Selection](repeating: .none, count: screened.count)
-        for i in claimOrder {
-            if case .decoded(let d) = screened[i].state { selections[i] = book.select(for: screened[i].order, digest: d) }
+        if let ledger {
+            var keys: [String] = []
+            for i in screenable {
+                guard let o = slots[Int(i)].outcome else { continue }
+                if let k = o.candidate?.key { keys.append(k) }
+                if let d = o.deferred { keys += ClaimBook.keys(of: d.digest) }
+            }
+            book.remember(try ledger.claims(of: keys))
         }
-
-        var evaluator = RuleEvaluator(rules: rules)
-        if evaluator.needsOrdersPerUser {
-            for s in screened { evaluator.ordersPerUser[s.order.userID, default: 0] += 1 }
+        screenable.sort { a, b in
+            let x = slots[Int(a)].order, y = slots[Int(b)].order
+            return x.createdAt != y.createdAt ? x.createdAt < y.createdAt : x.orderID < y.orderID
+        }
+        var late: [Int32: [Finding]] = [:]
+        for i in screenable {
+            let slot = slots[Int(i)]
+            guard let outcome = slot.outcome else { continue }
+            let claimant = Claimant(orderID: slot.order.orderID, userID: slot.order.userID, createdAt: slot.order.createdAt,
+                                    catalogType: nil)
+            if let box = outcome.deferred {
+                guard let order = screenOrder(slot, night) else { continue }
+                let selection = book.select(for: order, digest: box.digest)
+                late[i] = evaluator.findings(order: order, receipt: .decoded(box.digest), selection: selection)
+            } else if let candidate = outcome.candidate {
+                var c = claimant
+                if candidate.nonConsumable == nil { c.catalogType = screenOrder(slot, night)?.catalogType }
+                if case .replayOf(_, let original, let key) = book.select(for: c, candidates: [candidate]),
+                   let order = screenOrder(slot, night),
+                   let f = evaluator.replayFinding(order: order, transaction: candidate.transactionText, original: original, key: key) {
+                    late[i] = [f]
+                }
+            }
         }
 
         // Reports by input position.
         var byPosition: [(Int, OrderReport)] = []
-        byPosition.reserveCapacity(screened.count / 8)
-        for (i, s) in screened.enumerated() {
-            let findings = evaluator.findings(order: s.order, receipt: s.state, selection: selections[i])
-            guard !findings.isEmpty else { continue }
-            let o = s.order
-            var platform = o.platform?.rawValue
-            if platform == nil, case .decoded(let d) = s.state { platform = d.platform.rawValue }
-            byPosition.append((o.index, OrderReport(orderID: o.orderID, userID: o.userID, platform: platform,
+        for i in screenable {
+            let slot = slots[Int(i)]
+            guard let outcome = slot.outcome else { continue }
+            let findings = (outcome.deferred == nil ? outcome.findings : []) + (late[i] ?? [])
+            guard !findings.isEmpty, let o = screenOrder(slot, night) else { continue }
+            byPosition.append((o.index, OrderReport(orderID: o.orderID, userID: o.userID,
+                                                    platform: (o.platform ?? outcome.receiptPlatform)?.rawValue,
                                                     productID: o.expectedProductID, amount: o.amount, currency: o.currency,
                                                     createdAt: o.createdAt, findings: try marked(findings))))
         }
-        let malformedSeverity = rules.settings.severity(.malformedRecord)
         if rules.settings.isEnabled(.malformedRecord) {
             for m in night.malformed + unresolved {
                 let f = Finding(orderID: m.orderID, userID: m.userID, rule: RuleID.malformedRecord.rawValue,
-                                severity: malformedSeverity, message: "\(m.location): \(m.reason)",
+                                severity: rules.settings.severity(.malformedRecord), message: "\(m.location): \(m.reason)",
                                 evidence: Evidence(expected: "a readable record", actual: m.reason,
                                                    extra: locationEvidence(m.location)))
                 byPosition.append((m.position, OrderReport(orderID: m.orderID, userID: m.userID, platform: nil, productID: nil,
@@ -87,9 +120,15 @@ struct NightScreener {
             }
         }
         byPosition.sort { $0.0 < $1.0 }
-        let receipts = screened.filter { if case .missing = $0.state { return false } else { return true } }.count
-        return Outcome(reports: byPosition.map(\.1), newClaims: book.newClaims, orders: screened.count + unresolved.count,
-                       receipts: receipts)
+        return Outcome(reports: byPosition.map(\.1), newClaims: book.newClaims, orders: orders, receipts: receipts)
+    }
+
+    /// The order as the rules saw it (its platform from the row, else from its receipt).
+    private func screenOrder(_ slot: NightLoader.Slot, _ night: NightLoader) -> ScreenOrder? {
+        let row = slot.order.row(pool: night.pool)
+        guard case .success(let order) = resolver.resolve(row, index: Int(slot.position),
+                                                          receiptPlatform: slot.outcome?.receiptPlatform) else { return nil }
+        return order
     }
 
     /// Each finding's standing in the ledger: reviewed (with the verdict), seen by an

@@ -4,39 +4,73 @@ import ReceiptFormats
 import Screening
 
 /// The per-order work that runs on the workers: decode the receipt, check its signature,
-/// resolve the order against it, and keep the digest the rules need.
+/// resolve the order against it, and run every rule whose answer cannot depend on other
+/// orders. What is left for later is small: the purchase the order may claim, or — for a
+/// receipt with several purchases of the product — the digest to decide on after claims.
 struct ReceiptScreening: Sendable {
     let resolver: OrderResolver
+    let evaluator: RuleEvaluator
     let limits: Limits
     let verify: @Sendable (Receipt) -> (SignatureStatus, forgery: String?)
 
-    enum Outcome: Sendable {
-        case screened(ScreenOrder, ReceiptState)
-        /// The row cannot be screened (its product is unknown): a malformed record.
-        case unresolvable(String)
+    struct Outcome: Sendable {
+        enum Kind: UInt8, Sendable {
+            case missing, undecodable, decoded, unresolvable
+        }
+
+        var kind: Kind
+        var receiptPlatform: Platform?
+        /// The one purchase the order may claim (most orders).
+        var candidate: ClaimCandidate?
+        /// Findings that hold whatever the claims decide.
+        var findings: [Finding] = []
+        /// Several purchases could be the order's: everything is decided after claims.
+        var deferred: ReceiptDigestBox?
+        /// Why the row cannot be screened (its product is unknown).
+        var unresolvable: String?
     }
 
     func screen(_ row: OrderRow, index: Int, payload: [UInt8]?) -> Outcome {
-        guard let payload else {
-            switch resolver.resolve(row, index: index, receiptPlatform: nil) {
-            case .success(let order): return .screened(order, .missing)
-            case .failure(let f): return .unresolvable(f.reason)
-            }
-        }
+        guard let payload else { return settled(row, index: index, platform: nil, state: .missing) }
         let receipt: Receipt
         do {
             receipt = try ReceiptDecoder.decode(payload, limits: limits)
         } catch {
-            switch resolver.resolve(row, index: index, receiptPlatform: nil) {
-            case .success(let order): return .screened(order, .undecodable(error))
-            case .failure(let f): return .unresolvable(f.reason)
-            }
+            return settled(row, index: index, platform: nil, state: .undecodable(error))
         }
-        switch resolver.resolve(row, index: index, receiptPlatform: receipt.platform) {
-        case .failure(let f): return .unresolvable(f.reason)
+        guard case .success(let order) = resolver.resolve(row, index: index, receiptPlatform: receipt.platform) else {
+            return settled(row, index: index, platform: receipt.platform, state: .missing)
+        }
+        let (signature, forgery) = verify(receipt)
+        let digest = ReceiptDigest(receipt: receipt, signature: signature, forgery: forgery, for: order)
+        var out = Outcome(kind: .decoded, receiptPlatform: receipt.platform)
+        if digest.candidates.count > 1 || evaluator.needsOrdersPerUser {
+            out.deferred = ReceiptDigestBox(digest)
+            return out
+        }
+        // With one candidate or none, the rules come out the same whichever way the
+        // claims go; only a replay finding may be added later.
+        out.candidate = digest.candidates.first.map { ClaimCandidate($0, platform: digest.platform) }
+        out.findings = evaluator.findings(order: order, receipt: .decoded(digest), selection: digest.candidates.isEmpty ? .none : .picked(0))
+        return out
+    }
+
+    /// Orders without a readable receipt: nothing to claim, the findings are final.
+    private func settled(_ row: OrderRow, index: Int, platform: Platform?, state: ReceiptState) -> Outcome {
+        switch resolver.resolve(row, index: index, receiptPlatform: platform) {
+        case .failure(let f):
+            return Outcome(kind: .unresolvable, receiptPlatform: platform, unresolvable: f.reason)
         case .success(let order):
-            let (signature, forgery) = verify(receipt)
-            return .screened(order, .decoded(ReceiptDigest(receipt: receipt, signature: signature, forgery: forgery, for: order)))
+            let kind: Outcome.Kind
+            if case .missing = state { kind = .missing } else { kind = .undecodable }
+            return Outcome(kind: kind, receiptPlatform: platform,
+                           findings: evaluator.findings(order: order, receipt: state, selection: .none))
         }
     }
+}
+
+/// A digest kept until the claims are made (shared, never copied).
+final class ReceiptDigestBox: Sendable {
+    let digest: ReceiptDigest
+    init(_ digest: ReceiptDigest) { self.digest = digest }
 }

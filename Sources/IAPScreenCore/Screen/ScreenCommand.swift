@@ -104,9 +104,10 @@ enum ScreenCommand {
         defer { _ = lock }
 
         let verifier = SignatureVerifier(rules: rules)
-        let screening = ReceiptScreening(
-            resolver: OrderResolver(catalog: rules.catalog, defaultProduction: args.one("--environment") != "sandbox"),
-            limits: .standard, verify: { verifier.check($0) })
+        let resolver = OrderResolver(catalog: rules.catalog, defaultProduction: args.one("--environment") != "sandbox")
+        let evaluator = RuleEvaluator(rules: rules)
+        let screening = ReceiptScreening(resolver: resolver, evaluator: evaluator, limits: .standard,
+                                         verify: { verifier.check($0) })
         let loader = NightLoader(screening: screening, limits: .standard, jobs: jobs)
         let progress = Progress(enabled: !quiet && isatty(2) == 1, console: io)
         do {
@@ -119,7 +120,7 @@ enum ScreenCommand {
         progress.say("screening")
         let outcome: NightScreener.Outcome
         do {
-            outcome = try NightScreener(rules: rules, ledger: ledger).screen(loader)
+            outcome = try NightScreener(rules: rules, ledger: ledger, resolver: resolver, evaluator: evaluator).screen(loader)
         } catch {
             progress.clear()
             io.error("iapscreen screen: \(error)")

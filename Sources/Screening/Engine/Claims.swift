@@ -45,14 +45,24 @@ public func claimKey(_ p: Purchase, platform: Platform) -> String? {
 public struct ClaimCandidate: Sendable, Equatable {
     public var key: String?
     public var purchaseDate: Timestamp?
-    public var productType: ProductType?
+    /// What the receipt says of the product type; nil: ask the catalog.
+    public var nonConsumable: Bool?
     public var familyShared: Bool
 
     public init(_ p: Purchase, platform: Platform) {
         key = claimKey(p, platform: platform)
         purchaseDate = p.purchaseDate
-        productType = p.productType
+        switch p.productType {
+        case nil, .unknown?: nonConsumable = nil
+        case .nonConsumable?: nonConsumable = true
+        default: nonConsumable = false
+        }
         familyShared = p.ownership == "FAMILY_SHARED"
+    }
+
+    /// The transaction as people know it: the key without its store prefix.
+    public var transactionText: String? {
+        key.map { k in k.firstIndex(of: ":").map { String(k[k.index(after: $0)...]) } ?? k }
     }
 }
 
@@ -125,8 +135,8 @@ public struct ClaimBook {
             if firstConflict == nil { firstConflict = (i, holder, key) }
         }
         guard let (i, original, key) = firstConflict else { return .none }
-        let type = candidates[i].productType ?? order.catalogType
-        if type == .nonConsumable, original.userID == order.userID {
+        let nonConsumable = candidates[i].nonConsumable ?? (order.catalogType == .nonConsumable)
+        if nonConsumable, original.userID == order.userID {
             return .restore(candidate: i, original: original)
         }
         return .replayOf(candidate: i, original: original, key: key)

@@ -94,7 +94,8 @@ public struct RuleEvaluator: Sendable {
         case .picked(let i), .restore(let i, _): picked = d.candidates.indices.contains(i) ? d.candidates[i] : nil
         case .replayOf(let i, let original, let key):
             picked = d.candidates.indices.contains(i) ? d.candidates[i] : nil
-            if let f = replayFinding(order: order, purchase: picked, original: original, key: key) {
+            if let f = replayFinding(order: order, transaction: picked?.transactionID ?? picked?.purchaseToken,
+                                     original: original, key: key) {
                 add(.replayedTransaction, f.message, f.evidence)
             }
         }
@@ -103,9 +104,9 @@ public struct RuleEvaluator: Sendable {
     }
 
     /// The finding for an order whose purchase another order took first (nil when the rule is off).
-    public func replayFinding(order: ScreenOrder, purchase: Purchase?, original: Claim, key: String) -> Finding? {
+    public func replayFinding(order: ScreenOrder, transaction: String?, original: Claim, key: String) -> Finding? {
         guard rules.settings.isEnabled(.replayedTransaction) else { return nil }
-        let txn = purchase?.transactionID ?? purchase?.purchaseToken ?? key
+        let txn = transaction ?? key
         let f = Finding(
             orderID: order.orderID, userID: order.userID, rule: RuleID.replayedTransaction.rawValue,
             severity: rules.settings.severity(.replayedTransaction),

@@ -1,0 +1,71 @@
+import DumpFormats
+import IAPBasics
+
+/// Text that repeats across a night (products, items, prices, currencies, file names),
+/// kept once and referred to by number. Used from the reading thread only.
+final class StringPool {
+    private var ids: [String: UInt32] = [:]
+    private var strings: [String] = []
+
+    /// 0 stands for nil.
+    func id(_ s: String?) -> UInt32 {
+        guard let s else { return 0 }
+        if let id = ids[s] { return id }
+        strings.append(s)
+        let id = UInt32(truncatingIfNeeded: strings.count)
+        ids[s] = id
+        return id
+    }
+
+    func string(_ id: UInt32) -> String? {
+        id == 0 ? nil : strings[Int(id) - 1]
+    }
+}
+
+/// An order row as the night keeps it: its own text (ids) inline, repeated text pooled,
+/// no payload. About a hundred bytes instead of the row's several hundred.
+struct StoredOrder {
+    var orderID: String
+    var userID: String
+    var transactionID: String?
+    var createdAt: Timestamp
+    var itemID: UInt32
+    var productID: UInt32
+    var amount: UInt32
+    var currency: UInt32
+    var file: UInt32
+    /// The line (or XML row) it was read at.
+    var place: Int32
+    var placeIsRow: Bool
+    var platform: OrderPlatform?
+    var status: OrderStatus
+    var environment: OrderEnvironment?
+
+    init(_ row: OrderRow, pool: StringPool) {
+        orderID = row.orderID
+        userID = row.userID
+        transactionID = row.transactionID
+        createdAt = row.createdAt
+        itemID = pool.id(row.itemID)
+        productID = pool.id(row.productID)
+        amount = pool.id(row.amount)
+        currency = pool.id(row.currency)
+        file = pool.id(row.location.file)
+        switch row.location.position {
+        case .line(let n): place = Int32(clamping: n); placeIsRow = false
+        case .row(let n): place = Int32(clamping: n); placeIsRow = true
+        }
+        platform = row.platform
+        status = row.status
+        environment = row.environment
+    }
+
+    func row(pool: StringPool) -> OrderRow {
+        let file = pool.string(self.file) ?? ""
+        let location = placeIsRow ? SourceLocation(file: file, row: Int(place)) : SourceLocation(file: file, line: Int(place))
+        return OrderRow(orderID: orderID, userID: userID, createdAt: createdAt, platform: platform,
+                        itemID: pool.string(itemID), productID: pool.string(productID), transactionID: transactionID,
+                        amount: pool.string(amount), currency: pool.string(currency), status: status,
+                        environment: environment, receipt: nil, location: location)
+    }
+}
