@@ -64,3 +64,38 @@ struct CommandLineTests {
         #expect(try Tool.run(["decode", "/nonexistent/file"]).status == 3)
     }
 }
+
+@Suite("The shipped Rules directories")
+struct ShippedRulesTests {
+    /// The package root, from this file's place in it.
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+
+    @Test("Rules/ and samples/Rules pass rules check")
+    func shippedRulesAreSound() throws {
+        for dir in ["Rules", "samples/Rules"] {
+            let r = try Tool.run(["rules", "check", "--rules", ShippedRulesTests.root + "/" + dir])
+            #expect(r.status == 0, "\(dir): \(r.stderr)")
+        }
+    }
+
+    @Test("the README's first command screens the shipped samples exactly as samples/expected.csv says")
+    func shippedSamples() throws {
+        let s = try Scratch()
+        let root = ShippedRulesTests.root
+        let r = try Tool.run(["screen", "--rules", root + "/samples/Rules",
+                              "--orders", root + "/samples/orders-appstore.csv.gz", root + "/samples/orders-storekit.xml.gz",
+                              root + "/samples/orders-play.jsonl.gz", "--receipts", root + "/samples/receipts-appstore.csv.gz",
+                              "--out", s.file("out"), "--ledger", "sqlite:" + s.file("ledger.sqlite")])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.hasPrefix("iapscreen: "))
+        let findings = try FindingLine.read(s.file("out/findings.jsonl"))
+        let expectedText = try String(contentsOfFile: root + "/samples/expected.csv", encoding: .utf8)
+        var flaggedIDs = Set<String>()
+        for line in expectedText.split(separator: "\n").dropFirst() {
+            let cells = line.split(separator: ",", omittingEmptySubsequences: false)
+            if cells.count == 4, !cells[1].isEmpty, cells[1] != "malformed-record" { flaggedIDs.insert(String(cells[0])) }
+        }
+        let got = Set(findings.filter { $0.exempted == nil && $0.rule != "malformed-record" }.compactMap(\.orderID))
+        #expect(got == flaggedIDs)
+    }
+}

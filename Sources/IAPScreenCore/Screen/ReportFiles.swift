@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import Foundation
 import JSONText
 import Reporting
@@ -19,26 +20,36 @@ enum ReportFiles {
         } catch {
             throw WriteError(description: "cannot create the directory: \(error.localizedDescription)")
         }
-        var findings = [UInt8]()
-        var flagged = FlaggedCSV.header
-        var flaggedOrders: [OrderReport] = []
-        var exempted: [Finding] = []
-        var malformed: [Finding] = []
-        for r in reports {
-            FindingsJSONL.lines(r, into: &findings)
-            if r.isFlagged {
-                flagged += FlaggedCSV.row(r)
-                flaggedOrders.append(r)
+        // The page and the data files are built side by side on the now idle workers.
+        final class Built: @unchecked Sendable {
+            // Each field written by one of the two iterations, read after both are done.
+            var findings = [UInt8]()
+            var flagged = ""
+            var html = ""
+        }
+        let built = Built()
+        DispatchQueue.concurrentPerform(iterations: 2) { part in
+            if part == 0 {
+                var findings = [UInt8]()
+                var flagged = FlaggedCSV.header
+                for r in reports {
+                    FindingsJSONL.lines(r, into: &findings)
+                    if r.isFlagged { flagged += FlaggedCSV.row(r) }
+                }
+                built.findings = findings
+                built.flagged = flagged
+            } else {
+                let flaggedOrders = reports.filter(\.isFlagged)
+                let exempted = reports.flatMap { $0.findings.filter { $0.exempted != nil } }
+                let malformed = reports.flatMap { $0.findings.filter { $0.rule == RuleID.malformedRecord.rawValue } }
+                built.html = ReportHTML.render(summary: summary, flagged: flaggedOrders, exempted: exempted, malformed: malformed)
             }
-            exempted += r.findings.filter { $0.exempted != nil }
-            malformed += r.findings.filter { $0.rule == RuleID.malformedRecord.rawValue }
         }
         let summaryText = JSONWriter().string(.object(summary.json)) + "\n"
-        let html = ReportHTML.render(summary: summary, flagged: flaggedOrders, exempted: exempted, malformed: malformed)
         let files: [(String, [UInt8])] = [
-            ("findings.jsonl", findings),
-            ("flagged.csv", Array(flagged.utf8)),
-            ("report.html", Array(html.utf8)),
+            ("findings.jsonl", built.findings),
+            ("flagged.csv", Array(built.flagged.utf8)),
+            ("report.html", Array(built.html.utf8)),
             ("summary.json", Array(summaryText.utf8)),
         ]
         var temporary: [(String, String)] = []
