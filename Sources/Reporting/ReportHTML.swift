@@ -5,6 +5,11 @@ import Screening
 /// from a dump or a receipt is escaped; the page loads nothing and runs no script.
 public enum ReportHTML {
     public static func render(summary: RunSummary, flagged: [OrderReport], exempted: [Finding], malformed: [Finding]) -> String {
+        head(summary: summary, flaggedCount: flagged.count) + flagged.map(flaggedRow).joined() + tail(exempted: exempted, malformed: malformed)
+    }
+
+    /// Everything before the flagged orders' rows.
+    public static func head(summary: RunSummary, flaggedCount: Int) -> String {
         let e = HTMLText.escape
         var out = """
         <!DOCTYPE html>
@@ -29,15 +34,23 @@ public enum ReportHTML {
         for i in summary.inputs { out += "<tr><td>\(e(i.path))</td><td>\(i.records)</td><td><code>\(e(i.sha256))</code></td></tr>" }
         out += "</table>\n<h2>Findings by rule</h2><table><tr><th>rule</th><th>findings</th></tr>"
         for (rule, n) in summary.byRule { out += "<tr><td>\(e(rule))</td><td>\(n)</td></tr>" }
-        out += "</table>\n<h2>Flagged orders (\(flagged.count))</h2>\n<table><tr><th>order</th><th>user</th><th>product</th><th>amount</th><th>severity</th><th>findings</th></tr>\n"
-        for r in flagged {
-            let sev = r.highestSeverity?.name ?? ""
-            out += "<tr><td>\(e(r.orderID ?? ""))</td><td>\(e(r.userID ?? ""))</td><td>\(e(r.productID ?? ""))</td>"
-            out += "<td>\(e(r.amount ?? "")) \(e(r.currency ?? ""))</td><td class=\"\(e(sev))\">\(e(sev))</td><td>"
-            out += r.findings.filter(\.counts).map(findingLine).joined(separator: "<br>")
-            out += "</td></tr>\n"
-        }
-        out += "</table>\n<h2>Reviewer-exempted findings (\(exempted.count))</h2>\n<table><tr><th>order</th><th>user</th><th>finding</th></tr>\n"
+        out += "</table>\n<h2>Flagged orders (\(flaggedCount))</h2>\n<table><tr><th>order</th><th>user</th><th>product</th><th>amount</th><th>severity</th><th>findings</th></tr>\n"
+        return out
+    }
+
+    /// One flagged order's row.
+    public static func flaggedRow(_ r: OrderReport) -> String {
+        let e = HTMLText.escape
+        let sev = r.highestSeverity?.name ?? ""
+        return "<tr><td>\(e(r.orderID ?? ""))</td><td>\(e(r.userID ?? ""))</td><td>\(e(r.productID ?? ""))</td>"
+            + "<td>\(e(r.amount ?? "")) \(e(r.currency ?? ""))</td><td class=\"\(e(sev))\">\(e(sev))</td><td>"
+            + r.findings.filter(\.counts).map(findingLine).joined(separator: "<br>") + "</td></tr>\n"
+    }
+
+    /// The audit sections and the end of the page.
+    public static func tail(exempted: [Finding], malformed: [Finding]) -> String {
+        let e = HTMLText.escape
+        var out = "</table>\n<h2>Reviewer-exempted findings (\(exempted.count))</h2>\n<table><tr><th>order</th><th>user</th><th>finding</th></tr>\n"
         for f in exempted {
             out += "<tr><td>\(e(f.orderID ?? ""))</td><td>\(e(f.userID ?? ""))</td><td>\(findingLine(f))</td></tr>\n"
         }

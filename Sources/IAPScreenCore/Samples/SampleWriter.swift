@@ -212,7 +212,7 @@ final class GzipFile {
         self.path = path
         fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0, let encoder = GzipEncoder(level: 6) else {
-            throw ReportFiles.WriteError(description: "cannot create \(path): \(String(cString: strerror(errno)))")
+            throw ReportWriter.WriteError(description: "cannot create \(path): \(String(cString: strerror(errno)))")
         }
         self.encoder = encoder
     }
@@ -234,7 +234,7 @@ final class GzipFile {
         var offset = 0
         while offset < buffer.count {
             let n = buffer.withUnsafeBytes { Glibc.write(fd, $0.baseAddress.map { $0 + offset }, buffer.count - offset) }
-            guard n > 0 else { throw ReportFiles.WriteError(description: "cannot write \(path): \(String(cString: strerror(errno)))") }
+            guard n > 0 else { throw ReportWriter.WriteError(description: "cannot write \(path): \(String(cString: strerror(errno)))") }
             offset += n
         }
         buffer.removeAll(keepingCapacity: true)

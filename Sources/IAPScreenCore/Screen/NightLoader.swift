@@ -39,7 +39,9 @@ final class NightLoader {
         var hasOwnReceipt: Bool
         var dumpReceiptSeen = false
         var dumpReceivedAt: Timestamp?
+        /// The workers' verdict, its findings moved to the spill file.
         var outcome: ReceiptScreening.Outcome?
+        var spilled: FindingSpill.Ref?
     }
 
     private(set) var slots: [Slot] = []
@@ -50,12 +52,14 @@ final class NightLoader {
     private(set) var inputs: [InputRecord] = []
     private var position = 0
     let pool = StringPool()
+    let spill: FindingSpill
 
     let screening: ReceiptScreening
     let limits: Limits
     private let batcher: ReceiptBatcher
 
-    init(screening: ReceiptScreening, limits: Limits, jobs: Int) {
+    init(screening: ReceiptScreening, limits: Limits, jobs: Int) throws {
+        spill = try FindingSpill()
         self.screening = screening
         self.limits = limits
         batcher = ReceiptBatcher(screening: screening, jobs: jobs)
@@ -70,7 +74,7 @@ final class NightLoader {
                     case .failure(let m): addMalformed(m)
                     case .success(let row): addOrder(row)
                     }
-                    if position % 50_000 == 0 { apply(batcher.poll()); progress("read \(position) records") }
+                    if position % 50_000 == 0 { try apply(batcher.poll()); progress("read \(position) records") }
                 }
             }
         }
@@ -81,14 +85,14 @@ final class NightLoader {
                     case .failure(let m): addMalformed(m)
                     case .success(let row): addReceipt(row)
                     }
-                    if position % 50_000 == 0 { apply(batcher.poll()); progress("read \(position) records") }
+                    if position % 50_000 == 0 { try apply(batcher.poll()); progress("read \(position) records") }
                 }
             }
         }
-        apply(batcher.drain())
+        try apply(batcher.drain())
         // Credited orders whose receipt never came: screened as missing (no decoding).
         for i in slots.indices where slots[i].outcome == nil && slots[i].order.status == .credited {
-            slots[i].outcome = screening.screen(slots[i].order.row(pool: pool), index: Int(slots[i].position), payload: nil)
+            try settle(i, screening.screen(slots[i].order.row(pool: pool), index: Int(slots[i].position), payload: nil))
         }
         slotOf = [:]
         orphanIDs = []
@@ -125,6 +129,7 @@ final class NightLoader {
             slots[index].dumpReceiptSeen = false
             slots[index].dumpReceivedAt = nil
             slots[index].outcome = nil
+            slots[index].spilled = nil
         } else {
             index = slots.count
             slotOf[row.orderID] = Int32(index)
@@ -158,15 +163,31 @@ final class NightLoader {
         slots[index].dumpReceivedAt = r.receivedAt
         slots[index].generation &+= 1
         slots[index].outcome = nil
+        slots[index].spilled = nil
         guard slots[index].order.status == .credited else { return }
         batcher.submit(ReceiptBatcher.Job(slot: index, generation: slots[index].generation, row: slots[index].order.row(pool: pool),
                                           position: Int(slots[index].position), payload: Array(r.receipt.utf8)))
     }
 
-    private func apply(_ results: [ReceiptBatcher.Result]) {
+    private func apply(_ results: [ReceiptBatcher.Result]) throws(InputError) {
         for r in results where slots[r.slot].generation == r.generation {
-            slots[r.slot].outcome = r.outcome
+            try settle(r.slot, r.outcome)
         }
+    }
+
+    /// Keeps an order's verdict; its findings go to the spill file.
+    private func settle(_ slot: Int, _ outcome: ReceiptScreening.Outcome) throws(InputError) {
+        var kept = outcome
+        slots[slot].spilled = nil
+        if !outcome.findings.isEmpty {
+            do {
+                slots[slot].spilled = try spill.append(outcome.findings)
+            } catch {
+                throw InputError(path: "spill file", reason: "\(error)")
+            }
+            kept.findings = []
+        }
+        slots[slot].outcome = kept
     }
 }
 

@@ -16,14 +16,15 @@ struct NightScreener {
     let evaluator: RuleEvaluator
 
     struct Outcome {
-        var reports: [OrderReport]
         var newClaims: [(key: String, claim: Claim)]
         /// Distinct credited orders, and those with a receipt.
         var orders: Int
         var receipts: Int
     }
 
-    func screen(_ night: NightLoader) throws -> Outcome {
+    /// Hands each order's report to `sink` in input order (orders, malformed records and
+    /// orphan receipts interleaved by where they stood).
+    func screen(_ night: NightLoader, sink: (OrderReport) throws -> Void) throws -> Outcome {
         let slots = night.slots
         var screenable: [Int32] = []
         var unresolved: [MalformedItem] = []
@@ -84,43 +85,55 @@ struct NightScreener {
             }
         }
 
-        // Reports by input position.
-        var byPosition: [(Int, OrderReport)] = []
-        for i in screenable {
-            let slot = slots[Int(i)]
-            guard let outcome = slot.outcome else { continue }
-            let findings = (outcome.deferred == nil ? outcome.findings : []) + (late[i] ?? [])
-            guard !findings.isEmpty, let o = screenOrder(slot, night) else { continue }
-            byPosition.append((o.index, OrderReport(orderID: o.orderID, userID: o.userID,
-                                                    platform: (o.platform ?? outcome.receiptPlatform)?.rawValue,
-                                                    productID: o.expectedProductID, amount: o.amount, currency: o.currency,
-                                                    createdAt: o.createdAt, findings: try marked(findings))))
-        }
+        // Reports in input order: slots are in first-appearance order; malformed records
+        // and orphan receipts are merged in by position.
+        var pending: [(position: Int, report: () throws -> OrderReport?)] = []
         if rules.settings.isEnabled(.malformedRecord) {
             for m in night.malformed + unresolved {
-                let f = Finding(orderID: m.orderID, userID: m.userID, rule: RuleID.malformedRecord.rawValue,
-                                severity: rules.settings.severity(.malformedRecord), message: "\(m.location): \(m.reason)",
-                                evidence: Evidence(expected: "a readable record", actual: m.reason,
-                                                   extra: locationEvidence(m.location)))
-                byPosition.append((m.position, OrderReport(orderID: m.orderID, userID: m.userID, platform: nil, productID: nil,
-                                                           amount: nil, currency: nil, createdAt: nil,
-                                                           findings: try marked([f]), isOrder: false)))
+                pending.append((m.position, { () throws -> OrderReport? in
+                    let f = Finding(orderID: m.orderID, userID: m.userID, rule: RuleID.malformedRecord.rawValue,
+                                    severity: rules.settings.severity(.malformedRecord), message: "\(m.location): \(m.reason)",
+                                    evidence: Evidence(expected: "a readable record", actual: m.reason,
+                                                       extra: locationEvidence(m.location)))
+                    return OrderReport(orderID: m.orderID, userID: m.userID, platform: nil, productID: nil, amount: nil,
+                                       currency: nil, createdAt: nil, findings: try marked([f]), isOrder: false)
+                }))
             }
         }
         if rules.settings.isEnabled(.orphanReceipt) {
             for o in night.orphans {
-                let f = Finding(orderID: o.orderID, userID: nil, rule: RuleID.orphanReceipt.rawValue,
-                                severity: rules.settings.severity(.orphanReceipt),
-                                message: "a receipt for order \(o.orderID) (\(o.location)), which is not in the orders dump",
-                                evidence: Evidence(expected: "order \(o.orderID) in the orders dump", actual: nil,
-                                                   extra: locationEvidence(o.location)))
-                byPosition.append((o.position, OrderReport(orderID: o.orderID, userID: nil, platform: nil, productID: nil,
-                                                           amount: nil, currency: nil, createdAt: nil,
-                                                           findings: try marked([f]), isOrder: false)))
+                pending.append((o.position, { () throws -> OrderReport? in
+                    let f = Finding(orderID: o.orderID, userID: nil, rule: RuleID.orphanReceipt.rawValue,
+                                    severity: rules.settings.severity(.orphanReceipt),
+                                    message: "a receipt for order \(o.orderID) (\(o.location)), which is not in the orders dump",
+                                    evidence: Evidence(expected: "order \(o.orderID) in the orders dump", actual: nil,
+                                                       extra: locationEvidence(o.location)))
+                    return OrderReport(orderID: o.orderID, userID: nil, platform: nil, productID: nil, amount: nil,
+                                       currency: nil, createdAt: nil, findings: try marked([f]), isOrder: false)
+                }))
             }
         }
-        byPosition.sort { $0.0 < $1.0 }
-        return Outcome(reports: byPosition.map(\.1), newClaims: book.newClaims, orders: orders, receipts: receipts)
+        pending.sort { $0.position < $1.position }
+        var next = 0
+        func flush(before position: Int) throws {
+            while next < pending.count, pending[next].position < position {
+                if let r = try pending[next].report() { try sink(r) }
+                next += 1
+            }
+        }
+        let unresolvedSlots = Set(unresolved.map(\.position))
+        for (i, slot) in slots.enumerated() where slot.order.status == .credited {
+            guard let outcome = slot.outcome, !unresolvedSlots.contains(Int(slot.position)) else { continue }
+            try flush(before: Int(slot.position))
+            var findings = try slot.spilled.map(night.spill.read) ?? []
+            findings += late[Int32(i)] ?? []
+            guard !findings.isEmpty, let o = screenOrder(slot, night) else { continue }
+            try sink(OrderReport(orderID: o.orderID, userID: o.userID, platform: (o.platform ?? outcome.receiptPlatform)?.rawValue,
+                                 productID: o.expectedProductID, amount: o.amount, currency: o.currency,
+                                 createdAt: o.createdAt, findings: try marked(findings)))
+        }
+        try flush(before: Int.max)
+        return Outcome(newClaims: book.newClaims, orders: orders, receipts: receipts)
     }
 
     /// The order as the rules saw it (its platform from the row, else from its receipt).

@@ -108,7 +108,13 @@ enum ScreenCommand {
         let evaluator = RuleEvaluator(rules: rules)
         let screening = ReceiptScreening(resolver: resolver, evaluator: evaluator, limits: .standard,
                                          verify: { verifier.check($0) })
-        let loader = NightLoader(screening: screening, limits: .standard, jobs: jobs)
+        let loader: NightLoader
+        do {
+            loader = try NightLoader(screening: screening, limits: .standard, jobs: jobs)
+        } catch {
+            io.error("iapscreen screen: \(error)")
+            return .unreadableInput
+        }
         let progress = Progress(enabled: !quiet && isatty(2) == 1, console: io)
         do {
             try loader.load(orders: orders, receipts: receipts) { progress.say($0) }
@@ -119,33 +125,43 @@ enum ScreenCommand {
         }
         progress.say("screening")
         let outcome: NightScreener.Outcome
+        let writer: ReportWriter
         do {
-            outcome = try NightScreener(rules: rules, ledger: ledger, resolver: resolver, evaluator: evaluator).screen(loader)
+            writer = try ReportWriter(directory: outDir)
         } catch {
             progress.clear()
-            io.error("iapscreen screen: \(error)")
+            io.error("iapscreen screen: cannot write the reports in \(outDir): \(error); ledger unchanged")
+            return .unreadableInput
+        }
+        do {
+            outcome = try NightScreener(rules: rules, ledger: ledger, resolver: resolver, evaluator: evaluator)
+                .screen(loader) { try writer.add($0) }
+        } catch {
+            progress.clear()
+            writer.abandon()
+            io.error("iapscreen screen: \(error); nothing written, ledger unchanged")
             return .unreadableInput
         }
         progress.clear()
 
         // The verdict and the summary.
-        let counting = outcome.reports.flatMap(\.findings).filter(\.counts)
         var status = ExitStatus.ok
-        if let failOn, counting.contains(where: { $0.severity >= failOn }) { status = .findingsAtThreshold }
+        if let failOn, let worst = writer.tally.worst, worst >= failOn { status = .findingsAtThreshold }
         let elapsed = max(Clock.monotonicSeconds() - startedMonotonic, 1e-6)
-        let summary = Summaries.make(outcome: outcome, inputs: loader.inputs, rules: rules, started: started,
-                                     finished: Clock.now(), status: status, rate: Double(outcome.orders) / elapsed)
+        let summary = Summaries.make(tally: writer.tally, orders: outcome.orders, receipts: outcome.receipts,
+                                     inputs: loader.inputs, rules: rules, started: started, finished: Clock.now(),
+                                     status: status, rate: Double(outcome.orders) / elapsed)
         do {
-            try ReportFiles.write(outcome.reports, summary: summary, to: outDir)
+            try writer.finish(summary: summary)
         } catch {
+            writer.abandon()
             io.error("iapscreen screen: cannot write the reports in \(outDir): \(error); ledger unchanged")
             return .unreadableInput
         }
         if let ledger {
-            let reported = outcome.reports.flatMap { r in r.findings.compactMap { f in f.orderID.map { (orderID: $0, rule: f.rule) } } }
             do {
                 try ledger.record(RunRecord(startedAt: started, finishedAt: summary.finishedAt, orders: outcome.orders,
-                                            flagged: summary.flagged, newClaims: outcome.newClaims, reported: reported))
+                                            flagged: summary.flagged, newClaims: outcome.newClaims, reported: writer.reported))
             } catch {
                 io.error("iapscreen screen: reports written, but the ledger could not be updated: \(error)")
                 return .unreadableInput

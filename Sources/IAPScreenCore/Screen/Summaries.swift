@@ -6,31 +6,14 @@ import StoreCrypto
 
 /// summary.json and the one-screen summary on stderr.
 enum Summaries {
-    static func make(outcome: NightScreener.Outcome, inputs: [InputRecord], rules: RulesDirectory, started: Timestamp,
-                     finished: Timestamp, status: ExitStatus, rate: Double) -> RunSummary {
-        var byRule: [String: Int] = [:]
-        var bySeverity: [Severity: Int] = [:]
-        var atRisk: [String: DecimalAmount] = [:]
-        var flagged = 0, new = 0, exempted = 0, malformed = 0
-        for r in outcome.reports {
-            for f in r.findings {
-                if f.rule == RuleID.malformedRecord.rawValue { malformed += 1 }
-                if f.exempted != nil { exempted += 1; continue }
-                byRule[f.rule, default: 0] += 1
-                bySeverity[f.severity, default: 0] += 1
-                if f.counts, f.review.map({ $0.status == .new }) ?? true { new += 1 }
-            }
-            if r.isFlagged {
-                flagged += 1
-                if let c = r.currency, let a = r.amount.flatMap(DecimalAmount.init) { atRisk[c, default: .zero] = atRisk[c, default: .zero] + a }
-            }
-        }
-        return RunSummary(
+    static func make(tally t: Tally, orders: Int, receipts: Int, inputs: [InputRecord], rules: RulesDirectory,
+                     started: Timestamp, finished: Timestamp, status: ExitStatus, rate: Double) -> RunSummary {
+        RunSummary(
             version: IAPScreen.version, startedAt: started, finishedAt: finished, exitStatus: status.rawValue,
-            orders: outcome.orders, receipts: outcome.receipts, flagged: flagged, new: new, exempted: exempted,
-            malformed: malformed, byRule: byRule.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
-            bySeverity: Severity.allCases.reversed().compactMap { s in bySeverity[s].map { (s.name, $0) } },
-            atRisk: atRisk.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+            orders: orders, receipts: receipts, flagged: t.flagged, new: t.new, exempted: t.exempted,
+            malformed: t.malformed, byRule: t.byRule.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+            bySeverity: Severity.allCases.reversed().compactMap { s in t.bySeverity[s].map { (s.name, $0) } },
+            atRisk: t.atRisk.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
             inputs: inputs.map { RunSummary.Input(path: $0.path, sha256: $0.sha256, records: $0.records) },
             rulesSHA256: rulesDigest(rules), ordersPerSecond: rate)
     }

@@ -86,3 +86,16 @@ extension Finding {
                     ("review", review?.json ?? .null)])
     }
 }
+
+extension Finding {
+    /// Reads back what `json` wrote (the review mark is not kept: the ledger supplies it).
+    public init?(json o: JSONObject) {
+        guard let rule = o["rule"]?.string, let severity = o["severity"]?.string.flatMap(Severity.init(name:)),
+              let message = o["message"]?.string, let evidence = o["evidence"]?.object else { return nil }
+        let extra = evidence.members.filter { $0.key != "expected" && $0.key != "actual" }
+        self.init(orderID: o["order_id"]?.string, userID: o["user_id"]?.string, rule: rule, severity: severity,
+                  message: message,
+                  evidence: Evidence(expected: evidence["expected"]?.string, actual: evidence["actual"]?.string, extra: extra),
+                  exempted: o["exempted"]?.string)
+    }
+}

@@ -1,0 +1,63 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import JSONText
+import Screening
+
+/// Findings of the night's orders wait here, on disk, until the reports are written in
+/// input order: memory stays flat however many orders are flagged. The file has no name
+/// (unlinked once open), so a run that dies leaves nothing behind.
+final class FindingSpill {
+    struct Ref: Sendable {
+        var offset: Int64
+        var length: UInt32
+    }
+
+    struct SpillError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    private let fd: Int32
+    private var pending: [UInt8] = []
+    private var pendingStart: Int64 = 0
+    private let writer = JSONWriter()
+
+    init() throws {
+        let path = NSTemporaryDirectory() + "iapscreen-spill-\(getpid())-\(UUID().uuidString)"
+        fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw SpillError(description: "cannot create a spill file in \(NSTemporaryDirectory()): \(String(cString: strerror(errno)))") }
+        unlink(path)
+    }
+
+    deinit { close(fd) }
+
+    /// Keeps the findings; one JSON array of finding objects.
+    func append(_ findings: [Finding]) throws -> Ref {
+        let start = pendingStart + Int64(pending.count)
+        writer.write(.array(findings.map { .object($0.json) }), to: &pending)
+        let ref = Ref(offset: start, length: UInt32(clamping: pendingStart + Int64(pending.count) - start))
+        if pending.count >= 1 << 20 { try flush() }
+        return ref
+    }
+
+    func read(_ ref: Ref) throws -> [Finding] {
+        if ref.offset + Int64(ref.length) > pendingStart { try flush() }
+        var bytes = [UInt8](repeating: 0, count: Int(ref.length))
+        let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(ref.offset)) }
+        guard n == Int(ref.length) else { throw SpillError(description: "the spill file could not be read back") }
+        let value = try JSONParser.parse(bytes, limits: .standard)
+        return (value.array ?? []).compactMap { $0.object.flatMap(Finding.init(json:)) }
+    }
+
+    private func flush() throws {
+        var offset = 0
+        while offset < pending.count {
+            let n = pending.withUnsafeBytes { pwrite(fd, $0.baseAddress.map { $0 + offset }, $0.count - offset, off_t(pendingStart) + off_t(offset)) }
+            guard n > 0 else { throw SpillError(description: "cannot write the spill file: \(String(cString: strerror(errno)))") }
+            offset += n
+        }
+        pendingStart += Int64(pending.count)
+        pending.removeAll(keepingCapacity: true)
+    }
+}

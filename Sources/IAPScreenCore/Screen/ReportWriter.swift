@@ -1,0 +1,165 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import IAPBasics
+import JSONText
+import Reporting
+import Screening
+
+/// Writes the reports of a run as the orders come, in input order: each file under a
+/// temporary name in the output directory, all renamed into place by `finish`, so a
+/// reader never sees half a report and memory does not grow with the findings.
+final class ReportWriter {
+    struct WriteError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    let directory: String
+    private let findings: TempFile
+    private let flagged: TempFile
+    private let rows: TempFile
+    private(set) var tally = Tally()
+    /// (order id, rule) of every finding, for the ledger.
+    private(set) var reported: [(orderID: String, rule: String)] = []
+    private var exempted: [Finding] = []
+    private var malformed: [Finding] = []
+    private var flaggedCount = 0
+    private let writer = JSONWriter()
+
+    init(directory: String) throws {
+        self.directory = directory
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw WriteError(description: "cannot create the directory: \(error.localizedDescription)")
+        }
+        findings = try TempFile(in: directory, for: "findings.jsonl")
+        flagged = try TempFile(in: directory, for: "flagged.csv")
+        rows = try TempFile(in: directory, for: "report-rows")
+        try flagged.write(Array(FlaggedCSV.header.utf8))
+    }
+
+    func add(_ r: OrderReport) throws {
+        var line = [UInt8]()
+        FindingsJSONL.lines(r, into: &line)
+        try findings.write(line)
+        tally.add(r)
+        for f in r.findings {
+            if let id = f.orderID { reported.append((id, f.rule)) }
+            if f.exempted != nil { exempted.append(f) }
+            if f.rule == RuleID.malformedRecord.rawValue { malformed.append(f) }
+        }
+        if r.isFlagged {
+            flaggedCount += 1
+            try flagged.write(Array(FlaggedCSV.row(r).utf8))
+            try rows.write(Array(ReportHTML.flaggedRow(r).utf8))
+        }
+    }
+
+    /// Writes summary.json and report.html, then renames every file into place.
+    func finish(summary: RunSummary) throws {
+        let summaryFile = try TempFile(in: directory, for: "summary.json")
+        try summaryFile.write(Array((writer.string(.object(summary.json)) + "\n").utf8))
+        let page = try TempFile(in: directory, for: "report.html")
+        try page.write(Array(ReportHTML.head(summary: summary, flaggedCount: flaggedCount).utf8))
+        try rows.copy(into: page)
+        try page.write(Array(ReportHTML.tail(exempted: exempted, malformed: malformed).utf8))
+        for f in [findings, flagged, page, summaryFile] { try f.sync() }
+        for f in [findings, flagged, page, summaryFile] { try f.publish() }
+        rows.discard()
+    }
+
+    /// Removes every temporary file (a run that cannot finish leaves no half report).
+    func abandon() {
+        for f in [findings, flagged, rows] { f.discard() }
+    }
+}
+
+/// A file written under `.<name>.tmp-<pid>` and renamed to `<name>` when published.
+final class TempFile {
+    let temporary: String
+    let final: String
+    private let fd: Int32
+    private var published = false
+
+    init(in directory: String, for name: String) throws {
+        final = (directory as NSString).appendingPathComponent(name)
+        temporary = (directory as NSString).appendingPathComponent(".\(name).tmp-\(getpid())")
+        fd = open(temporary, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw ReportWriter.WriteError(description: "cannot create \(temporary): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    deinit {
+        close(fd)
+        if !published { unlink(temporary) }
+    }
+
+    func write(_ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress.map { $0 + offset }, $0.count - offset) }
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else { throw ReportWriter.WriteError(description: "cannot write \(temporary): \(String(cString: strerror(errno)))") }
+            offset += n
+        }
+    }
+
+    /// Appends this file's content to `other`.
+    func copy(into other: TempFile) throws {
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var offset: off_t = 0
+        while true {
+            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, offset) }
+            guard n >= 0 else { throw ReportWriter.WriteError(description: "cannot read \(temporary)") }
+            if n == 0 { return }
+            try other.write(Array(buffer[0..<n]))
+            offset += off_t(n)
+        }
+    }
+
+    func sync() throws {
+        guard fsync(fd) == 0 else { throw ReportWriter.WriteError(description: "cannot sync \(temporary): \(String(cString: strerror(errno)))") }
+    }
+
+    func publish() throws {
+        guard rename(temporary, final) == 0 else {
+            throw ReportWriter.WriteError(description: "cannot rename \(temporary) to \(final): \(String(cString: strerror(errno)))")
+        }
+        published = true
+    }
+
+    func discard() {
+        if !published { unlink(temporary) }
+        published = true
+    }
+}
+
+/// The counts summary.json reports, kept as the orders go by.
+struct Tally {
+    var byRule: [String: Int] = [:]
+    var bySeverity: [Severity: Int] = [:]
+    var atRisk: [String: DecimalAmount] = [:]
+    var flagged = 0, new = 0, exempted = 0, malformed = 0
+    /// The most severe finding that counts (for `--fail-on`).
+    var worst: Severity?
+
+    mutating func add(_ r: OrderReport) {
+        for f in r.findings {
+            if f.rule == RuleID.malformedRecord.rawValue { malformed += 1 }
+            if f.exempted != nil { exempted += 1; continue }
+            byRule[f.rule, default: 0] += 1
+            bySeverity[f.severity, default: 0] += 1
+            if f.counts {
+                if f.review.map({ $0.status == .new }) ?? true { new += 1 }
+                worst = max(worst ?? f.severity, f.severity)
+            }
+        }
+        if r.isFlagged {
+            flagged += 1
+            if let c = r.currency, let a = r.amount.flatMap(DecimalAmount.init) { atRisk[c, default: .zero] = atRisk[c, default: .zero] + a }
+        }
+    }
+}
