@@ -31,20 +31,100 @@ struct MalformedItem {
 /// several receipts-dump rows of one order the latest `received_at` (else the last row)
 /// wins. The same `order_id` twice is one order; the later row wins, at the first row's place.
 final class NightLoader {
+    /// One order of the night, packed: the row, where its receipt came from, and the
+    /// workers' verdict (its findings in the spill file, its claim candidate inline).
     struct Slot {
         var order: StoredOrder
         var position: Int32
         /// Bumped whenever the row or its receipt changes; stale worker results are dropped.
         var generation: UInt32 = 0
+        var deferred: ReceiptDigestBox?
+        private var candidateKey: String?
+        private var candidateDate = Int64.min
+        private var receivedAtMillis = Int64.min
+        private var spillOffset: Int64 = -1
+        private var spillLength: UInt32 = 0
         var hasOwnReceipt: Bool
         var dumpReceiptSeen = false
-        var dumpReceivedAt: Timestamp?
-        /// The workers' verdict, its findings moved to the spill file.
-        var outcome: ReceiptScreening.Outcome?
-        var spilled: FindingSpill.Ref?
+        private var kind: ReceiptScreening.Outcome.Kind?
+        private var receiptPlatform: Platform?
+        /// nil: no candidate; else whether it is non-consumable (nil inside: unknown) and family-shared.
+        private var candidateNonConsumable: Bool?? = nil
+        private var candidateFamilyShared = false
+
+        init(order: StoredOrder, position: Int32, hasOwnReceipt: Bool) {
+            self.order = order
+            self.position = position
+            self.hasOwnReceipt = hasOwnReceipt
+        }
+
+        var dumpReceivedAt: Timestamp? {
+            get { receivedAtMillis == .min ? nil : Timestamp(clampingMillis: receivedAtMillis) }
+            set { receivedAtMillis = newValue?.millis ?? .min }
+        }
+
+        var spilled: FindingSpill.Ref? {
+            get { spillOffset < 0 ? nil : FindingSpill.Ref(offset: spillOffset, length: spillLength) }
+            set {
+                spillOffset = newValue?.offset ?? -1
+                spillLength = newValue?.length ?? 0
+            }
+        }
+
+        /// The verdict without its findings (those are in the spill file).
+        var outcome: ReceiptScreening.Outcome? {
+            get {
+                guard let kind else { return nil }
+                var o = ReceiptScreening.Outcome(kind: kind, receiptPlatform: receiptPlatform)
+                o.deferred = deferred
+                if let nonConsumable = candidateNonConsumable {
+                    var c = ClaimCandidate.empty
+                    c.key = candidateKey
+                    c.purchaseDate = candidateDate == .min ? nil : Timestamp(clampingMillis: candidateDate)
+                    c.nonConsumable = nonConsumable
+                    c.familyShared = candidateFamilyShared
+                    o.candidate = c
+                }
+                return o
+            }
+            set {
+                kind = newValue?.kind
+                receiptPlatform = newValue?.receiptPlatform
+                deferred = newValue?.deferred
+                let c = newValue?.candidate
+                candidateKey = c?.key
+                candidateDate = c?.purchaseDate?.millis ?? .min
+                candidateNonConsumable = c.map { $0.nonConsumable }
+                candidateFamilyShared = c?.familyShared ?? false
+            }
+        }
     }
 
-    private(set) var slots: [Slot] = []
+    /// Slots in chunks, so that a growing night never copies what it already holds.
+    struct SlotStore {
+        private static let chunkSize = 1 << 16
+        private var chunks: [[Slot]] = []
+        private(set) var count = 0
+
+        var indices: Range<Int> { 0..<count }
+
+        subscript(i: Int) -> Slot {
+            get { chunks[i >> 16][i & 0xFFFF] }
+            set { chunks[i >> 16][i & 0xFFFF] = newValue }
+        }
+
+        mutating func append(_ slot: Slot) {
+            if count & 0xFFFF == 0 {
+                var chunk: [Slot] = []
+                chunk.reserveCapacity(SlotStore.chunkSize)
+                chunks.append(chunk)
+            }
+            chunks[chunks.count - 1].append(slot)
+            count += 1
+        }
+    }
+
+    private(set) var slots = SlotStore()
     private var slotOf: [String: Int32] = [:]
     private(set) var malformed: [MalformedItem] = []
     private(set) var orphans: [(position: Int, orderID: String, location: SourceLocation)] = []

@@ -29,14 +29,18 @@ struct NightScreener {
         var screenable: [Int32] = []
         var unresolved: [MalformedItem] = []
         var receipts = 0, orders = 0
-        for (i, slot) in slots.enumerated() where slot.order.status == .credited {
-            guard let outcome = slot.outcome else { continue }
+        for i in slots.indices {
+            let slot = slots[i]
+            guard slot.order.status == .credited, let outcome = slot.outcome else { continue }
             orders += 1
             if outcome.kind != .missing { receipts += 1 }
             if outcome.kind == .unresolvable {
                 let row = slot.order.row(pool: night.pool)
-                unresolved.append(MalformedItem(position: Int(slot.position), location: row.location,
-                                                reason: outcome.unresolvable ?? "cannot be screened",
+                var reason = "cannot be screened"
+                if case .failure(let f) = resolver.resolve(row, index: Int(slot.position), receiptPlatform: outcome.receiptPlatform) {
+                    reason = f.reason
+                }
+                unresolved.append(MalformedItem(position: Int(slot.position), location: row.location, reason: reason,
                                                 orderID: row.orderID, userID: row.userID))
             } else {
                 screenable.append(Int32(i))
@@ -122,8 +126,10 @@ struct NightScreener {
             }
         }
         let unresolvedSlots = Set(unresolved.map(\.position))
-        for (i, slot) in slots.enumerated() where slot.order.status == .credited {
-            guard let outcome = slot.outcome, !unresolvedSlots.contains(Int(slot.position)) else { continue }
+        for i in slots.indices {
+            let slot = slots[i]
+            guard slot.order.status == .credited, let outcome = slot.outcome,
+                  !unresolvedSlots.contains(Int(slot.position)) else { continue }
             try flush(before: Int(slot.position))
             var findings = try slot.spilled.map(night.spill.read) ?? []
             findings += late[Int32(i)] ?? []

@@ -26,8 +26,6 @@ struct ReceiptScreening: Sendable {
         var findings: [Finding] = []
         /// Several purchases could be the order's: everything is decided after claims.
         var deferred: ReceiptDigestBox?
-        /// Why the row cannot be screened (its product is unknown).
-        var unresolvable: String?
     }
 
     func screen(_ row: OrderRow, index: Int, payload: [UInt8]?) -> Outcome {
@@ -58,8 +56,9 @@ struct ReceiptScreening: Sendable {
     /// Orders without a readable receipt: nothing to claim, the findings are final.
     private func settled(_ row: OrderRow, index: Int, platform: Platform?, state: ReceiptState) -> Outcome {
         switch resolver.resolve(row, index: index, receiptPlatform: platform) {
-        case .failure(let f):
-            return Outcome(kind: .unresolvable, receiptPlatform: platform, unresolvable: f.reason)
+        case .failure:
+            // The reason is found again when the malformed record is reported.
+            return Outcome(kind: .unresolvable, receiptPlatform: platform)
         case .success(let order):
             let kind: Outcome.Kind
             if case .missing = state { kind = .missing } else { kind = .undecodable }

@@ -28,7 +28,7 @@ struct StoredOrder {
     var orderID: String
     var userID: String
     var transactionID: String?
-    var createdAt: Timestamp
+    private var createdAtMillis: Int64
     var itemID: UInt32
     var productID: UInt32
     var amount: UInt32
@@ -37,6 +37,7 @@ struct StoredOrder {
     /// The line (or XML row) it was read at.
     var place: Int32
     var placeIsRow: Bool
+    private var createdAtHasMilliseconds: Bool
     var platform: OrderPlatform?
     var status: OrderStatus
     var environment: OrderEnvironment?
@@ -45,7 +46,8 @@ struct StoredOrder {
         orderID = row.orderID
         userID = row.userID
         transactionID = row.transactionID
-        createdAt = row.createdAt
+        createdAtMillis = row.createdAt.millis
+        createdAtHasMilliseconds = row.createdAt.hasMilliseconds
         itemID = pool.id(row.itemID)
         productID = pool.id(row.productID)
         amount = pool.id(row.amount)
@@ -59,6 +61,8 @@ struct StoredOrder {
         status = row.status
         environment = row.environment
     }
+
+    var createdAt: Timestamp { Timestamp(clampingMillis: createdAtMillis, hasMilliseconds: createdAtHasMilliseconds) }
 
     func row(pool: StringPool) -> OrderRow {
         let file = pool.string(self.file) ?? ""

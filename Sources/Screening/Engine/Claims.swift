@@ -60,6 +60,16 @@ public struct ClaimCandidate: Sendable, Equatable {
         familyShared = p.ownership == "FAMILY_SHARED"
     }
 
+    /// A candidate with nothing known yet (to fill field by field).
+    public static let empty = ClaimCandidate()
+
+    private init() {
+        key = nil
+        purchaseDate = nil
+        nonConsumable = nil
+        familyShared = false
+    }
+
     /// The transaction as people know it: the key without its store prefix.
     public var transactionText: String? {
         key.map { k in k.firstIndex(of: ":").map { String(k[k.index(after: $0)...]) } ?? k }
