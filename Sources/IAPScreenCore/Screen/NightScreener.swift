@@ -79,10 +79,15 @@ struct NightScreener {
                 let selection = book.select(for: order, digest: box.digest)
                 late[i] = evaluator.findings(order: order, receipt: .decoded(box.digest), selection: selection)
             } else if let candidate = outcome.candidate {
-                var c = claimant
-                if candidate.nonConsumable == nil { c.catalogType = screenOrder(slot, night)?.catalogType }
-                if case .replayOf(_, let original, let key) = book.select(for: c, candidates: [candidate]),
-                   let order = screenOrder(slot, night),
+                var selection = book.select(for: claimant, candidates: [candidate])
+                // Whether a conflict is a same-user restore may need the catalog's word; asking
+                // again changes nothing in the book (a conflict takes nothing).
+                if case .replayOf = selection, candidate.nonConsumable == nil, let type = screenOrder(slot, night)?.catalogType {
+                    var c = claimant
+                    c.catalogType = type
+                    selection = book.select(for: c, candidates: [candidate])
+                }
+                if case .replayOf(_, let original, let key) = selection, let order = screenOrder(slot, night),
                    let f = evaluator.replayFinding(order: order, transaction: candidate.transactionText, original: original, key: key) {
                     late[i] = [f]
                 }

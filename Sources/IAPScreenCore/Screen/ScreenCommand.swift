@@ -123,6 +123,7 @@ enum ScreenCommand {
             io.error("iapscreen screen: cannot read \(error.path): \(error.reason); nothing written, ledger unchanged")
             return .unreadableInput
         }
+        let loaded = Clock.monotonicSeconds()
         progress.say("screening")
         let outcome: NightScreener.Outcome
         let writer: ReportWriter
@@ -143,6 +144,7 @@ enum ScreenCommand {
             return .unreadableInput
         }
         progress.clear()
+        let screened = Clock.monotonicSeconds()
 
         // The verdict and the summary.
         var status = ExitStatus.ok
@@ -166,6 +168,11 @@ enum ScreenCommand {
                 io.error("iapscreen screen: reports written, but the ledger could not be updated: \(error)")
                 return .unreadableInput
             }
+        }
+        if ProcessInfo.processInfo.environment["IAPSCREEN_TIMINGS"] != nil {
+            let now = Clock.monotonicSeconds()
+            io.error(String(format: "timings: load %.2f s, claims and reports %.2f s, summary and ledger %.2f s",
+                            loaded - startedMonotonic, screened - loaded, now - screened))
         }
         if !quiet { io.error(Summaries.text(summary, outDir: outDir)) }
         return status

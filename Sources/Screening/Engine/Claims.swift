@@ -26,16 +26,17 @@ public struct NoLedger: ClaimLedger {
     public func claims(of keys: [String]) -> [String: Claim] { [:] }
 }
 
-/// The key one store transaction is remembered by: Apple transaction id, Google orderId
-/// (renewals `..N` are distinct), or a Google test purchase's token.
+/// The key one store transaction is remembered by: the Apple transaction id as it is
+/// (digits, so short enough to be kept inline), `g:` + the Google orderId (renewals `..N`
+/// are distinct; never only digits), or `gt:` + a Google test purchase's token.
 public func claimKey(_ p: Purchase, platform: Platform) -> String? {
     switch platform {
     case .ios:
         guard let t = p.transactionID, !t.isEmpty, t != "0" else { return nil }
-        return "apple:" + t
+        return t
     case .android:
-        if let t = p.transactionID, !t.isEmpty { return "google:" + t }
-        if let token = p.purchaseToken, !token.isEmpty { return "google-token:" + token }
+        if let t = p.transactionID, !t.isEmpty { return "g:" + t }
+        if let token = p.purchaseToken, !token.isEmpty { return "gt:" + token }
         return nil
     }
 }
@@ -108,16 +109,38 @@ public enum Selection: Sendable, Equatable {
 }
 
 /// Tonight's claims, made in (created_at, order_id) order on top of the ledger's.
+/// A night of a million orders keeps a million claims: each is stored once, and the
+/// dictionary holds only its index.
 public struct ClaimBook {
-    private var taken: [String: Claim] = [:]
-    /// Keys newly taken tonight, with their claim, for the ledger to remember.
-    public private(set) var newClaims: [(key: String, claim: Claim)] = []
+    private var taken: [String: Int32] = [:]
+    private var claims: [Claim] = []
+    /// Keys taken tonight (not remembered from the ledger), in the order they were taken.
+    private var newKeys: [String] = []
+    private var newIndices: [Int32] = []
 
     public init() {}
 
+    /// Keys newly taken tonight, with their claim, for the ledger to remember.
+    public var newClaims: [(key: String, claim: Claim)] {
+        zip(newKeys, newIndices).map { ($0, claims[Int($1)]) }
+    }
+
     /// Seeds the ledger's earlier claims (looked up in bulk beforehand).
     public mutating func remember(_ earlier: [String: Claim]) {
-        for (k, c) in earlier where taken[k] == nil { taken[k] = c }
+        for (k, c) in earlier where taken[k] == nil {
+            taken[k] = Int32(claims.count)
+            claims.append(c)
+        }
+    }
+
+    private func holder(_ key: String) -> Claim? { taken[key].map { claims[Int($0)] } }
+
+    private mutating func take(_ key: String, _ c: Claim) {
+        let index = Int32(claims.count)
+        taken[key] = index
+        claims.append(c)
+        newKeys.append(key)
+        newIndices.append(index)
     }
 
     public mutating func select(for order: ScreenOrder, digest: ReceiptDigest) -> Selection {
@@ -133,11 +156,8 @@ public struct ClaimBook {
         for i in ranked {
             let c = candidates[i]
             guard let key = c.key else { return .picked(i) }
-            guard let holder = taken[key], holder.orderID != order.orderID else {
-                if taken[key] == nil {
-                    taken[key] = me
-                    newClaims.append((key, me))
-                }
+            guard let holder = holder(key), holder.orderID != order.orderID else {
+                if taken[key] == nil { take(key, me) }
                 return .picked(i)
             }
             // Family sharing gives each member the purchase: not a replay.
