@@ -4,6 +4,8 @@ import Glibc
 import IAPBasics
 import JSONText
 import ReceiptFormats
+import ReceiptVerification
+import Screening
 
 /// `iapscreen decode [PATH|-] [--rules DIR]`: one JSON object per payload on stdout.
 enum DecodeCommand {
@@ -23,10 +25,19 @@ enum DecodeCommand {
         """)
 
     static func run(_ args: ParsedArguments, io: Console) -> ExitStatus {
-        if let rules = args.one("--rules") {
-            guard isDirectory(rules) else {
-                io.usageError(command: spec, "Rules directory '\(rules)' does not exist")
+        var verifier = ReceiptVerifier()
+        if let path = args.one("--rules") {
+            switch RulesDirectory.load(path) {
+            case .failure(let problems):
+                for p in problems.list { io.error(p.description) }
                 return .usage
+            case .success(let rules):
+                do {
+                    verifier = try ReceiptVerifier(appleAnchorFiles: rules.appleTrustFiles, googleKeyFiles: rules.googleKeyFiles)
+                } catch {
+                    io.error("\(error.path): error: \(error.reason)")
+                    return .usage
+                }
             }
         }
         let path = args.positionals.first ?? "-"
@@ -44,7 +55,8 @@ enum DecodeCommand {
                 let object: JSONObject
                 do throws(DecodeError) {
                     let receipt = try ReceiptDecoder.decode(payload.bytes, limits: limits)
-                    object = ReceiptJSON.object(receipt, line: payload.line, signature: .withoutTrust(receipt))
+                    let (status, forgery) = verifier.verify(receipt)
+                    object = ReceiptJSON.object(receipt, line: payload.line, signature: status, forgery: forgery)
                 } catch {
                     object = ReceiptJSON.error(error, line: payload.line)
                 }
@@ -59,10 +71,5 @@ enum DecodeCommand {
             return .unreadableInput
         }
         return .ok
-    }
-
-    static func isDirectory(_ path: String) -> Bool {
-        var st = stat()
-        return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
     }
 }

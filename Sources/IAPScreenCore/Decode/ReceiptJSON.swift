@@ -5,7 +5,7 @@ import ReceiptFormats
 /// The JSON shape `decode` prints for a receipt (CONTRACT §4): the contract's keys first,
 /// then what else the store said.
 public enum ReceiptJSON {
-    public static func object(_ receipt: Receipt, line: Int?, signature: SignatureStatus) -> JSONObject {
+    public static func object(_ receipt: Receipt, line: Int?, signature: SignatureStatus, forgery: String? = nil) -> JSONObject {
         var o = JSONObject()
         if let line { o.members.append(("line", .integer(line))) }
         o.members.append(("kind", .string(receipt.kind.rawValue)))
@@ -15,6 +15,7 @@ public enum ReceiptJSON {
         o.members.append(("app_id", .string(orNull: receipt.appID)))
         o.members.append(("signature", .string(signature.verdict.rawValue)))
         o.members.append(("signature_reason", .string(signature.reason)))
+        if let forgery { o.members.append(("forgery", .string(forgery))) }
         o.members.append(("purchases", .array(receipt.purchases.map { .object(purchase($0)) })))
         if let v = receipt.appItemID { o.members.append(("app_item_id", .integer(v))) }
         if let v = receipt.appVersion { o.members.append(("app_version", .string(v))) }

@@ -19,6 +19,13 @@ struct PlannedOrder {
         case jws(JWSBuilder.Transaction)
         case google(GooglePurchaseBuilder.PurchaseData, GooglePurchaseBuilder.Wrapper)
         case garbage(String)
+        /// A stored verifyReceipt response around the app receipt; `forged` rewrites the
+        /// expiry of its subscription in the JSON only.
+        case verifyReceipt(AppReceiptBuilder.Spec, forged: Bool)
+        /// The app receipt with one byte of its signed content changed.
+        case tampered(AppReceiptBuilder.Spec)
+        /// Signed by the local StoreKit Testing certificate, as Xcode does.
+        case xcode(AppReceiptBuilder.Spec)
         /// The same payload as the planned order at this index of the batch (a replay).
         case sameAs(Int)
     }

@@ -9,6 +9,7 @@ struct SamplePlanner {
     var random: SeededRandom
     let start: Timestamp
     private var next = 0
+    private var planted = 0
     private var txn: Int64 = 100_000_000_000_000
 
     init(seed: UInt64, start: Timestamp) {
@@ -22,13 +23,16 @@ struct SamplePlanner {
         "late-lost-order", "revoked", "txn-not-in-receipt", "account-mismatch", "pending", "foreign-app",
         "missing-receipt", "undecodable", "orphan-receipt", "malformed-row", "unsigned-google", "renewal",
         "restore", "family-sharing", "duplicate-row", "sandbox-order", "not-credited",
+        "verify-receipt-json", "forged-json", "tampered-receipt", "xcode-receipt",
     ]
 
     /// The next group of orders (one order, or a pair for replays and look-alikes).
     mutating func nextGroup(plantRate: Double = 0.2) -> [PlannedOrder] {
         let store: PlannedOrder.Store = random.below(6) < 3 ? .appReceipt : (random.below(3) == 0 ? .jws : .google)
         guard random.chance(plantRate) else { return [clean(store)] }
-        return plant(random.pick(SamplePlanner.cases), store)
+        // Round robin: a world with as many planted orders as cases has every case.
+        planted += 1
+        return plant(SamplePlanner.cases[planted % SamplePlanner.cases.count], store)
     }
 
     // MARK: Building blocks
@@ -344,6 +348,28 @@ struct SamplePlanner {
                             environment: store == .appReceipt ? "ProductionSandbox" : "Sandbox",
                             expires: item.type == .autoRenewable ? at(bought, seconds: 86_400 * 30) : nil)
             o.transactionID = recorded(o.proof)
+        case "verify-receipt-json", "forged-json":
+            // A server that stored Apple's verifyReceipt answer; a forger edits its expiry.
+            let vip = SampleCatalog.items[3]
+            o.store = .appReceipt
+            o.itemID = vip.id
+            guard case .app(let spec) = proof(.appReceipt, item: vip, user: o.userID, bought: bought, txnID: transactionID(),
+                                              expires: at(bought, seconds: 86_400 * 30)) else { return [o] }
+            let forged = name == "forged-json"
+            o.proof = .verifyReceipt(spec, forged: forged)
+            o.transactionID = nil
+            o.expected = forged ? ["signature-invalid"] : []
+        case "tampered-receipt":
+            guard store == .appReceipt, case .app(let spec) = o.proof else { return plant("forged-json", store) }
+            o.proof = .tampered(spec)
+            o.expected = ["signature-invalid"]
+        case "xcode-receipt":
+            guard store == .appReceipt, case .app(var spec) = o.proof else { return plant("tampered-receipt", .appReceipt) }
+            spec.environment = "Xcode"
+            spec.appItemID = 0
+            spec.encoding = .xcodeBER
+            o.proof = .xcode(spec)
+            o.expected = ["sandbox-in-production", "signature-invalid"]
         case "not-credited":
             o.status = random.pick(["pending", "failed", "refunded"])
             o.proof = .garbage("whatever")

@@ -7,6 +7,7 @@ import IAPBasics
 import JSONText
 import Ledger
 import ReceiptFormats
+import ReceiptVerification
 import Reporting
 import Screening
 
@@ -74,6 +75,14 @@ enum ScreenCommand {
             io.error("iapscreen screen: the Rules directory has \(problems.list.count) problem(s); nothing was screened")
             return .usage
         }
+        let verifier: ReceiptVerifier
+        do {
+            verifier = try ReceiptVerifier(appleAnchorFiles: rules.appleTrustFiles, googleKeyFiles: rules.googleKeyFiles)
+        } catch {
+            io.error("\(error.path): error: \(error.reason)\n    hint: trust/apple holds DER or PEM certificates; trust/google holds <package>.pem or .pub keys")
+            io.error("iapscreen screen: the Rules directory has 1 problem(s); nothing was screened")
+            return .usage
+        }
         let receipts = args.many("--receipts")
         for path in orders + receipts where !FileManager.default.isReadableFile(atPath: path) {
             io.error("iapscreen screen: cannot read input '\(path)'; nothing written, ledger unchanged")
@@ -103,11 +112,10 @@ enum ScreenCommand {
         }
         defer { _ = lock }
 
-        let verifier = SignatureVerifier(rules: rules)
         let resolver = OrderResolver(catalog: rules.catalog, defaultProduction: args.one("--environment") != "sandbox")
         let evaluator = RuleEvaluator(rules: rules)
         let screening = ReceiptScreening(resolver: resolver, evaluator: evaluator, limits: .standard,
-                                         verify: { verifier.check($0) })
+                                         verify: { verifier.verify($0) })
         let loader: NightLoader
         do {
             loader = try NightLoader(screening: screening, limits: .standard, jobs: jobs)

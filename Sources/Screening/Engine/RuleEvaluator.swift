@@ -48,15 +48,15 @@ public struct RuleEvaluator: Sendable {
     private func receiptRules(_ order: ScreenOrder, _ d: ReceiptDigest, _ selection: Selection,
                               _ add: (RuleID, String, Evidence) -> Void) {
         let s = rules.settings
-        // Signature.
-        if d.signature.verdict == .invalid {
-            add(.signatureInvalid, "the receipt's signature does not verify: \(d.signature.reason)",
-                Evidence(expected: "a signature that verifies against Rules/trust", actual: d.signature.verdict.rawValue,
-                         extra: [("reason", .string(d.signature.reason))]))
-        } else if let forgery = d.forgery {
+        // Signature. A forged verifyReceipt JSON says which claim its signed receipt denies.
+        if let forgery = d.forgery {
             add(.signatureInvalid, "forged: the JSON contradicts its signed receipt (\(forgery))",
                 Evidence(expected: "claims that match the signed receipt", actual: forgery,
                          extra: [("reason", .string("forged: JSON contradicts its signed receipt"))]))
+        } else if d.signature.verdict == .invalid {
+            add(.signatureInvalid, "the receipt's signature does not verify: \(d.signature.reason)",
+                Evidence(expected: "a signature that verifies against Rules/trust", actual: d.signature.verdict.rawValue,
+                         extra: [("reason", .string(d.signature.reason))]))
         } else if d.signature.verdict == .unsigned {
             if d.kind == .googlePurchase {
                 add(.signatureInvalid, "the Google purchase carries no signature",
