@@ -64,6 +64,9 @@ let package = Package(
         .testTarget(name: "ReportingTests", dependencies: ["Reporting"]),
         .testTarget(name: "StoreCryptoTests", dependencies: ["StoreCrypto"]),
         .testTarget(name: "ReceiptVerificationTests", dependencies: ["ReceiptVerification", "ReceiptBuilder", "StoreCrypto"]),
+        .testTarget(name: "HostileInputTests", dependencies: [
+            "IAPBasics", "JSONText", "DumpFormats", "Decompression", "ReceiptFormats", "Screening", "ReceiptVerification",
+        ], resources: [.copy("Corpus")]),
         .testTarget(name: "ReceiptBuilderTests", dependencies: ["ReceiptBuilder", "StoreCrypto"]),
         .testTarget(name: "IAPScreenCoreTests", dependencies: ["IAPScreenCore", "ReceiptBuilder", "JSONText", "Ledger"]),
     ],
