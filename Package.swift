@@ -52,6 +52,7 @@ let package = Package(
         .executableTarget(name: "iapscreen", dependencies: ["IAPScreenCore"]),
         .executableTarget(name: "iapscreen-bench", dependencies: [
             "IAPBasics", "ReceiptBuilder", "DumpFormats", "ReceiptFormats", "JSONText", "Decompression",
+            "ReceiptVerification", "StoreCrypto",
         ]),
 
         .testTarget(name: "IAPBasicsTests", dependencies: ["IAPBasics"]),

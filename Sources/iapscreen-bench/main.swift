@@ -11,6 +11,8 @@ case "dumps":
     for line in runDumpBenchmark(megabytes: size ?? 200) { print(line) }
 case "decode":
     for line in runDecodeBenchmark(receipts: size ?? 200_000) { print(line) }
+case "verify":
+    for line in runVerifyBenchmark(receipts: size ?? 20_000) { print(line) }
 case "screen":
     for line in runScreenBenchmark(orders: size ?? 100_000, jobs: jobs) { print(line) }
 default:
@@ -18,6 +20,7 @@ default:
     usage: iapscreen-bench <benchmark> [size] [jobs]
       dumps [MB]             read CSV / JSON Lines / XML dumps, plain and gzipped (default 200 MB)
       decode [N]             decode N ~10 KB app receipts on one core (default 200000)
+      verify [N]             signature checks per receipt kind, chain cache on and off (default 20000)
       screen [N] [jobs]      generate (once, cached in /tmp) and screen a world of N orders (default 100000)
     """)
 }

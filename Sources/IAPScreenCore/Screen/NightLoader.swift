@@ -197,7 +197,7 @@ final class NightLoader {
     }
 
     private func addOrder(_ row: OrderRow) {
-        let payload = row.receipt.map { Array($0.utf8) }
+        let payload = row.receipt
         let stored = StoredOrder(row, pool: pool)
         let index: Int
         if let existing = slotOf[row.orderID] {
@@ -246,7 +246,7 @@ final class NightLoader {
         slots[index].spilled = nil
         guard slots[index].order.status == .credited else { return }
         batcher.submit(ReceiptBatcher.Job(slot: index, generation: slots[index].generation, row: slots[index].order.row(pool: pool),
-                                          position: Int(slots[index].position), payload: Array(r.receipt.utf8)))
+                                          position: Int(slots[index].position), payload: r.receipt))
     }
 
     private func apply(_ results: [ReceiptBatcher.Result]) throws(InputError) {
@@ -278,7 +278,8 @@ final class ReceiptBatcher {
         var generation: UInt32
         var row: OrderRow
         var position: Int
-        var payload: [UInt8]
+        /// As read; turned into bytes on the worker, not on the reading thread.
+        var payload: String
     }
 
     struct Result: Sendable {
@@ -364,7 +365,7 @@ final class ReceiptBatcher {
                 while i < batch.count {
                     let job = batch[i]
                     box.set(i, Result(slot: job.slot, generation: job.generation,
-                                      outcome: screening.screen(job.row, index: job.position, payload: job.payload)))
+                                      outcome: screening.screen(job.row, index: job.position, payload: Array(job.payload.utf8))))
                     i += workers
                 }
             }
