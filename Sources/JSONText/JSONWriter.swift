@@ -42,6 +42,20 @@ public struct JSONWriter {
 
     public func writeString(_ s: String, to out: inout [UInt8]) {
         out.append(0x22)
+        // Most strings need no escaping at all: copy their UTF-8 as it is.
+        var text = s
+        let plain = text.withUTF8 { bytes -> Bool in
+            for b in bytes where b < 0x20 || b == 0x22 || b == 0x5C || b == 0x7F
+                || (htmlSafe && (b == 0x3C || b == 0x3E || b == 0x26 || b == 0xE2)) {
+                return false
+            }
+            out.append(contentsOf: bytes)
+            return true
+        }
+        if plain {
+            out.append(0x22)
+            return
+        }
         for scalar in s.unicodeScalars {
             switch scalar.value {
             case 0x22: out.append(contentsOf: [0x5C, 0x22])

@@ -21,7 +21,6 @@ final class FindingSpill {
     private let fd: Int32
     private var pending: [UInt8] = []
     private var pendingStart: Int64 = 0
-    private let writer = JSONWriter()
 
     init() throws {
         let path = NSTemporaryDirectory() + "iapscreen-spill-\(getpid())-\(UUID().uuidString)"
@@ -32,11 +31,19 @@ final class FindingSpill {
 
     deinit { close(fd) }
 
-    /// Keeps the findings; one JSON array of finding objects.
-    func append(_ findings: [Finding]) throws -> Ref {
+    /// The findings as the spill file keeps them: one JSON array of finding objects; nil for none.
+    static func encode(_ findings: [Finding]) -> [UInt8]? {
+        guard !findings.isEmpty else { return nil }
+        var out = [UInt8]()
+        JSONWriter().write(.array(findings.map { .object($0.json) }), to: &out)
+        return out
+    }
+
+    /// Keeps encoded findings.
+    func append(_ encoded: [UInt8]) throws -> Ref {
         let start = pendingStart + Int64(pending.count)
-        writer.write(.array(findings.map { .object($0.json) }), to: &pending)
-        let ref = Ref(offset: start, length: UInt32(clamping: pendingStart + Int64(pending.count) - start))
+        pending.append(contentsOf: encoded)
+        let ref = Ref(offset: start, length: UInt32(clamping: encoded.count))
         if pending.count >= 1 << 20 { try flush() }
         return ref
     }

@@ -259,13 +259,13 @@ final class NightLoader {
     private func settle(_ slot: Int, _ outcome: ReceiptScreening.Outcome) throws(InputError) {
         var kept = outcome
         slots[slot].spilled = nil
-        if !outcome.findings.isEmpty {
+        if let encoded = outcome.findings {
             do {
-                slots[slot].spilled = try spill.append(outcome.findings)
+                slots[slot].spilled = try spill.append(encoded)
             } catch {
                 throw InputError(path: "spill file", reason: "\(error)")
             }
-            kept.findings = []
+            kept.findings = nil
         }
         slots[slot].outcome = kept
     }

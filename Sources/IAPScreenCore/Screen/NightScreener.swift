@@ -64,10 +64,14 @@ struct NightScreener {
             }
             book.remember(try ledger.claims(of: keys))
         }
-        screenable.sort { a, b in
-            let x = slots[Int(a)].order, y = slots[Int(b)].order
-            return x.createdAt != y.createdAt ? x.createdAt < y.createdAt : x.orderID < y.orderID
+        // Sort small keys, not the slots themselves.
+        var keys = screenable.map { i in
+            let o = slots[Int(i)].order
+            return (millis: o.createdAt.millis, orderID: o.orderID, slot: i)
         }
+        keys.sort { $0.millis != $1.millis ? $0.millis < $1.millis : $0.orderID < $1.orderID }
+        screenable = keys.map(\.slot)
+        keys = []
         var late: [Int32: [Finding]] = [:]
         for i in screenable {
             let slot = slots[Int(i)]

@@ -22,8 +22,9 @@ struct ReceiptScreening: Sendable {
         var receiptPlatform: Platform?
         /// The one purchase the order may claim (most orders).
         var candidate: ClaimCandidate?
-        /// Findings that hold whatever the claims decide.
-        var findings: [Finding] = []
+        /// Findings that hold whatever the claims decide, already written as the spill file
+        /// keeps them (a JSON array), so the reading thread only appends bytes.
+        var findings: [UInt8]?
         /// Several purchases could be the order's: everything is decided after claims.
         var deferred: ReceiptDigestBox?
     }
@@ -49,7 +50,8 @@ struct ReceiptScreening: Sendable {
         // With one candidate or none, the rules come out the same whichever way the
         // claims go; only a replay finding may be added later.
         out.candidate = digest.candidates.first.map { ClaimCandidate($0, platform: digest.platform) }
-        out.findings = evaluator.findings(order: order, receipt: .decoded(digest), selection: digest.candidates.isEmpty ? .none : .picked(0))
+        out.findings = FindingSpill.encode(evaluator.findings(order: order, receipt: .decoded(digest),
+                                                               selection: digest.candidates.isEmpty ? .none : .picked(0)))
         return out
     }
 
@@ -63,7 +65,7 @@ struct ReceiptScreening: Sendable {
             let kind: Outcome.Kind
             if case .missing = state { kind = .missing } else { kind = .undecodable }
             return Outcome(kind: kind, receiptPlatform: platform,
-                           findings: evaluator.findings(order: order, receipt: state, selection: .none))
+                           findings: FindingSpill.encode(evaluator.findings(order: order, receipt: state, selection: .none)))
         }
     }
 }
