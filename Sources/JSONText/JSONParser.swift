@@ -163,6 +163,16 @@ public struct JSONParser {
         // Fast path: no escapes, all bytes printable or valid multi-byte UTF-8.
         var p = pos
         var ascii = true
+        // Eight bytes at a time while none is a quote, a backslash, a control or non-ASCII byte
+        // (receipts put kilobytes of base64 in single strings).
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        while p + 8 <= buffer.count {
+            let x = buffer.loadUnaligned(fromByteOffset: p, as: UInt64.self)
+            let quote = x ^ (ones &* 0x22), backslash = x ^ (ones &* 0x5C)
+            let special = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | (x &- ones &* 0x20) | x
+            if special & highs != 0 { break }
+            p += 8
+        }
         while p < buffer.count {
             let c = buffer[p]
             if c == 0x22 || c == 0x5C || c < 0x20 { break }

@@ -66,3 +66,18 @@ struct JSONParserTests {
         #expect(try JSONParser.parse(v.jsonText) == v)
     }
 }
+
+@Suite("Long strings")
+struct JSONLongStringTests {
+    @Test("escapes, control bytes and non-ASCII are found wherever they stand in a long string")
+    func everyOffset() throws {
+        for offset in 0..<24 {
+            let prefix = String(repeating: "A", count: offset)
+            #expect(try JSONParser.parse("[\"\(prefix)\\n\(prefix)\"]") == .array([.string(prefix + "\n" + prefix)]))
+            #expect(try JSONParser.parse("[\"\(prefix)é\(prefix)\"]") == .array([.string(prefix + "é" + prefix)]))
+            #expect(throws: DecodeError.self) { try JSONParser.parse("[\"\(prefix)\u{01}\(prefix)\"]") }
+            let bad: [UInt8] = Array("[\"\(prefix)".utf8) + [0xFF] + Array("\(prefix)\"]".utf8)
+            #expect(throws: DecodeError.self) { try JSONParser.parse(bad) }
+        }
+    }
+}
