@@ -54,7 +54,10 @@ struct NightScreener {
         }
 
         // Claims, in claim order, on top of the ledger's earlier claims.
-        var book = ClaimBook()
+        var book = ClaimBook { i in
+            let o = slots[Int(i)].order
+            return Claim(orderID: o.orderID, userID: o.userID, createdAt: o.createdAt)
+        }
         if let ledger {
             var keys: [String] = []
             for i in screenable {
@@ -77,7 +80,7 @@ struct NightScreener {
             let slot = slots[Int(i)]
             guard let outcome = slot.outcome else { continue }
             let claimant = Claimant(orderID: slot.order.orderID, userID: slot.order.userID, createdAt: slot.order.createdAt,
-                                    catalogType: nil)
+                                    catalogType: nil, handle: i)
             if let box = outcome.deferred {
                 guard let order = screenOrder(slot, night) else { continue }
                 let selection = book.select(for: order, digest: box.digest)

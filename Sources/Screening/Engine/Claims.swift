@@ -83,12 +83,16 @@ public struct Claimant: Sendable {
     public var userID: String
     public var createdAt: Timestamp
     public var catalogType: ProductType?
+    /// How the caller finds this claimant again (see `ClaimBook(claimOf:)`); nil: the book
+    /// keeps a copy of the claim.
+    public var handle: Int32?
 
-    public init(orderID: String, userID: String, createdAt: Timestamp, catalogType: ProductType?) {
+    public init(orderID: String, userID: String, createdAt: Timestamp, catalogType: ProductType?, handle: Int32? = nil) {
         self.orderID = orderID
         self.userID = userID
         self.createdAt = createdAt
         self.catalogType = catalogType
+        self.handle = handle
     }
 
     public init(_ o: ScreenOrder) {
@@ -112,35 +116,50 @@ public enum Selection: Sendable, Equatable {
 /// A night of a million orders keeps a million claims: each is stored once, and the
 /// dictionary holds only its index.
 public struct ClaimBook {
+    /// Key -> holder: a caller's handle (>= 0), or -(index + 1) into `kept`.
     private var taken: [String: Int32] = [:]
-    private var claims: [Claim] = []
+    /// Claims the book keeps itself: the ledger's, and claimants without a handle.
+    private var kept: [Claim] = []
     /// Keys taken tonight (not remembered from the ledger), in the order they were taken.
     private var newKeys: [String] = []
-    private var newIndices: [Int32] = []
+    private let claimOf: (Int32) -> Claim
 
-    public init() {}
+    /// `claimOf` gives back the claim of a claimant by its handle, so a night of a million
+    /// orders does not keep a second copy of every order id and user id.
+    public init(claimOf: @escaping (Int32) -> Claim) {
+        self.claimOf = claimOf
+    }
+
+    public init() {
+        self.init(claimOf: { _ in Claim(orderID: "", userID: "", createdAt: Timestamp(clampingMillis: 0)) })
+    }
 
     /// Keys newly taken tonight, with their claim, for the ledger to remember.
     public var newClaims: [(key: String, claim: Claim)] {
-        zip(newKeys, newIndices).map { ($0, claims[Int($1)]) }
+        newKeys.compactMap { key in holder(key).map { (key, $0) } }
     }
 
     /// Seeds the ledger's earlier claims (looked up in bulk beforehand).
     public mutating func remember(_ earlier: [String: Claim]) {
         for (k, c) in earlier where taken[k] == nil {
-            taken[k] = Int32(claims.count)
-            claims.append(c)
+            kept.append(c)
+            taken[k] = -Int32(kept.count)
         }
     }
 
-    private func holder(_ key: String) -> Claim? { taken[key].map { claims[Int($0)] } }
+    private func holder(_ key: String) -> Claim? {
+        guard let v = taken[key] else { return nil }
+        return v >= 0 ? claimOf(v) : kept[Int(-v) - 1]
+    }
 
-    private mutating func take(_ key: String, _ c: Claim) {
-        let index = Int32(claims.count)
-        taken[key] = index
-        claims.append(c)
+    private mutating func take(_ key: String, _ c: Claim, handle: Int32?) {
+        if let handle {
+            taken[key] = handle
+        } else {
+            kept.append(c)
+            taken[key] = -Int32(kept.count)
+        }
         newKeys.append(key)
-        newIndices.append(index)
     }
 
     public mutating func select(for order: ScreenOrder, digest: ReceiptDigest) -> Selection {
@@ -157,7 +176,7 @@ public struct ClaimBook {
             let c = candidates[i]
             guard let key = c.key else { return .picked(i) }
             guard let holder = holder(key), holder.orderID != order.orderID else {
-                if taken[key] == nil { take(key, me) }
+                if taken[key] == nil { take(key, me, handle: order.handle) }
                 return .picked(i)
             }
             // Family sharing gives each member the purchase: not a replay.
