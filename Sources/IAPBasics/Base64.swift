@@ -14,6 +14,19 @@ public enum Base64 {
 
     private static let standardTable: [UInt8] = makeTable(plus: 0x2B, slash: 0x2F, whitespace: true)
     private static let urlTable: [UInt8] = makeTable(plus: 0x2D, slash: 0x5F, whitespace: false)
+    /// Two characters at once (index: first | second << 8) -> their 12 bits, or 0xFFFF.
+    private static let standardPairs: [UInt16] = makePairs(standardTable)
+    private static let urlPairs: [UInt16] = makePairs(urlTable)
+
+    private static func makePairs(_ single: [UInt8]) -> [UInt16] {
+        var pairs = [UInt16](repeating: 0xFFFF, count: 65_536)
+        for a in 0..<256 where single[a] < 64 {
+            for b in 0..<256 where single[b] < 64 {
+                pairs[a | b << 8] = UInt16(single[a]) << 6 | UInt16(single[b])
+            }
+        }
+        return pairs
+    }
 
     private static func makeTable(plus: UInt8, slash: UInt8, whitespace: Bool) -> [UInt8] {
         var t = [UInt8](repeating: invalid, count: 256)
@@ -53,17 +66,18 @@ public enum Base64 {
             throw DecodeError("too-large", "base64 text would decode past the cap of \(maxBytes) bytes", at: 0)
         }
         let table = alphabet == .standard ? standardTable : urlTable
+        let pairTable = alphabet == .standard ? standardPairs : urlPairs
         var failure: DecodeError?
-        let out = table.withUnsafeBufferPointer { t in
+        let out = table.withUnsafeBufferPointer { t in pairTable.withUnsafeBufferPointer { pairs in
             [UInt8](unsafeUninitializedCapacity: text.count / 4 * 3 + 3) { out, written in
                 do throws(DecodeError) {
-                    written = try decode(text, into: out, table: t, strictPadding: alphabet == .standard)
+                    written = try decode(text, into: out, table: t, pairs: pairs, strictPadding: alphabet == .standard)
                 } catch {
                     failure = error
                     written = 0
                 }
             }
-        }
+        } }
         if let failure { throw failure }
         return out
     }
@@ -71,7 +85,8 @@ public enum Base64 {
     /// Whole groups of four alphabet bytes take the fast path; whitespace, padding and
     /// errors the careful one.
     private static func decode(_ text: UnsafeRawBufferPointer, into out: UnsafeMutableBufferPointer<UInt8>,
-                               table t: UnsafeBufferPointer<UInt8>, strictPadding: Bool) throws(DecodeError) -> Int {
+                               table t: UnsafeBufferPointer<UInt8>, pairs: UnsafeBufferPointer<UInt16>,
+                               strictPadding: Bool) throws(DecodeError) -> Int {
         let count = text.count
         var o = 0
         var i = 0
@@ -79,6 +94,24 @@ public enum Base64 {
         var n = 0
         var padding = 0
         while i < count {
+            // Eight characters -> six bytes through the pair table, while nothing special comes.
+            while n == 0, padding == 0, i + 8 <= count {
+                let p0 = UInt64(pairs[Int(text.loadUnaligned(fromByteOffset: i, as: UInt16.self))])
+                let p1 = UInt64(pairs[Int(text.loadUnaligned(fromByteOffset: i + 2, as: UInt16.self))])
+                let p2 = UInt64(pairs[Int(text.loadUnaligned(fromByteOffset: i + 4, as: UInt16.self))])
+                let p3 = UInt64(pairs[Int(text.loadUnaligned(fromByteOffset: i + 6, as: UInt16.self))])
+                guard (p0 | p1 | p2 | p3) & 0xF000 == 0 else { break }
+                let q = p0 << 36 | p1 << 24 | p2 << 12 | p3
+                out[o] = UInt8(truncatingIfNeeded: q >> 40)
+                out[o + 1] = UInt8(truncatingIfNeeded: q >> 32)
+                out[o + 2] = UInt8(truncatingIfNeeded: q >> 24)
+                out[o + 3] = UInt8(truncatingIfNeeded: q >> 16)
+                out[o + 4] = UInt8(truncatingIfNeeded: q >> 8)
+                out[o + 5] = UInt8(truncatingIfNeeded: q)
+                o += 6
+                i += 8
+            }
+            guard i < count else { break }
             if n == 0, padding == 0, i + 4 <= count {
                 let a = t[Int(text[i])], b = t[Int(text[i + 1])], c = t[Int(text[i + 2])], d = t[Int(text[i + 3])]
                 if a | b | c | d < 64 {

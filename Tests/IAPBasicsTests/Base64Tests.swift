@@ -44,3 +44,25 @@ struct DecimalAmountTests {
         for bad in ["", ".5", "5.", "1e3", "abc", "1.2.3", "1234567890123456"] { #expect(DecimalAmount(bad) == nil) }
     }
 }
+
+@Suite("Base64 fast paths")
+struct Base64FastPathTests {
+    @Test("a bad byte is reported at its own offset wherever it stands")
+    func everyOffset() throws {
+        let good = Base64.encode(Array(0..<60))
+        for k in 0..<good.utf8.count - 2 {
+            var bytes = Array(good.utf8)
+            bytes[k] = 0x2A  // '*'
+            #expect(throws: DecodeError("bad-base64", "byte 0x2a is not base64", at: k)) { try Base64.decode(bytes) }
+        }
+    }
+
+    @Test("line breaks anywhere decode to the same bytes")
+    func breaks() throws {
+        let data: [UInt8] = (0..<200).map { UInt8(truncatingIfNeeded: $0 &* 37) }
+        let text = Array(Base64.encode(data).utf8)
+        for k in stride(from: 1, to: text.count, by: 7) {
+            #expect(try Base64.decode(Array(text[..<k]) + [0x0D, 0x0A] + Array(text[k...])) == data)
+        }
+    }
+}
