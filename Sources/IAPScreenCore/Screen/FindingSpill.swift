@@ -50,6 +50,17 @@ final class FindingSpill {
 
     func read(_ ref: Ref) throws -> [Finding] {
         if ref.offset + Int64(ref.length) > pendingStart { try flush() }
+        return try readFlushed(ref)
+    }
+
+    /// Writes out what is still buffered, so that `readFlushed` may run on any thread.
+    func flushPending() throws { try flush() }
+
+    /// Reads findings already on disk (after `flushPending`); safe from several threads.
+    func readFlushed(_ ref: Ref) throws -> [Finding] {
+        guard ref.offset + Int64(ref.length) <= pendingStart else {
+            throw SpillError(description: "findings read before they were flushed")
+        }
         var bytes = [UInt8](repeating: 0, count: Int(ref.length))
         let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(ref.offset)) }
         guard n == Int(ref.length) else { throw SpillError(description: "the spill file could not be read back") }

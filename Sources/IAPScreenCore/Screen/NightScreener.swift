@@ -1,3 +1,4 @@
+import Dispatch
 import IAPBasics
 import JSONText
 import Ledger
@@ -24,7 +25,7 @@ struct NightScreener {
 
     /// Hands each order's report to `sink` in input order (orders, malformed records and
     /// orphan receipts interleaved by where they stood).
-    func screen(_ night: NightLoader, sink: (OrderReport) throws -> Void) throws -> Outcome {
+    func screen(_ night: NightLoader, writer: ReportWriter) throws -> Outcome {
         let slots = night.slots
         var screenable: [Int32] = []
         var unresolved: [MalformedItem] = []
@@ -103,59 +104,120 @@ struct NightScreener {
 
         // Reports in input order: slots are in first-appearance order; malformed records
         // and orphan receipts are merged in by position.
-        var pending: [(position: Int, report: () throws -> OrderReport?)] = []
+        var extra: [(position: Int, finding: Finding)] = []
         if rules.settings.isEnabled(.malformedRecord) {
             for m in night.malformed + unresolved {
-                pending.append((m.position, { () throws -> OrderReport? in
-                    let f = Finding(orderID: m.orderID, userID: m.userID, rule: RuleID.malformedRecord.rawValue,
-                                    severity: rules.settings.severity(.malformedRecord), message: "\(m.location): \(m.reason)",
-                                    evidence: Evidence(expected: "a readable record", actual: m.reason,
-                                                       extra: locationEvidence(m.location)))
-                    return OrderReport(orderID: m.orderID, userID: m.userID, platform: nil, productID: nil, amount: nil,
-                                       currency: nil, createdAt: nil, findings: try marked([f]), isOrder: false)
-                }))
+                extra.append((m.position, Finding(
+                    orderID: m.orderID, userID: m.userID, rule: RuleID.malformedRecord.rawValue,
+                    severity: rules.settings.severity(.malformedRecord), message: "\(m.location): \(m.reason)",
+                    evidence: Evidence(expected: "a readable record", actual: m.reason, extra: locationEvidence(m.location)))))
             }
         }
         if rules.settings.isEnabled(.orphanReceipt) {
             for o in night.orphans {
-                pending.append((o.position, { () throws -> OrderReport? in
-                    let f = Finding(orderID: o.orderID, userID: nil, rule: RuleID.orphanReceipt.rawValue,
-                                    severity: rules.settings.severity(.orphanReceipt),
-                                    message: "a receipt for order \(o.orderID) (\(o.location)), which is not in the orders dump",
-                                    evidence: Evidence(expected: "order \(o.orderID) in the orders dump", actual: nil,
-                                                       extra: locationEvidence(o.location)))
-                    return OrderReport(orderID: o.orderID, userID: nil, platform: nil, productID: nil, amount: nil,
-                                       currency: nil, createdAt: nil, findings: try marked([f]), isOrder: false)
-                }))
+                extra.append((o.position, Finding(
+                    orderID: o.orderID, userID: nil, rule: RuleID.orphanReceipt.rawValue,
+                    severity: rules.settings.severity(.orphanReceipt),
+                    message: "a receipt for order \(o.orderID) (\(o.location)), which is not in the orders dump",
+                    evidence: Evidence(expected: "order \(o.orderID) in the orders dump", actual: nil,
+                                       extra: locationEvidence(o.location)))))
             }
         }
-        pending.sort { $0.position < $1.position }
-        var next = 0
-        func flush(before position: Int) throws {
-            while next < pending.count, pending[next].position < position {
-                if let r = try pending[next].report() { try sink(r) }
-                next += 1
-            }
-        }
+        extra.sort { $0.position < $1.position }
         let unresolvedSlots = Set(unresolved.map(\.position))
+        var items: [ReportItem] = []
+        var next = 0
         for i in slots.indices {
             let slot = slots[i]
-            guard slot.order.status == .credited, let outcome = slot.outcome,
-                  !unresolvedSlots.contains(Int(slot.position)) else { continue }
-            try flush(before: Int(slot.position))
-            var findings = try slot.spilled.map(night.spill.read) ?? []
-            findings += late[Int32(i)] ?? []
-            guard !findings.isEmpty, let o = screenOrder(slot, night) else { continue }
-            try sink(OrderReport(orderID: o.orderID, userID: o.userID, platform: (o.platform ?? outcome.receiptPlatform)?.rawValue,
-                                 productID: o.expectedProductID, amount: o.amount, currency: o.currency,
-                                 createdAt: o.createdAt, findings: try marked(findings)))
+            guard slot.order.status == .credited, slot.outcome != nil, !unresolvedSlots.contains(Int(slot.position)),
+                  slot.spilled != nil || late[Int32(i)] != nil else { continue }
+            while next < extra.count, extra[next].position < Int(slot.position) {
+                items.append(.extra(next))
+                next += 1
+            }
+            items.append(.slot(Int32(i)))
         }
-        try flush(before: Int.max)
+        while next < extra.count {
+            items.append(.extra(next))
+            next += 1
+        }
+
+        // Built and formatted on both cores a chunk at a time; the ledger is asked in order.
+        try night.spill.flushPending()
+        let shared = SharedNight(night: night, screener: self, late: late, extra: extra)
+        for chunkStart in stride(from: 0, to: items.count, by: 4096) {
+            let chunk = Array(items[chunkStart..<min(chunkStart + 4096, items.count)])
+            var reports = try shared.parallelMap(chunk) { item throws -> OrderReport? in try shared.report(item) }
+            for k in reports.indices { if let r = reports[k] { reports[k]?.findings = try marked(r.findings) } }
+            let formatted = try shared.parallelMap(reports) { r -> ReportWriter.Formatted? in r.map(ReportWriter.format) }
+            for (r, f) in zip(reports, formatted) { if let r, let f { try writer.append(f, of: r) } }
+        }
         return Outcome(newClaims: book.newClaims, orders: orders, receipts: receipts)
     }
 
+    enum ReportItem: Sendable {
+        case slot(Int32)
+        case extra(Int)
+    }
+
+    /// What the report workers read; nothing in it changes while they run, which is why
+    /// sharing it is safe.
+    final class SharedNight: @unchecked Sendable {
+        let night: NightLoader
+        let screener: NightScreener
+        let late: [Int32: [Finding]]
+        let extra: [(position: Int, finding: Finding)]
+
+        init(night: NightLoader, screener: NightScreener, late: [Int32: [Finding]], extra: [(position: Int, finding: Finding)]) {
+            self.night = night
+            self.screener = screener
+            self.late = late
+            self.extra = extra
+        }
+
+        /// An item's report, its findings not yet marked by the ledger.
+        func report(_ item: ReportItem) throws -> OrderReport? {
+            switch item {
+            case .extra(let k):
+                let f = extra[k].finding
+                return OrderReport(orderID: f.orderID, userID: f.userID, platform: nil, productID: nil, amount: nil,
+                                   currency: nil, createdAt: nil, findings: [f], isOrder: false)
+            case .slot(let i):
+                let slot = night.slots[Int(i)]
+                var findings = try slot.spilled.map(night.spill.readFlushed) ?? []
+                findings += late[i] ?? []
+                guard !findings.isEmpty, let o = screener.screenOrder(slot, night) else { return nil }
+                return OrderReport(orderID: o.orderID, userID: o.userID,
+                                   platform: (o.platform ?? slot.outcome?.receiptPlatform)?.rawValue,
+                                   productID: o.expectedProductID, amount: o.amount, currency: o.currency,
+                                   createdAt: o.createdAt, findings: findings)
+            }
+        }
+
+        /// `transform` over `items` on two threads, results in order. Each result slot is
+        /// written by one thread and read after both have finished.
+        func parallelMap<T, R>(_ items: [T], _ transform: (T) throws -> R) throws -> [R] {
+            var results = [Result<R, Error>?](repeating: nil, count: items.count)
+            let half = (items.count + 1) / 2
+            let parts = items.count < 64 ? 1 : 2
+            results.withUnsafeMutableBufferPointer { out in
+                nonisolated(unsafe) let out = out
+                nonisolated(unsafe) let items = items
+                nonisolated(unsafe) let transform = transform
+                DispatchQueue.concurrentPerform(iterations: parts) { part in
+                    let range = parts == 1 ? 0..<items.count : (part == 0 ? 0..<half : half..<items.count)
+                    for k in range { out[k] = Result { try transform(items[k]) } }
+                }
+            }
+            return try results.map { v in
+                guard let v else { throw ReportWriter.WriteError(description: "a report was not built") }
+                return try v.get()
+            }
+        }
+    }
+
     /// The order as the rules saw it (its platform from the row, else from its receipt).
-    private func screenOrder(_ slot: NightLoader.Slot, _ night: NightLoader) -> ScreenOrder? {
+    func screenOrder(_ slot: NightLoader.Slot, _ night: NightLoader) -> ScreenOrder? {
         let row = slot.order.row(pool: night.pool)
         guard case .success(let order) = resolver.resolve(row, index: Int(slot.position),
                                                           receiptPlatform: slot.outcome?.receiptPlatform) else { return nil }

@@ -40,20 +40,37 @@ final class ReportWriter {
         try flagged.write(Array(FlaggedCSV.header.utf8))
     }
 
-    func add(_ r: OrderReport) throws {
+    /// A report's lines, made on any thread.
+    struct Formatted: Sendable {
+        var jsonl: [UInt8]
+        var csv: [UInt8]?
+        var html: [UInt8]?
+    }
+
+    static func format(_ r: OrderReport) -> Formatted {
         var line = [UInt8]()
         FindingsJSONL.lines(r, into: &line)
-        try findings.write(line)
+        return Formatted(jsonl: line, csv: r.isFlagged ? Array(FlaggedCSV.row(r).utf8) : nil,
+                         html: r.isFlagged ? Array(ReportHTML.flaggedRow(r).utf8) : nil)
+    }
+
+    func add(_ r: OrderReport) throws {
+        try append(ReportWriter.format(r), of: r)
+    }
+
+    /// Writes a formatted report, in the order reports come.
+    func append(_ f: Formatted, of r: OrderReport) throws {
+        try findings.write(f.jsonl)
         tally.add(r)
         for f in r.findings {
             if let id = f.orderID { reported.append((id, f.rule)) }
             if f.exempted != nil { exempted.append(f) }
             if f.rule == RuleID.malformedRecord.rawValue { malformed.append(f) }
         }
-        if r.isFlagged {
+        if let csv = f.csv, let html = f.html {
             flaggedCount += 1
-            try flagged.write(Array(FlaggedCSV.row(r).utf8))
-            try rows.write(Array(ReportHTML.flaggedRow(r).utf8))
+            try flagged.write(csv)
+            try rows.write(html)
         }
     }
 

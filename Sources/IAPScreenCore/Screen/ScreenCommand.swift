@@ -144,7 +144,7 @@ enum ScreenCommand {
         }
         do {
             outcome = try NightScreener(rules: rules, ledger: ledger, resolver: resolver, evaluator: evaluator)
-                .screen(loader) { try writer.add($0) }
+                .screen(loader, writer: writer)
         } catch {
             progress.clear()
             writer.abandon()
