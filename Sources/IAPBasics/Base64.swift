@@ -79,6 +79,10 @@ public enum Base64 {
             }
         } }
         if let failure { throw failure }
+        // The first check counts whole groups only; a short last group may add two bytes.
+        guard out.count <= maxBytes else {
+            throw DecodeError("too-large", "base64 text decodes past the cap of \(maxBytes) bytes", at: 0)
+        }
         return out
     }
 

@@ -7,9 +7,10 @@ import ReceiptFormats
 ///
 /// Contradictions, first found wins (JSON purchases in their order):
 ///   the bundle id differs from the signed receipt's
+///   the environment differs (Sandbox in the JSON is ProductionSandbox in the receipt)
 ///   a JSON purchase without a transaction id, or with one the signed receipt lacks
-///   a JSON purchase whose product id, purchase date, expires date or cancellation date
-///   differs from the signed entry of the same transaction id (dates to the second;
+///   a JSON purchase whose product id, original transaction id, quantity, purchase date,
+///   expires date or cancellation date differs from the signed entry of the same transaction id (dates to the second;
 ///   present on one side and absent on the other is a difference)
 /// Signed entries the JSON leaves out are fine (a JSON may show fewer transactions).
 enum VerifyReceiptCrossCheck {
@@ -17,6 +18,10 @@ enum VerifyReceiptCrossCheck {
     static func contradiction(claims: Receipt, signed: Receipt) -> String? {
         if let claimed = claims.appID, let actual = signed.appID, claimed != actual {
             return "bundle id \(claimed) in the JSON, \(actual) in the signed receipt"
+        }
+        if let claimed = claims.environment, let actual = signed.environment,
+           sandboxed(claimed) != sandboxed(actual) {
+            return "environment \(claimed) in the JSON, \(actual) in the signed receipt"
         }
         var signedByID: [String: Purchase] = [:]
         for purchase in signed.purchases {
@@ -41,6 +46,12 @@ enum VerifyReceiptCrossCheck {
         if claimed.productID != actual.productID {
             return "is product \(text(claimed.productID)) in the JSON, \(text(actual.productID)) in the signed receipt"
         }
+        if claimed.originalTransactionID != nil, claimed.originalTransactionID != actual.originalTransactionID {
+            return "has original transaction \(text(claimed.originalTransactionID)) in the JSON, \(text(actual.originalTransactionID)) in the signed receipt"
+        }
+        if claimed.quantity != actual.quantity {
+            return "has quantity \(claimed.quantity) in the JSON, \(actual.quantity) in the signed receipt"
+        }
         let dates: [(String, Timestamp?, Timestamp?)] = [
             ("purchased", claimed.purchaseDate, actual.purchaseDate),
             ("expires", claimed.expiresDate, actual.expiresDate),
@@ -50,6 +61,11 @@ enum VerifyReceiptCrossCheck {
             return "\(field) \(text(claimedDate)) in the JSON, \(text(actualDate)) in the signed receipt"
         }
         return nil
+    }
+
+    /// Apple's names for the one distinction that matters: production or not.
+    private static func sandboxed(_ environment: String) -> Bool {
+        environment.lowercased() != "production"
     }
 
     private static func text(_ value: String?) -> String {
