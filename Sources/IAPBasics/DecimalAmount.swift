@@ -1,61 +1,60 @@
 /// An exact decimal amount in major units (`4.99`), for money sums that must not drift:
-/// kept as an integer count of 10^-scale units.
+/// kept as millionths, so every amount shares one scale and sums never rescale.
+/// At most 12 whole digits and 6 decimals; a sum that would overflow says so instead of
+/// trapping or wrapping.
 public struct DecimalAmount: Sendable, Equatable, CustomStringConvertible {
-    public private(set) var units: Int64
+    /// Millionths of a major unit.
+    public private(set) var micros: Int64
+    /// Decimals to print (the most any added amount had, at least 2).
     public private(set) var scale: Int
+    /// A sum went past what 64 bits hold.
+    public private(set) var overflowed: Bool
 
-    public static let zero = DecimalAmount(units: 0, scale: 0)
+    public static let zero = DecimalAmount(micros: 0, scale: 0, overflowed: false)
 
-    init(units: Int64, scale: Int) {
-        self.units = units
+    init(micros: Int64, scale: Int, overflowed: Bool) {
+        self.micros = micros
         self.scale = scale
+        self.overflowed = overflowed
     }
 
-    /// `4.99`, `-1.5`, `10`: at most 6 decimals and 15 integer digits; nil otherwise.
+    /// `4.99`, `-1.5`, `10`; nil for anything else or too many digits.
     public init?(_ text: String) {
         var negative = false
         var digits = Substring(text)
         if digits.first == "-" { negative = true; digits = digits.dropFirst() }
         let parts = digits.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count <= 2, let whole = parts.first, !whole.isEmpty, whole.count <= 15,
+        guard parts.count <= 2, let whole = parts.first, !whole.isEmpty, whole.count <= 12,
               whole.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
         let fraction = parts.count == 2 ? parts[1] : ""
         guard fraction.count <= 6, parts.count == 1 || !fraction.isEmpty,
               fraction.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
         guard let w = Int64(whole), let f = Int64(fraction.isEmpty ? "0" : String(fraction)) else { return nil }
-        var v = w
-        for _ in 0..<fraction.count { v *= 10 }
-        v += f
-        units = negative ? -v : v
+        var scaledFraction = f
+        for _ in fraction.count..<6 { scaledFraction *= 10 }
+        let v = w * 1_000_000 + scaledFraction  // at most 10^18: no overflow
+        micros = negative ? -v : v
         scale = fraction.count
-    }
-
-    private func rescaled(to s: Int) -> Int64 {
-        var v = units
-        for _ in scale..<max(scale, s) { v *= 10 }
-        return v
+        overflowed = false
     }
 
     public static func + (a: DecimalAmount, b: DecimalAmount) -> DecimalAmount {
-        let s = max(a.scale, b.scale)
-        return DecimalAmount(units: a.rescaled(to: s) + b.rescaled(to: s), scale: s)
+        let (sum, overflow) = a.micros.addingReportingOverflow(b.micros)
+        return DecimalAmount(micros: overflow ? a.micros : sum, scale: max(a.scale, b.scale),
+                             overflowed: a.overflowed || b.overflowed || overflow)
     }
 
     public static func == (a: DecimalAmount, b: DecimalAmount) -> Bool {
-        let s = max(a.scale, b.scale)
-        return a.rescaled(to: s) == b.rescaled(to: s)
+        a.micros == b.micros && a.overflowed == b.overflowed
     }
 
-    /// At least two decimals (`412.80`), more when the inputs had them.
+    /// At least two decimals (`412.80`), more when the inputs had them; `overflow` past 64 bits.
     public var description: String {
+        guard !overflowed else { return "overflow" }
         let s = max(scale, 2)
-        let v = rescaled(to: s)
-        let negative = v < 0
-        let magnitude = v.magnitude
-        var div: UInt64 = 1
-        for _ in 0..<s { div *= 10 }
-        var frac = String(magnitude % div)
-        frac = String(repeating: "0", count: s - frac.count) + frac
-        return (negative ? "-" : "") + String(magnitude / div) + "." + frac
+        let magnitude = micros.magnitude
+        var frac = String(magnitude % 1_000_000)
+        frac = String(repeating: "0", count: 6 - frac.count) + frac
+        return (micros < 0 ? "-" : "") + String(magnitude / 1_000_000) + "." + frac.prefix(s)
     }
 }

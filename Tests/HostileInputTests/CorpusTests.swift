@@ -1,10 +1,120 @@
 import Foundation
+import IAPBasics
+import JSONText
+import ReceiptFormats
 import Testing
 
-@Suite("Hostile corpus")
+/// One committed hostile case: `Corpus/<target>/<what-it-is>--<expected>.<ext>`.
+/// `<expected>` is `ok`, a `DecodeError` code (payload readers), `nil` (timestamps),
+/// `malformed` or an `InputError` code (dumps), `problems` (Rules directories). A name
+/// starting `small-` is read with small limits (HostileSupport.swift).
+struct CorpusCase: CustomTestStringConvertible, Sendable {
+    let target: String
+    let name: String
+    let path: String
+
+    var expected: String {
+        let stem = name.split(separator: ".").first.map(String.init) ?? name
+        guard let r = stem.range(of: "--", options: .backwards) else { return "?" }
+        return String(stem[r.upperBound...])
+    }
+
+    var limits: Limits { name.hasPrefix("small-") ? smallLimits : .standard }
+    var testDescription: String { "\(target)/\(name)" }
+
+    func bytes() throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path))) }
+}
+
+/// Every file of `Corpus/<target>/`, sorted.
+func corpus(_ target: String) -> [CorpusCase] {
+    guard let root = Bundle.module.url(forResource: "Corpus", withExtension: nil) else { return [] }
+    let dir = root.appendingPathComponent(target)
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
+    return names.filter { !$0.hasPrefix(".") && $0 != "README.md" }.sorted().map {
+        CorpusCase(target: target, name: $0, path: dir.appendingPathComponent($0).path)
+    }
+}
+
+@Suite("Hostile corpus: each committed case gives its expected error or finding, never a crash")
 struct CorpusTests {
-    @Test("the corpus is bundled with the tests")
+    @Test("the corpus is bundled, within its size budget, and every name says what to expect")
     func bundled() throws {
-        #expect(Bundle.module.url(forResource: "Corpus", withExtension: nil) != nil)
+        let root = try #require(Bundle.module.url(forResource: "Corpus", withExtension: nil))
+        var total = 0
+        for target in ["json", "base64", "timestamp", "receipt", "plist", "csv", "jsonl", "xml", "gzip", "rules"] {
+            let cases = corpus(target)
+            #expect(!cases.isEmpty, "no corpus for \(target) under \(root.path)")
+            for c in cases {
+                let size = try c.bytes().count
+                total += size
+                #expect(size < 64 << 10, "\(c.name) is \(size) bytes: build big cases in the test instead")
+                #expect(c.expected != "?", "\(c.name) does not say what to expect (<what>--<expected>.<ext>)")
+            }
+        }
+        #expect(total < 2 << 20)
+    }
+
+    @Test("JSON text", arguments: corpus("json"))
+    func json(_ c: CorpusCase) throws {
+        let bytes = try c.bytes()
+        #expect(outcome { () throws(DecodeError) in try JSONParser.parse(bytes, limits: c.limits) } == c.expected)
+    }
+
+    @Test("base64 (standard alphabet)", arguments: corpus("base64"))
+    func base64(_ c: CorpusCase) throws {
+        let bytes = try c.bytes()
+        #expect(outcome { () throws(DecodeError) in try Base64.decode(bytes, maxBytes: c.limits.maxPayloadBytes) } == c.expected)
+    }
+
+    @Test("timestamps, one per line", arguments: corpus("timestamp"))
+    func timestamp(_ c: CorpusCase) throws {
+        let text = String(decoding: try c.bytes(), as: UTF8.self)
+        for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
+            let parsed = Timestamp.parse(String(line))
+            #expect((parsed == nil ? "nil" : "ok") == c.expected, "\(line) -> \(parsed.map(\.iso8601) ?? "nil")")
+            if let parsed { #expect(Timestamp.parse(parsed.iso8601) == parsed, "round trip of \(line)") }
+        }
+    }
+
+    @Test("receipts of every kind, then verification against the sample trust", arguments: corpus("receipt"))
+    func receipt(_ c: CorpusCase) throws {
+        let bytes = try c.bytes()
+        var decoded: Receipt?
+        let result = outcome { () throws(DecodeError) in
+            let r = try ReceiptDecoder.decode(bytes, limits: c.limits)
+            decoded = r
+            return r
+        }
+        #expect(result == c.expected)
+        if let decoded, let verifier = sampleVerifier {
+            // Whatever a hostile receipt carries, it never verifies against our anchors.
+            #expect(verifier.verify(decoded).status.verdict != .valid)
+        }
+    }
+
+    @Test("iOS 6 old-style property lists", arguments: corpus("plist"))
+    func plist(_ c: CorpusCase) throws {
+        let bytes = try c.bytes()
+        #expect(outcome { () throws(DecodeError) in try OldStylePlist.parse(bytes, limits: c.limits) } == c.expected)
+        _ = outcome { () throws(DecodeError) in try LegacyReceiptDecoder.decode(plist: bytes, limits: c.limits) }
+    }
+
+    @Test("dumps: CSV, TSV, JSON Lines, XML, gzip", arguments: corpus("csv") + corpus("jsonl") + corpus("xml") + corpus("gzip"))
+    func dump(_ c: CorpusCase) throws {
+        let result = readDump(c.path, limits: c.limits)
+        #expect(result.summary == c.expected, "\(result)")
+    }
+
+    @Test("Rules directories (`@@ <file>` sections)", arguments: corpus("rules"))
+    func rules(_ c: CorpusCase) throws {
+        let scratch = try ScratchDirectory()
+        let loaded = try loadRules(try c.bytes(), in: scratch)
+        switch loaded {
+        case .success: #expect(c.expected == "ok")
+        case .failure(let problems):
+            #expect(c.expected == "problems", "\(problems.list.map(\.description))")
+            #expect(!problems.list.isEmpty)
+            for p in problems.list { #expect(!p.description.isEmpty) }
+        }
     }
 }

@@ -285,19 +285,28 @@ struct TokenCursor {
 
     mutating func parseNot() throws(RulesDiagnostic) -> Condition {
         if let t = peek, t.isWord("not") {
+            depth += 1
+            guard depth <= TokenCursor.maxDepth else { throw error(at: t, "conditions nested deeper than \(TokenCursor.maxDepth)") }
             advance()
-            return .not(try parseNot())
+            let inner = Condition.not(try parseNot())
+            depth -= 1
+            return inner
         }
         return try parsePrimary()
     }
 
+    /// Nesting (parentheses and `not`) and comparisons per condition are capped: a rules file
+    /// is input too, and a deep tree would exhaust the stack when it is built or freed.
+    static let maxDepth = 32
+    static let maxComparisons = 256
     private var depth = 0
+    private var comparisons = 0
 
     mutating func parsePrimary() throws(RulesDiagnostic) -> Condition {
         guard let t = peek else { throw errorAtCurrent("the condition ends too early", hint: "e.g. order.amount > 50") }
         if t.isSymbol("(") {
             depth += 1
-            guard depth <= 32 else { throw error(at: t, "parentheses nested deeper than 32") }
+            guard depth <= TokenCursor.maxDepth else { throw error(at: t, "conditions nested deeper than \(TokenCursor.maxDepth)") }
             advance()
             let inner = try parseCondition()
             guard let close = peek, close.isSymbol(")") else { throw errorAtCurrent("expected ')'", hint: "every ( needs a )") }
@@ -307,6 +316,10 @@ struct TokenCursor {
         }
         guard case .word(let name) = t.kind else {
             throw error(at: t, "expected a field name, not '\(t.text)'", hint: "e.g. order.amount or receipt.environment")
+        }
+        comparisons += 1
+        guard comparisons <= TokenCursor.maxComparisons else {
+            throw error(at: t, "more than \(TokenCursor.maxComparisons) comparisons in one condition", hint: "split it into several rules")
         }
         guard let field = ConditionField(rawValue: name) else {
             let known = ConditionField.allCases.map(\.rawValue)

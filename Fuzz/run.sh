@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# Builds every libFuzzer harness in Fuzz/ against the package's module sources and runs
+# each one, one at a time, for SECONDS seconds (default 60).
+#
+#   Fuzz/run.sh [seconds] [target ...]      targets: json base64 receipt plist csv jsonl xml gzip rules
+#
+# Findings (crash-*, timeout-*, oom-*) land in Fuzz/out/findings/<target>/; the working
+# corpora in Fuzz/out/corpus/<target>/ (seeded from samples/ and the committed hostile
+# corpus in Tests/HostileInputTests/Corpus/); logs in Fuzz/out/logs/.
+set -euo pipefail
+
+SECONDS_PER_TARGET="${1:-60}"
+shift || true
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+OUT="$ROOT/Fuzz/out"
+BUILD="$OUT/build"
+ALL_TARGETS=(json base64 receipt plist csv jsonl xml gzip rules)
+TARGETS=("${@:-${ALL_TARGETS[@]}}")
+[ "$#" -eq 0 ] && TARGETS=("${ALL_TARGETS[@]}")
+
+mkdir -p "$BUILD" "$OUT/logs"
+export SWIFT_BACKTRACE=enable=no   # else the Swift runtime's backtracer can hang a crash report
+
+# The C modules (module.modulemap + shim.h) and the headers they need.
+CFLAGS=(-I "$ROOT/Sources/CZlib" -I "$ROOT/Sources/CLibXML2" -I "$ROOT/Sources/COpenSSL"
+        -Xcc -I/usr/include/libxml2)
+SWIFTFLAGS=(-sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -I "$BUILD" "${CFLAGS[@]}")
+LIBS=(-lz -lxml2 -lcrypto)
+
+# Library modules in dependency order; each becomes BUILD/<Module>.swiftmodule + .o,
+# instrumented for coverage (fuzzer) and ASan like the harness itself.
+MODULES=(IAPBasics JSONText Decompression XMLStream StoreCrypto DumpFormats ReceiptFormats Screening ReceiptVerification)
+
+REBUILT=0
+build_module() {
+    local m="$1" stamp="$BUILD/$1.o"
+    local srcs
+    mapfile -t srcs < <(find "$ROOT/Sources/$m" -name '*.swift' | sort)
+    # Rebuild when a source is newer than the object or an earlier module was rebuilt.
+    if [ "$REBUILT" = 0 ] && [ -f "$stamp" ] && [ -z "$(find "$ROOT/Sources/$m" -name '*.swift' -newer "$stamp")" ]; then
+        return
+    fi
+    REBUILT=1
+    echo "build module $m (${#srcs[@]} files)"
+    swiftc "${SWIFTFLAGS[@]}" -module-name "$m" -wmo -num-threads 0 \
+        -emit-module -emit-module-path "$BUILD/$m.swiftmodule" \
+        -c "${srcs[@]}" -o "$BUILD/$m.o" 2> >(grep -v "Cannot export local symbol" >&2)
+}
+
+build_harness() {
+    local t="$1"
+    local src="$ROOT/Fuzz/Fuzz${t^}.swift"
+    local bin="$BUILD/fuzz-$t"
+    # Relink when the harness, FuzzSupport.swift or a module object is newer than the binary.
+    if [ -f "$bin" ] && [ -z "$(find "$src" "$ROOT/Fuzz/FuzzSupport.swift" "$BUILD" -maxdepth 1 \
+            \( -name '*.o' -o -name '*.swift' \) -newer "$bin")" ]; then
+        return
+    fi
+    echo "build harness $t"
+    swiftc "${SWIFTFLAGS[@]}" -module-name "Fuzz${t^}" "$src" "$ROOT/Fuzz/FuzzSupport.swift" \
+        "$BUILD"/*.o "${LIBS[@]}" -o "$bin" 2>&1 | grep -v "Cannot export local symbol" || true
+    [ -x "$bin" ] || { echo "harness $t did not build" >&2; exit 1; }
+}
+
+# Seed corpora from the repository: sample payloads, decompressed sample dumps, the Rules
+# files, and the committed hostile cases.
+seed() {
+    local t="$1" dir="$OUT/corpus/$t"
+    mkdir -p "$dir"
+    [ -n "$(ls -A "$dir" 2>/dev/null)" ] && return
+    set +o pipefail   # `gunzip | head` ends gunzip early
+    local hostile="$ROOT/Tests/HostileInputTests/Corpus"
+    case "$t" in
+        json)
+            grep -E '^\s*\{' "$ROOT/samples/receipt-examples.txt" | head -200 | split -l 1 - "$dir/sample-" || true
+            ;;
+        base64)
+            grep -vE '^\s*(#|$)' "$ROOT/samples/receipt-examples.txt" | head -200 | split -l 1 - "$dir/sample-" || true
+            printf '2024-02-29T23:59:59.999Z' > "$dir/ts-1"; printf '1700000000000' > "$dir/ts-2"
+            printf '2024-01-01 10:00:00 Etc/GMT' > "$dir/ts-3"; printf '2023-12-31T23:00:00-08:00' > "$dir/ts-4"
+            ;;
+        receipt)
+            grep -vE '^\s*(#|$)' "$ROOT/samples/receipt-examples.txt" | split -l 1 - "$dir/sample-" || true
+            ;;
+        plist)
+            grep -vE '^\s*(#|$)' "$ROOT/samples/receipt-examples.txt" | while read -r line; do
+                printf '%s' "$line" | base64 -d 2>/dev/null | head -c 65536 > "$dir/tmp" || true
+                if head -c 1 "$dir/tmp" | grep -q '{' && grep -q '" = ' "$dir/tmp"; then
+                    mv "$dir/tmp" "$dir/plist-$(sha1sum < "$dir/tmp" 2>/dev/null | cut -c1-12 || echo x)-$RANDOM"
+                fi
+            done; rm -f "$dir/tmp"
+            ;;
+        csv)
+            for f in "$ROOT"/samples/*.csv.gz; do gunzip -c "$f" | head -40 > "$dir/$(basename "$f" .csv.gz).csv"; done
+            gunzip -c "$ROOT/samples/orders-appstore.csv.gz" | head -20 | tr ',' '\t' > "$dir/orders.tsv"
+            ;;
+        jsonl)
+            gunzip -c "$ROOT/samples/orders-play.jsonl.gz" | head -30 > "$dir/orders-play.jsonl"
+            ;;
+        xml)
+            gunzip -c "$ROOT/samples/orders-storekit.xml.gz" | head -60 > "$dir/orders-storekit.xml"
+            gunzip -c "$ROOT/samples/orders-storekit.xml.gz" | tail -20 >> "$dir/orders-storekit.xml"
+            ;;
+        gzip)
+            for f in "$ROOT"/samples/*.gz; do
+                gunzip -c "$f" | head -c 4000 | gzip -c > "$dir/$(basename "$f")"
+            done
+            ;;
+        rules)
+            # One "file" holds several files: each starts with a line `@@ name`.
+            for f in "$ROOT"/samples/Rules/*.rules "$ROOT"/samples/Rules/*.csv; do
+                { printf '@@ %s\n' "$(basename "$f")"; cat "$f"; } > "$dir/$(basename "$f")"
+            done
+            { for f in "$ROOT"/samples/Rules/*.rules "$ROOT"/samples/Rules/*.csv; do
+                printf '@@ %s\n' "$(basename "$f")"; cat "$f"; done; } > "$dir/all"
+            ;;
+    esac
+    if [ -d "$hostile/$t" ]; then cp "$hostile/$t"/* "$dir"/ 2>/dev/null || true; fi
+    # Keep seeds under the max_len the fuzzer uses.
+    find "$dir" -type f -size +64k -exec truncate -s 64K {} \;
+    set -o pipefail
+}
+
+for m in "${MODULES[@]}"; do build_module "$m"; done
+for t in "${TARGETS[@]}"; do build_harness "$t"; done
+
+for t in "${TARGETS[@]}"; do
+    seed "$t"
+    mkdir -p "$OUT/findings/$t"
+    dict=()
+    [ -f "$ROOT/Fuzz/dict/$t.dict" ] && dict=(-dict="$ROOT/Fuzz/dict/$t.dict")
+    echo "== fuzz $t for ${SECONDS_PER_TARGET}s"
+    set +e
+    "$BUILD/fuzz-$t" "$OUT/corpus/$t" "${dict[@]}" \
+        -max_total_time="$SECONDS_PER_TARGET" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+        -artifact_prefix="$OUT/findings/$t/" -print_final_stats=1 \
+        > "$OUT/logs/$t.log" 2>&1
+    rc=$?
+    set -e
+    execs=$(grep -E '^stat::number_of_executed_units' "$OUT/logs/$t.log" | awk '{print $2}')
+    cov=$(grep -oE 'cov: [0-9]+' "$OUT/logs/$t.log" | tail -1)
+    echo "   $t: exit $rc, ${execs:-?} execs, ${cov:-cov ?}, findings: $(ls "$OUT/findings/$t" | wc -l)"
+    echo "$(date -u +%FT%TZ) $t seconds=$SECONDS_PER_TARGET rc=$rc execs=${execs:-?} ${cov:-}" >> "$OUT/summary.txt"
+done

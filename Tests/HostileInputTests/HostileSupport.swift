@@ -1,0 +1,133 @@
+import Decompression
+import DumpFormats
+import Foundation
+import IAPBasics
+import JSONText
+import ReceiptFormats
+import ReceiptVerification
+import Screening
+
+/// The repository root, found from this file (samples/ and its trust live there).
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+
+/// Caps small enough that inputs of a few kilobytes reach each of them.
+let smallLimits: Limits = {
+    var l = Limits()
+    l.maxPayloadBytes = 16 << 10
+    l.maxDepth = 16
+    l.maxElements = 64
+    l.maxPurchases = 8
+    l.maxRecordBytes = 2048
+    l.maxFields = 32
+    l.maxDecompressedBytes = 1 << 20
+    l.maxCompressionRatio = 50
+    l.ratioGraceBytes = 32 << 10
+    return l
+}()
+
+/// A scratch directory, removed when the value goes away.
+final class ScratchDirectory {
+    let path: String
+
+    init() throws {
+        path = NSTemporaryDirectory() + "hostile-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    /// Writes `bytes` to `name` inside the directory and returns the full path.
+    @discardableResult
+    func write(_ name: String, _ bytes: [UInt8]) throws -> String {
+        let full = (path as NSString).appendingPathComponent(name)
+        try Data(bytes).write(to: URL(fileURLWithPath: full))
+        return full
+    }
+}
+
+/// What reading a whole dump came to: the records and malformed records it gave, or
+/// the `InputError` code that stopped it.
+struct DumpOutcome: Equatable, CustomStringConvertible {
+    var records = 0
+    var malformed: [String] = []
+    var errorCode: String?
+    var errorReason: String?
+
+    /// `ok` (no malformed record), `malformed`, or the error code.
+    var summary: String { errorCode ?? (malformed.isEmpty ? "ok" : "malformed") }
+
+    var description: String {
+        "\(records) records, \(malformed.count) malformed \(malformed.prefix(3)), error \(errorCode ?? "none") \(errorReason ?? "")"
+    }
+}
+
+/// Reads the dump at `path` to its end as orders (every record mapped, so mapping errors
+/// count as malformed).
+func readDump(_ path: String, limits: Limits = .standard, maxItems: Int = 1_000_000) -> DumpOutcome {
+    var outcome = DumpOutcome()
+    do {
+        let reader = try DumpReader(path: path, limits: limits)
+        while let item = try reader.nextOrder() {
+            switch item {
+            case .success: outcome.records += 1
+            case .failure(let m): outcome.malformed.append(m.reason)
+            }
+            if outcome.records + outcome.malformed.count > maxItems { break }
+        }
+    } catch {
+        outcome.errorCode = error.code
+        outcome.errorReason = error.reason
+    }
+    return outcome
+}
+
+/// Writes a Rules directory from `@@ <name>` sections (text before the first marker is
+/// `default.rules`) and loads it.
+func loadRules(_ bytes: [UInt8], in scratch: ScratchDirectory) throws -> Result<RulesDirectory, RulesProblems> {
+    var files: [String: [UInt8]] = [:]
+    var current = "default.rules"
+    for line in bytes.split(separator: 0x0A, omittingEmptySubsequences: false) {
+        if line.starts(with: [0x40, 0x40]) {
+            current = String(decoding: line.dropFirst(2), as: UTF8.self).trimmingCharacters(in: .whitespaces)
+        } else {
+            files[current, default: []] += Array(line) + [0x0A]
+        }
+    }
+    for (name, content) in files { try scratch.write(name, content) }
+    return RulesDirectory.load(scratch.path)
+}
+
+/// The sample trust (Apple roots, the demo Google key): hostile certificates carried by
+/// receipts meet a real chain check.
+let sampleVerifier: ReceiptVerifier? = {
+    let trust = repositoryRoot.appendingPathComponent("samples/Rules/trust").path
+    let apple = ["apple-root-ca-g3.cer", "apple-root-ca.cer", "itunes-store-ca.cer"].map { "\(trust)/apple/\($0)" }
+    return try? ReceiptVerifier(appleAnchorFiles: apple,
+                                googleKeyFiles: ["com.example.game": "\(trust)/google/com.example.game.pem"])
+}()
+
+/// The sample payloads, one a line.
+func sampleReceipts() throws -> [[UInt8]] {
+    let text = try String(contentsOf: repositoryRoot.appendingPathComponent("samples/receipt-examples.txt"), encoding: .utf8)
+    return text.split(separator: "\n").map { Array($0.utf8) }.filter { !$0.isEmpty && $0.first != UInt8(ascii: "#") }
+}
+
+/// Runs `body` and returns the DecodeError code it throws, or "ok".
+func outcome<T>(_ body: () throws(DecodeError) -> T) -> String {
+    do {
+        _ = try body()
+        return "ok"
+    } catch {
+        return error.code
+    }
+}
+
+extension Receipt {
+    /// The same receipt with other purchases (to compare claims purchase by purchase).
+    static func withPurchases(_ receipt: Receipt, _ purchases: [Purchase]) -> Receipt {
+        var copy = receipt
+        copy.purchases = purchases
+        return copy
+    }
+}
