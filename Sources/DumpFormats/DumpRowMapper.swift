@@ -47,6 +47,10 @@ public final class DumpRowMapper {
         if let amount, !DumpRowMapper.isDecimal(amount) {
             throw fail("amount \(quoted(amount)) is not a decimal number")
         }
+        // Money is summed exactly; an amount past what that holds is not a price.
+        if let amount, DecimalAmount(amount) == nil {
+            throw fail("amount \(quoted(amount)) has more than 12 whole digits or 6 decimals")
+        }
         var currency = v.text(.currency)
         if let text = currency {
             let upper = text.uppercased()
