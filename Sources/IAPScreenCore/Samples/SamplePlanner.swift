@@ -200,19 +200,11 @@ struct SamplePlanner {
             o.transactionID = recorded(o.proof)
             o.expected = ["expired-validity"]
         case "stale-consumable":
-            let gems = consumable()
-            o.itemID = gems.id
-            o.proof = proof(store, item: gems, user: o.userID, bought: at(o.createdAt, seconds: -86_400 * 45),
-                            txnID: transactionID())
-            o.transactionID = recorded(o.proof)
+            consumable(boughtDaysBefore: 45, &o, store)
             o.expected = ["expired-validity"]
         case "late-lost-order":
             // The client retried a week later: within the maximum proof age.
-            let gems = consumable()
-            o.itemID = gems.id
-            o.proof = proof(store, item: gems, user: o.userID, bought: at(o.createdAt, seconds: -86_400 * 7),
-                            txnID: transactionID())
-            o.transactionID = recorded(o.proof)
+            consumable(boughtDaysBefore: 7, &o, store)
             o.receiptDelaySeconds = 3_600
         case "revoked":
             if store == .google, case .google(var d, let w) = o.proof {
@@ -377,6 +369,15 @@ struct SamplePlanner {
             break
         }
         return [o]
+    }
+
+    /// Turns `o` into a consumable bought `days` before its credit.
+    private mutating func consumable(boughtDaysBefore days: Int64, _ o: inout PlannedOrder, _ store: PlannedOrder.Store) {
+        let gems = consumable()
+        o.itemID = gems.id
+        o.proof = proof(store, item: gems, user: o.userID, bought: at(o.createdAt, seconds: -86_400 * days),
+                        txnID: transactionID())
+        o.transactionID = recorded(o.proof)
     }
 
     private mutating func uuid() -> String {

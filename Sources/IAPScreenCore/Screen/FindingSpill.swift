@@ -48,11 +48,6 @@ final class FindingSpill {
         return ref
     }
 
-    func read(_ ref: Ref) throws -> [Finding] {
-        if ref.offset + Int64(ref.length) > pendingStart { try flush() }
-        return try readFlushed(ref)
-    }
-
     /// Writes out what is still buffered, so that `readFlushed` may run on any thread.
     func flushPending() throws { try flush() }
 

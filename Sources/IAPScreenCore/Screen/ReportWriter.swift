@@ -54,10 +54,6 @@ final class ReportWriter {
                          html: r.isFlagged ? Array(ReportHTML.flaggedRow(r).utf8) : nil)
     }
 
-    func add(_ r: OrderReport) throws {
-        try append(ReportWriter.format(r), of: r)
-    }
-
     /// Writes a formatted report, in the order reports come.
     func append(_ f: Formatted, of r: OrderReport) throws {
         try findings.write(f.jsonl)
