@@ -57,6 +57,15 @@ struct Base64FastPathTests {
         }
     }
 
+    @Test("every length round-trips in both alphabets, to the exact byte count")
+    func everyLength() throws {
+        for length in 0..<100 {
+            let data: [UInt8] = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 151 &+ 7) }
+            #expect(try Base64.decode(Base64.encode(data)) == data)
+            #expect(try Base64.decode(Base64.encode(data, alphabet: .url), alphabet: .url) == data)
+        }
+    }
+
     @Test("line breaks anywhere decode to the same bytes")
     func breaks() throws {
         let data: [UInt8] = (0..<200).map { UInt8(truncatingIfNeeded: $0 &* 37) }

@@ -71,6 +71,9 @@ final class NightLoader {
             }
         }
 
+        /// The verdict's kind alone: cheaper than building the whole `outcome`.
+        var outcomeKind: ReceiptScreening.Outcome.Kind? { kind }
+
         /// The verdict without its findings (those are in the spill file).
         var outcome: ReceiptScreening.Outcome? {
             get {
