@@ -136,12 +136,17 @@ final class NightLoader {
     private var position = 0
     let pool = StringPool()
     let spill: FindingSpill
+    /// The one order `explain` asks about: its receipt as the join chose it, and where
+    /// that receipt came from (screening keeps no payloads).
+    private let watchedOrderID: String?
+    private(set) var watched: (payload: String, location: SourceLocation, fromReceiptsDump: Bool)?
 
     let screening: ReceiptScreening
     let limits: Limits
     private let batcher: ReceiptBatcher
 
-    init(screening: ReceiptScreening, limits: Limits, jobs: Int) throws {
+    init(screening: ReceiptScreening, limits: Limits, jobs: Int, watching orderID: String? = nil) throws {
+        watchedOrderID = orderID
         spill = try FindingSpill()
         self.screening = screening
         self.limits = limits
@@ -214,6 +219,9 @@ final class NightLoader {
             slotOf[row.orderID] = Int32(index)
             slots.append(Slot(order: stored, position: Int32(nextPosition()), hasOwnReceipt: payload != nil))
         }
+        if row.orderID == watchedOrderID {
+            watched = payload.map { ($0, row.location, false) }
+        }
         if let payload, row.status == .credited {
             var bare = row
             bare.receipt = nil
@@ -243,6 +251,7 @@ final class NightLoader {
         slots[index].generation &+= 1
         slots[index].outcome = nil
         slots[index].spilled = nil
+        if r.orderID == watchedOrderID { watched = (r.receipt, r.location, true) }
         guard slots[index].order.status == .credited else { return }
         batcher.submit(ReceiptBatcher.Job(slot: index, generation: slots[index].generation, row: slots[index].order.row(pool: pool),
                                           position: Int(slots[index].position), payload: r.receipt))

@@ -25,10 +25,33 @@ struct NightScreener {
         var claimSeconds: Double
     }
 
+    /// The night's claims: which purchase each order took, the replays they make, and the
+    /// orders that cannot be screened.
+    struct Claims {
+        var book: ClaimBook
+        /// Findings decided only now (replays, orders with several candidate purchases), by slot.
+        var late: [Int32: [Finding]]
+        var unresolved: [MalformedItem]
+        var orders: Int
+        var receipts: Int
+        /// The purchase the watched slot got (`explain`).
+        var watched: Selection?
+        /// The evaluator as the claims used it (with orders per user, when a rule asks).
+        var evaluator: RuleEvaluator
+    }
+
     /// Hands each order's report to `sink` in input order (orders, malformed records and
     /// orphan receipts interleaved by where they stood).
     func screen(_ night: NightLoader, writer: ReportWriter) throws -> Outcome {
         let started = Clock.monotonicSeconds()
+        let claims = try makeClaims(night)
+        let claimSeconds = Clock.monotonicSeconds() - started
+        return try report(night, claims: claims, claimSeconds: claimSeconds, writer: writer)
+    }
+
+    /// Claims in (created_at, order_id) order on top of the ledger's; `watch` names a slot
+    /// whose selection to keep.
+    func makeClaims(_ night: NightLoader, watch: Int32? = nil) throws -> Claims {
         let slots = night.slots
         var screenable: [Int32] = []
         var unresolved: [MalformedItem] = []
@@ -80,14 +103,17 @@ struct NightScreener {
         screenable = keys.map(\.slot)
         keys = []
         var late: [Int32: [Finding]] = [:]
+        var watched: Selection?
         for i in screenable {
             let slot = slots[Int(i)]
             guard let outcome = slot.outcome else { continue }
             let claimant = Claimant(orderID: slot.order.orderID, userID: slot.order.userID, createdAt: slot.order.createdAt,
                                     catalogType: nil, handle: i)
+            if i == watch { watched = Selection.none }
             if let box = outcome.deferred {
                 guard let order = screenOrder(slot, night) else { continue }
                 let selection = book.select(for: order, digest: box.digest)
+                if i == watch { watched = selection }
                 late[i] = evaluator.findings(order: order, receipt: .decoded(box.digest), selection: selection)
             } else if let candidate = outcome.candidate {
                 var selection = book.select(for: claimant, candidates: [candidate])
@@ -98,14 +124,22 @@ struct NightScreener {
                     c.catalogType = type
                     selection = book.select(for: c, candidates: [candidate])
                 }
+                if i == watch { watched = selection }
                 if case .replayOf(_, let original, let key) = selection, let order = screenOrder(slot, night),
                    let f = evaluator.replayFinding(order: order, transaction: candidate.transactionText, original: original, key: key) {
                     late[i] = [f]
                 }
             }
         }
+        return Claims(book: book, late: late, unresolved: unresolved, orders: orders, receipts: receipts,
+                      watched: watched, evaluator: evaluator)
+    }
 
-        let claimSeconds = Clock.monotonicSeconds() - started
+    /// Writes the reports in input order from the claims made.
+    private func report(_ night: NightLoader, claims: Claims, claimSeconds: Double, writer: ReportWriter) throws -> Outcome {
+        let slots = night.slots
+        let late = claims.late, unresolved = claims.unresolved, book = claims.book
+        let orders = claims.orders, receipts = claims.receipts
 
         // Reports in input order: slots are in first-appearance order; malformed records
         // and orphan receipts are merged in by position.

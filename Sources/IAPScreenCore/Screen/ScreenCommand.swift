@@ -16,18 +16,10 @@ enum ScreenCommand {
     static let spec = CommandSpec(
         name: "screen",
         summary: "Screen a night's orders and receipts for fraud and write the flagged-order reports.",
-        options: [
-            OptionSpec("--orders", .many, valueName: "PATH", help: "Orders dumps (CSV/TSV, JSON Lines, mysqldump XML; .gz ok). Required."),
-            OptionSpec("--receipts", .many, valueName: "PATH", help: "Receipts dumps (order_id, receipt, received_at)."),
-            OptionSpec("--rules", .one, valueName: "DIR", help: "Rules directory (default ./Rules)."),
+        options: ScreenSetup.inputOptions + [
             OptionSpec("--out", .one, valueName: "DIR", help: "Where the reports go (default ./iapscreen-report)."),
-            OptionSpec("--environment", .one, help: "Environment of orders that don't say (default production).",
-                       choices: ["production", "sandbox"]),
-            OptionSpec("--ledger", .one, valueName: "URL",
-                       help: "sqlite:PATH (default sqlite:iapscreen-ledger.sqlite) or none."),
             OptionSpec("--fail-on", .one, help: "Exit 1 when a finding reaches this severity.",
                        choices: Severity.allCases.map(\.name)),
-            OptionSpec("--jobs", .one, valueName: "N", help: "Worker threads (default: the number of cores)."),
             OptionSpec("--quiet", .flag, help: "Print nothing, not even the summary."),
         ],
         details: """
@@ -42,52 +34,15 @@ enum ScreenCommand {
         let started = Clock.now()
         let startedMonotonic = Clock.monotonicSeconds()
         let quiet = args.has("--quiet")
-        let orders = args.many("--orders")
-        guard !orders.isEmpty else {
-            io.usageError(command: spec, "--orders is required: the orders dump(s) to screen")
-            return .usage
-        }
-        var jobs = ProcessInfo.processInfo.activeProcessorCount
-        if let j = args.one("--jobs") {
-            guard let n = Int(j), n >= 1, n <= 256 else {
-                io.usageError(command: spec, "--jobs takes a whole number from 1 to 256, not '\(j)'")
-                return .usage
-            }
-            jobs = n
-        }
         let failOn = args.one("--fail-on").flatMap(Severity.init(name:))
         let outDir = args.one("--out") ?? "iapscreen-report"
-        let ledgerSpec: LedgerSpec
-        switch LedgerSpec.parse(args.one("--ledger") ?? "sqlite:iapscreen-ledger.sqlite") {
-        case .success(let l): ledgerSpec = l
-        case .failure(let invalid):
-            io.usageError(command: spec, invalid.message)
-            return .usage
+        let setup: ScreenSetup
+        switch ScreenSetup.make(args, command: spec, io: io) {
+        case .success(let s): setup = s
+        case .failure(let status): return status.status
         }
-
-        // Rules: every problem at once, nothing written.
-        let rulesPath = args.one("--rules") ?? "Rules"
-        let rules: RulesDirectory
-        switch RulesDirectory.load(rulesPath) {
-        case .success(let r): rules = r
-        case .failure(let problems):
-            for p in problems.list { io.error(p.description) }
-            io.error("iapscreen screen: the Rules directory has \(problems.list.count) problem(s); nothing was screened")
-            return .usage
-        }
-        let verifier: ReceiptVerifier
-        do {
-            verifier = try ReceiptVerifier(appleAnchorFiles: rules.appleTrustFiles, googleKeyFiles: rules.googleKeyFiles)
-        } catch {
-            io.error("\(error.path): error: \(error.reason)\n    hint: trust/apple holds DER or PEM certificates; trust/google holds <package>.pem or .pub keys")
-            io.error("iapscreen screen: the Rules directory has 1 problem(s); nothing was screened")
-            return .usage
-        }
-        let receipts = args.many("--receipts")
-        for path in orders + receipts where !FileManager.default.isReadableFile(atPath: path) {
-            io.error("iapscreen screen: cannot read input '\(path)'; nothing written, ledger unchanged")
-            return .unreadableInput
-        }
+        let orders = setup.orders, receipts = setup.receipts, jobs = setup.jobs, rules = setup.rules
+        let ledgerSpec = setup.ledgerSpec
 
         // One run per ledger at a time.
         var lock: LedgerLock?
@@ -112,10 +67,7 @@ enum ScreenCommand {
         }
         defer { _ = lock }
 
-        let resolver = OrderResolver(catalog: rules.catalog, defaultProduction: args.one("--environment") != "sandbox")
-        let evaluator = RuleEvaluator(rules: rules)
-        let screening = ReceiptScreening(resolver: resolver, evaluator: evaluator, limits: .standard,
-                                         verify: { verifier.verify($0) })
+        let resolver = setup.resolver, evaluator = setup.evaluator, screening = setup.screening
         let loader: NightLoader
         do {
             loader = try NightLoader(screening: screening, limits: .standard, jobs: jobs)

@@ -19,11 +19,18 @@ public struct RuleEvaluator: Sendable {
         rules.settings.customRules.contains { $0.condition.fields.contains(.userOrders) }
     }
 
-    public func findings(order: ScreenOrder, receipt: ReceiptState, selection: Selection) -> [Finding] {
+    /// `trace`, when given, learns what every rule concluded and why (for `explain`).
+    public func findings(order: ScreenOrder, receipt: ReceiptState, selection: Selection,
+                         trace: RuleTrace? = nil) -> [Finding] {
         var out: [Finding] = []
         let s = rules.settings
+        let note = Note(trace: trace, settings: s)
         func add(_ id: RuleID, _ message: String, _ evidence: Evidence) {
-            guard s.isEnabled(id) else { return }
+            guard s.isEnabled(id) else {
+                note.off(id, "would have fired: \(message)")
+                return
+            }
+            note.fired(id, message)
             out.append(Finding(orderID: order.orderID, userID: order.userID, rule: id.rawValue, severity: s.severity(id),
                                message: message, evidence: evidence))
         }
@@ -32,21 +39,51 @@ public struct RuleEvaluator: Sendable {
         case .missing:
             add(.missingReceipt, "credited order \(order.orderID) has no receipt",
                 Evidence(expected: "a receipt for \(order.expectedProductID)", actual: nil))
+            note.skipped(RuleID.allCases.filter { $0 != .missingReceipt && $0 != .malformedRecord && $0 != .orphanReceipt },
+                         "there is no receipt to check")
         case .undecodable(let e):
+            note.passed(.missingReceipt, "the order has a receipt")
             add(.receiptUndecodable, "the receipt cannot be read: \(e.reason) (\(e.code) at byte \(e.offset))",
                 Evidence(expected: "a store receipt", actual: e.code,
                          extra: [("reason", .string(e.reason)), ("offset", .integer(e.offset))]))
+            note.skipped(RuleID.allCases.filter { ![.missingReceipt, .receiptUndecodable, .malformedRecord, .orphanReceipt].contains($0) },
+                         "the receipt could not be read")
         case .decoded(let d):
-            receiptRules(order, d, selection, add)
-            out += customRules(order, d, selection)
+            note.passed(.missingReceipt, "the order has a receipt")
+            note.passed(.receiptUndecodable, "the receipt decoded as \(d.kind.rawValue)")
+            receiptRules(order, d, selection, add, note)
+            out += customRules(order, d, selection, trace: trace)
         }
         return out.map { applyExemption($0, order) }
+    }
+
+    /// Writes to the trace when there is one; the words are only built then.
+    struct Note {
+        let trace: RuleTrace?
+        let settings: RuleSettings
+
+        func fired(_ id: RuleID, _ why: String) { trace?.note(id.rawValue, .fired, why) }
+        func off(_ id: RuleID, _ why: @autoclosure () -> String) { trace?.note(id.rawValue, .off, why()) }
+
+        func passed(_ id: RuleID, _ why: @autoclosure () -> String) {
+            guard let trace else { return }
+            trace.note(id.rawValue, settings.isEnabled(id) ? .passed : .off, why())
+        }
+
+        func notApplicable(_ id: RuleID, _ why: @autoclosure () -> String) {
+            guard let trace else { return }
+            trace.note(id.rawValue, settings.isEnabled(id) ? .notApplicable : .off, why())
+        }
+
+        func skipped(_ ids: [RuleID], _ why: String) {
+            for id in ids { notApplicable(id, why) }
+        }
     }
 
     // MARK: Named rules on a decoded receipt
 
     private func receiptRules(_ order: ScreenOrder, _ d: ReceiptDigest, _ selection: Selection,
-                              _ add: (RuleID, String, Evidence) -> Void) {
+                              _ add: (RuleID, String, Evidence) -> Void, _ note: Note) {
         let s = rules.settings
         // Signature. A forged verifyReceipt JSON says which claim its signed receipt denies.
         if let forgery = d.forgery {
@@ -64,18 +101,34 @@ public struct RuleEvaluator: Sendable {
             } else if d.kind == .appleVerifyReceiptJSON, s.parameter(.signatureInvalid, "flag_unsigned_verify_receipt") != 0 {
                 add(.signatureInvalid, "the verifyReceipt JSON carries no signed receipt to check it against",
                     Evidence(expected: "an embedded latest_receipt", actual: "unsigned", extra: [("reason", .string("unsigned"))]))
+            } else {
+                note.passed(.signatureInvalid, "unsigned (\(d.signature.reason)); flag_unsigned_verify_receipt is 0, so only its claims are screened")
             }
+        } else {
+            note.passed(.signatureInvalid, "signature \(d.signature.verdict.rawValue): \(d.signature.reason)")
         }
         // Which app the receipt belongs to.
         if rules.hasAppsFile, let app = d.appID, !rules.isOurApp(app, platform: d.platform) {
             add(.bundleIDMismatch, "the receipt belongs to \(app), which is not one of our apps",
                 Evidence(expected: ourApps(d.platform), actual: app))
+        } else if let app = d.appID {
+            if rules.hasAppsFile {
+                note.passed(.bundleIDMismatch, "the receipt belongs to \(app), one of our apps in apps.csv")
+            } else {
+                note.notApplicable(.bundleIDMismatch, "the Rules have no apps.csv to compare \(app) with")
+            }
+        } else {
+            note.notApplicable(.bundleIDMismatch, "the receipt names no app")
         }
         // Environment.
         if order.production, d.isSandbox {
             let env = d.status == 21007 ? "status 21007 (sandbox receipt)" : (d.environment ?? "test purchase")
             add(.sandboxInProduction, "a \(env) receipt was credited in production",
                 Evidence(expected: "Production", actual: d.environment ?? env))
+        } else if order.production {
+            note.passed(.sandboxInProduction, "receipt environment \(d.environment ?? "not stated, and no test purchase")")
+        } else {
+            note.notApplicable(.sandboxInProduction, "the order was credited in sandbox")
         }
         // Which purchase is the order's.
         if d.holdsOrderTransaction == false, let txn = order.transactionID {
@@ -87,20 +140,39 @@ public struct RuleEvaluator: Sendable {
             add(.itemIDMismatch,
                 "expected product \(order.expectedProductID), receipt has \(held.isEmpty ? "no purchases" : held.joined(separator: ", "))",
                 Evidence(expected: order.expectedProductID, actual: held.isEmpty ? nil : held.joined(separator: ", ")))
+            note.notApplicable(.transactionNotInReceipt, order.transactionID.map { "the receipt holds transaction \($0)" }
+                               ?? "the order names no transaction")
+        } else {
+            note.passed(.transactionNotInReceipt, order.transactionID.map { "the receipt holds transaction \($0)" }
+                        ?? "the order names no transaction; its entry is chosen by product and time")
+            note.passed(.itemIDMismatch, "the receipt holds \(order.expectedProductID), the order's product (\(d.candidates.count) entr\(d.candidates.count == 1 ? "y" : "ies"))")
         }
         let picked: Purchase?
         switch selection {
-        case .none: picked = nil
-        case .picked(let i), .restore(let i, _): picked = d.candidates.indices.contains(i) ? d.candidates[i] : nil
+        case .none:
+            picked = nil
+            note.notApplicable(.replayedTransaction, "no receipt entry is this order's, so none could be taken twice")
+        case .picked(let i):
+            picked = d.candidates.indices.contains(i) ? d.candidates[i] : nil
+            note.passed(.replayedTransaction, "no earlier order took transaction \(picked.flatMap { $0.transactionID ?? $0.purchaseToken } ?? "?")")
+        case .restore(let i, let original):
+            picked = d.candidates.indices.contains(i) ? d.candidates[i] : nil
+            note.passed(.replayedTransaction, "order \(original.orderID) took it first, but this is the same user restoring a non-consumable or a family-shared purchase: not a replay")
         case .replayOf(let i, let original, let key):
             picked = d.candidates.indices.contains(i) ? d.candidates[i] : nil
             if let f = replayFinding(order: order, transaction: picked?.transactionID ?? picked?.purchaseToken,
                                      original: original, key: key) {
                 add(.replayedTransaction, f.message, f.evidence)
+            } else {
+                note.off(.replayedTransaction, "would have fired: order \(original.orderID) took it first")
             }
         }
-        guard let p = picked, p.productID == order.expectedProductID || order.transactionID == nil else { return }
-        purchaseRules(order, d, p, add)
+        guard let p = picked, p.productID == order.expectedProductID || order.transactionID == nil else {
+            note.skipped([.revoked, .expiredValidity, .accountMismatch, .purchaseNotCompleted],
+                         picked == nil ? "no receipt entry is this order's" : "the order's entry is of another product")
+            return
+        }
+        purchaseRules(order, d, p, add, note)
     }
 
     /// The finding for an order whose purchase another order took first (nil when the rule is off).
@@ -119,12 +191,14 @@ public struct RuleEvaluator: Sendable {
     }
 
     private func purchaseRules(_ order: ScreenOrder, _ d: ReceiptDigest, _ p: Purchase,
-                               _ add: (RuleID, String, Evidence) -> Void) {
+                               _ add: (RuleID, String, Evidence) -> Void, _ note: Note) {
         let s = rules.settings
         let txn = p.transactionID ?? p.purchaseToken ?? "(no transaction id)"
         if let c = p.cancellationDate {
             add(.revoked, "the store refunded or revoked transaction \(txn) on \(c.iso8601)",
                 Evidence(expected: "no cancellation", actual: c.iso8601, extra: [("transaction_id", .string(txn))]))
+        } else {
+            note.passed(.revoked, "transaction \(txn) carries no cancellation date")
         }
         let type = p.productType.flatMap { if case .unknown = $0 { return nil } else { return $0 } } ?? order.catalogType
         let grace = Int64(s.parameter(.expiredValidity, "grace_days"))
@@ -134,6 +208,9 @@ public struct RuleEvaluator: Sendable {
                     "the subscription period expired on \(e.iso8601), before the order was credited on \(order.createdAt.iso8601) (grace \(grace) day(s))",
                     Evidence(expected: "expiry after \(order.createdAt.iso8601) minus \(grace) day(s)", actual: e.iso8601,
                              extra: [("transaction_id", .string(txn))]))
+            } else {
+                note.passed(.expiredValidity, p.expiresDate.map { "the period runs until \($0.iso8601); credited \(order.createdAt.iso8601), grace \(grace) day(s)" }
+                            ?? "the subscription entry states no expiry")
             }
         } else if type == .consumable, let bought = p.purchaseDate {
             let maxAge = Int64(s.parameter(.expiredValidity, "max_proof_age_days"))
@@ -143,7 +220,11 @@ public struct RuleEvaluator: Sendable {
                     "the purchase proof is \(days) days old (bought \(bought.iso8601)); the maximum age is \(maxAge) days",
                     Evidence(expected: "bought after \(oldest.iso8601)", actual: bought.iso8601,
                              extra: [("transaction_id", .string(txn))]))
+            } else {
+                note.passed(.expiredValidity, "a consumable bought \(bought.iso8601), within the maximum proof age of \(maxAge) days")
             }
+        } else {
+            note.notApplicable(.expiredValidity, "neither a subscription nor a dated consumable (\(type.map { "\($0)" } ?? "type unknown"))")
         }
         if let token = p.accountToken, !token.isEmpty {
             switch d.platform {
@@ -153,13 +234,22 @@ public struct RuleEvaluator: Sendable {
             case .ios where isUUID(order.userID) && token.lowercased() != order.userID.lowercased():
                 add(.accountMismatch, "the purchase's appAccountToken is \(token), the order credited \(order.userID)",
                     Evidence(expected: order.userID, actual: token))
-            default: break
+            case .ios where !isUUID(order.userID):
+                note.notApplicable(.accountMismatch, "user id \(order.userID) is not a UUID, so it cannot be an appAccountToken")
+            default:
+                note.passed(.accountMismatch, "the purchase is bound to \(token), the order's user")
             }
+        } else {
+            note.notApplicable(.accountMismatch, "the purchase is bound to no account")
         }
         if d.platform == .android, let state = p.purchaseState, state != 0 {
             let words = state == 1 ? "cancelled" : (state == 2 || state == 4 ? "pending" : "in state \(state)")
             add(.purchaseNotCompleted, "the Google purchase is \(words), not purchased",
                 Evidence(expected: "purchaseState 0 (purchased)", actual: "purchaseState \(state) (\(words))"))
+        } else if d.platform == .android {
+            note.passed(.purchaseNotCompleted, p.purchaseState == nil ? "the purchase states no purchaseState" : "purchaseState 0 (purchased)")
+        } else {
+            note.notApplicable(.purchaseNotCompleted, "App Store entries are completed purchases")
         }
     }
 
@@ -170,7 +260,8 @@ public struct RuleEvaluator: Sendable {
 
     // MARK: Custom rules
 
-    private func customRules(_ order: ScreenOrder, _ d: ReceiptDigest, _ selection: Selection) -> [Finding] {
+    private func customRules(_ order: ScreenOrder, _ d: ReceiptDigest, _ selection: Selection,
+                             trace: RuleTrace?) -> [Finding] {
         let custom = rules.settings.customRules
         guard !custom.isEmpty else { return [] }
         let picked: Purchase?
@@ -182,7 +273,13 @@ public struct RuleEvaluator: Sendable {
         let lookup = { (f: ConditionField) in FieldValues.value(f, order: order, digest: d, purchase: picked,
                                                               ordersOfUser: ordersPerUser[order.userID]) }
         return custom.compactMap { rule in
-            guard rule.condition.holds(lookup) else { return nil }
+            let holds = rule.condition.holds(lookup)
+            if let trace {
+                let values = rule.condition.fields.map { "\($0.rawValue) = \(FieldValues.json(lookup($0)).scalarText ?? "null")" }
+                trace.note(rule.id, holds ? .fired : .passed,
+                           "custom rule (\(rule.file):\(rule.line)) \(holds ? "matched" : "did not match"): \(values.joined(separator: ", "))")
+            }
+            guard holds else { return nil }
             var extra: [(key: String, value: JSONValue)] = []
             for f in rule.condition.fields {
                 extra.append((f.rawValue, FieldValues.json(lookup(f))))

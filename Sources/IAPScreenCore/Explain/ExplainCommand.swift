@@ -1,0 +1,85 @@
+import Foundation
+import IAPBasics
+import Ledger
+import ReceiptFormats
+import Screening
+
+/// `iapscreen explain --order ID`: why one order was (not) flagged. It reads the same
+/// inputs as `screen` and makes the night's claims the same way (whether an order replays
+/// another depends on every order before it), then prints, for that order, the receipt
+/// entry it got and why, what the ledger remembered, every rule's conclusion with the
+/// values it compared, and the reviewer exemption. It never writes the ledger.
+enum ExplainCommand {
+    static let spec = CommandSpec(
+        name: "explain",
+        summary: "Say why one order was flagged or not: every rule, its receipt entry, the ledger, exemptions.",
+        options: [OptionSpec("--order", .one, valueName: "ID", help: "The order to explain. Required.")]
+            + ScreenSetup.inputOptions,
+        details: """
+        Prints to stdout. The whole night is read, as screen reads it, because whether an order
+        replays a transaction depends on the orders credited before it and on the ledger,
+        which explain reads and never writes.
+        Exit status: 0 explained; 2 bad usage, bad Rules or an order not in the dumps;
+        3 an input could not be read.
+        """)
+
+    static func run(_ args: ParsedArguments, io: Console) -> ExitStatus {
+        guard let orderID = args.one("--order"), !orderID.isEmpty else {
+            io.usageError(command: spec, "--order is required: the order id to explain")
+            return .usage
+        }
+        let setup: ScreenSetup
+        switch ScreenSetup.make(args, command: spec, io: io) {
+        case .success(let s): setup = s
+        case .failure(let stop): return stop.status
+        }
+        // Read only: a ledger that does not exist yet is not created.
+        var ledger: SQLiteLedger?
+        var ledgerNote = "no ledger (--ledger none)"
+        if case .sqlite(let path) = setup.ledgerSpec {
+            if FileManager.default.fileExists(atPath: path) {
+                do {
+                    ledger = try SQLiteLedger(path: path)
+                    ledgerNote = "ledger \(path)"
+                } catch {
+                    io.error("iapscreen explain: cannot read the ledger \(path): \(error)")
+                    return .unreadableInput
+                }
+            } else {
+                ledgerNote = "no ledger yet at \(path) (no earlier run)"
+            }
+        }
+
+        let night: NightLoader
+        do {
+            night = try NightLoader(screening: setup.screening, limits: .standard, jobs: setup.jobs, watching: orderID)
+        } catch {
+            io.error("iapscreen explain: \(error)")
+            return .unreadableInput
+        }
+        do {
+            try night.load(orders: setup.orders, receipts: setup.receipts) { _ in }
+        } catch {
+            io.error("iapscreen explain: cannot read \(error.path): \(error.reason)")
+            return .unreadableInput
+        }
+        guard let slot = night.slots.indices.last(where: { night.slots[$0].order.orderID == orderID }) else {
+            let inputs = (setup.orders + setup.receipts).joined(separator: ", ")
+            io.error("iapscreen explain: order '\(orderID)' is not in the orders dumps (\(inputs)); "
+                     + "a row too broken to read has no order id: see malformed-record findings")
+            return .usage
+        }
+        let screener = NightScreener(rules: setup.rules, ledger: ledger, resolver: setup.resolver, evaluator: setup.evaluator)
+        let claims: NightScreener.Claims
+        do {
+            claims = try screener.makeClaims(night, watch: Int32(slot))
+        } catch {
+            io.error("iapscreen explain: \(error)")
+            return .unreadableInput
+        }
+        let explanation = OrderExplanation(night: night, slot: slot, setup: setup, claims: claims, ledger: ledger,
+                                           ledgerNote: ledgerNote)
+        io.out.write(explanation.text())
+        return .ok
+    }
+}

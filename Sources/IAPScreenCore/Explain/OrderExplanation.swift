@@ -1,0 +1,214 @@
+import DumpFormats
+import IAPBasics
+import Ledger
+import ReceiptFormats
+import Screening
+
+/// The words `explain` prints for one order, built from the same pieces screening uses:
+/// the order resolved against the catalog, its receipt decoded and verified again, the
+/// selection the night's claims gave it, and the rules run with a trace.
+struct OrderExplanation {
+    let night: NightLoader
+    let slot: Int
+    let setup: ScreenSetup
+    let claims: NightScreener.Claims
+    let ledger: SQLiteLedger?
+    let ledgerNote: String
+
+    func text() -> String {
+        var out: [String] = []
+        let stored = night.slots[slot]
+        let row = stored.order.row(pool: night.pool)
+        out.append("order \(row.orderID) (user \(row.userID)), credited-at \(row.createdAt.iso8601), \(row.location)")
+        out.append("  dump row: platform \(row.platform?.rawValue ?? "not stated"), item \(row.itemID ?? "-"), "
+                   + "product \(row.productID ?? "-"), transaction \(row.transactionID ?? "-"), "
+                   + "\(row.amount ?? "-") \(row.currency ?? ""), status \(row.status.rawValue), "
+                   + "environment \(row.environment?.rawValue ?? "not stated (--environment applies)")")
+        guard row.status == .credited else {
+            out.append("")
+            out.append("not screened: the order is \(row.status.rawValue), and only credited orders are screened.")
+            return out.joined(separator: "\n") + "\n"
+        }
+
+        // The receipt, as the join chose it.
+        let watched = night.watched
+        var receiptPlatform = stored.outcome?.receiptPlatform
+        var decoded: Receipt?
+        var state = ReceiptState.missing
+        var receiptLines: [String] = []
+        if let watched {
+            let source = watched.fromReceiptsDump
+                ? "from the receipts dump, \(watched.location) (the order has no receipt of its own; of its rows there, the latest received_at wins)"
+                : "the order's own receipt field, \(watched.location)"
+            receiptLines.append("receipt: \(source)")
+            do {
+                let receipt = try ReceiptDecoder.decode(Array(watched.payload.utf8), limits: .standard)
+                decoded = receipt
+                receiptPlatform = receipt.platform
+                receiptLines.append("  \(receipt.kind.rawValue), environment \(receipt.environment ?? "not stated"), "
+                                    + "app \(receipt.appID ?? "not stated"), \(receipt.purchases.count) purchase(s)")
+            } catch {
+                state = .undecodable(error)
+                receiptLines.append("  cannot be read: \(error.reason) (\(error.code) at byte \(error.offset))")
+            }
+        } else {
+            receiptLines.append("receipt: none (no receipt field in the order's row and no row for it in the receipts dumps)")
+        }
+
+        let order: ScreenOrder
+        switch setup.resolver.resolve(row, index: Int(stored.position), receiptPlatform: receiptPlatform) {
+        case .failure(let f):
+            out.append("")
+            out.append("not screened: \(f.reason); the order is reported as a malformed-record finding.")
+            return out.joined(separator: "\n") + "\n"
+        case .success(let o):
+            order = o
+        }
+        out.append("  screened as: \(order.platform?.rawValue ?? "unknown platform"), expected product \(order.expectedProductID)"
+                   + "\(order.catalogType.map { " (\($0) in the catalog)" } ?? "")"
+                   + ", \(order.production ? "production" : "sandbox")")
+        out.append("")
+        out += receiptLines
+
+        let selection = claims.watched ?? .none
+        if let receipt = decoded {
+            let (signature, forgery) = setup.verifier.verify(receipt)
+            out.append("  signature: \(signature.verdict.rawValue) (\(signature.reason))"
+                       + (forgery.map { "; forged: \($0)" } ?? ""))
+            let digest = ReceiptDigest(receipt: receipt, signature: signature, forgery: forgery, for: order)
+            state = .decoded(digest)
+            out.append("")
+            out += entryLines(order: order, digest: digest, selection: selection)
+        }
+
+        let trace = RuleTrace()
+        var findings = claims.evaluator.findings(order: order, receipt: state, selection: selection, trace: trace)
+        findings = findings.map(marked)
+        out.append("")
+        out.append("rules:")
+        let width = max(24, trace.lines.map(\.rule.count).max() ?? 0)
+        for line in trace.lines {
+            out.append("  \(pad(line.outcome.rawValue, 7)) \(pad(line.rule, width))  \(line.why)")
+        }
+
+        out.append("")
+        out += exemptionLines(order: order)
+
+        out.append("")
+        if findings.isEmpty {
+            out.append("verdict: not flagged: no rule found anything.")
+        } else {
+            let counting = findings.filter(\.counts)
+            if let worst = counting.map(\.severity).max() {
+                out.append("verdict: flagged, highest severity \(worst.name):")
+            } else {
+                out.append("verdict: not flagged: every finding is exempted or reviewed legit:")
+            }
+            for f in findings {
+                var line = "  \(f.severity.name) \(f.rule): \(f.message)"
+                if f.evidence.expected != nil || f.evidence.actual != nil {
+                    line += "\n      expected \(f.evidence.expected ?? "nothing"), actual \(f.evidence.actual ?? "nothing")"
+                }
+                if f.exempted != nil { line += "\n      exempted: the user is a reviewer within their window" }
+                if let r = f.review {
+                    switch r.status {
+                    case .new: line += "\n      new: no earlier run on this ledger reported it"
+                    case .seen: line += "\n      seen: an earlier run on this ledger reported it"
+                    case .reviewed:
+                        line += "\n      reviewed \(r.verdict ?? "?") by \(r.by ?? "someone") at \(r.at ?? "?")"
+                            + (r.note.map { ": \($0)" } ?? "")
+                    }
+                }
+                out.append(line)
+            }
+        }
+        return out.joined(separator: "\n") + "\n"
+    }
+
+    /// Which receipt entries could be the order's, the one it got, and why.
+    private func entryLines(order: ScreenOrder, digest: ReceiptDigest, selection: Selection) -> [String] {
+        var out: [String] = []
+        if let txn = order.transactionID {
+            out.append("entries: the order names transaction \(txn); the receipt \(digest.candidates.isEmpty ? "does not hold it" : "holds it")")
+        } else {
+            out.append("entries: the order names no transaction, so its entry is chosen among the \(digest.candidates.count) "
+                       + "purchase(s) of \(order.expectedProductID): the nearest at or before the credit that no earlier order took")
+        }
+        for (i, p) in digest.candidates.prefix(8).enumerated() {
+            out.append("  #\(i + 1) \(describe(p))")
+        }
+        if digest.candidates.count > 8 { out.append("  … and \(digest.candidates.count - 8) more") }
+        switch selection {
+        case .none:
+            out.append("picked: none")
+        case .picked(let i):
+            out.append("picked: #\(i + 1), taken first by this order")
+            if let p = digest.candidates.indices.contains(i) ? digest.candidates[i] : nil, let txn = p.transactionID,
+               let original = p.originalTransactionID, original != txn {
+                out.append("  a renewal: transaction \(txn) renews original transaction \(original); each renewal is a "
+                           + "transaction of its own, so crediting it is not a replay of the original")
+            }
+            out += ledgerLines(digest.candidates, i, platform: digest.platform)
+        case .restore(let i, let original):
+            out.append("picked: #\(i + 1), which order \(original.orderID) (user \(original.userID), \(original.createdAt.iso8601)) "
+                       + "took first: the same user restoring a non-consumable, not a replay")
+            out += ledgerLines(digest.candidates, i, platform: digest.platform)
+        case .replayOf(let i, let original, _):
+            out.append("picked: #\(i + 1), which order \(original.orderID) (user \(original.userID), \(original.createdAt.iso8601)) "
+                       + "took first\(tonight(original.orderID) ? " tonight" : ""): every candidate was already taken")
+            out += ledgerLines(digest.candidates, i, platform: digest.platform)
+        }
+        return out
+    }
+
+    private func describe(_ p: Purchase) -> String {
+        var parts = ["\(p.productID ?? "no product")", "transaction \(p.transactionID ?? p.purchaseToken ?? "none")"]
+        if let d = p.purchaseDate { parts.append("bought \(d.iso8601)") }
+        if let e = p.expiresDate { parts.append("expires \(e.iso8601)") }
+        if let c = p.cancellationDate { parts.append("cancelled \(c.iso8601)") }
+        return parts.joined(separator: ", ")
+    }
+
+    /// What the ledger remembered of the picked entry's transaction before tonight.
+    private func ledgerLines(_ candidates: [Purchase], _ i: Int, platform: Platform) -> [String] {
+        guard candidates.indices.contains(i), let key = claimKey(candidates[i], platform: platform) else { return [] }
+        guard let ledger else { return ["ledger: \(ledgerNote)"] }
+        guard let earlier = try? ledger.claims(of: [key])[key] else {
+            return ["ledger: no earlier run credited transaction \(key)"]
+        }
+        return ["ledger: an earlier run recorded order \(earlier.orderID) (user \(earlier.userID), \(earlier.createdAt.iso8601)) as the first to take \(key)"]
+    }
+
+    private func tonight(_ orderID: String) -> Bool {
+        night.slots.indices.contains { night.slots[$0].order.orderID == orderID }
+    }
+
+    private func exemptionLines(order: ScreenOrder) -> [String] {
+        let exempted = setup.rules.settings.reviewerExemptions.sorted().joined(separator: ", ")
+        guard let w = setup.rules.reviewers.window(for: order.userID, at: order.createdAt) else {
+            return ["exemption: none; user \(order.userID) is not a reviewer in reviewers.csv at \(order.createdAt.iso8601)"]
+        }
+        let from = w.from?.iso8601 ?? "the start", until = w.until?.iso8601 ?? "no end"
+        return ["exemption: user \(order.userID) is a reviewer from \(from) until \(until)"
+                + (w.note.isEmpty ? "" : " (\(w.note))") + "; their findings of \(exempted) are marked exempted, "
+                + "kept in the report, and left out of --fail-on and money at risk"]
+    }
+
+    /// The finding's standing in the ledger, as the report would show it.
+    private func marked(_ f: Finding) -> Finding {
+        guard let ledger, let order = f.orderID else { return f }
+        var out = f
+        if let r = try? ledger.review(of: order) {
+            out.review = ReviewMark(status: .reviewed, verdict: r.verdict, note: r.note, by: r.by, at: r.at)
+        } else if (try? ledger.wasReported(orderID: order, rule: f.rule)) == true {
+            out.review = ReviewMark(status: .seen)
+        } else {
+            out.review = ReviewMark(status: .new)
+        }
+        return out
+    }
+
+    private func pad(_ s: String, _ n: Int) -> String {
+        s.count >= n ? s : s + String(repeating: " ", count: n - s.count)
+    }
+}
