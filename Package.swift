@@ -77,7 +77,7 @@ let package = Package(
             "IAPBasics", "JSONText", "DumpFormats", "Decompression", "ReceiptFormats", "Screening", "ReceiptVerification",
         ], resources: [.copy("Corpus")]),
         .testTarget(name: "ReceiptBuilderTests", dependencies: ["ReceiptBuilder", "StoreCrypto"]),
-        .testTarget(name: "IAPScreenCoreTests", dependencies: ["IAPScreenCore", "ReceiptBuilder", "JSONText", "Ledger"]),
+        .testTarget(name: "IAPScreenCoreTests", dependencies: ["IAPScreenCore", "ReceiptBuilder", "JSONText", "Ledger", "Decompression"]),
     ],
     swiftLanguageModes: [.v6]
 )

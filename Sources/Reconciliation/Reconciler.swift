@@ -30,16 +30,20 @@ public struct Reconciler {
         }
     }
 
-    public func finish() -> ReconciliationOutcome {
+    /// Decides every store in `stores` (by default both); a store none of whose reports was
+    /// read is left out, so that a run with only Google's reports does not call every Apple
+    /// credit unpaid.
+    public func finish(stores: Set<StoreName> = Set(StoreName.allCases)) -> ReconciliationOutcome {
         var ledger = Ledger()
-        google.finish(into: &ledger)
-        apple.finish(into: &ledger)
+        if stores.contains(.google) { google.finish(into: &ledger) }
+        if stores.contains(.apple) { apple.finish(into: &ledger) }
         let sorted = ledger.differences.sorted { a, b in
             (a.store, a.day, a.bucket, a.productID, a.storeOrderID ?? "", a.orderID ?? "")
                 < (b.store, b.day, b.bucket, b.productID, b.storeOrderID ?? "", b.orderID ?? "")
         }
         return ReconciliationOutcome(differences: sorted, totals: ledger.totals,
-                                     creditsCompared: google.creditCount + apple.creditCount,
+                                     creditsCompared: (stores.contains(.google) ? google.creditCount : 0)
+                                         + (stores.contains(.apple) ? apple.creditCount : 0),
                                      eventsCompared: google.eventCount + apple.eventCount)
     }
 }

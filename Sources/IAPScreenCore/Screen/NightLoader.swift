@@ -179,12 +179,7 @@ final class NightLoader {
     }
 
     private func read(_ path: String, _ body: (DumpReader) throws(InputError) -> Void) throws(InputError) {
-        let hasher: SHA256Hasher
-        do { hasher = try SHA256Hasher() } catch { throw InputError(path: path, reason: "cannot hash: \(error)") }
-        let reader = try DumpReader(path: path, limits: limits) { chunk in try? hasher.update(chunk) }
-        try body(reader)
-        let digest = (try? hasher.finalize()).map(Digest.hex) ?? ""
-        inputs.append(InputRecord(path: path, sha256: digest, records: reader.itemCount))
+        inputs.append(try readHashed(path, limits: limits, body))
     }
 
     private func nextPosition() -> Int {
@@ -231,13 +226,8 @@ final class NightLoader {
         }
         let index = Int(found)
         guard !slots[index].hasOwnReceipt else { return }
-        if slots[index].dumpReceiptSeen {
-            // Latest received_at wins; without dates, the last row.
-            switch (slots[index].dumpReceivedAt, r.receivedAt) {
-            case (let old?, let new?) where new < old: return
-            case (.some, nil): return
-            default: break
-            }
+        guard ReceiptRowOrder.replaces(seen: slots[index].dumpReceiptSeen, old: slots[index].dumpReceivedAt, new: r.receivedAt) else {
+            return
         }
         slots[index].dumpReceiptSeen = true
         slots[index].dumpReceivedAt = r.receivedAt

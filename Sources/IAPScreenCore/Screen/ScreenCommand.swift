@@ -66,15 +66,7 @@ enum ScreenCommand {
         }
 
         // Rules: every problem at once, nothing written.
-        let rulesPath = args.one("--rules") ?? "Rules"
-        let rules: RulesDirectory
-        switch RulesDirectory.load(rulesPath) {
-        case .success(let r): rules = r
-        case .failure(let problems):
-            for p in problems.list { io.error(p.description) }
-            io.error("iapscreen screen: the Rules directory has \(problems.list.count) problem(s); nothing was screened")
-            return .usage
-        }
+        guard let rules = io.loadRules(args, command: "screen", notDone: "nothing was screened") else { return .usage }
         let verifier: ReceiptVerifier
         do {
             verifier = try ReceiptVerifier(appleAnchorFiles: rules.appleTrustFiles, googleKeyFiles: rules.googleKeyFiles)
@@ -84,8 +76,7 @@ enum ScreenCommand {
             return .usage
         }
         let receipts = args.many("--receipts")
-        for path in orders + receipts where !FileManager.default.isReadableFile(atPath: path) {
-            io.error("iapscreen screen: cannot read input '\(path)'; nothing written, ledger unchanged")
+        guard io.allReadable(orders + receipts, command: "screen", consequence: "nothing written, ledger unchanged") else {
             return .unreadableInput
         }
 
