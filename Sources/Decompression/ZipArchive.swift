@@ -245,8 +245,10 @@ final class ZipEntryStream: ByteStream {
                 return status
             }
             switch status {
-            case Z_OK, Z_BUF_ERROR where inputUsed == input.count:
+            case Z_OK:
                 continue
+            case Z_BUF_ERROR where inputUsed == input.count:
+                continue  // out of input: the next turn reads more
             case Z_STREAM_END:
                 deflateEnded = true
                 return count - Int(z.pointee.avail_out)
@@ -255,7 +257,7 @@ final class ZipEntryStream: ByteStream {
                                  code: "zip-corrupt")
             }
         }
-        return count
+        return count - Int(z.pointee.avail_out)
     }
 }
 

@@ -20,21 +20,37 @@ public struct DecimalAmount: Sendable, Equatable, CustomStringConvertible {
 
     /// `4.99`, `-1.5`, `10`; nil for anything else or too many digits.
     public init?(_ text: String) {
-        var negative = false
-        var digits = Substring(text)
-        if digits.first == "-" { negative = true; digits = digits.dropFirst() }
-        let parts = digits.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count <= 2, let whole = parts.first, !whole.isEmpty, whole.count <= 12,
-              whole.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
-        let fraction = parts.count == 2 ? parts[1] : ""
-        guard fraction.count <= 6, parts.count == 1 || !fraction.isEmpty,
-              fraction.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
-        guard let w = Int64(whole), let f = Int64(fraction.isEmpty ? "0" : String(fraction)) else { return nil }
-        var scaledFraction = f
-        for _ in fraction.count..<6 { scaledFraction *= 10 }
-        let v = w * 1_000_000 + scaledFraction  // at most 10^18: no overflow
+        // One pass over the bytes: [-] 1–12 digits [. 1–6 digits].
+        var whole: Int64 = 0, fraction: Int64 = 0
+        var wholeDigits = 0, fractionDigits = 0
+        var negative = false, seenDot = false, first = true
+        for byte in text.utf8 {
+            defer { first = false }
+            switch byte {
+            case 0x2D where first:
+                negative = true
+            case 0x2E where !seenDot:
+                guard wholeDigits > 0 else { return nil }
+                seenDot = true
+            case 0x30...0x39:
+                if seenDot {
+                    fractionDigits += 1
+                    guard fractionDigits <= 6 else { return nil }
+                    fraction = fraction * 10 + Int64(byte - 0x30)
+                } else {
+                    wholeDigits += 1
+                    guard wholeDigits <= 12 else { return nil }
+                    whole = whole * 10 + Int64(byte - 0x30)
+                }
+            default:
+                return nil
+            }
+        }
+        guard wholeDigits > 0, !seenDot || fractionDigits > 0 else { return nil }
+        for _ in fractionDigits..<6 { fraction *= 10 }
+        let v = whole * 1_000_000 + fraction  // at most 10^18: no overflow
         micros = negative ? -v : v
-        scale = fraction.count
+        scale = fractionDigits
         overflowed = false
     }
 

@@ -61,6 +61,12 @@ struct GoogleMatcher {
         self.window = window
     }
 
+    mutating func reserve(_ n: Int) {
+        headOf.reserveCapacity(n)
+        credits.reserveCapacity(n)
+        sides.reserveCapacity(n)
+    }
+
     mutating func add(_ c: OurCredit) {
         guard window.reaches(CalendarDay.utc(c.createdAt)) else { return }
         creditCount += 1

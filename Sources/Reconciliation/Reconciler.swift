@@ -16,6 +16,11 @@ public struct Reconciler {
         apple = AppleMatcher(window: window)
     }
 
+    /// Room for `credits` credits up front (their tables then never grow while filling).
+    public mutating func reserve(credits: Int) {
+        google.reserve(credits)
+    }
+
     public mutating func add(_ credit: OurCredit) {
         switch credit.store {
         case .google: google.add(credit)

@@ -66,6 +66,8 @@ public final class StoreReportReader {
     /// `Total_Rows`, `Total_Amount`, `Total_Units` …: footers, not data.
     private func isTotal() -> Bool {
         guard case .success(let first)? = rows.cell(0) else { return false }
+        // Most rows start with an order number or a provider: decided on the first letter.
+        guard let initial = first.utf8.first(where: { $0 != 0x20 && $0 != 0x09 }), initial | 0x20 == 0x74 else { return false }
         let trimmed = first.trimmed.lowercased()
         return trimmed.hasPrefix("total_") || trimmed == "total" || trimmed == "totals"
     }
@@ -126,6 +128,8 @@ public final class StoreReportReader {
     /// `Financial Status`: Charged / Charge / CHARGED, Refund / Refunded / REFUNDED (any case
     /// and tense); a chargeback returns the money too.
     static func action(status: String) -> StoreEvent.Action? {
+        if status == "Charged" { return .charge }
+        if status == "Refund" { return .refund }
         let s = ReportColumn.normalised(status)
         if s.hasPrefix("refund") || s.hasPrefix("chargeback") || s.hasPrefix("chargedback") { return .refund }
         if s.hasPrefix("charge") { return .charge }

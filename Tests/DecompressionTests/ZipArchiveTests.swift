@@ -25,6 +25,21 @@ struct ZipArchiveTests {
         #expect(ZipArchive.isZip(Array(archive([]).prefix(4))))
     }
 
+    @Test("an entry larger than the input chunk, read into large buffers, comes back whole (partial reads are counted right)")
+    func largeEntryLargeBuffers() throws {
+        let files = try TemporaryFiles()
+        // Counters with a scrambled tail compress poorly: each 256 KiB of input inflates to
+        // less than the 1 MiB buffer, so most reads fill it only in part.
+        var text: [UInt8] = []
+        var x: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for i in 0..<120_000 {
+            x = x &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            text.append(contentsOf: "GPA.\(i),\(x),\(x >> 7)\n".utf8)
+        }
+        let zip = try ZipArchive(path: try files.write("big.zip", archive([("big.csv", text, .deflated)])))
+        #expect(try readAll(try zip.open(zip.entries[0]), chunk: 1 << 20) == text)
+    }
+
     @Test("a changed byte in an entry fails its CRC-32 check, naming the entry")
     func crcChecked() throws {
         let files = try TemporaryFiles()

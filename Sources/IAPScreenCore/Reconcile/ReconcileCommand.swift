@@ -87,9 +87,14 @@ enum ReconcileCommand {
         var skipped: [SkippedRow] = []
         var ignored = 0
         var storesRead: Set<StoreName> = []
+        var timings: [(String, Double)] = [("start", Clock.monotonicSeconds())]
         do {
             try ours.load(orders: orders, receipts: receipts)
-            for credit in ours.credits(rules: rules) { reconciler.add(credit) }
+            timings.append(("dumps", Clock.monotonicSeconds()))
+            let credits = ours.credits(rules: rules)
+            reconciler.reserve(credits: credits.count)
+            for credit in credits { reconciler.add(credit) }
+            timings.append(("credits", Clock.monotonicSeconds()))
             inputs = ours.inputs
             skipped = ours.skipped
             for path in reports {
@@ -113,6 +118,7 @@ enum ReconcileCommand {
             return .unreadableInput
         }
 
+        timings.append(("store reports", Clock.monotonicSeconds()))
         let outcome = reconciler.finish(stores: storesRead)
         var status = ExitStatus.ok
         if let failOn, outcome.differences.contains(where: { (Severity(name: $0.bucket.defaultSeverity) ?? .info) >= failOn }) {
@@ -126,6 +132,11 @@ enum ReconcileCommand {
         } catch {
             io.error("iapscreen reconcile: cannot write the reports in \(outDir): \(error)")
             return .unreadableInput
+        }
+        timings.append(("matching and reports", Clock.monotonicSeconds()))
+        if ProcessInfo.processInfo.environment["IAPSCREEN_TIMINGS"] != nil {
+            let phases = zip(timings.dropFirst(), timings).map { "\($0.0.0) \(String(format: "%.2f", $0.0.1 - $0.1.1)) s" }
+            io.error("timings: " + phases.joined(separator: ", "))
         }
         io.error(report.text(outDir: outDir))
         return status
