@@ -75,6 +75,7 @@ let package = Package(
         .testTarget(name: "ReceiptVerificationTests", dependencies: ["ReceiptVerification", "ReceiptBuilder", "StoreCrypto"]),
         .testTarget(name: "HostileInputTests", dependencies: [
             "IAPBasics", "JSONText", "DumpFormats", "Decompression", "ReceiptFormats", "Screening", "ReceiptVerification",
+            "StoreReports",
         ], resources: [.copy("Corpus")]),
         .testTarget(name: "ReceiptBuilderTests", dependencies: ["ReceiptBuilder", "StoreCrypto"]),
         .testTarget(name: "IAPScreenCoreTests", dependencies: ["IAPScreenCore", "ReceiptBuilder", "JSONText", "Ledger", "Decompression"]),

@@ -83,7 +83,12 @@ public final class ZipArchive {
             throw InputError(path: path, reason: "the archive lists \(entryCount) entries, more than the cap of \(limits.maxZipEntries)",
                              code: "decompression-limit")
         }
-        let endOffset = file.size - tailLength + Int64(e)
+        // Names, extras and comments of at most `maxZipEntries` entries: far below this.
+        guard Int(directorySize) <= 16 << 20 else {
+            throw InputError(path: path, reason: "the central directory is \(directorySize) bytes, more than the cap of 16 MiB",
+                             code: "decompression-limit")
+        }
+                let endOffset = file.size - tailLength + Int64(e)
         guard Int64(directoryOffset) + Int64(directorySize) <= endOffset else {
             throw corrupt(path, "the central directory (offset \(directoryOffset), \(directorySize) bytes) runs past its end record")
         }

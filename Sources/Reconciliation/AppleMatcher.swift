@@ -50,13 +50,19 @@ struct AppleMatcher {
         eventCount += 1
         let key = Key(product: e.productID, currency: e.currency)
         var t = days[key]?[e.day] ?? DayTotals()
+        // Units come from outside: a sum that would pass 64 bits stops at the largest value.
         if e.units > 0 {
-            t.soldUnits += e.units
+            t.soldUnits = AppleMatcher.saturating(t.soldUnits, e.units)
             t.soldAmount = t.soldAmount + e.amount
         } else {
-            t.refundedUnits -= e.units
+            t.refundedUnits = AppleMatcher.saturating(t.refundedUnits, e.units == .min ? .max : -e.units)
         }
         days[key, default: [:]][e.day] = t
+    }
+
+    static func saturating(_ a: Int64, _ b: Int64) -> Int64 {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? (b > 0 ? .max : .min) : sum
     }
 
     func finish(into ledger: inout Ledger) {
