@@ -96,7 +96,7 @@ struct AppleMatcher {
                 guard window.contains(day) || window.contains(later), let t = byDay[day], let c = byDay[later] else { continue }
                 ledger.report(Difference(
                     store: .apple, bucket: .timingDifference, orderID: nil, storeOrderID: nil, productID: key.product,
-                    day: day, currency: key.currency, ourUnits: paired, storeUnits: paired,
+                    day: day, currency: key.currency, ourCurrency: nil, ourUnits: paired, storeUnits: paired,
                     ourAmount: c.ourAmount.share(paired, of: c.ourUnits), storeAmount: t.soldAmount.share(paired, of: t.soldUnits),
                     detail: "\(paired) unit(s) sold \(CalendarDay.text(day)) credited \(CalendarDay.text(later)), \(later - day) day(s) later"))
             }

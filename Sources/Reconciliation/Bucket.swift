@@ -42,6 +42,8 @@ public struct Difference: Sendable, Equatable {
     /// Google: the UTC day of the charge (else of our credit); Apple: the report's Pacific day.
     public var day: Int
     public var currency: String
+    /// Our order's currency when it is not `currency` (the store's): an amount mismatch in currency.
+    public var ourCurrency: String?
     public var ourUnits: Int64
     public var storeUnits: Int64
     public var ourAmount: DecimalAmount?
@@ -55,7 +57,9 @@ public struct Difference: Sendable, Equatable {
         switch bucket {
         case .lostOrder, .timingDifference: return storeAmount ?? .zero
         case .unpaidCredit, .refundedStillCredited: return ourAmount ?? .zero
-        case .amountMismatch, .unitDifference: return (storeAmount ?? .zero) - (ourAmount ?? .zero)
+        case .amountMismatch, .unitDifference:
+            if let ourCurrency, ourCurrency != currency { return storeAmount ?? .zero }
+            return (storeAmount ?? .zero) - (ourAmount ?? .zero)
         }
     }
 }

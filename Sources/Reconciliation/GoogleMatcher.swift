@@ -129,7 +129,7 @@ struct GoogleMatcher {
         for c in withoutOrderNumber where !c.refunded && window.contains(CalendarDay.utc(c.createdAt)) {
             ledger.report(Difference(store: .google, bucket: .unpaidCredit, orderID: c.orderID, storeOrderID: nil,
                                      productID: c.productID, day: CalendarDay.utc(c.createdAt), currency: c.currency,
-                                     ourUnits: 1, storeUnits: 0, ourAmount: c.amount, storeAmount: nil,
+                                     ourCurrency: nil, ourUnits: 1, storeUnits: 0, ourAmount: c.amount, storeAmount: nil,
                                      detail: "no Google order number: the order has no transaction_id and its receipt none (a test purchase?)"))
         }
         for index in credits.indices where credits[index].isHead {
@@ -211,6 +211,7 @@ struct GoogleMatcher {
         return Difference(store: .google, bucket: bucket, orderID: c?.orderID, storeOrderID: number,
                           productID: product ?? "", day: storeKnown ? (side?.day ?? 0) : (c?.day ?? 0),
                           currency: currency ?? "",
+                          ourCurrency: c.map { pool.text($0.currency) }.flatMap { $0 == currency ? nil : $0 },
                           ourUnits: c.map { $0.refunded ? 0 : 1 } ?? 0, storeUnits: charged ? 1 : 0,
                           ourAmount: c?.amount, storeAmount: side.flatMap { $0.charged ? $0.amount : nil }, detail: detail)
     }

@@ -88,6 +88,9 @@ struct GoogleReconcilerTests {
         #expect(totals?["USD"]?.buckets[.lostOrder]?.amount == DecimalAmount("0.99"))
         #expect(totals?["USD"]?.buckets[.amountMismatch]?.amount == DecimalAmount("-9.00"))
         #expect(totals?["EUR"]?.buckets[.amountMismatch]?.count == 1)
+        // Another currency: the store's whole amount, never EUR less USD.
+        #expect(totals?["EUR"]?.buckets[.amountMismatch]?.amount == DecimalAmount("0.99"))
+        #expect(c.outcome.differences.first { $0.orderID == "ORD-eur" }?.ourCurrency == "USD")
         let mismatch = c.outcome.differences.first { $0.orderID == "ORD-cheap" }
         #expect(mismatch?.detail.contains("sold gems_100, we credited gems_1200") == true)
         #expect(mismatch?.ourAmount == DecimalAmount("9.99"))
