@@ -32,6 +32,12 @@ let package = Package(
         .target(name: "DumpFormats", dependencies: ["IAPBasics", "JSONText", "Decompression", "XMLStream"]),
         .target(name: "ReceiptFormats", dependencies: ["IAPBasics", "JSONText"]),
 
+        // Store reports (Google Play sales and earnings, Apple Sales Summary) -> typed rows.
+        .target(name: "StoreReports", dependencies: ["IAPBasics", "Decompression", "DumpFormats"]),
+
+        // Our credits against the stores' reports: matching and buckets, pure.
+        .target(name: "Reconciliation", dependencies: ["IAPBasics", "StoreReports"]),
+
         // The rule engine and the Rules directory: pure.
         .target(name: "Screening", dependencies: ["IAPBasics", "JSONText", "ReceiptFormats"]),
 
@@ -47,7 +53,7 @@ let package = Package(
         // The commands.
         .target(name: "IAPScreenCore", dependencies: [
             "IAPBasics", "JSONText", "Decompression", "DumpFormats", "ReceiptFormats", "StoreCrypto", "ReceiptBuilder",
-            "Screening", "Ledger", "Reporting", "ReceiptVerification",
+            "Screening", "Ledger", "Reporting", "ReceiptVerification", "StoreReports", "Reconciliation",
         ]),
         .executableTarget(name: "iapscreen", dependencies: ["IAPScreenCore"]),
         .executableTarget(name: "iapscreen-bench", dependencies: [
@@ -61,15 +67,18 @@ let package = Package(
         .testTarget(name: "DumpFormatsTests", dependencies: ["DumpFormats", "Decompression"]),
         .testTarget(name: "ReceiptFormatsTests", dependencies: ["ReceiptFormats", "ReceiptBuilder", "JSONText"]),
         .testTarget(name: "ScreeningTests", dependencies: ["Screening"]),
+        .testTarget(name: "StoreReportsTests", dependencies: ["StoreReports", "Decompression", "IAPBasics"]),
+        .testTarget(name: "ReconciliationTests", dependencies: ["Reconciliation", "StoreReports", "IAPBasics"]),
         .testTarget(name: "LedgerTests", dependencies: ["Ledger"]),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting"]),
         .testTarget(name: "StoreCryptoTests", dependencies: ["StoreCrypto"]),
         .testTarget(name: "ReceiptVerificationTests", dependencies: ["ReceiptVerification", "ReceiptBuilder", "StoreCrypto"]),
         .testTarget(name: "HostileInputTests", dependencies: [
             "IAPBasics", "JSONText", "DumpFormats", "Decompression", "ReceiptFormats", "Screening", "ReceiptVerification",
+            "StoreReports",
         ], resources: [.copy("Corpus")]),
         .testTarget(name: "ReceiptBuilderTests", dependencies: ["ReceiptBuilder", "StoreCrypto"]),
-        .testTarget(name: "IAPScreenCoreTests", dependencies: ["IAPScreenCore", "ReceiptBuilder", "JSONText", "Ledger"]),
+        .testTarget(name: "IAPScreenCoreTests", dependencies: ["IAPScreenCore", "ReceiptBuilder", "JSONText", "Ledger", "Decompression"]),
     ],
     swiftLanguageModes: [.v6]
 )

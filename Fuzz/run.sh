@@ -2,7 +2,7 @@
 # Builds every libFuzzer harness in Fuzz/ against the package's module sources and runs
 # each one, one at a time, for SECONDS seconds (default 60).
 #
-#   Fuzz/run.sh [seconds] [target ...]      targets: json base64 receipt plist csv jsonl xml gzip rules
+#   Fuzz/run.sh [seconds] [target ...]      targets: json base64 receipt plist csv jsonl xml gzip rules storereport
 #
 # Findings (crash-*, timeout-*, oom-*) land in Fuzz/out/findings/<target>/; the working
 # corpora in Fuzz/out/corpus/<target>/ (seeded from samples/ and the committed hostile
@@ -14,7 +14,7 @@ shift || true
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 OUT="$ROOT/Fuzz/out"
 BUILD="$OUT/build"
-ALL_TARGETS=(json base64 receipt plist csv jsonl xml gzip rules)
+ALL_TARGETS=(json base64 receipt plist csv jsonl xml gzip rules storereport)
 TARGETS=("${@:-${ALL_TARGETS[@]}}")
 [ "$#" -eq 0 ] && TARGETS=("${ALL_TARGETS[@]}")
 
@@ -29,7 +29,7 @@ LIBS=(-lz -lxml2 -lcrypto)
 
 # Library modules in dependency order; each becomes BUILD/<Module>.swiftmodule + .o,
 # instrumented for coverage (fuzzer) and ASan like the harness itself.
-MODULES=(IAPBasics JSONText Decompression XMLStream StoreCrypto DumpFormats ReceiptFormats Screening ReceiptVerification)
+MODULES=(IAPBasics JSONText Decompression XMLStream StoreCrypto DumpFormats StoreReports ReceiptFormats Screening ReceiptVerification)
 
 REBUILT=0
 build_module() {
@@ -105,6 +105,9 @@ seed() {
             for f in "$ROOT"/samples/*.gz; do
                 gunzip -c "$f" | head -c 4000 | gzip -c > "$dir/$(basename "$f")"
             done
+            ;;
+        storereport)
+            for f in "$ROOT"/samples/store-reports/*; do cp "$f" "$dir/"; done
             ;;
         rules)
             # One "file" holds several files: each starts with a line `@@ name`.

@@ -124,17 +124,26 @@ public final class GzipByteStream: ByteStream {
     }
 
     private func checkLimits() throws(InputError) {
-        if decompressedBytes > limits.maxDecompressedBytes {
-            throw InputError(path: path,
-                             reason: "gzip stream expands past the cap of \(limits.maxDecompressedBytes) bytes",
+        try DecompressionCaps.check(compressed: compressedBytes, decompressed: decompressedBytes,
+                                    limits: limits, path: path, what: "gzip stream")
+    }
+}
+
+/// The caps every decompressor applies (`Limits.maxDecompressedBytes`, and past
+/// `Limits.ratioGraceBytes` the ratio `Limits.maxCompressionRatio`): a bomb stops early.
+enum DecompressionCaps {
+    /// `what` names the stream in the reason: "gzip stream", "zip entry data.csv".
+    static func check(compressed: Int64, decompressed: Int64, limits: Limits, path: String, what: String) throws(InputError) {
+        if decompressed > limits.maxDecompressedBytes {
+            throw InputError(path: path, reason: "\(what) expands past the cap of \(limits.maxDecompressedBytes) bytes",
                              code: "decompression-limit")
         }
-        guard decompressedBytes > limits.ratioGraceBytes else { return }
-        let (allowed, overflow) = max(compressedBytes, 1).multipliedReportingOverflow(by: limits.maxCompressionRatio)
-        if !overflow, decompressedBytes > allowed {
+        guard decompressed > limits.ratioGraceBytes else { return }
+        let (allowed, overflow) = max(compressed, 1).multipliedReportingOverflow(by: limits.maxCompressionRatio)
+        if !overflow, decompressed > allowed {
             throw InputError(path: path,
-                             reason: "gzip stream expands more than \(limits.maxCompressionRatio):1 "
-                                 + "(\(decompressedBytes) bytes from \(compressedBytes)): a decompression bomb",
+                             reason: "\(what) expands more than \(limits.maxCompressionRatio):1 "
+                                 + "(\(decompressed) bytes from \(compressed)): a decompression bomb",
                              code: "decompression-limit")
         }
     }

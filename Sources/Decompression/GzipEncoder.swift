@@ -1,14 +1,15 @@
 import CZlib
 
 /// Writes gzip (one member) through zlib's deflate: test fixtures, samples and benchmarks.
+/// With `raw: true` it writes a bare deflate stream, as a zip entry holds it.
 public final class GzipEncoder {
     private let zlib: ZlibHandle
     private var finished = false
     private var chunk = [UInt8](repeating: 0, count: 64 << 10)
 
     /// `level` 0–9 (zlib's); nil when zlib cannot start.
-    public init?(level: Int32 = 6) {
-        guard let zlib = ZlibHandle(.deflate, level: level) else { return nil }
+    public init?(level: Int32 = 6, raw: Bool = false) {
+        guard let zlib = ZlibHandle(.deflate, framing: raw ? .raw : .gzip, level: level) else { return nil }
         self.zlib = zlib
     }
 
@@ -29,7 +30,7 @@ public final class GzipEncoder {
         bytes.withUnsafeBytes { append($0, to: &out) }
     }
 
-    /// Ends the member (trailer with CRC32 and size); later appends are ignored.
+    /// Ends the member (trailer with CRC32 and size; raw: the final block); later appends are ignored.
     public func finish(to out: inout [UInt8]) {
         guard !finished else { return }
         zlib.stream.pointee.next_in = nil

@@ -5,11 +5,19 @@ import CZlib
 final class ZlibHandle {
     enum Mode { case inflate, deflate }
 
+    /// How the deflate data is wrapped: gzip (RFC 1952, `16 + MAX_WBITS`) or bare, as zip
+    /// entries hold it (RFC 1951, `-MAX_WBITS`).
+    enum Framing {
+        case gzip, raw
+
+        var windowBits: Int32 { self == .gzip ? 16 + MAX_WBITS : -MAX_WBITS }
+    }
+
     let stream: UnsafeMutablePointer<z_stream>
     private let mode: Mode
 
-    /// gzip framing (`16 + MAX_WBITS`); nil when zlib cannot allocate its state.
-    init?(_ mode: Mode, level: Int32 = Z_DEFAULT_COMPRESSION) {
+    /// nil when zlib cannot allocate its state.
+    init?(_ mode: Mode, framing: Framing = .gzip, level: Int32 = Z_DEFAULT_COMPRESSION) {
         stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
         stream.initialize(to: z_stream())
         self.mode = mode
@@ -17,9 +25,9 @@ final class ZlibHandle {
         let status: Int32
         switch mode {
         case .inflate:
-            status = inflateInit2_(stream, 16 + MAX_WBITS, ZLIB_VERSION, size)
+            status = inflateInit2_(stream, framing.windowBits, ZLIB_VERSION, size)
         case .deflate:
-            status = deflateInit2_(stream, level, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION, size)
+            status = deflateInit2_(stream, level, Z_DEFLATED, framing.windowBits, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION, size)
         }
         guard status == Z_OK else {
             stream.deinitialize(count: 1)

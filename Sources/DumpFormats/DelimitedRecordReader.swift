@@ -95,8 +95,12 @@ final class DelimitedRecordReader: RecordSource {
         return names
     }
 
-    /// A field's value, or the offset (in the record) of its first byte that breaks UTF-8.
     private func value(_ span: FieldSpan) -> Result<DumpValue, InvalidUTF8> {
+        DelimitedRecordReader.value(span, in: buffer, backslashEscapes: backslashEscapes)
+    }
+
+    /// A field's value, or the offset (in the record) of its first byte that breaks UTF-8.
+    static func value(_ span: FieldSpan, in buffer: RecordBuffer, backslashEscapes: Bool) -> Result<DumpValue, InvalidUTF8> {
         let bytes = UnsafeBufferPointer(start: buffer.base + buffer.start + span.begin, count: span.end - span.begin)
         if !span.quoted {
             if bytes.isEmpty { return .success(.null) }

@@ -18,7 +18,6 @@ public struct DecimalAmount: Sendable, Equatable, CustomStringConvertible {
         self.overflowed = overflowed
     }
 
-    /// `4.99`, `-1.5`, `10`; nil for anything else or too many digits.
     /// `-`? then 1–12 ASCII digits, then optionally `.` and 1–6 digits; nothing else.
     /// Read on the UTF-8 bytes: every order has an amount, and this runs once per order.
     public init?(_ text: String) {
@@ -53,6 +52,29 @@ public struct DecimalAmount: Sendable, Equatable, CustomStringConvertible {
         return DecimalAmount(micros: overflow ? a.micros : sum, scale: max(a.scale, b.scale),
                              overflowed: a.overflowed || b.overflowed || overflow)
     }
+
+    public static prefix func - (a: DecimalAmount) -> DecimalAmount {
+        DecimalAmount(micros: a.micros == .min ? 0 : -a.micros, scale: a.scale, overflowed: a.overflowed || a.micros == .min)
+    }
+
+    public static func - (a: DecimalAmount, b: DecimalAmount) -> DecimalAmount {
+        a + -b
+    }
+
+    /// `n` times the amount (units × unit price), overflow reported as for sums.
+    public func multiplied(by n: Int64) -> DecimalAmount {
+        let (product, overflow) = micros.multipliedReportingOverflow(by: n)
+        return DecimalAmount(micros: overflow ? micros : product, scale: scale, overflowed: overflowed || overflow)
+    }
+
+    /// The part `n / d` of the amount, rounded toward zero (a share of a day's total).
+    public func share(_ n: Int64, of d: Int64) -> DecimalAmount {
+        guard d != 0, n != d else { return self }
+        let (product, overflow) = micros.multipliedReportingOverflow(by: n)
+        return DecimalAmount(micros: overflow ? micros : product / d, scale: scale, overflowed: overflowed || overflow)
+    }
+
+    public var isZero: Bool { micros == 0 && !overflowed }
 
     public static func == (a: DecimalAmount, b: DecimalAmount) -> Bool {
         a.micros == b.micros && a.overflowed == b.overflowed

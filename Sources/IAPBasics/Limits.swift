@@ -18,6 +18,8 @@ public struct Limits: Sendable, Equatable {
     public var maxCompressionRatio: Int64 = 1_000
     /// Output below this size is never judged by ratio (tiny files compress absurdly well).
     public var ratioGraceBytes: Int64 = 16 << 20
+    /// Most entries one zip archive may list.
+    public var maxZipEntries: Int = 1_000
 
     public init() {}
 

@@ -2,6 +2,8 @@ import Foundation
 import IAPBasics
 import JSONText
 import ReceiptFormats
+import Decompression
+import StoreReports
 import Testing
 
 /// One committed hostile case: `Corpus/<target>/<what-it-is>--<expected>.<ext>`.
@@ -41,7 +43,7 @@ struct CorpusTests {
     func bundled() throws {
         let root = try #require(Bundle.module.url(forResource: "Corpus", withExtension: nil))
         var total = 0
-        for target in ["json", "base64", "timestamp", "receipt", "plist", "csv", "jsonl", "xml", "gzip", "rules"] {
+        for target in ["json", "base64", "timestamp", "receipt", "plist", "csv", "jsonl", "xml", "gzip", "rules", "storereport"] {
             let cases = corpus(target)
             #expect(!cases.isEmpty, "no corpus for \(target) under \(root.path)")
             for c in cases {
@@ -103,6 +105,27 @@ struct CorpusTests {
     func dump(_ c: CorpusCase) throws {
         let result = readDump(c.path, limits: c.limits)
         #expect(result.summary == c.expected, "\(result)")
+    }
+
+    @Test("store reports: zip, gzip, UTF-16, broken rows", arguments: corpus("storereport"))
+    func storeReport(_ c: CorpusCase) throws {
+        var skipped = 0, events = 0
+        do {
+            try StoreReportFile.read(c.path, limits: c.limits) { reader throws(InputError) in
+                while let item = try reader.next() {
+                    switch item {
+                    case .event: events += 1
+                    case .skipped(let s):
+                        skipped += 1
+                        #expect(s.line > 1 && !s.reason.isEmpty)
+                    case .ignored: break
+                    }
+                }
+            }
+            #expect((skipped == 0 ? "ok" : "skipped") == c.expected, "\(events) events, \(skipped) skipped")
+        } catch {
+            #expect(error.code == c.expected, "\(error)")
+        }
     }
 
     @Test("Rules directories (`@@ <file>` sections)", arguments: corpus("rules"))

@@ -7,12 +7,12 @@ struct CommandLineTests {
     func helpAndVersion() throws {
         let help = try Tool.run(["--help"])
         #expect(help.status == 0)
-        for command in ["screen", "decode", "rules"] { #expect(help.stdout.contains("  \(command) ")) }
-        #expect(!help.stdout.contains("reconcile"))
+        for command in ["screen", "decode", "explain", "reconcile", "rules"] { #expect(help.stdout.contains("  \(command) ")) }
+        #expect(!help.stdout.contains("review"))
         let version = try Tool.run(["--version"])
         #expect(version.status == 0)
         #expect(version.stdout.hasPrefix("iapscreen "))
-        for command in ["screen", "decode", "rules"] {
+        for command in ["screen", "decode", "explain", "reconcile", "rules"] {
             let r = try Tool.run([command, "--help"])
             #expect(r.status == 0)
             #expect(r.stdout.contains("Usage: iapscreen \(command)"))
@@ -97,5 +97,24 @@ struct ShippedRulesTests {
         }
         let got = Set(findings.filter { $0.exempted == nil && $0.rule != "malformed-record" }.compactMap(\.orderID))
         #expect(got == flaggedIDs)
+    }
+
+    @Test("the README's reconcile command reconciles the shipped samples exactly as samples/expected-reconciliation.csv says")
+    func shippedStoreReports() throws {
+        let s = try Scratch()
+        let root = ShippedRulesTests.root
+        let reports = try FileManager.default.contentsOfDirectory(atPath: root + "/samples/store-reports").sorted()
+            .map { root + "/samples/store-reports/" + $0 }
+        let r = try Tool.run(["reconcile", "--rules", root + "/samples/Rules",
+                              "--orders", root + "/samples/orders-appstore.csv.gz", root + "/samples/orders-storekit.xml.gz",
+                              root + "/samples/orders-play.jsonl.gz", "--receipts", root + "/samples/receipts-appstore.csv.gz",
+                              "--store-report"] + reports + ["--out", s.file("out")])
+        #expect(r.status == 0, "\(r.stderr)")
+        func keys(_ text: String) -> [String] {
+            text.split(separator: "\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).prefix(7).joined(separator: ",") }
+                .sorted()
+        }
+        let expected = try String(contentsOfFile: root + "/samples/expected-reconciliation.csv", encoding: .utf8)
+        #expect(keys(try s.read("out/reconciliation.csv")) == keys(expected))
     }
 }

@@ -9,6 +9,7 @@ public enum IAPScreen {
         (ScreenCommand.spec, ScreenCommand.run),
         (DecodeCommand.spec, DecodeCommand.run),
         (ExplainCommand.spec, ExplainCommand.run),
+        (ReconcileCommand.spec, ReconcileCommand.run),
         (RulesCheckCommand.spec, RulesCheckCommand.run),
         (SamplesCommand.spec, SamplesCommand.run),
     ]

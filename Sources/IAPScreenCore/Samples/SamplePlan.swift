@@ -38,6 +38,8 @@ struct PlannedOrder {
     var transactionID: String?
     var status = "credited"
     var environment: String?
+    /// The amount the dump records, when not the catalog price (`0.00` for a restore).
+    var amount: String?
     var proof: Proof
     /// The receipts-dump row arrives this long after the order (a retried post).
     var receiptDelaySeconds: Int64 = 30

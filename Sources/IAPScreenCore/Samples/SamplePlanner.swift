@@ -302,6 +302,11 @@ struct SamplePlanner {
                 b.createdAt = at(first, seconds: 86_400 * 30 + 20)
                 b.proof = proof(store, item: vip, user: o.userID, bought: at(first, seconds: 86_400 * 30), txnID: txB,
                                 expires: at(first, seconds: 86_400 * 60))
+                // Google numbers a renewal after its first order: GPA.…..0.
+                if case .google(var d, let w) = b.proof, let base = a.transactionID {
+                    d.orderID = base + "..0"
+                    b.proof = .google(d, w)
+                }
                 b.transactionID = recorded(b.proof)
                 return [a, b]
             }
@@ -316,6 +321,7 @@ struct SamplePlanner {
             again.createdAt = at(o.createdAt, seconds: 3_600)
             again.proof = .sameAs(0)
             again.caseName = "restore"
+            again.amount = "0.00"  // a restore is worth nothing: no store charges it
             return [o, again]
         case "family-sharing":
             guard store == .jws else { return plant("restore", store) }
@@ -330,6 +336,7 @@ struct SamplePlanner {
             member.userID = user() + "-family"
             member.createdAt = at(o.createdAt, seconds: 900)
             member.proof = .sameAs(0)
+            member.amount = "0.00"  // shared by the family organiser's purchase, not bought again
             return [o, member]
         case "duplicate-row":
             o.duplicated = true

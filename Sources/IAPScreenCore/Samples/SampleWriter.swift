@@ -11,7 +11,8 @@ import Reporting
 
 /// Writes the demo world: three orders dumps (CSV, mysqldump XML, mongoexport JSON Lines,
 /// all gzipped), a receipts dump, a complete Rules directory whose trust anchors verify
-/// every receipt, and `expected.csv`, which says what screening must flag.
+/// every receipt, `expected.csv`, which says what screening must flag, and the stores'
+/// reports with `expected-reconciliation.csv` (see `SampleStoreSide`).
 struct SampleWriter {
     let directory: String
     let pki: TestPKI
@@ -20,6 +21,7 @@ struct SampleWriter {
     struct Counts {
         var orders = 0
         var planted = 0
+        var plantedReconciliation = 0
     }
 
     func write(orders total: Int, seed: UInt64, start: Timestamp) throws -> Counts {
@@ -35,6 +37,7 @@ struct SampleWriter {
         var expected = "order_id,flagged,exempted,case\n"
 
         var planner = SamplePlanner(seed: seed, start: start)
+        var stores = SampleStoreSide(seed: seed)
         var counts = Counts()
         while counts.orders < total {
             // Plan a batch serially (the seed decides everything), sign it on every core.
@@ -48,6 +51,7 @@ struct SampleWriter {
             let payloads = try sign(batch, groupStart: groupStart)
             for (i, o) in batch.enumerated() {
                 if o.caseName != "clean" { counts.planted += 1 }
+                stores.add(o)
                 expected += SpreadsheetCSV.row([o.orderID, o.expected.joined(separator: ";"), o.exempted.joined(separator: ";"), o.caseName])
                 let payload = payloads[i]
                 for _ in 0..<(o.duplicated ? 2 : 1) {
@@ -68,6 +72,8 @@ struct SampleWriter {
         try storekit.write("</table_data>\n</database>\n</mysqldump>\n")
         for f in [appstore, storekit, play, receipts] { try f.close() }
         try Data(expected.utf8).write(to: URL(fileURLWithPath: path(SampleFiles.expected)))
+        try stores.write(into: directory)
+        counts.plantedReconciliation = stores.planted
         try Data(try SampleExamples.text(pki: pki, at: start).utf8).write(to: URL(fileURLWithPath: path(SampleFiles.examples)))
         return counts
     }
@@ -152,7 +158,7 @@ struct SampleWriter {
     private func createdText(_ o: PlannedOrder) -> String { o.brokenCreatedAt ? "yesterday" : o.createdAt.iso8601 }
 
     private func price(_ o: PlannedOrder) -> String {
-        SampleCatalog.items.first { $0.id == o.itemID }?.price ?? "0.99"
+        o.amount ?? SampleCatalog.items.first { $0.id == o.itemID }?.price ?? "0.99"
     }
 
     private func csvRow(_ o: PlannedOrder) -> String {

@@ -18,9 +18,12 @@ enum SamplesCommand {
         orders-storekit.xml.gz (StoreKit 2 JWS) and orders-play.jsonl.gz (Google Play), a
         Rules/ directory whose trust anchors and Google key verify every receipt (keys in
         pki/), and expected.csv: each planted order, the rules that must flag it, the rules
-        that must exempt it, and its case. The same seed and size give the same orders;
-        signatures differ because every world gets fresh test keys.
+        that must exempt it, and its case; store-reports/ (Google Play sales and earnings
+        zips, Apple Sales Summary .txt.gz) with expected-reconciliation.csv, every row reconcile
+        must report. The same seed and size give the same orders; signatures differ because
+        every world gets fresh test keys.
         Screen it:  iapscreen screen --rules DIR/Rules --orders DIR/orders-*.gz --receipts DIR/receipts-appstore.csv.gz
+        Reconcile:  iapscreen reconcile --rules DIR/Rules --orders DIR/orders-*.gz --receipts DIR/receipts-appstore.csv.gz --store-report DIR/store-reports/*
         """)
 
     /// The night the world's orders are credited.
@@ -46,7 +49,8 @@ enum SamplesCommand {
             try pki.save(to: URL(fileURLWithPath: out).appendingPathComponent("pki"))
             let counts = try SampleWriter(directory: out, pki: pki, jobs: max(1, jobs))
                 .write(orders: orders, seed: UInt64(seed), start: night)
-            io.error("iapscreen samples: \(counts.orders) orders (\(counts.planted) planted cases) in \(out)")
+            io.error("iapscreen samples: \(counts.orders) orders (\(counts.planted) planted cases, "
+                     + "\(counts.plantedReconciliation) planted store differences) in \(out)")
             return .ok
         } catch {
             io.error("iapscreen samples: cannot write the world in \(out): \(error)")

@@ -174,21 +174,18 @@ final class NightLoader {
     /// records its digest and count.
     private func read<Row: Sendable>(_ path: String, _ next: @escaping @Sendable (DumpReader) throws(InputError) -> Result<Row, MalformedRecord>?,
                                      _ add: (Row) -> Void, progress: (String) -> Void) throws(InputError) {
-        let hasher: SHA256Hasher
-        do { hasher = try SHA256Hasher() } catch { throw InputError(path: path, reason: "cannot hash: \(error)") }
-        let reader = try DumpReader(path: path, limits: limits) { chunk in try? hasher.update(chunk) }
-        let ahead = DumpReadAhead(reader, read: next)
-        while let batch = try ahead.nextBatch() {
-            for item in batch {
-                switch item {
-                case .failure(let m): addMalformed(m)
-                case .success(let row): add(row)
+        inputs.append(try readHashed(path, limits: limits) { (reader) throws(InputError) in
+            let ahead = DumpReadAhead(reader, read: next)
+            while let batch = try ahead.nextBatch() {
+                for item in batch {
+                    switch item {
+                    case .failure(let m): addMalformed(m)
+                    case .success(let row): add(row)
+                    }
+                    if position % 50_000 == 0 { try apply(batcher.poll()); progress("read \(position) records") }
                 }
-                if position % 50_000 == 0 { try apply(batcher.poll()); progress("read \(position) records") }
             }
-        }
-        let digest = (try? hasher.finalize()).map(Digest.hex) ?? ""
-        inputs.append(InputRecord(path: path, sha256: digest, records: reader.itemCount))
+        })
     }
 
     private func nextPosition() -> Int {
@@ -238,13 +235,8 @@ final class NightLoader {
         }
         let index = Int(found)
         guard !slots[index].hasOwnReceipt else { return }
-        if slots[index].dumpReceiptSeen {
-            // Latest received_at wins; without dates, the last row.
-            switch (slots[index].dumpReceivedAt, r.receivedAt) {
-            case (let old?, let new?) where new < old: return
-            case (.some, nil): return
-            default: break
-            }
+        guard ReceiptRowOrder.replaces(seen: slots[index].dumpReceiptSeen, old: slots[index].dumpReceivedAt, new: r.receivedAt) else {
+            return
         }
         slots[index].dumpReceiptSeen = true
         slots[index].dumpReceivedAt = r.receivedAt

@@ -57,13 +57,7 @@ struct ScreenSetup {
         }
 
         // Rules: every problem at once, nothing written.
-        let rulesPath = args.one("--rules") ?? "Rules"
-        let rules: RulesDirectory
-        switch RulesDirectory.load(rulesPath) {
-        case .success(let r): rules = r
-        case .failure(let problems):
-            for p in problems.list { io.error(p.description) }
-            io.error("\(name): the Rules directory has \(problems.list.count) problem(s); nothing was screened")
+        guard let rules = io.loadRules(args, command: spec.name, notDone: "nothing was screened") else {
             return .failure(Stop(status: .usage))
         }
         let verifier: ReceiptVerifier
@@ -75,8 +69,7 @@ struct ScreenSetup {
             return .failure(Stop(status: .usage))
         }
         let receipts = args.many("--receipts")
-        for path in orders + receipts where !FileManager.default.isReadableFile(atPath: path) {
-            io.error("\(name): cannot read input '\(path)'; nothing written, ledger unchanged")
+        guard io.allReadable(orders + receipts, command: spec.name, consequence: "nothing written, ledger unchanged") else {
             return .failure(Stop(status: .unreadableInput))
         }
         let resolver = OrderResolver(catalog: rules.catalog, defaultProduction: args.one("--environment") != "sandbox")

@@ -1,0 +1,38 @@
+import Foundation
+import IAPBasics
+import Screening
+
+/// What the commands that read dumps check first, said the same way by each.
+extension Console {
+    /// The `--rules` directory (default `./Rules`), or nil after printing every problem it
+    /// has and what was not done (the command then exits 2).
+    func loadRules(_ args: ParsedArguments, command: String, notDone: String) -> RulesDirectory? {
+        switch RulesDirectory.load(args.one("--rules") ?? "Rules") {
+        case .success(let r): return r
+        case .failure(let problems):
+            for p in problems.list { error(p.description) }
+            error("iapscreen \(command): the Rules directory has \(problems.list.count) problem(s); \(notDone)")
+            return nil
+        }
+    }
+
+    /// False after saying which input cannot be read (the command then exits 3).
+    func allReadable(_ paths: [String], command: String, consequence: String) -> Bool {
+        guard let path = paths.first(where: { !FileManager.default.isReadableFile(atPath: $0) }) else { return true }
+        error("iapscreen \(command): cannot read input '\(path)'; \(consequence)")
+        return false
+    }
+}
+
+/// CONTRACT §2: among several receipts-dump rows of one order, the latest `received_at`
+/// wins; without dates, the last row.
+enum ReceiptRowOrder {
+    static func replaces(seen: Bool, old: Timestamp?, new: Timestamp?) -> Bool {
+        guard seen else { return true }
+        switch (old, new) {
+        case (let old?, let new?) where new < old: return false
+        case (.some, nil): return false
+        default: return true
+        }
+    }
+}
