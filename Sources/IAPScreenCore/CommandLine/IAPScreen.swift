@@ -8,6 +8,7 @@ public enum IAPScreen {
     static let commands: [(spec: CommandSpec, run: @Sendable (ParsedArguments, Console) -> ExitStatus)] = [
         (ScreenCommand.spec, ScreenCommand.run),
         (DecodeCommand.spec, DecodeCommand.run),
+        (ReviewCommand.spec, ReviewCommand.run),
         (RulesCheckCommand.spec, RulesCheckCommand.run),
         (SamplesCommand.spec, SamplesCommand.run),
     ]
