@@ -18,7 +18,9 @@ public enum ReportAssets {
     .card.alert{border-color:var(--critical)}.card.alert b{color:var(--critical)}
     .status-ok{color:#1e7e34}.status-fail{color:var(--critical);font-weight:600}
     .charts{display:flex;flex-wrap:wrap;gap:18px}
-    .chart-box{margin:0;border:1px solid #e3e3e3;border-radius:6px;padding:10px;max-width:100%;overflow-x:auto}
+    .chart-box{margin:0;border:1px solid #e3e3e3;border-radius:6px;padding:10px;flex:1 1 100%;overflow-x:auto}
+    .chart-body{display:flex;flex-wrap:wrap;gap:10px 28px;align-items:flex-start}.chart-draw{max-width:100%}
+    ul.numbers.days{max-width:460px}
     figcaption{font-weight:600;margin-bottom:4px}
     svg.chart{display:block;max-width:100%;height:auto}svg text{font:11px system-ui,sans-serif;fill:#333}svg text.axis{fill:#666}
     .legend{margin:2px 0}.swatch{display:inline-block;width:10px;height:10px;margin:0 3px 0 8px}
@@ -183,7 +185,7 @@ public enum ReportAssets {
           });
           frag.appendChild(tr);
           if (this.detail && this.open[i]) {
-            tr.className += ' open';
+            tr.classList.add('open');
             var dt = el('tr', 'detail'), td = add(dt, el('td'));
             td.colSpan = this.columns.length;
             td.appendChild(this.detail(i));

@@ -43,7 +43,7 @@ public struct ReportCharts: Sendable {
 
     // MARK: Drawing
 
-    static let width = 760
+    static let width = 640
     static let severityColors: [Severity: String] = [
         .critical: "#b00020", .high: "#d35400", .medium: "#b7950b", .low: "#2e86c1", .info: "#7f8c8d",
     ]
@@ -79,11 +79,11 @@ public struct ReportCharts: Sendable {
 
     /// Horizontal bars, one per line; `scale` is the value of a full-width bar.
     static func horizontalBars(_ bars: [Bar], scale: Double, title: String) -> String {
-        let rowHeight = 22.0, labelWidth = 230.0, barSpace = 400.0
+        let rowHeight = 22.0, labelWidth = 200.0, barSpace = 330.0
         var svg = svgOpen(height: bars.count * 22 + 6, title: title)
         for (i, bar) in bars.enumerated() {
             let y = Double(i) * rowHeight + 3
-            svg += svgText(labelWidth - 8, y + 15, clipped(bar.label, 34), anchor: "end", cls: "label")
+            svg += svgText(labelWidth - 8, y + 15, clipped(bar.label, 30), anchor: "end", cls: "label")
             var x = labelWidth
             for s in bar.segments where s.value > 0 {
                 let w = max(1, barSpace * s.value / max(scale, 1e-9))
@@ -107,7 +107,7 @@ public struct ReportCharts: Sendable {
         rules.sort { $0.total != $1.total ? $0.total > $1.total : $0.rule < $1.rule }
         guard let top = rules.first?.total, top > 0 else { return out + "<p class=\"empty\">No findings.</p></figure>" }
         let severities = Severity.allCases.reversed().filter { s in rules.contains { $0.counts[s] != nil } }
-        out += "<p class=\"legend\">" + severities.map { "<span class=\"swatch sev-\($0.name)\"></span>\($0.name)" }.joined(separator: " ") + "</p>"
+        out += "<div class=\"chart-body\"><div class=\"chart-draw\"><p class=\"legend\">" + severities.map { "<span class=\"swatch sev-\($0.name)\"></span>\($0.name)" }.joined(separator: " ") + "</p>"
         let bars = rules.map { r -> Bar in
             let segments = severities.map { s -> (value: Double, color: String, title: String) in
                 let n = r.counts[s] ?? 0
@@ -116,13 +116,13 @@ public struct ReportCharts: Sendable {
             return Bar(label: r.rule, segments: segments, valueText: String(r.total))
         }
         out += ReportCharts.horizontalBars(bars, scale: Double(top), title: "Findings per rule and severity")
-        out += "<table class=\"numbers\"><thead><tr><th>rule</th>" + severities.map { "<th>\($0.name)</th>" }.joined()
+        out += "</div><table class=\"numbers\"><thead><tr><th>rule</th>" + severities.map { "<th>\($0.name)</th>" }.joined()
             + "<th>total</th></tr></thead><tbody>"
         for r in rules {
             out += "<tr><td>\(e(r.rule))</td>" + severities.map { "<td class=\"n\">\(r.counts[$0] ?? 0)</td>" }.joined()
                 + "<td class=\"n\">\(r.total)</td></tr>"
         }
-        return out + "</tbody></table></figure>"
+        return out + "</tbody></table></div></figure>"
     }
 
     /// Flagged orders per day: the last `days` calendar days up to the latest, as columns.
@@ -153,18 +153,18 @@ public struct ReportCharts: Sendable {
                 svg += ReportCharts.svgText(x + slot / 2, base + 15, String(name.dropFirst(5)), anchor: "middle", cls: "axis")
             }
         }
-        out += svg + "</svg>"
+        out += "<div class=\"chart-body\"><div class=\"chart-draw\">" + svg + "</svg>"
         let earlier = flaggedPerDay.filter { $0.key < first }
         if !earlier.isEmpty {
             out += "<p class=\"note\">\(earlier.values.reduce(0, +)) flagged orders on \(earlier.count) earlier days are not drawn; "
                 + "they are in the list below and in the table.</p>"
         }
-        out += "<ul class=\"numbers days\">"
+        out += "</div><ul class=\"numbers days\">"
         for (day, n) in flaggedPerDay.sorted(by: { $0.key > $1.key }).prefix(400) {
             out += "<li><span>\(ReportCharts.dayName(day))</span> <b>\(n)</b></li>"
         }
         if flaggedPerDay.count > 400 { out += "<li>… and \(flaggedPerDay.count - 400) earlier days</li>" }
-        return out + "</ul></figure>"
+        return out + "</ul></div></figure>"
     }
 
     /// Money at risk per product, one scale per currency (amounts in different currencies
@@ -174,7 +174,8 @@ public struct ReportCharts: Sendable {
         var out = "<figure class=\"chart-box\" id=\"chart-products\"><figcaption>Money at risk per product (flagged orders)</figcaption>"
         let byCurrency = Dictionary(grouping: atRiskPerProduct, by: \.key.currency).sorted { $0.key < $1.key }
         guard !byCurrency.isEmpty else { return out + "<p class=\"empty\">No money at risk.</p></figure>" }
-        var table = "<table class=\"numbers\"><thead><tr><th>product</th><th>currency</th><th>flagged orders</th><th>at risk</th></tr></thead><tbody>"
+        out += "<div class=\"chart-body\"><div class=\"chart-draw\">"
+        var table = "</div><table class=\"numbers\"><thead><tr><th>product</th><th>currency</th><th>flagged orders</th><th>at risk</th></tr></thead><tbody>"
         for (currency, entries) in byCurrency {
             let sorted = entries.sorted { a, b in
                 let x = ReportCharts.value(a.value.amount), y = ReportCharts.value(b.value.amount)
@@ -201,7 +202,7 @@ public struct ReportCharts: Sendable {
                     + "<td class=\"n\">\(rest.map(\.value.orders).reduce(0, +))</td><td class=\"n\">\(e(amount.description))</td></tr>"
             }
         }
-        return out + table + "</tbody></table></figure>"
+        return out + table + "</tbody></table></div></figure>"
     }
 
     static func dayName(_ day: Int64) -> String {

@@ -163,9 +163,9 @@ public enum ReportHTML {
 
     static func ordersSection(_ s: RunSummary, _ t: Tally) -> String {
         var also: [String] = []
-        if t.legit > 0 { also.append("\(t.legit) orders reviewed legit (shown, not counted)") }
-        if t.receiptsOnly > 0 { also.append("\(t.receiptsOnly) receipts whose order is not in the dump") }
-        let about = "\(s.flagged) flagged orders" + (also.isEmpty ? "" : "; the table also lists " + also.joined(separator: " and "))
+        if t.legit > 0 { also.append(t.legit == 1 ? "1 order reviewed legit (shown, not counted)" : "\(t.legit) orders reviewed legit (shown, not counted)") }
+        if t.receiptsOnly > 0 { also.append(t.receiptsOnly == 1 ? "1 receipt whose order is not in the dump" : "\(t.receiptsOnly) receipts whose order is not in the dump") }
+        let about = (s.flagged == 1 ? "1 flagged order" : "\(s.flagged) flagged orders") + (also.isEmpty ? "" : "; the table also lists " + also.joined(separator: " and "))
         let filters = [("f-rule", "Rule", "any rule"), ("f-sev", "Severity", "any"), ("f-platform", "Platform", "any"),
                        ("f-status", "Status", "any")]
         return """

@@ -68,6 +68,26 @@ struct HostileNight {
         return JSONValue.object(JSONObject(members)).jsonText
     }
 
+    /// Night one on a ledger (reports in `night1`), the reviewers' `review` arguments, then
+    /// night two (`night2`): the same orders and a new one, O-6 (no receipt).
+    static func twoNights(in s: Scratch, reviews: [[String]]) throws {
+        let ledger = "sqlite:" + s.file("ledger.sqlite")
+        let one = try HostileNight(in: s)
+        try expectDone(Tool.run(one.screenArguments(out: s.file("night1"), ledger: ledger)), "night one")
+        for review in reviews { try expectDone(Tool.run(["review"] + review + ["--ledger", ledger]), "review \(review)") }
+        let two = try HostileNight(in: s, name: "night2.jsonl", extra: [
+            order("O-6", user: "u6", platform: "ios", product: "com.x.gems", amount: "0.99", at: "2024-03-03T09:00:00Z")])
+        try expectDone(Tool.run(two.screenArguments(out: s.file("night2"), ledger: ledger)), "night two")
+    }
+
+    struct Failed: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static func expectDone(_ run: ToolRun, _ what: String) throws {
+        guard run.status == 0 else { throw Failed(description: "\(what) exited \(run.status): \(run.stderr)") }
+    }
+
     func screenArguments(out: String, ledger: String = "none") -> [String] {
         ["screen", "--rules", rules, "--orders", orders, "--out", out, "--ledger", ledger]
     }

@@ -52,13 +52,7 @@ struct ReviewTests {
     @Test("night two marks each finding new, seen or reviewed, and summary.json counts the new ones")
     func marksOnNightTwo() throws {
         let s = try Scratch()
-        let ledger = "sqlite:" + s.file("ledger.sqlite")
-        var night = try HostileNight(in: s)
-        #expect(try Tool.run(night.screenArguments(out: s.file("night1"), ledger: ledger)).status == 0)
-        #expect(try Tool.run(["review", "--order", HostileNight.scriptPayload, "--verdict", "fraud", "--ledger", ledger]).status == 0)
-        night = try HostileNight(in: s, name: "night2.jsonl", extra: [
-            HostileNight.order("O-6", user: "u6", platform: "ios", product: "com.x.gems", amount: "0.99", at: "2024-03-03T09:00:00Z")])
-        #expect(try Tool.run(night.screenArguments(out: s.file("night2"), ledger: ledger)).status == 0)
+        try HostileNight.twoNights(in: s, reviews: [["--order", HostileNight.scriptPayload, "--verdict", "fraud"]])
 
         let findings = try FindingLine.read(s.file("night2/findings.jsonl")).filter { $0.orderID != nil }
         func status(_ order: String) -> Set<String> { Set(findings.filter { $0.orderID == order }.compactMap { $0.review?["status"]?.string }) }
