@@ -6,17 +6,20 @@ public enum SpreadsheetCSV {
         if let first = s.unicodeScalars.first, ["=", "+", "-", "@", "\t", "\r"].contains(first) {
             s = "'" + s
         }
-        guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return s }
-        return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        // By scalars, not Characters: "\r\n" is one Character, and so is a quote followed by a
+        // combining mark; either would slip past a Character comparison and break the quoting.
+        guard s.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return s }
+        var quoted = String.UnicodeScalarView()
+        quoted.append("\"")
+        for c in s.unicodeScalars {
+            if c == "\"" { quoted.append("\"") }
+            quoted.append(c)
+        }
+        quoted.append("\"")
+        return String(quoted)
     }
 
     public static func row(_ cells: [String?]) -> String {
         cells.map(cell).joined(separator: ",") + "\n"
-    }
-}
-
-extension String {
-    func replacingOccurrences(of target: String, with replacement: String) -> String {
-        split(separator: Character(target), omittingEmptySubsequences: false).joined(separator: replacement)
     }
 }

@@ -15,6 +15,9 @@ struct ReportEscapingTests {
         #expect(SpreadsheetCSV.cell("a,b\nc") == "\"a,b\nc\"")
         #expect(SpreadsheetCSV.cell(nil) == "")
         #expect(SpreadsheetCSV.row(["a", nil, "b"]) == "a,,b\n")
+        // A CRLF and a quote with a combining mark are single Characters: still quoted and doubled.
+        #expect(SpreadsheetCSV.cell("a\r\nb") == "\"a\r\nb\"")
+        #expect(SpreadsheetCSV.cell("x\"\u{301},y") == "\"x\"\"\u{301},y\"")
     }
 
     static let evil = "\"><img src=x onerror=alert(1)></script><script>alert(2)</script><!-- \u{2028}&amp;"
