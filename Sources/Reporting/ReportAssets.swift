@@ -70,8 +70,9 @@ public enum ReportAssets {
       'use strict';
       var SEVERITIES = ['info', 'low', 'medium', 'high', 'critical'];
       var STANDING = { 'new': 'new', seen: 'seen', fraud: 'reviewed: fraud', legit: 'reviewed: legit', '': '\u2014' };
-      // Table row fields (see ReportData.swift).
-      var O = 0, U = 1, PL = 2, PR = 3, AM = 4, CU = 5, CR = 6, SV = 7, ST = 8, KD = 9, FS = 10, RF = 11, RV = 12;
+      // Table row fields (see ReportData.swift); trailing fields left out take their defaults.
+      var O = 0, U = 1, PL = 2, PR = 3, AM = 4, CU = 5, CR = 6, FS = 7, ST = 8, RV = 9, RF = 10, KD = 11;
+      var t0 = performance.now();
 
       function byId(id) { return document.getElementById(id); }
       function el(tag, cls, text) {
@@ -85,14 +86,20 @@ public enum ReportAssets {
         if (v === null || v === undefined) { return ''; }
         return typeof v === 'string' ? v : JSON.stringify(v);
       }
-      function readData(id) {
+      function parse(id) {
         var node = byId(id);
-        if (!node) { return []; }
-        try {
-          var v = JSON.parse(node.textContent);
-          return Array.isArray(v) ? v.filter(Array.isArray) : [];
-        } catch (e) { return []; }
+        try { return node ? JSON.parse(node.textContent) : null; } catch (e) { return null; }
       }
+      // The data's element leaves the document once read: its text is not needed twice.
+      function readData(id) {
+        var v = parse(id), node = byId(id);
+        if (node && node.parentNode) { node.parentNode.removeChild(node); }
+        return Array.isArray(v) ? v.filter(Array.isArray) : [];
+      }
+      var META = parse('data-meta') || {}, RULES = Array.isArray(META.rules) ? META.rules : [];
+      // A named rule is written as its index in META.rules, a severity as its rank.
+      function ruleName(v) { return typeof v === 'number' && RULES[v] !== undefined ? str(RULES[v]) : str(v); }
+      function sevName(v) { return typeof v === 'number' ? (SEVERITIES[v] || '') : str(v); }
       function sevRank(s) { return SEVERITIES.indexOf(s); }
       function number(n) { return n.toLocaleString('en-US'); }
       function shellQuote(s) { return "'" + s.split("'").join("'\\''") + "'"; }
@@ -109,6 +116,7 @@ public enum ReportAssets {
         this.keep = opts.keep || null;
         this.detail = opts.detail || null;
         this.rowClass = opts.rowClass || null;
+        this.prepare = opts.prepare || null;
         this.changed = opts.changed || function () {};
         this.sort = opts.sort || null;
         this.dir = opts.dir || 'asc';
@@ -176,7 +184,7 @@ public enum ReportAssets {
         var start = (this.page - 1) * this.size, end = Math.min(this.order.length, start + this.size);
         var frag = document.createDocumentFragment();
         for (var k = start; k < end; k++) {
-          var i = this.order[k], row = this.rows[i], tr = el('tr');
+          var i = this.order[k], row = this.prepare ? this.prepare(i) : this.rows[i], tr = el('tr');
           tr.setAttribute('data-row', String(i));
           if (this.rowClass) { tr.className = this.rowClass(row); }
           this.columns.forEach(function (c) {
@@ -229,50 +237,79 @@ public enum ReportAssets {
       };
 
       function textCell(get) { return function (td, row) { td.textContent = get(row); }; }
-      function sevCell(get) {
-        return function (td, row) { var s = get(row); td.textContent = s; td.className = 'sev-' + s; };
-      }
 
       // ---- The listed orders ----
       var rows = readData('data-rows');
-      var meta = rows.map(function (r) {
-        var rules = {}, findings = Array.isArray(r[FS]) ? r[FS] : [];
-        findings.forEach(function (f) { if (Array.isArray(f) && f[7] === null) { rules[str(f[0])] = true; } });
+      var tParsed = performance.now();
+      // What sorting and filtering need of every row, in one tight pass: the highest severity and
+      // the rules of its findings that are not exempted, and its amount. The rest of a row is
+      // filled out (the defaults the data leaves out) only when it is drawn or searched.
+      var n = rows.length, SEV = new Int8Array(n), AMOUNT = new Float64Array(n), RULESOF = new Array(n);
+      var TEXT = new Array(n), FILLED = new Uint8Array(n);
+      for (var i = 0; i < n; i++) {
+        var r = rows[i], fs = r[FS], sev = -1, list = [];
+        if (!Array.isArray(fs)) { fs = r[FS] = []; }
+        for (var k = 0; k < fs.length; k++) {
+          var f = fs[k];
+          if (!Array.isArray(f) || f[7]) { continue; }
+          var name = ruleName(f[0]), rank = typeof f[1] === 'number' ? f[1] : sevRank(str(f[1]));
+          if (rank > sev) { sev = rank; }
+          if (list.indexOf(name) < 0) { list.push(name); }
+        }
+        if (list.length > 1) { list.sort(); }
+        SEV[i] = sev;
+        RULESOF[i] = list;
         var amount = parseFloat(r[AM]);
-        return { rules: Object.keys(rules).sort(), sev: sevRank(r[SV]), amount: isNaN(amount) ? -1 : amount, text: null };
-      });
+        AMOUNT[i] = isNaN(amount) ? -1 : amount;
+      }
+      function fill(i) {
+        var r = rows[i];
+        if (FILLED[i]) { return r; }
+        r[FS] = r[FS].filter(Array.isArray);
+        r[FS].forEach(function (f) {
+          f[0] = ruleName(f[0]);
+          f[1] = sevName(f[1]);
+          if (!f[5] || typeof f[5] !== 'object') { f[5] = {}; }
+          f[6] = str(f[6]);
+          f[7] = f[7] ? str(f[7]) : null;
+        });
+        r[ST] = str(r[ST]);
+        r[RV] = Array.isArray(r[RV]) ? r[RV] : null;
+        r[RF] = Array.isArray(r[RF]) ? r[RF] : [];
+        r[KD] = r[KD] === 'receipt' ? 'receipt' : 'order';
+        FILLED[i] = 1;
+        return r;
+      }
       var index = null;
       function rowOfOrder(id) {
         if (!index) {
           index = {};
-          rows.forEach(function (r, i) { if (r[KD] === 'order' && !(('o' + r[O]) in index)) { index['o' + r[O]] = i; } });
+          rows.forEach(function (r, i) { if (r[KD] !== 'receipt' && !(('o' + r[O]) in index)) { index['o' + r[O]] = i; } });
         }
         var v = index['o' + id];
         return v === undefined ? -1 : v;
       }
       function searchText(i) {
-        var m = meta[i];
-        if (m.text === null) {
-          var r = rows[i], parts = [r[O], r[U], r[PL], r[PR], r[AM], r[CU], r[CR]];
-          (Array.isArray(r[FS]) ? r[FS] : []).forEach(function (f) {
-            if (!Array.isArray(f)) { return; }
+        if (TEXT[i] === undefined) {
+          var r = fill(i), parts = [r[O], r[U], r[PL], r[PR], r[AM], r[CU], r[CR]];
+          r[FS].forEach(function (f) {
             parts.push(f[0], f[2], f[3], f[4]);
-            if (f[5] && typeof f[5] === 'object') { Object.keys(f[5]).forEach(function (k) { parts.push(str(f[5][k])); }); }
+            Object.keys(f[5]).forEach(function (k) { parts.push(str(f[5][k])); });
           });
-          (Array.isArray(r[RF]) ? r[RF] : []).forEach(function (kv) { if (Array.isArray(kv)) { parts.push(kv[1]); } });
-          m.text = parts.map(str).join('\n').toLowerCase();
+          r[RF].forEach(function (kv) { if (Array.isArray(kv)) { parts.push(kv[1]); } });
+          TEXT[i] = parts.map(str).join('\n').toLowerCase();
         }
-        return m.text;
+        return TEXT[i];
       }
 
       var filters = { rule: '', sev: '', platform: '', status: '', q: '' };
       function keepRow(i) {
-        var r = rows[i], m = meta[i];
-        if (filters.rule && m.rules.indexOf(filters.rule) < 0) { return false; }
-        if (filters.sev && m.sev < sevRank(filters.sev)) { return false; }
+        var r = rows[i];
+        if (filters.rule && RULESOF[i].indexOf(filters.rule) < 0) { return false; }
+        if (filters.sev && SEV[i] < sevRank(filters.sev)) { return false; }
         if (filters.platform && str(r[PL]) !== filters.platform) { return false; }
         if (filters.status) {
-          var s = r[ST];
+          var s = str(r[ST]);
           if (filters.status === 'reviewed' ? (s !== 'fraud' && s !== 'legit')
             : filters.status === 'open' ? (s !== 'new' && s !== 'seen') : s !== filters.status) { return false; }
         }
@@ -290,13 +327,12 @@ public enum ReportAssets {
         };
         line('expected', f[3]);
         line('actual', f[4]);
-        if (f[5] && typeof f[5] === 'object') { Object.keys(f[5]).forEach(function (k) { line(k, f[5][k]); }); }
+        Object.keys(f[5]).forEach(function (k) { line(k, f[5][k]); });
         return t;
       }
       function detailOf(i) {
-        var r = rows[i], box = el('div', 'evidence');
-        (Array.isArray(r[FS]) ? r[FS] : []).forEach(function (f) {
-          if (!Array.isArray(f)) { return; }
+        var r = fill(i), box = el('div', 'evidence');
+        r[FS].forEach(function (f) {
           var div = add(box, el('div', 'finding f-' + str(f[1])));
           var h = add(div, el('h4'));
           add(h, el('span', 'mono', str(f[0])));
@@ -304,7 +340,7 @@ public enum ReportAssets {
           if (f[6]) { add(h, tag(f[6] === 'reviewed' ? 'seen' : f[6], f[6])); }
           if (f[7]) { add(h, tag('exempted', 'exempted: ' + str(f[7]))); }
           add(div, el('p', '', str(f[2])));
-          var x = f[5] && typeof f[5] === 'object' ? f[5] : {};
+          var x = f[5];
           if (f[0] === 'replayed-transaction' && x.original_order_id !== undefined) {
             var rp = add(div, el('p', 'replay'));
             rp.appendChild(document.createTextNode('Replays order '));
@@ -326,7 +362,7 @@ public enum ReportAssets {
           }
           div.appendChild(evidenceTable(f));
         });
-        var fields = Array.isArray(r[RF]) ? r[RF] : [];
+        var fields = r[RF];
         if (fields.length) {
           add(box, el('h3', '', 'Receipt'));
           var t = add(box, el('table', 'ev receipt')), tb = add(t, el('tbody'));
@@ -354,7 +390,7 @@ public enum ReportAssets {
 
       var grid = new Grid({
         rows: rows, table: 't-rows', pager: 'p-rows', view: 'v-rows', noun: 'listed orders',
-        keep: keepRow, detail: detailOf, sort: 'severity', dir: 'desc',
+        keep: keepRow, detail: detailOf, prepare: fill, sort: 'severity', dir: 'desc',
         rowClass: function (r) { return r[ST] === 'legit' ? 'legit' : ''; },
         changed: function () { writeHash(); },
         columns: [
@@ -373,14 +409,14 @@ public enum ReportAssets {
           { id: 'user', title: 'User', key: function (r) { return str(r[U]); }, cell: textCell(function (r) { return str(r[U]); }) },
           { id: 'platform', title: 'Platform', key: function (r) { return str(r[PL]); }, cell: textCell(function (r) { return str(r[PL]); }) },
           { id: 'product', title: 'Product', key: function (r) { return str(r[PR]); }, cell: textCell(function (r) { return str(r[PR]); }) },
-          { id: 'amount', title: 'Amount', numeric: true, cls: 'nowrap', firstDir: 'desc', key: function (r, i) { return meta[i].amount; },
+          { id: 'amount', title: 'Amount', numeric: true, cls: 'nowrap', firstDir: 'desc', key: function (r, i) { return AMOUNT[i]; },
             cell: textCell(function (r) { return r[AM] === null ? '' : str(r[AM]) + ' ' + str(r[CU]); }) },
           { id: 'created', title: 'Credited (UTC)', cls: 'nowrap', firstDir: 'desc', key: function (r) { return str(r[CR]); },
             cell: textCell(function (r) { return str(r[CR]); }) },
-          { id: 'severity', title: 'Severity', firstDir: 'desc', key: function (r, i) { return meta[i].sev; },
-            cell: sevCell(function (r) { return str(r[SV]); }) },
-          { id: 'rules', title: 'Rules', key: function (r, i) { return meta[i].rules.join(' '); },
-            cell: function (td, r, i) { td.textContent = meta[i].rules.join(', '); } },
+          { id: 'severity', title: 'Severity', firstDir: 'desc', key: function (r, i) { return SEV[i]; },
+            cell: function (td, r, i) { var s = SEVERITIES[SEV[i]] || ''; td.textContent = s; td.className = 'sev-' + s; } },
+          { id: 'rules', title: 'Rules', key: function (r, i) { return RULESOF[i].join(' '); },
+            cell: function (td, r, i) { td.textContent = RULESOF[i].join(', '); } },
           { id: 'status', title: 'Status', key: function (r) { return str(r[ST]); }, cell: function (td, r) {
             var s = str(r[ST]);
             if (s) { add(td, tag(s, STANDING[s] || s)); } else { td.textContent = STANDING['']; }
@@ -409,7 +445,7 @@ public enum ReportAssets {
       (function fill() {
         var ruleCount = {}, platforms = {};
         rows.forEach(function (r, i) {
-          meta[i].rules.forEach(function (x) { ruleCount[x] = (ruleCount[x] || 0) + 1; });
+          RULESOF[i].forEach(function (x) { ruleCount[x] = (ruleCount[x] || 0) + 1; });
           if (r[PL] !== null && r[PL] !== undefined) { platforms[str(r[PL])] = true; }
         });
         options(controls.rule, Object.keys(ruleCount).sort().map(function (x) { return [x, x + ' (' + number(ruleCount[x]) + ')']; }));
@@ -493,8 +529,10 @@ public enum ReportAssets {
         return { id: id, title: title, key: function (r) { return str(r[k]); },
           cell: function (td, r) { td.textContent = str(r[k]); if (cls) { td.className = cls(r); } } };
       }
+      var exempted = readData('data-exempted');
+      exempted.forEach(function (r) { r[2] = ruleName(r[2]); r[3] = sevName(r[3]); });
       searchable({
-        rows: readData('data-exempted'), table: 't-exempted', pager: 'p-exempted', view: 'v-exempted', noun: 'exempted findings',
+        rows: exempted, table: 't-exempted', pager: 'p-exempted', view: 'v-exempted', noun: 'exempted findings',
         columns: [col('order', 'Order', 0), col('user', 'User', 1), col('rule', 'Rule', 2),
           col('severity', 'Severity', 3, function (r) { return 'sev-' + str(r[3]); }), col('message', 'Finding', 4),
           col('expected', 'Expected', 5), col('actual', 'Actual', 6)]
@@ -505,7 +543,13 @@ public enum ReportAssets {
           col('message', 'Why', 4)]
       }, 'q-malformed');
 
-      document.body.setAttribute('data-ready', String(Math.round(performance.now())));
+      // When the page was ready, for tests and `iapscreen-bench report` (milliseconds since navigation).
+      var tEnd = performance.now();
+      var timings = 'page ready at ' + Math.round(tEnd) + ' ms: data read in ' + Math.round(tParsed - t0)
+        + ' ms, prepared and drawn in ' + Math.round(tEnd - tParsed) + ' ms';
+      document.body.setAttribute('data-ready', String(Math.round(tEnd)));
+      document.body.setAttribute('data-timings', timings);
+      if (window.console && console.info) { console.info('iapscreen report: ' + number(rows.length) + ' listed orders, ' + timings); }
     })();
     """#
 }

@@ -85,7 +85,8 @@ public enum ReportHTML {
     /// The page, part by part, in order.
     public static func assemble(summary s: RunSummary, tally: Tally, hashes: Hashes, emit: (Part) throws -> Void) rethrows {
         try emit(.text(head(s, hashes) + totals(s) + "<section id=\"charts\"><h2>Charts</h2>" + tally.charts.html() + "</section>\n"
-            + ordersSection(s, tally) + "<script type=\"application/json\" id=\"data-rows\">[\n"))
+            + ordersSection(s, tally) + "<script type=\"application/json\" id=\"data-meta\">"
+            + String(decoding: ReportData.meta, as: UTF8.self) + "</script>\n<script type=\"application/json\" id=\"data-rows\">[\n"))
         try emit(.data(.rows))
         try emit(.text("]</script>\n</section>\n" + audit(id: "exempted", title: "Reviewer-exempted findings", count: tally.exempted,
             about: "Findings on listed App Review accounts inside their window (Rules/reviewers.csv). They are kept for audit and "
@@ -138,7 +139,7 @@ public enum ReportHTML {
     static func totals(_ s: RunSummary) -> String {
         let e = HTMLText.escape
         func card(_ id: String, _ n: Int, _ label: String, alert: Bool = false) -> String {
-            "<div class=\"card\(alert && n > 0 ? " alert" : "")\" id=\"total-\(id)\"><b>\(n)</b><span>\(label)</span></div>"
+            "<div class=\"card\(alert && n > 0 ? " alert" : "")\" id=\"total-\(id)\"><b>\(grouped(n))</b><span>\(label)</span></div>"
         }
         var out = "<section id=\"totals\"><h2>Totals</h2><div class=\"cards\">"
             + card("orders", s.orders, "orders") + card("receipts", s.receipts, "with a receipt")
@@ -159,6 +160,17 @@ public enum ReportHTML {
                 + s.bySeverity.map { "<span class=\"sev-\(e($0.0))\">\(e($0.0))</span> \($0.1)" }.joined(separator: ", ") + "</p>"
         }
         return out + "</section>\n"
+    }
+
+    /// 87757 as 87,757.
+    static func grouped(_ n: Int) -> String {
+        let digits = Array(String(n.magnitude))
+        var out = ""
+        for (i, d) in digits.enumerated() {
+            if i > 0, (digits.count - i) % 3 == 0 { out.append(",") }
+            out.append(d)
+        }
+        return (n < 0 ? "-" : "") + out
     }
 
     static func ordersSection(_ s: RunSummary, _ t: Tally) -> String {

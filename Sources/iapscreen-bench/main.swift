@@ -15,6 +15,8 @@ case "verify":
     for line in runVerifyBenchmark(receipts: size ?? 20_000) { print(line) }
 case "screen":
     for line in runScreenBenchmark(orders: size ?? 100_000, jobs: jobs) { print(line) }
+case "report":
+    for line in runReportBenchmark(findings: size ?? 100_000) { print(line) }
 default:
     print("""
     usage: iapscreen-bench <benchmark> [size] [jobs]
@@ -22,5 +24,6 @@ default:
       decode [N]             decode N ~10 KB app receipts on one core (default 200000)
       verify [N]             signature checks per receipt kind, chain cache on and off (default 20000)
       screen [N] [jobs]      generate (once, cached in /tmp) and screen a world of N orders (default 100000)
+      report [N]             a night of N findings (cached in /tmp): report.html's size, its open time in Chromium
     """)
 }

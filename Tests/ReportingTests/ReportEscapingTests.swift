@@ -1,5 +1,5 @@
 import IAPBasics
-import Reporting
+@testable import Reporting
 import Screening
 import Testing
 
@@ -53,9 +53,9 @@ struct ReportEscapingTests {
         let html = Self.page(Self.hostileReports())
         #expect(!html.contains("<img"))
         #expect(html.contains("&lt;img src=x onerror=alert(1)&gt;"))
-        // The only script elements are the page's: three data blocks and its one script.
-        #expect(html.components(separatedBy: "<script").count - 1 == 4)
-        #expect(html.components(separatedBy: "</script>").count - 1 == 4)
+        // The only script elements are the page's: four data blocks and its one script.
+        #expect(html.components(separatedBy: "<script").count - 1 == 5)
+        #expect(html.components(separatedBy: "</script>").count - 1 == 5)
         #expect(!html.contains("<!--"))
         // Inside the data, markup characters are JSON escapes.
         let data = html.components(separatedBy: "<script type=\"application/json\" id=\"data-rows\">")[1]
@@ -79,6 +79,18 @@ struct ReportEscapingTests {
             #expect(!markup.contains(banned), "\(banned)")
         }
         #expect(markup.firstRange(of: #/ on[a-z]+=/#) == nil)
+    }
+
+    @Test("the embedded rows leave out trailing defaults and name rules and severities by number")
+    func compactRows() throws {
+        let f = Finding(orderID: "O-1", userID: "u1", rule: "missing-receipt", severity: .medium, message: "no receipt",
+                        evidence: Evidence(expected: "a receipt", actual: nil))
+        let r = OrderReport(orderID: "O-1", userID: "u1", platform: "ios", productID: "p", amount: "0.99", currency: "USD",
+                            createdAt: nil, findings: [f])
+        let row = String(decoding: try #require(ReportData.tableRow(r)), as: UTF8.self)
+        let rule = try #require(RuleID.allCases.firstIndex(of: .missingReceipt))
+        #expect(row == "[\"O-1\",\"u1\",\"ios\",\"p\",\"0.99\",\"USD\",null,[[\(rule),2,\"no receipt\",\"a receipt\"]]]")
+        #expect(ReportHTML.grouped(87757) == "87,757" && ReportHTML.grouped(999) == "999" && ReportHTML.grouped(1_000_000) == "1,000,000")
     }
 
     @Test("the page's script builds nodes from text only")
