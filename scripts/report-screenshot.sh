@@ -19,6 +19,6 @@ if [ -z "$browser" ]; then
 fi
 profile=$(mktemp -d)
 trap 'rm -rf "$profile"' EXIT
-"$browser" --headless --no-sandbox --disable-gpu --no-first-run --hide-scrollbars --user-data-dir="$profile" \
+"$browser" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run --hide-scrollbars --user-data-dir="$profile" \
   --window-size="$size" --screenshot="$out" "file://$page${fragment:+#$fragment}" 2>/dev/null
 echo "$out"

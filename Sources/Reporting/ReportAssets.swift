@@ -202,7 +202,7 @@ public enum ReportAssets {
         }
         this.body.textContent = '';
         this.body.appendChild(frag);
-        var shown = this.order.length === 0 ? 'No ' + this.noun + ' match.'
+        var shown = this.rows.length === 0 ? 'None' : this.order.length === 0 ? 'No ' + this.noun + ' match'
           : 'Showing ' + number(start + 1) + '\u2013' + number(end) + ' of ' + number(this.order.length) + ' ' + this.noun;
         if (this.order.length !== this.rows.length) { shown += ' (filtered from ' + number(this.rows.length) + ')'; }
         this.view.textContent = shown + '.';

@@ -61,7 +61,7 @@ func openInChromium(_ browser: String, _ file: String, screenshot: String) -> (s
     defer { try? FileManager.default.removeItem(atPath: profile) }
     let p = Process()
     p.executableURL = URL(fileURLWithPath: browser)
-    p.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions", "--hide-scrollbars",
+    p.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--disable-extensions", "--hide-scrollbars",
                    "--enable-logging=stderr", "--user-data-dir=" + profile, "--window-size=1280,1000", "--screenshot=" + screenshot,
                    URL(fileURLWithPath: file).absoluteString]
     let err = Pipe()

@@ -49,7 +49,7 @@ enum Chromium {
         defer { try? FileManager.default.removeItem(atPath: profile) }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
+        p.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--disable-extensions",
                        "--user-data-dir=" + profile] + args
         let out = Pipe()
         p.standardOutput = out

@@ -1,5 +1,9 @@
 import Foundation
+import IAPBasics
+@testable import IAPScreenCore
 import JSONText
+import Reporting
+import Screening
 import Testing
 
 /// report.html as a reviewer's browser shows it: headless Chromium opens the page (its
@@ -82,5 +86,24 @@ struct ReportPageTests {
         #expect(rows.contains { $0.contains("<span class=\"tag fraud\">reviewed: fraud</span>") })
         #expect(page.html.contains("id=\"total-flagged\"><b>4</b>"))  // O-3 is legit now, O-6 is new
         #expect(page.html.contains("1 order reviewed legit (shown, not counted)"))
+    }
+
+    @Test("an opened row shows the receipt's key fields when the report carries them")
+    func receiptFields() throws {
+        let s = try Scratch()
+        let f = Finding(orderID: "O-9", userID: "u9", rule: "sandbox-in-production", severity: .high,
+                        message: "a Sandbox receipt was credited in production", evidence: Evidence(expected: "Production", actual: "Sandbox"))
+        let report = OrderReport(orderID: "O-9", userID: "u9", platform: "ios", productID: "com.x.gems", amount: "0.99",
+                                 currency: "USD", createdAt: Timestamp(millis: 1_709_294_400_000), findings: [f],
+                                 receiptFields: [("environment", "Sandbox"), ("app_id", HostileNight.imagePayload)])
+        let summary = RunSummary(version: "t", startedAt: Timestamp(millis: 0)!, finishedAt: Timestamp(millis: 0)!, exitStatus: 0,
+                                 orders: 1, receipts: 1, flagged: 1, new: 1, exempted: 0, malformed: 0, byRule: [], bySeverity: [],
+                                 atRisk: [], inputs: [], rulesSHA256: "", ordersPerSecond: 0)
+        let file = try s.write("report.html", ReportHTML.render(summary: summary, reports: [report], hashes: ReportWriter.pageHashes))
+        let page = DumpedPage(html: try Chromium.dumpDOM(file, fragment: "open=O-9"))
+        #expect(!page.body.contains("data-pwned") && page.title?.contains("pwned") == false)
+        let row = try #require(page.rows(table: "t-rows").first)
+        #expect(row.contains("<h3>Receipt</h3><table class=\"ev receipt\"><tbody><tr><th>environment</th><td class=\"mono\">Sandbox</td></tr>"
+            + "<tr><th>app_id</th><td class=\"mono\">\(shown(HostileNight.imagePayload))</td></tr>"))
     }
 }
