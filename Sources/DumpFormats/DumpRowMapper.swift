@@ -80,11 +80,31 @@ public final class DumpRowMapper {
     /// Each column's value: the first of its fields that is not null or empty.
     private func columns(of record: DumpRecord) -> ColumnValues {
         var values = ColumnValues(location: record.location)
-        for field in record.fields {
-            guard let column = column(named: field.name) else { continue }
+        for (i, field) in record.fields.enumerated() {
+            guard let column = column(at: i, named: field.name) else { continue }
             values.offer(field.value, for: column)
         }
         return values
+    }
+
+    /// The names of the last record's first fields and their columns: records of one dump
+    /// name their fields alike, and comparing a name with the last one at its place is far
+    /// cheaper than hashing it.
+    private var lastNames: [String] = []
+    private var lastColumns: [DumpColumn?] = []
+    private static let rememberedPlaces = 64
+
+    private func column(at place: Int, named name: String) -> DumpColumn? {
+        if place < lastNames.count, lastNames[place] == name { return lastColumns[place] }
+        let column = column(named: name)
+        if place < lastNames.count {
+            lastNames[place] = name
+            lastColumns[place] = column
+        } else if place == lastNames.count, place < DumpRowMapper.rememberedPlaces {
+            lastNames.append(name)
+            lastColumns.append(column)
+        }
+        return column
     }
 
     private func column(named name: String) -> DumpColumn? {

@@ -14,18 +14,22 @@ public enum Base64 {
 
     private static let standardTable: [UInt8] = makeTable(plus: 0x2B, slash: 0x2F, whitespace: true)
     private static let urlTable: [UInt8] = makeTable(plus: 0x2D, slash: 0x5F, whitespace: false)
-    /// Two characters at once (index: first | second << 8) -> their 12 bits, or 0xFFFF.
-    private static let standardPairs: [UInt16] = makePairs(standardTable)
-    private static let urlPairs: [UInt16] = makePairs(urlTable)
+    /// Four tables, one per place in a group of four characters, each value already shifted
+    /// to its place in the group's 24 bits and byte-swapped so that the group stores as
+    /// little-endian bytes in order; a character outside the alphabet sets bit 31.
+    private static let standardPlaces: [UInt32] = makePlaces(standardTable)
+    private static let urlPlaces: [UInt32] = makePlaces(urlTable)
 
-    private static func makePairs(_ single: [UInt8]) -> [UInt16] {
-        var pairs = [UInt16](repeating: 0xFFFF, count: 65_536)
-        for a in 0..<256 where single[a] < 64 {
-            for b in 0..<256 where single[b] < 64 {
-                pairs[a | b << 8] = UInt16(single[a]) << 6 | UInt16(single[b])
+    private static func makePlaces(_ single: [UInt8]) -> [UInt32] {
+        var places = [UInt32](repeating: 0x8000_0000, count: 4 * 256)
+        for place in 0..<4 {
+            for c in 0..<256 where single[c] < 64 {
+                let bits = UInt32(single[c]) << UInt32(18 - 6 * place)
+                // b0 b1 b2 of the group land in the low three bytes, b0 lowest.
+                places[place * 256 + c] = (bits >> 16 & 0xFF) | (bits & 0xFF00) | (bits & 0xFF) << 16
             }
         }
-        return pairs
+        return places
     }
 
     private static func makeTable(plus: UInt8, slash: UInt8, whitespace: Bool) -> [UInt8] {
@@ -66,12 +70,12 @@ public enum Base64 {
             throw DecodeError("too-large", "base64 text would decode past the cap of \(maxBytes) bytes", at: 0)
         }
         let table = alphabet == .standard ? standardTable : urlTable
-        let pairTable = alphabet == .standard ? standardPairs : urlPairs
+        let placeTable = alphabet == .standard ? standardPlaces : urlPlaces
         var failure: DecodeError?
-        let out = table.withUnsafeBufferPointer { t in pairTable.withUnsafeBufferPointer { pairs in
+        let out = table.withUnsafeBufferPointer { t in placeTable.withUnsafeBufferPointer { places in
             [UInt8](unsafeUninitializedCapacity: text.count / 4 * 3 + 3) { out, written in
                 do throws(DecodeError) {
-                    written = try decode(text, into: out, table: t, pairs: pairs, strictPadding: alphabet == .standard)
+                    written = try decode(text, into: out, table: t, places: places, strictPadding: alphabet == .standard)
                 } catch {
                     failure = error
                     written = 0
@@ -87,10 +91,12 @@ public enum Base64 {
     }
 
     /// Whole groups of four alphabet bytes take the fast path; whitespace, padding and
-    /// errors the careful one.
+    /// errors the careful one. `out` has room for three bytes more than the text decodes
+    /// to, which the fast path's eight-byte stores rely on.
     private static func decode(_ text: UnsafeRawBufferPointer, into out: UnsafeMutableBufferPointer<UInt8>,
-                               table t: UnsafeBufferPointer<UInt8>, pairs: UnsafeBufferPointer<UInt16>,
+                               table t: UnsafeBufferPointer<UInt8>, places: UnsafeBufferPointer<UInt32>,
                                strictPadding: Bool) throws(DecodeError) -> Int {
+        let raw = UnsafeMutableRawBufferPointer(out)
         let count = text.count
         var o = 0
         var i = 0
@@ -98,20 +104,16 @@ public enum Base64 {
         var n = 0
         var padding = 0
         while i < count {
-            // Eight characters -> six bytes through the pair table, while nothing special comes.
+            // Eight characters -> six bytes, one table lookup a character, while nothing special comes.
             while n == 0, padding == 0, i + 8 <= count {
-                let p0 = UInt64(pairs[Int(text.loadUnaligned(fromByteOffset: i, as: UInt16.self))])
-                let p1 = UInt64(pairs[Int(text.loadUnaligned(fromByteOffset: i + 2, as: UInt16.self))])
-                let p2 = UInt64(pairs[Int(text.loadUnaligned(fromByteOffset: i + 4, as: UInt16.self))])
-                let p3 = UInt64(pairs[Int(text.loadUnaligned(fromByteOffset: i + 6, as: UInt16.self))])
-                guard (p0 | p1 | p2 | p3) & 0xF000 == 0 else { break }
-                let q = p0 << 36 | p1 << 24 | p2 << 12 | p3
-                out[o] = UInt8(truncatingIfNeeded: q >> 40)
-                out[o + 1] = UInt8(truncatingIfNeeded: q >> 32)
-                out[o + 2] = UInt8(truncatingIfNeeded: q >> 24)
-                out[o + 3] = UInt8(truncatingIfNeeded: q >> 16)
-                out[o + 4] = UInt8(truncatingIfNeeded: q >> 8)
-                out[o + 5] = UInt8(truncatingIfNeeded: q)
+                let w = text.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                let g0 = places[Int(truncatingIfNeeded: w & 0xFF)] | places[256 + Int(truncatingIfNeeded: w >> 8 & 0xFF)]
+                    | places[512 + Int(truncatingIfNeeded: w >> 16 & 0xFF)] | places[768 + Int(truncatingIfNeeded: w >> 24 & 0xFF)]
+                let g1 = places[Int(truncatingIfNeeded: w >> 32 & 0xFF)] | places[256 + Int(truncatingIfNeeded: w >> 40 & 0xFF)]
+                    | places[512 + Int(truncatingIfNeeded: w >> 48 & 0xFF)] | places[768 + Int(truncatingIfNeeded: w >> 56)]
+                guard (g0 | g1) & 0x8000_0000 == 0 else { break }
+                // Eight bytes stored, six of them decoded: `out` has the room (see above).
+                raw.storeBytes(of: (UInt64(g0) | UInt64(g1) << 24).littleEndian, toByteOffset: o, as: UInt64.self)
                 o += 6
                 i += 8
             }

@@ -19,22 +19,32 @@ public struct DecimalAmount: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// `4.99`, `-1.5`, `10`; nil for anything else or too many digits.
+    /// `-`? then 1–12 ASCII digits, then optionally `.` and 1–6 digits; nothing else.
+    /// Read on the UTF-8 bytes: every order has an amount, and this runs once per order.
     public init?(_ text: String) {
+        var value: Int64 = 0
+        var wholeDigits = 0
+        var fractionDigits = 0
         var negative = false
-        var digits = Substring(text)
-        if digits.first == "-" { negative = true; digits = digits.dropFirst() }
-        let parts = digits.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count <= 2, let whole = parts.first, !whole.isEmpty, whole.count <= 12,
-              whole.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
-        let fraction = parts.count == 2 ? parts[1] : ""
-        guard fraction.count <= 6, parts.count == 1 || !fraction.isEmpty,
-              fraction.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
-        guard let w = Int64(whole), let f = Int64(fraction.isEmpty ? "0" : String(fraction)) else { return nil }
-        var scaledFraction = f
-        for _ in fraction.count..<6 { scaledFraction *= 10 }
-        let v = w * 1_000_000 + scaledFraction  // at most 10^18: no overflow
-        micros = negative ? -v : v
-        scale = fraction.count
+        var inFraction = false
+        for (i, b) in text.utf8.enumerated() {
+            switch b {
+            case 0x2D where i == 0:
+                negative = true
+            case 0x2E where !inFraction && wholeDigits > 0:
+                inFraction = true
+            case 0x30...0x39:
+                if inFraction { fractionDigits += 1 } else { wholeDigits += 1 }
+                guard wholeDigits <= 12, fractionDigits <= 6 else { return nil }
+                value = value * 10 + Int64(b - 0x30)  // at most 18 digits: no overflow
+            default:
+                return nil
+            }
+        }
+        guard wholeDigits > 0, !inFraction || fractionDigits > 0 else { return nil }
+        for _ in fractionDigits..<6 { value *= 10 }
+        micros = negative ? -value : value
+        scale = fractionDigits
         overflowed = false
     }
 

@@ -72,10 +72,12 @@ public struct JSONObject: Sendable, Equatable {
         self.members = members
     }
 
+    /// The value of `key`; of duplicate keys the last wins. Lengths are compared first:
+    /// most keys differ in length, and comparing that is far cheaper than the strings.
     public subscript(key: String) -> JSONValue? {
-        var found: JSONValue?
-        for m in members where m.key == key { found = m.value }
-        return found
+        let length = key.utf8.count
+        for m in members.reversed() where m.key.utf8.count == length && m.key == key { return m.value }
+        return nil
     }
 
     public var keys: [String] { members.map(\.key) }

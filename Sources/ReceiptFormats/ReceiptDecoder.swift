@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import IAPBasics
 import JSONText
 
@@ -19,7 +22,8 @@ public enum ReceiptDecoder {
 
         let (start, end) = trimmedBounds(payload)
         guard start < end else { throw DecodeError("empty", "the payload is only white space", at: 0) }
-        let text = Array(payload[start..<end])
+        // Most payloads have nothing to trim: no copy of a 10 KB receipt then.
+        let text = start == 0 && end == payload.count ? payload : Array(payload[start..<end])
         if text[0] == 0x7B { return try shift(start) { () throws(DecodeError) in try decodeJSON(text, limits: limits) } }
         if isJWS(text) { return try shift(start) { () throws(DecodeError) in try JWSDecoder.decode(text, limits: limits) } }
 
@@ -65,16 +69,21 @@ public enum ReceiptDecoder {
     }
 
     /// `xxx.yyy.zzz` with only base64url characters: a compact JWS.
+    /// Two dots make a compact JWS: the base64 of the other kinds never holds one. The JWS
+    /// decoder then checks every character, so this only has to find the dots, which
+    /// `memchr` does far faster than a loop over a 10 KB receipt.
     static func isJWS(_ text: [UInt8]) -> Bool {
-        var dots = 0
-        for c in text {
-            switch c {
-            case 0x2E: dots += 1
-            case 0x41...0x5A, 0x61...0x7A, 0x30...0x39, 0x2D, 0x5F: continue
-            default: return false
+        text.withUnsafeBytes { bytes -> Bool in
+            guard let base = bytes.baseAddress else { return false }
+            var dots = 0
+            var from = 0
+            while from < bytes.count, let hit = memchr(base + from, 0x2E, bytes.count - from) {
+                dots += 1
+                if dots > 2 { return false }
+                from = base.distance(to: UnsafeRawPointer(hit)) + 1
             }
+            return dots == 2
         }
-        return dots == 2
     }
 
     /// An old-style plist writes `"key" = value;` where JSON writes `"key": value`.

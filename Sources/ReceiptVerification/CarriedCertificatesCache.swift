@@ -1,10 +1,13 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import StoreCrypto
 import Synchronization
 
 /// The certificates a receipt carries, parsed, by the exact bytes of the whole list.
 /// Receipts repeat a handful of lists, so one lookup per receipt finds all of them; the
-/// key's hash is computed once, outside the lock, over the raw bytes (hashing a `[UInt8]`
-/// element by element would cost more than the signature check). Misses parse through
+/// key's hash is computed once, outside the lock (hashing a `[UInt8]` element by element
+/// would cost more than the signature check). Misses parse through
 /// `CertificateCache`, so lists that share a certificate share its parsed object.
 final class CarriedCertificatesCache: Sendable {
     private let entries = Mutex<[Key: [X509Certificate]]>([:])
@@ -30,7 +33,9 @@ final class CarriedCertificatesCache: Sendable {
         return made
     }
 
-    /// A list of DER certificates, equal when byte for byte equal.
+    /// A list of DER certificates, equal when byte for byte equal. The hash takes each
+    /// certificate's length and last 32 bytes (inside its signature, so they differ between
+    /// certificates); equality then compares every byte with `memcmp`.
     struct Key: Hashable, Sendable {
         let ders: [[UInt8]]
         private let digest: Int
@@ -41,12 +46,23 @@ final class CarriedCertificatesCache: Sendable {
             hasher.combine(ders.count)
             for der in ders {
                 hasher.combine(der.count)
-                der.withUnsafeBytes { hasher.combine(bytes: $0) }
+                der.withUnsafeBytes { hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: $0.suffix(32))) }
             }
             digest = hasher.finalize()
         }
 
-        static func == (a: Key, b: Key) -> Bool { a.digest == b.digest && a.ders == b.ders }
+        static func == (a: Key, b: Key) -> Bool {
+            guard a.digest == b.digest, a.ders.count == b.ders.count else { return false }
+            for (x, y) in zip(a.ders, b.ders) {
+                guard x.count == y.count else { return false }
+                let same = x.withUnsafeBytes { p in y.withUnsafeBytes { q in
+                    guard let pa = p.baseAddress, let qa = q.baseAddress else { return p.count == q.count }
+                    return memcmp(pa, qa, p.count) == 0
+                } }
+                guard same else { return false }
+            }
+            return true
+        }
 
         func hash(into hasher: inout Hasher) { hasher.combine(digest) }
     }

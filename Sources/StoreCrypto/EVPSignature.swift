@@ -1,7 +1,7 @@
 import COpenSSL
 
-/// `EVP_DigestSign` / `EVP_DigestVerify` with a fresh context per call, so one key can
-/// sign or verify from several threads at once.
+/// `EVP_DigestSign` with a fresh context per call, so one key can sign from several
+/// threads at once (verifying: `VerifyTemplate`).
 enum EVPSignature {
     static func sign(_ data: [UInt8], key: OpaquePointer, digest: DigestAlgorithm) throws(CryptoError) -> [UInt8] {
         guard let context = EVP_MD_CTX_new() else {
@@ -25,26 +25,5 @@ enum EVPSignature {
             }
             return Array(signature.prefix(length))
         }
-    }
-
-    /// True when the signature verifies. A mismatch is false, not an error; only a key
-    /// OpenSSL cannot start verifying with throws.
-    static func verify(_ signature: [UInt8], over data: [UInt8], key: OpaquePointer,
-                       digest: DigestAlgorithm) throws(CryptoError) -> Bool {
-        guard let context = EVP_MD_CTX_new() else {
-            throw CryptoError.openSSL(.operationFailed, "cannot allocate a verification context")
-        }
-        defer { EVP_MD_CTX_free(context) }
-        guard EVP_DigestVerifyInit(context, nil, digest.evpMD, nil, key) == 1 else {
-            throw CryptoError.openSSL(.badKey, "cannot start verifying with this key and \(digest.rawValue)")
-        }
-        let result = signature.withUnsafeBufferPointer { sig in
-            data.withUnsafeBufferPointer { input in
-                EVP_DigestVerify(context, sig.baseAddress, sig.count, input.baseAddress, input.count)
-            }
-        }
-        // A bad signature leaves messages on the queue; they describe no failure of ours.
-        OpenSSLErrorQueue.clear()
-        return result == 1
     }
 }

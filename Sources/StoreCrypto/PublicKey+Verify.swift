@@ -7,7 +7,7 @@ extension PublicKey {
         guard case .rsa = kind else {
             return .invalid(reason: "key is \(kind), not RSA")
         }
-        let ok = try EVPSignature.verify(signature, over: data, key: handle, digest: digest)
+        let ok = try verifyTemplate(digest).verify(signature, over: data)
         return ok ? .valid : .invalid(reason: "bad signature")
     }
 
@@ -19,7 +19,7 @@ extension PublicKey {
         guard let der = try ECDSASignatureFormat.der(fromRaw: signature) else {
             return .invalid(reason: "ES256 signature is \(signature.count) bytes, not 64 (r ‖ s)")
         }
-        let ok = try EVPSignature.verify(der, over: data, key: handle, digest: .sha256)
+        let ok = try verifyTemplate(.sha256).verify(der, over: data)
         return ok ? .valid : .invalid(reason: "bad signature")
     }
 }

@@ -1,5 +1,6 @@
 import COpenSSL
 import IAPBasics
+import Synchronization
 
 /// A public key (RSA or EC) read from a certificate, a PEM file or Google's one-line base64.
 ///
@@ -8,6 +9,8 @@ import IAPBasics
 public final class PublicKey: @unchecked Sendable {
     let handle: OpaquePointer
     public let kind: KeyKind
+    /// Verification contexts made once per digest (see `VerifyTemplate`).
+    private let templates = Mutex<[DigestAlgorithm: VerifyTemplate]>([:])
 
     /// Takes ownership of `handle`.
     init(owning handle: OpaquePointer) {
@@ -16,6 +19,17 @@ public final class PublicKey: @unchecked Sendable {
     }
 
     deinit { EVP_PKEY_free(handle) }
+
+    /// The verification context of this key for `digest`, set up on first use.
+    func verifyTemplate(_ digest: DigestAlgorithm) throws(CryptoError) -> VerifyTemplate {
+        if let known = templates.withLock({ $0[digest] }) { return known }
+        let made = try VerifyTemplate(key: handle, digest: digest)
+        return templates.withLock { cache in
+            if let raced = cache[digest] { return raced }
+            cache[digest] = made
+            return made
+        }
+    }
 
     /// From DER SubjectPublicKeyInfo; bytes left over after it are an error.
     public convenience init(derSubjectPublicKeyInfo der: [UInt8]) throws(CryptoError) {

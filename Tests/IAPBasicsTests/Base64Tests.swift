@@ -41,7 +41,11 @@ struct DecimalAmountTests {
         #expect(total.description == "1.00")
         #expect((try #require(DecimalAmount("4.99")) + (try #require(DecimalAmount("0.005")))).description == "4.995")
         #expect(DecimalAmount("12") == DecimalAmount("12.000"))
-        for bad in ["", ".5", "5.", "1e3", "abc", "1.2.3", "1234567890123456"] { #expect(DecimalAmount(bad) == nil) }
+        for bad in ["", ".5", "5.", "1e3", "abc", "1.2.3", "1234567890123456", "-", "-.5", "--1", "1.1234567",
+                    "1234567890123", " 1", "1 ", "+1", "\u{663}"] { #expect(DecimalAmount(bad) == nil) }
+        #expect(DecimalAmount("-4.99")?.description == "-4.99")
+        #expect(DecimalAmount("999999999999.999999")?.description == "999999999999.999999")
+        #expect(DecimalAmount("0.000001")?.description == "0.000001")
     }
 }
 
@@ -54,6 +58,15 @@ struct Base64FastPathTests {
             var bytes = Array(good.utf8)
             bytes[k] = 0x2A  // '*'
             #expect(throws: DecodeError("bad-base64", "byte 0x2a is not base64", at: k)) { try Base64.decode(bytes) }
+        }
+    }
+
+    @Test("every length round-trips in both alphabets, to the exact byte count")
+    func everyLength() throws {
+        for length in 0..<100 {
+            let data: [UInt8] = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 151 &+ 7) }
+            #expect(try Base64.decode(Base64.encode(data)) == data)
+            #expect(try Base64.decode(Base64.encode(data, alphabet: .url), alphabet: .url) == data)
         }
     }
 

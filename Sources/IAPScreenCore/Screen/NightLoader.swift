@@ -71,6 +71,9 @@ final class NightLoader {
             }
         }
 
+        /// The verdict's kind alone: cheaper than building the whole `outcome`.
+        var outcomeKind: ReceiptScreening.Outcome.Kind? { kind }
+
         /// The verdict without its findings (those are in the spill file).
         var outcome: ReceiptScreening.Outcome? {
             get {
@@ -148,26 +151,10 @@ final class NightLoader {
     /// Reads every orders dump, then every receipts dump; throws when a file cannot be read.
     func load(orders: [String], receipts: [String], progress: (String) -> Void) throws(InputError) {
         for path in orders {
-            try read(path) { reader throws(InputError) in
-                while let item = try reader.nextOrder() {
-                    switch item {
-                    case .failure(let m): addMalformed(m)
-                    case .success(let row): addOrder(row)
-                    }
-                    if position % 50_000 == 0 { try apply(batcher.poll()); progress("read \(position) records") }
-                }
-            }
+            try read(path, { (r) throws(InputError) in try r.nextOrder() }, addOrder, progress: progress)
         }
         for path in receipts {
-            try read(path) { reader throws(InputError) in
-                while let item = try reader.nextReceipt() {
-                    switch item {
-                    case .failure(let m): addMalformed(m)
-                    case .success(let row): addReceipt(row)
-                    }
-                    if position % 50_000 == 0 { try apply(batcher.poll()); progress("read \(position) records") }
-                }
-            }
+            try read(path, { (r) throws(InputError) in try r.nextReceipt() }, addReceipt, progress: progress)
         }
         try apply(batcher.drain())
         // Credited orders whose receipt never came: screened as missing (no decoding).
@@ -178,11 +165,23 @@ final class NightLoader {
         orphanIDs = []
     }
 
-    private func read(_ path: String, _ body: (DumpReader) throws(InputError) -> Void) throws(InputError) {
+    /// Reads one file, its records parsed on a thread of their own (`DumpReadAhead`), and
+    /// records its digest and count.
+    private func read<Row: Sendable>(_ path: String, _ next: @escaping @Sendable (DumpReader) throws(InputError) -> Result<Row, MalformedRecord>?,
+                                     _ add: (Row) -> Void, progress: (String) -> Void) throws(InputError) {
         let hasher: SHA256Hasher
         do { hasher = try SHA256Hasher() } catch { throw InputError(path: path, reason: "cannot hash: \(error)") }
         let reader = try DumpReader(path: path, limits: limits) { chunk in try? hasher.update(chunk) }
-        try body(reader)
+        let ahead = DumpReadAhead(reader, read: next)
+        while let batch = try ahead.nextBatch() {
+            for item in batch {
+                switch item {
+                case .failure(let m): addMalformed(m)
+                case .success(let row): add(row)
+                }
+                if position % 50_000 == 0 { try apply(batcher.poll()); progress("read \(position) records") }
+            }
+        }
         let digest = (try? hasher.finalize()).map(Digest.hex) ?? ""
         inputs.append(InputRecord(path: path, sha256: digest, records: reader.itemCount))
     }

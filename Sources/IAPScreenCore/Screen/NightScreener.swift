@@ -21,24 +21,27 @@ struct NightScreener {
         /// Distinct credited orders, and those with a receipt.
         var orders: Int
         var receipts: Int
+        /// Seconds spent making the claims, before the reports (IAPSCREEN_TIMINGS).
+        var claimSeconds: Double
     }
 
     /// Hands each order's report to `sink` in input order (orders, malformed records and
     /// orphan receipts interleaved by where they stood).
     func screen(_ night: NightLoader, writer: ReportWriter) throws -> Outcome {
+        let started = Clock.monotonicSeconds()
         let slots = night.slots
         var screenable: [Int32] = []
         var unresolved: [MalformedItem] = []
         var receipts = 0, orders = 0
         for i in slots.indices {
-            let slot = slots[i]
-            guard slot.order.status == .credited, let outcome = slot.outcome else { continue }
+            guard slots[i].order.status == .credited, let kind = slots[i].outcomeKind else { continue }
             orders += 1
-            if outcome.kind != .missing { receipts += 1 }
-            if outcome.kind == .unresolvable {
+            if kind != .missing { receipts += 1 }
+            if kind == .unresolvable {
+                let slot = slots[i]
                 let row = slot.order.row(pool: night.pool)
                 var reason = "cannot be screened"
-                if case .failure(let f) = resolver.resolve(row, index: Int(slot.position), receiptPlatform: outcome.receiptPlatform) {
+                if case .failure(let f) = resolver.resolve(row, index: Int(slot.position), receiptPlatform: slot.outcome?.receiptPlatform) {
                     reason = f.reason
                 }
                 unresolved.append(MalformedItem(position: Int(slot.position), location: row.location, reason: reason,
@@ -102,6 +105,8 @@ struct NightScreener {
             }
         }
 
+        let claimSeconds = Clock.monotonicSeconds() - started
+
         // Reports in input order: slots are in first-appearance order; malformed records
         // and orphan receipts are merged in by position.
         var extra: [(position: Int, finding: Finding)] = []
@@ -128,10 +133,10 @@ struct NightScreener {
         var items: [ReportItem] = []
         var next = 0
         for i in slots.indices {
-            let slot = slots[i]
-            guard slot.order.status == .credited, slot.outcome != nil, !unresolvedSlots.contains(Int(slot.position)),
-                  slot.spilled != nil || late[Int32(i)] != nil else { continue }
-            while next < extra.count, extra[next].position < Int(slot.position) {
+            let position = Int(slots[i].position)
+            guard slots[i].order.status == .credited, slots[i].outcomeKind != nil, !unresolvedSlots.contains(position),
+                  slots[i].spilled != nil || late[Int32(i)] != nil else { continue }
+            while next < extra.count, extra[next].position < position {
                 items.append(.extra(next))
                 next += 1
             }
@@ -152,7 +157,8 @@ struct NightScreener {
             let formatted = try shared.parallelMap(reports) { r -> ReportWriter.Formatted? in r.map(ReportWriter.format) }
             for (r, f) in zip(reports, formatted) { if let r, let f { try writer.append(f, of: r) } }
         }
-        return Outcome(newClaims: book.newClaims, orders: orders, receipts: receipts)
+        // Without a ledger nothing remembers them: not worth a million lookups.
+        return Outcome(newClaims: ledger == nil ? [] : book.newClaims, orders: orders, receipts: receipts, claimSeconds: claimSeconds)
     }
 
     enum ReportItem: Sendable {

@@ -170,8 +170,9 @@ enum ScreenCommand {
         }
         if ProcessInfo.processInfo.environment["IAPSCREEN_TIMINGS"] != nil {
             let now = Clock.monotonicSeconds()
-            io.error(String(format: "timings: load %.2f s, claims and reports %.2f s, summary and ledger %.2f s",
-                            loaded - startedMonotonic, screened - loaded, now - screened))
+            io.error(String(format: "timings: load %.2f s, claims %.2f s, reports %.2f s, summary and ledger %.2f s",
+                            loaded - startedMonotonic, outcome.claimSeconds, screened - loaded - outcome.claimSeconds,
+                            now - screened))
         }
         if !quiet { io.error(Summaries.text(summary, outDir: outDir)) }
         return status

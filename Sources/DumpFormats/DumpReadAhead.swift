@@ -1,0 +1,39 @@
+import Decompression
+
+/// Reads a dump's items on a thread of its own, a batch at a time, so that parsing records
+/// runs beside whoever uses them (inflating runs on a third thread, see
+/// `PrefetchingByteStream`). Items come out in file order; at most `depth` batches wait.
+public final class DumpReadAhead<Item: Sendable> {
+    private let batches: ReadAhead<[Item]>
+
+    /// `read` is called on the reading thread only, until it returns nil or throws; the
+    /// reader must not be used elsewhere until `nextBatch` has returned nil.
+    public init(_ reader: DumpReader, batchSize: Int = 256, depth: Int = 4,
+                read: @escaping @Sendable (DumpReader) throws(InputError) -> Item?) {
+        nonisolated(unsafe) let source = reader
+        nonisolated(unsafe) var stopped: InputError?
+        nonisolated(unsafe) var atEnd = false
+        batches = ReadAhead(depth: depth) { () throws(InputError) -> [Item]? in
+            // An error ends the file after the items read before it.
+            if let stopped { throw stopped }
+            guard !atEnd else { return nil }
+            var batch: [Item] = []
+            batch.reserveCapacity(batchSize)
+            do throws(InputError) {
+                while batch.count < batchSize {
+                    guard let item = try read(source) else { atEnd = true; break }
+                    batch.append(item)
+                }
+            } catch {
+                stopped = error
+            }
+            if batch.isEmpty, let stopped { throw stopped }
+            return batch.isEmpty ? nil : batch
+        }
+    }
+
+    /// The next batch in file order, or nil at the end of the file.
+    public func nextBatch() throws(InputError) -> [Item]? {
+        try batches.next()
+    }
+}
