@@ -96,9 +96,18 @@ public enum ReportAssets {
         if (node && node.parentNode) { node.parentNode.removeChild(node); }
         return Array.isArray(v) ? v.filter(Array.isArray) : [];
       }
-      var META = parse('data-meta') || {}, RULES = Array.isArray(META.rules) ? META.rules : [];
-      // A named rule is written as its index in META.rules, a severity as its rank.
-      function ruleName(v) { return typeof v === 'number' && RULES[v] !== undefined ? str(RULES[v]) : str(v); }
+      // Values that repeat are written once in the shared strings and referred to by index.
+      var STRINGS = parse('data-strings');
+      if (!Array.isArray(STRINGS)) { STRINGS = []; }
+      function S(v) { return typeof v === 'number' ? (STRINGS[v] !== undefined ? STRINGS[v] : '') : v; }
+      function given(v) { return v !== null && v !== undefined; }
+      // Evidence keys and values, [key, value, …], as an object.
+      function extras(v) {
+        var x = {};
+        if (Array.isArray(v)) { for (var k = 0; k + 1 < v.length; k += 2) { x[str(S(v[k]))] = v[k + 1]; } }
+        return x;
+      }
+      // A severity is written as its rank.
       function sevName(v) { return typeof v === 'number' ? (SEVERITIES[v] || '') : str(v); }
       function sevRank(s) { return SEVERITIES.indexOf(s); }
       function number(n) { return n.toLocaleString('en-US'); }
@@ -251,32 +260,44 @@ public enum ReportAssets {
         if (!Array.isArray(fs)) { fs = r[FS] = []; }
         for (var k = 0; k < fs.length; k++) {
           var f = fs[k];
-          if (!Array.isArray(f) || f[7]) { continue; }
-          var name = ruleName(f[0]), rank = typeof f[1] === 'number' ? f[1] : sevRank(str(f[1]));
+          if (!Array.isArray(f)) { continue; }
+          var name = f[0] = str(S(f[0]));
+          if (given(f[7])) { continue; }
+          var rank = typeof f[1] === 'number' ? f[1] : sevRank(str(f[1]));
           if (rank > sev) { sev = rank; }
           if (list.indexOf(name) < 0) { list.push(name); }
         }
         if (list.length > 1) { list.sort(); }
         SEV[i] = sev;
         RULESOF[i] = list;
+        r[PL] = S(r[PL]);
+        r[PR] = S(r[PR]);
+        r[AM] = S(r[AM]);
+        r[CU] = S(r[CU]);
+        r[ST] = str(S(r[ST]));
+        r[KD] = S(r[KD]) === 'receipt' ? 'receipt' : 'order';
         var amount = parseFloat(r[AM]);
         AMOUNT[i] = isNaN(amount) ? -1 : amount;
+      }
+      // Amounts sort within their currency: different currencies are never compared.
+      function amountKey(r, i) {
+        var a = AMOUNT[i] < 0 ? '' : ('0000000000000000' + AMOUNT[i].toFixed(4)).slice(-21);
+        return str(r[CU]) + ' ' + a;
       }
       function fill(i) {
         var r = rows[i];
         if (FILLED[i]) { return r; }
         r[FS] = r[FS].filter(Array.isArray);
         r[FS].forEach(function (f) {
-          f[0] = ruleName(f[0]);
           f[1] = sevName(f[1]);
-          if (!f[5] || typeof f[5] !== 'object') { f[5] = {}; }
-          f[6] = str(f[6]);
-          f[7] = f[7] ? str(f[7]) : null;
+          f[3] = S(f[3]);
+          f[4] = S(f[4]);
+          f[5] = extras(f[5]);
+          f[6] = str(S(f[6]));
+          f[7] = given(f[7]) ? str(S(f[7])) : null;
         });
-        r[ST] = str(r[ST]);
         r[RV] = Array.isArray(r[RV]) ? r[RV] : null;
         r[RF] = Array.isArray(r[RF]) ? r[RF] : [];
-        r[KD] = r[KD] === 'receipt' ? 'receipt' : 'order';
         FILLED[i] = 1;
         return r;
       }
@@ -409,7 +430,7 @@ public enum ReportAssets {
           { id: 'user', title: 'User', key: function (r) { return str(r[U]); }, cell: textCell(function (r) { return str(r[U]); }) },
           { id: 'platform', title: 'Platform', key: function (r) { return str(r[PL]); }, cell: textCell(function (r) { return str(r[PL]); }) },
           { id: 'product', title: 'Product', key: function (r) { return str(r[PR]); }, cell: textCell(function (r) { return str(r[PR]); }) },
-          { id: 'amount', title: 'Amount', numeric: true, cls: 'nowrap', firstDir: 'desc', key: function (r, i) { return AMOUNT[i]; },
+          { id: 'amount', title: 'Amount', numeric: true, cls: 'nowrap', firstDir: 'desc', key: amountKey,
             cell: textCell(function (r) { return r[AM] === null ? '' : str(r[AM]) + ' ' + str(r[CU]); }) },
           { id: 'created', title: 'Credited (UTC)', cls: 'nowrap', firstDir: 'desc', key: function (r) { return str(r[CR]); },
             cell: textCell(function (r) { return str(r[CR]); }) },
@@ -530,15 +551,17 @@ public enum ReportAssets {
           cell: function (td, r) { td.textContent = str(r[k]); if (cls) { td.className = cls(r); } } };
       }
       var exempted = readData('data-exempted');
-      exempted.forEach(function (r) { r[2] = ruleName(r[2]); r[3] = sevName(r[3]); });
+      exempted.forEach(function (r) { r[2] = str(S(r[2])); r[3] = sevName(r[3]); r[5] = S(r[5]); r[6] = S(r[6]); r[7] = extras(r[7]); });
       searchable({
         rows: exempted, table: 't-exempted', pager: 'p-exempted', view: 'v-exempted', noun: 'exempted findings',
         columns: [col('order', 'Order', 0), col('user', 'User', 1), col('rule', 'Rule', 2),
           col('severity', 'Severity', 3, function (r) { return 'sev-' + str(r[3]); }), col('message', 'Finding', 4),
           col('expected', 'Expected', 5), col('actual', 'Actual', 6)]
       }, 'q-exempted');
+      var malformed = readData('data-malformed');
+      malformed.forEach(function (r) { r[0] = S(r[0]); });
       searchable({
-        rows: readData('data-malformed'), table: 't-malformed', pager: 'p-malformed', view: 'v-malformed', noun: 'malformed records',
+        rows: malformed, table: 't-malformed', pager: 'p-malformed', view: 'v-malformed', noun: 'malformed records',
         columns: [col('file', 'File', 0), col('place', 'Where', 1), col('order', 'Order', 2), col('user', 'User', 3),
           col('message', 'Why', 4)]
       }, 'q-malformed');

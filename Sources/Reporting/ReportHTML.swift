@@ -57,18 +57,24 @@ public enum ReportHTML {
         }
     }
 
+    /// Every data element of a report, by section, in order.
+    public static func elements(_ r: OrderReport) -> [(Section, ReportData.Element)] {
+        var out = ReportData.tableRow(r).map { [(Section.rows, $0)] } ?? []
+        out += ReportData.exemptedRows(r).map { (.exempted, $0) } + ReportData.malformedRows(r).map { (.malformed, $0) }
+        return out
+    }
+
     /// The page in memory (tests, small runs): the same parts `assemble` gives a file writer.
     public static func render(summary: RunSummary, reports: [OrderReport], hashes: Hashes) -> String {
         var tally = Tally()
+        var strings = SharedStrings()
         var data: [Section: [[UInt8]]] = [:]
         for r in reports {
             tally.add(r)
-            if let row = ReportData.tableRow(r) { data[.rows, default: []].append(row) }
-            data[.exempted, default: []] += ReportData.exemptedRows(r)
-            data[.malformed, default: []] += ReportData.malformedRows(r)
+            for (section, element) in elements(r) { data[section, default: []].append(strings.resolve(element)) }
         }
         var out = ""
-        assemble(summary: summary, tally: tally, hashes: hashes) { part in
+        assemble(summary: summary, tally: tally, strings: strings, hashes: hashes) { part in
             switch part {
             case .text(let t): out += t
             case .data(let s): out += (data[s] ?? []).map { String(decoding: $0, as: UTF8.self) }.joined(separator: ",\n")
@@ -83,10 +89,10 @@ public enum ReportHTML {
     }
 
     /// The page, part by part, in order.
-    public static func assemble(summary s: RunSummary, tally: Tally, hashes: Hashes, emit: (Part) throws -> Void) rethrows {
+    public static func assemble(summary s: RunSummary, tally: Tally, strings: SharedStrings, hashes: Hashes,
+                                emit: (Part) throws -> Void) rethrows {
         try emit(.text(head(s, hashes) + totals(s) + "<section id=\"charts\"><h2>Charts</h2>" + tally.charts.html() + "</section>\n"
-            + ordersSection(s, tally) + "<script type=\"application/json\" id=\"data-meta\">"
-            + String(decoding: ReportData.meta, as: UTF8.self) + "</script>\n<script type=\"application/json\" id=\"data-rows\">[\n"))
+            + ordersSection(s, tally) + "<script type=\"application/json\" id=\"data-rows\">[\n"))
         try emit(.data(.rows))
         try emit(.text("]</script>\n</section>\n" + audit(id: "exempted", title: "Reviewer-exempted findings", count: tally.exempted,
             about: "Findings on listed App Review accounts inside their window (Rules/reviewers.csv). They are kept for audit and "
@@ -97,7 +103,8 @@ public enum ReportHTML {
             about: "Dump records that could not be read, with the file and line (or XML row) they stand at.")
             + "<script type=\"application/json\" id=\"data-malformed\">[\n"))
         try emit(.data(.malformed))
-        try emit(.text("]</script>\n</section>\n<footer class=\"note\">Written by iapscreen \(HTMLText.escape(s.version)). "
+        try emit(.text("]</script>\n</section>\n<script type=\"application/json\" id=\"data-strings\">"
+            + String(decoding: strings.json, as: UTF8.self) + "</script>\n<footer class=\"note\">Written by iapscreen \(HTMLText.escape(s.version)). "
             + "The same findings are in findings.jsonl, flagged.csv and summary.json beside this page.</footer>\n"
             + "<script>\(ReportAssets.script)</script>\n</body></html>\n"))
     }
@@ -175,13 +182,13 @@ public enum ReportHTML {
 
     static func ordersSection(_ s: RunSummary, _ t: Tally) -> String {
         var also: [String] = []
-        if t.legit > 0 { also.append(t.legit == 1 ? "1 order reviewed legit (shown, not counted)" : "\(t.legit) orders reviewed legit (shown, not counted)") }
-        if t.receiptsOnly > 0 { also.append(t.receiptsOnly == 1 ? "1 receipt whose order is not in the dump" : "\(t.receiptsOnly) receipts whose order is not in the dump") }
-        let about = (s.flagged == 1 ? "1 flagged order" : "\(s.flagged) flagged orders") + (also.isEmpty ? "" : "; the table also lists " + also.joined(separator: " and "))
+        if t.legit > 0 { also.append(t.legit == 1 ? "1 order reviewed legit (shown, not counted)" : "\(grouped(t.legit)) orders reviewed legit (shown, not counted)") }
+        if t.receiptsOnly > 0 { also.append(t.receiptsOnly == 1 ? "1 receipt whose order is not in the dump" : "\(grouped(t.receiptsOnly)) receipts whose order is not in the dump") }
+        let about = (s.flagged == 1 ? "1 flagged order" : "\(grouped(s.flagged)) flagged orders") + (also.isEmpty ? "" : "; the table also lists " + also.joined(separator: " and "))
         let filters = [("f-rule", "Rule", "any rule"), ("f-sev", "Severity", "any"), ("f-platform", "Platform", "any"),
                        ("f-status", "Status", "any")]
         return """
-        <section id="orders"><h2>Flagged orders (\(s.flagged))</h2>
+        <section id="orders"><h2>Flagged orders (\(grouped(s.flagged)))</h2>
         <p>\(about). Open a row (▸) for its evidence: expected against actual, the receipt, and for a replay the order it replays.
         Status: <b>new</b> tonight, <b>seen</b> by an earlier run, or the reviewer's verdict (<code>iapscreen review</code>).</p>
         <p class="printonly" id="print-view"></p>
@@ -200,7 +207,7 @@ public enum ReportHTML {
 
     static func audit(id: String, title: String, count: Int, about: String) -> String {
         """
-        <section id="\(id)"><h2>\(title) (\(count))</h2><p class="note">\(about)</p>
+        <section id="\(id)"><h2>\(title) (\(grouped(count)))</h2><p class="note">\(about)</p>
         <div class="controls"><label>Search <input type="search" id="q-\(id)"></label></div>
         <p class="view" id="v-\(id)"></p>
         <table class="grid" id="t-\(id)"><thead></thead><tbody></tbody></table>

@@ -81,15 +81,29 @@ struct ReportEscapingTests {
         #expect(markup.firstRange(of: #/ on[a-z]+=/#) == nil)
     }
 
-    @Test("the embedded rows leave out trailing defaults and name rules and severities by number")
+    @Test("the embedded rows leave out trailing defaults, write severities as numbers and repeated values once")
     func compactRows() throws {
         let f = Finding(orderID: "O-1", userID: "u1", rule: "missing-receipt", severity: .medium, message: "no receipt",
                         evidence: Evidence(expected: "a receipt", actual: nil))
         let r = OrderReport(orderID: "O-1", userID: "u1", platform: "ios", productID: "p", amount: "0.99", currency: "USD",
                             createdAt: nil, findings: [f])
-        let row = String(decoding: try #require(ReportData.tableRow(r)), as: UTF8.self)
-        let rule = try #require(RuleID.allCases.firstIndex(of: .missingReceipt))
-        #expect(row == "[\"O-1\",\"u1\",\"ios\",\"p\",\"0.99\",\"USD\",null,[[\(rule),2,\"no receipt\",\"a receipt\"]]]")
+        var strings = SharedStrings()
+        let one = String(decoding: strings.resolve(try #require(ReportData.tableRow(r))), as: UTF8.self)
+        #expect(one == "[\"O-1\",\"u1\",0,1,2,3,null,[[4,2,\"no receipt\",5]]]")
+        var other = r
+        other.orderID = "O-2"
+        other.platform = "android"
+        let two = String(decoding: strings.resolve(try #require(ReportData.tableRow(other))), as: UTF8.self)
+        #expect(two == "[\"O-2\",\"u1\",6,1,2,3,null,[[4,2,\"no receipt\",5]]]")
+        #expect(String(decoding: strings.json, as: UTF8.self)
+            == "[\"ios\",\"p\",\"0.99\",\"USD\",\"missing-receipt\",\"a receipt\",\"android\"]")
+
+        // Bounded: long strings and strings past the cap are written in place, still HTML-safe.
+        var small = SharedStrings(maxCount: 1, maxLength: 4)
+        var e = ReportData.Element()
+        e.bytes = Array("[,,]".utf8)
+        e.holes = [(1, "ios"), (2, "</script>"), (3, "ios2")]
+        #expect(String(decoding: small.resolve(e), as: UTF8.self) == "[0,\"\\u003c/script\\u003e\",\"ios2\"]")
         #expect(ReportHTML.grouped(87757) == "87,757" && ReportHTML.grouped(999) == "999" && ReportHTML.grouped(1_000_000) == "1,000,000")
     }
 

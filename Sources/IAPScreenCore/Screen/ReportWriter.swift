@@ -24,6 +24,7 @@ final class ReportWriter {
     private var pageDataCount: [ReportHTML.Section: Int] = [:]
     private(set) var tally = Tally()
     private var page = ReportHTML.Tally()
+    private var strings = SharedStrings()
     /// (order id, rule) of every finding, for the ledger.
     private(set) var reported: [(orderID: String, rule: String)] = []
     private let writer = JSONWriter()
@@ -48,15 +49,13 @@ final class ReportWriter {
         var jsonl: [UInt8]
         var csv: [UInt8]?
         /// report.html's data: the table row, exempted findings, malformed records.
-        var page: [(ReportHTML.Section, [UInt8])]
+        var page: [(ReportHTML.Section, ReportData.Element)]
     }
 
     static func format(_ r: OrderReport) -> Formatted {
         var line = [UInt8]()
         FindingsJSONL.lines(r, into: &line)
-        var page = ReportData.tableRow(r).map { [(ReportHTML.Section.rows, $0)] } ?? []
-        page += ReportData.exemptedRows(r).map { (.exempted, $0) } + ReportData.malformedRows(r).map { (.malformed, $0) }
-        return Formatted(jsonl: line, csv: r.isFlagged ? Array(FlaggedCSV.row(r).utf8) : nil, page: page)
+        return Formatted(jsonl: line, csv: r.isFlagged ? Array(FlaggedCSV.row(r).utf8) : nil, page: ReportHTML.elements(r))
     }
 
     /// Writes a formatted report, in the order reports come.
@@ -71,7 +70,8 @@ final class ReportWriter {
         for (section, element) in f.page {
             guard let file = pageData[section] else { continue }
             let n = pageDataCount[section, default: 0]
-            try file.write(n == 0 ? element : [0x2C, 0x0A] + element)
+            let bytes = strings.resolve(element)
+            try file.write(n == 0 ? bytes : [0x2C, 0x0A] + bytes)
             pageDataCount[section] = n + 1
         }
     }
@@ -81,7 +81,7 @@ final class ReportWriter {
         let summaryFile = try TempFile(in: directory, for: "summary.json")
         try summaryFile.write(Array((writer.string(.object(summary.json)) + "\n").utf8))
         let html = try TempFile(in: directory, for: "report.html")
-        try ReportHTML.assemble(summary: summary, tally: page, hashes: ReportWriter.pageHashes) { part in
+        try ReportHTML.assemble(summary: summary, tally: page, strings: strings, hashes: ReportWriter.pageHashes) { part in
             switch part {
             case .text(let text): try html.write(Array(text.utf8))
             case .data(let section): try pageData[section]?.copy(into: html)
