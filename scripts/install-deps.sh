@@ -3,7 +3,15 @@
 # Needs the Swift toolchain already on PATH. Safe to run again: installs nothing twice.
 set -euo pipefail
 
+# --browser: also headless Chromium, which the report.html tests (and the screenshot
+# script) open the page in. CI passes it; tests that need it skip without it off CI.
 packages=(libxml2-dev zlib1g-dev libssl-dev libsqlite3-dev libpq-dev pkg-config)
+for arg in "$@"; do
+  case "$arg" in
+    --browser) packages+=(chromium) ;;
+    *) echo "usage: scripts/install-deps.sh [--browser]" >&2; exit 2 ;;
+  esac
+done
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

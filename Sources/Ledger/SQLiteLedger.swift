@@ -131,6 +131,16 @@ public final class SQLiteLedger: ClaimLedger {
         }
     }
 
+    /// Whether the ledger has seen this order: a completed run reported a finding on it, or it
+    /// took a store transaction. (A finding is looked up by its key; a claim by a scan, which
+    /// only `review` asks for.)
+    public func knows(orderID: String) throws(LedgerError) -> Bool {
+        let stmt = try db.prepare("SELECT 1 WHERE EXISTS (SELECT 1 FROM reported WHERE order_id = ?1) "
+            + "OR EXISTS (SELECT 1 FROM claims WHERE order_id = ?1)")
+        stmt.bind(1, orderID)
+        return try stmt.step()
+    }
+
     /// Records (or replaces) a reviewer's verdict.
     public func recordReview(orderID: String, _ review: Review) throws(LedgerError) {
         let stmt = try db.prepare("INSERT OR REPLACE INTO reviews(order_id, verdict, note, by, at) VALUES (?, ?, ?, ?, ?)")

@@ -15,10 +15,15 @@ public struct OrderReport: Sendable {
     public var findings: [Finding]
     /// An order of the orders dump (not a malformed record or an orphan receipt).
     public var isOrder: Bool
+    /// Key fields of the order's decoded receipt (environment, app id, transaction, dates…),
+    /// in the order report.html shows them; empty when the pipeline did not fill them.
+    public var receiptFields: [(key: String, value: String)]
 
     public init(orderID: String?, userID: String?, platform: String?, productID: String?, amount: String?,
-                currency: String?, createdAt: Timestamp?, findings: [Finding], isOrder: Bool = true) {
+                currency: String?, createdAt: Timestamp?, findings: [Finding], isOrder: Bool = true,
+                receiptFields: [(key: String, value: String)] = []) {
         self.isOrder = isOrder
+        self.receiptFields = receiptFields
         self.orderID = orderID
         self.userID = userID
         self.platform = platform
@@ -33,6 +38,23 @@ public struct OrderReport: Sendable {
     public var isFlagged: Bool { isOrder && findings.contains(where: \.counts) }
 
     public var highestSeverity: Severity? { findings.filter(\.counts).map(\.severity).max() }
+
+    /// Listed in report.html's table: some finding that is not exempted and not a malformed
+    /// record (those have sections of their own). Flagged orders, orders reviewed legit (they
+    /// stay visible) and orphan receipts.
+    public var isListed: Bool {
+        findings.contains { $0.exempted == nil && $0.rule != RuleID.malformedRecord.rawValue }
+    }
+
+    /// Where the order stands with the reviewers, from its listed findings: the verdict when
+    /// reviewed, else `new` when any finding is new, else `seen`; nil without a ledger.
+    public var standing: String? {
+        let listed = findings.filter { $0.exempted == nil }
+        if let reviewed = listed.first(where: { $0.review?.status == .reviewed }) { return reviewed.review?.verdict ?? "reviewed" }
+        if listed.contains(where: { $0.review?.status == .new }) { return "new" }
+        if listed.contains(where: { $0.review?.status == .seen }) { return "seen" }
+        return nil
+    }
 }
 
 /// flagged.csv: one row per flagged order, in input order.

@@ -1,74 +1,218 @@
 import IAPBasics
 import Screening
 
-/// report.html: one self-contained page for a security reviewer. Every string that came
-/// from a dump or a receipt is escaped; the page loads nothing and runs no script.
+/// report.html: one self-contained page for a security reviewer. The run, its totals and
+/// charts are HTML written here; the orders are JSON data (`ReportData`) that the page's one
+/// script (`ReportAssets.script`) turns into tables that sort, filter and page. Every string
+/// that came from a dump or a receipt is escaped, and the Content-Security-Policy runs
+/// nothing but that script and style sheet, named by their SHA-256.
+///
+/// The page is written in parts so the data can be copied from files it was streamed to:
+/// `assemble` hands out text and, between them, the places of the three data arrays.
 public enum ReportHTML {
-    public static func render(summary: RunSummary, flagged: [OrderReport], exempted: [Finding], malformed: [Finding]) -> String {
-        head(summary: summary, flaggedCount: flagged.count) + flagged.map(flaggedRow).joined() + tail(exempted: exempted, malformed: malformed)
+    /// The base64 SHA-256 of `ReportAssets.script` and `.style`, for the CSP.
+    public struct Hashes: Sendable {
+        public var script: String
+        public var style: String
+
+        public init(script: String, style: String) {
+            self.script = script
+            self.style = style
+        }
     }
 
-    /// Everything before the flagged orders' rows.
-    public static func head(summary: RunSummary, flaggedCount: Int) -> String {
+    /// The three arrays of `ReportData` the page carries.
+    public enum Section: Sendable {
+        case rows, exempted, malformed
+    }
+
+    public enum Part {
+        case text(String)
+        /// The elements of a section's array, separated by commas (the brackets are in the text).
+        case data(Section)
+    }
+
+    /// What the page counts as the reports go by, beside the charts.
+    public struct Tally: Sendable {
+        public var charts = ReportCharts()
+        /// Rows of the table: flagged orders, orders reviewed legit, receipts without an order.
+        public var listed = 0
+        public var legit = 0
+        public var receiptsOnly = 0
+        public var exempted = 0
+        public var malformed = 0
+
+        public init() {}
+
+        public mutating func add(_ r: OrderReport) {
+            charts.add(r)
+            if r.isListed {
+                listed += 1
+                if !r.isOrder { receiptsOnly += 1 } else if !r.isFlagged { legit += 1 }
+            }
+            for f in r.findings {
+                if f.exempted != nil { exempted += 1 }
+                if f.rule == RuleID.malformedRecord.rawValue { malformed += 1 }
+            }
+        }
+    }
+
+    /// Every data element of a report, by section, in order.
+    public static func elements(_ r: OrderReport) -> [(Section, ReportData.Element)] {
+        var out = ReportData.tableRow(r).map { [(Section.rows, $0)] } ?? []
+        out += ReportData.exemptedRows(r).map { (.exempted, $0) } + ReportData.malformedRows(r).map { (.malformed, $0) }
+        return out
+    }
+
+    /// The page in memory (tests, small runs): the same parts `assemble` gives a file writer.
+    public static func render(summary: RunSummary, reports: [OrderReport], hashes: Hashes) -> String {
+        var tally = Tally()
+        var strings = SharedStrings()
+        var data: [Section: [[UInt8]]] = [:]
+        for r in reports {
+            tally.add(r)
+            for (section, element) in elements(r) { data[section, default: []].append(strings.resolve(element)) }
+        }
+        var out = ""
+        assemble(summary: summary, tally: tally, strings: strings, hashes: hashes) { part in
+            switch part {
+            case .text(let t): out += t
+            case .data(let s): out += (data[s] ?? []).map { String(decoding: $0, as: UTF8.self) }.joined(separator: ",\n")
+            }
+        }
+        return out
+    }
+
+    public static func contentSecurityPolicy(_ h: Hashes) -> String {
+        "default-src 'none'; script-src 'sha256-\(h.script)'; style-src 'sha256-\(h.style)'; img-src 'none'; "
+            + "base-uri 'none'; form-action 'none'"
+    }
+
+    /// The page, part by part, in order.
+    public static func assemble(summary s: RunSummary, tally: Tally, strings: SharedStrings, hashes: Hashes,
+                                emit: (Part) throws -> Void) rethrows {
+        try emit(.text(head(s, hashes) + totals(s) + "<section id=\"charts\"><h2>Charts</h2>" + tally.charts.html() + "</section>\n"
+            + ordersSection(s, tally) + "<script type=\"application/json\" id=\"data-rows\">[\n"))
+        try emit(.data(.rows))
+        try emit(.text("]</script>\n</section>\n" + audit(id: "exempted", title: "Reviewer-exempted findings", count: tally.exempted,
+            about: "Findings on listed App Review accounts inside their window (Rules/reviewers.csv). They are kept for audit and "
+                + "do not count towards flagged orders, money at risk or --fail-on.")
+            + "<script type=\"application/json\" id=\"data-exempted\">[\n"))
+        try emit(.data(.exempted))
+        try emit(.text("]</script>\n</section>\n" + audit(id: "malformed", title: "Malformed records", count: tally.malformed,
+            about: "Dump records that could not be read, with the file and line (or XML row) they stand at.")
+            + "<script type=\"application/json\" id=\"data-malformed\">[\n"))
+        try emit(.data(.malformed))
+        try emit(.text("]</script>\n</section>\n<script type=\"application/json\" id=\"data-strings\">"
+            + String(decoding: strings.json, as: UTF8.self) + "</script>\n<footer class=\"note\">Written by iapscreen \(HTMLText.escape(s.version)). "
+            + "The same findings are in findings.jsonl, flagged.csv and summary.json beside this page.</footer>\n"
+            + "<script>\(ReportAssets.script)</script>\n</body></html>\n"))
+    }
+
+    static func head(_ s: RunSummary, _ hashes: Hashes) -> String {
         let e = HTMLText.escape
+        let seconds = max(0, (s.finishedAt.millis - s.startedAt.millis) / 1000)
+        let status: String
+        switch s.exitStatus {
+        case 0: status = "<span class=\"status-ok\">0 — done</span>"
+        case 1: status = "<span class=\"status-fail\">1 — a finding at or above --fail-on</span>"
+        default: status = "<span class=\"status-fail\">\(s.exitStatus)</span>"
+        }
         var out = """
         <!DOCTYPE html>
         <html lang="en"><head><meta charset="utf-8">
-        <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
-        <title>iapscreen report \(e(summary.startedAt.iso8601))</title>
-        <style>
-        body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}
-        table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;vertical-align:top;text-align:left}
-        th{background:#f3f3f3}.critical{color:#a00;font-weight:bold}.high{color:#c40}.medium{color:#a80}
-        code{font-size:12px}
-        </style></head><body>
-        <h1>iapscreen report</h1>
-        <p>Run \(e(summary.startedAt.iso8601)) – \(e(summary.finishedAt.iso8601)), version \(e(summary.version)),
-        exit status \(summary.exitStatus), Rules digest <code>\(e(summary.rulesSHA256))</code>.</p>
-        <table><tr><th>orders</th><th>receipts</th><th>flagged</th><th>new</th><th>exempted</th><th>malformed</th></tr>
-        <tr><td>\(summary.orders)</td><td>\(summary.receipts)</td><td>\(summary.flagged)</td><td>\(summary.new)</td><td>\(summary.exempted)</td><td>\(summary.malformed)</td></tr></table>
-        <h2>Money at risk</h2><table><tr><th>currency</th><th>amount</th></tr>
+        <meta http-equiv="Content-Security-Policy" content="\(e(contentSecurityPolicy(hashes)))">
+        <meta name="referrer" content="no-referrer">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>iapscreen report \(e(s.startedAt.iso8601))</title>
+        <style>\(ReportAssets.style)</style>
+        </head><body>
+        <header id="run"><h1>iapscreen report</h1>
+        <dl class="run">
+        <dt>Run</dt><dd>\(e(s.startedAt.iso8601)) to \(e(s.finishedAt.iso8601)) (\(seconds) s)</dd>
+        <dt>Exit status</dt><dd id="exit-status">\(status)</dd>
+        <dt>Version</dt><dd>iapscreen \(e(s.version))</dd>
+        <dt>Rules digest</dt><dd><code>\(e(s.rulesSHA256))</code> (SHA-256 of the Rules directory)</dd>
+        </dl>
+        <table id="inputs"><thead><tr><th>input</th><th class="n">records</th><th>SHA-256</th></tr></thead><tbody>
+
         """
-        for (currency, amount) in summary.atRisk { out += "<tr><td>\(e(currency))</td><td>\(e(amount.description))</td></tr>" }
-        out += "</table>\n<h2>Inputs</h2><table><tr><th>file</th><th>records</th><th>SHA-256</th></tr>"
-        for i in summary.inputs { out += "<tr><td>\(e(i.path))</td><td>\(i.records)</td><td><code>\(e(i.sha256))</code></td></tr>" }
-        out += "</table>\n<h2>Findings by rule</h2><table><tr><th>rule</th><th>findings</th></tr>"
-        for (rule, n) in summary.byRule { out += "<tr><td>\(e(rule))</td><td>\(n)</td></tr>" }
-        out += "</table>\n<h2>Flagged orders (\(flaggedCount))</h2>\n<table><tr><th>order</th><th>user</th><th>product</th><th>amount</th><th>severity</th><th>findings</th></tr>\n"
-        return out
+        for i in s.inputs {
+            out += "<tr><td class=\"mono\">\(e(i.path))</td><td class=\"n\">\(i.records)</td><td><code>\(e(i.sha256))</code></td></tr>\n"
+        }
+        return out + "</tbody></table></header>\n"
     }
 
-    /// One flagged order's row.
-    public static func flaggedRow(_ r: OrderReport) -> String {
+    static func totals(_ s: RunSummary) -> String {
         let e = HTMLText.escape
-        let sev = r.highestSeverity?.name ?? ""
-        return "<tr><td>\(e(r.orderID ?? ""))</td><td>\(e(r.userID ?? ""))</td><td>\(e(r.productID ?? ""))</td>"
-            + "<td>\(e(r.amount ?? "")) \(e(r.currency ?? ""))</td><td class=\"\(e(sev))\">\(e(sev))</td><td>"
-            + r.findings.filter(\.counts).map(findingLine).joined(separator: "<br>") + "</td></tr>\n"
+        func card(_ id: String, _ n: Int, _ label: String, alert: Bool = false) -> String {
+            "<div class=\"card\(alert && n > 0 ? " alert" : "")\" id=\"total-\(id)\"><b>\(grouped(n))</b><span>\(label)</span></div>"
+        }
+        var out = "<section id=\"totals\"><h2>Totals</h2><div class=\"cards\">"
+            + card("orders", s.orders, "orders") + card("receipts", s.receipts, "with a receipt")
+            + card("flagged", s.flagged, "flagged orders", alert: true) + card("new", s.new, "new findings", alert: true)
+            + card("exempted", s.exempted, "exempted findings") + card("malformed", s.malformed, "malformed records")
+            + "</div>\n<h3>Money at risk</h3>"
+        if s.atRisk.isEmpty {
+            out += "<p id=\"at-risk\" class=\"note\">None: no flagged order carries an amount.</p>"
+        } else {
+            out += "<table id=\"at-risk\"><thead><tr><th>currency</th><th class=\"n\">at risk</th></tr></thead><tbody>"
+            for (currency, amount) in s.atRisk {
+                out += "<tr><td>\(e(currency))</td><td class=\"n\">\(e(amount.description))</td></tr>"
+            }
+            out += "</tbody></table>"
+        }
+        if !s.bySeverity.isEmpty {
+            out += "<p id=\"by-severity\">Findings by severity (not exempted): "
+                + s.bySeverity.map { "<span class=\"sev-\(e($0.0))\">\(e($0.0))</span> \($0.1)" }.joined(separator: ", ") + "</p>"
+        }
+        return out + "</section>\n"
     }
 
-    /// The audit sections and the end of the page.
-    public static func tail(exempted: [Finding], malformed: [Finding]) -> String {
-        let e = HTMLText.escape
-        var out = "</table>\n<h2>Reviewer-exempted findings (\(exempted.count))</h2>\n<table><tr><th>order</th><th>user</th><th>finding</th></tr>\n"
-        for f in exempted {
-            out += "<tr><td>\(e(f.orderID ?? ""))</td><td>\(e(f.userID ?? ""))</td><td>\(findingLine(f))</td></tr>\n"
+    /// 87757 as 87,757.
+    static func grouped(_ n: Int) -> String {
+        let digits = Array(String(n.magnitude))
+        var out = ""
+        for (i, d) in digits.enumerated() {
+            if i > 0, (digits.count - i) % 3 == 0 { out.append(",") }
+            out.append(d)
         }
-        out += "</table>\n<h2>Malformed records (\(malformed.count))</h2>\n<table><tr><th>where</th><th>why</th></tr>\n"
-        for f in malformed {
-            let place = f.evidence.extra.map { "\($0.key)=\($0.value.scalarText ?? "")" }.joined(separator: " ")
-            out += "<tr><td>\(e(place))</td><td>\(e(f.message))</td></tr>\n"
-        }
-        out += "</table>\n</body></html>\n"
-        return out
+        return (n < 0 ? "-" : "") + out
     }
 
-    static func findingLine(_ f: Finding) -> String {
-        let e = HTMLText.escape
-        var s = "<b>\(e(f.rule))</b> (\(e(f.severity.name))): \(e(f.message))"
-        if f.evidence.expected != nil || f.evidence.actual != nil {
-            s += " — expected <code>\(e(f.evidence.expected ?? "null"))</code>, actual <code>\(e(f.evidence.actual ?? "null"))</code>"
-        }
-        return s
+    static func ordersSection(_ s: RunSummary, _ t: Tally) -> String {
+        var also: [String] = []
+        if t.legit > 0 { also.append(t.legit == 1 ? "1 order reviewed legit (shown, not counted)" : "\(grouped(t.legit)) orders reviewed legit (shown, not counted)") }
+        if t.receiptsOnly > 0 { also.append(t.receiptsOnly == 1 ? "1 receipt whose order is not in the dump" : "\(grouped(t.receiptsOnly)) receipts whose order is not in the dump") }
+        let about = (s.flagged == 1 ? "1 flagged order" : "\(grouped(s.flagged)) flagged orders") + (also.isEmpty ? "" : "; the table also lists " + also.joined(separator: " and "))
+        let filters = [("f-rule", "Rule", "any rule"), ("f-sev", "Severity", "any"), ("f-platform", "Platform", "any"),
+                       ("f-status", "Status", "any")]
+        return """
+        <section id="orders"><h2>Flagged orders (\(grouped(s.flagged)))</h2>
+        <p>\(about). Open a row (▸) for its evidence: expected against actual, the receipt, and for a replay the order it replays.
+        Status: <b>new</b> tonight, <b>seen</b> by an earlier run, or the reviewer's verdict (<code>iapscreen review</code>).</p>
+        <p class="printonly" id="print-view"></p>
+        <div class="controls">
+        """ + filters.map { "<label>\($0.1) <select id=\"\($0.0)\"><option value=\"\">\($0.2)</option></select></label>" }.joined()
+            + """
+        <label>Search <input type="search" id="f-q" placeholder="order, user, product, transaction…"></label>
+        <button type="button" id="f-clear">Clear</button></div>
+        <p class="view" id="v-rows"></p>
+        <table class="grid" id="t-rows"><thead></thead><tbody></tbody></table>
+        <div class="pager" id="p-rows"></div>
+        <noscript><p>The tables need JavaScript; the same orders are in flagged.csv and findings.jsonl.</p></noscript>
+
+        """
+    }
+
+    static func audit(id: String, title: String, count: Int, about: String) -> String {
+        """
+        <section id="\(id)"><h2>\(title) (\(grouped(count)))</h2><p class="note">\(about)</p>
+        <div class="controls"><label>Search <input type="search" id="q-\(id)"></label></div>
+        <p class="view" id="v-\(id)"></p>
+        <table class="grid" id="t-\(id)"><thead></thead><tbody></tbody></table>
+        <div class="pager" id="p-\(id)"></div>
+
+        """
     }
 }

@@ -17,6 +17,8 @@ case "screen":
     for line in runScreenBenchmark(orders: size ?? 100_000, jobs: jobs) { print(line) }
 case "reconcile":
     for line in runReconcileBenchmark(orders: size ?? 1_000_000) { print(line) }
+case "report":
+    for line in runReportBenchmark(findings: size ?? 100_000) { print(line) }
 default:
     print("""
     usage: iapscreen-bench <benchmark> [size] [jobs]
@@ -25,5 +27,6 @@ default:
       verify [N]             signature checks per receipt kind, chain cache on and off (default 20000)
       screen [N] [jobs]      generate (once, cached in /tmp) and screen a world of N orders (default 100000)
       reconcile [N]          a month of Google sales rows against N orders, once and with the report twice (default 1000000)
+      report [N]             a night of N findings (cached in /tmp): report.html's size, its open time in Chromium
     """)
 }

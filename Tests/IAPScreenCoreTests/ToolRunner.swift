@@ -21,10 +21,14 @@ enum Tool {
         return dir.appendingPathComponent("iapscreen")
     }
 
-    static func run(_ args: [String], stdin: Data? = nil, in directory: String? = nil) throws -> ToolRun {
+    static func run(_ args: [String], stdin: Data? = nil, in directory: String? = nil,
+                    environment: [String: String] = [:]) throws -> ToolRun {
         let p = Process()
         p.executableURL = binary
         p.arguments = args
+        if !environment.isEmpty {
+            p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         if let directory { p.currentDirectoryURL = URL(fileURLWithPath: directory) }
         let out = Pipe(), err = Pipe(), input = Pipe()
         p.standardOutput = out

@@ -10,6 +10,7 @@ public enum IAPScreen {
         (DecodeCommand.spec, DecodeCommand.run),
         (ExplainCommand.spec, ExplainCommand.run),
         (ReconcileCommand.spec, ReconcileCommand.run),
+        (ReviewCommand.spec, ReviewCommand.run),
         (RulesCheckCommand.spec, RulesCheckCommand.run),
         (SamplesCommand.spec, SamplesCommand.run),
     ]

@@ -6,6 +6,7 @@ import IAPBasics
 import JSONText
 import Reporting
 import Screening
+import StoreCrypto
 
 /// Writes the reports of a run as the orders come, in input order: each file under a
 /// temporary name in the output directory, all renamed into place by `finish`, so a
@@ -18,13 +19,14 @@ final class ReportWriter {
     let directory: String
     private let findings: TempFile
     private let flagged: TempFile
-    private let rows: TempFile
+    /// report.html's data arrays, streamed like the other reports (elements comma-separated).
+    private let pageData: [ReportHTML.Section: TempFile]
+    private var pageDataCount: [ReportHTML.Section: Int] = [:]
     private(set) var tally = Tally()
+    private var page = ReportHTML.Tally()
+    private var strings = SharedStrings()
     /// (order id, rule) of every finding, for the ledger.
     private(set) var reported: [(orderID: String, rule: String)] = []
-    private var exempted: [Finding] = []
-    private var malformed: [Finding] = []
-    private var flaggedCount = 0
     private let writer = JSONWriter()
 
     init(directory: String) throws {
@@ -36,7 +38,9 @@ final class ReportWriter {
         }
         findings = try TempFile(in: directory, for: "findings.jsonl")
         flagged = try TempFile(in: directory, for: "flagged.csv")
-        rows = try TempFile(in: directory, for: "report-rows")
+        pageData = [.rows: try TempFile(in: directory, for: "report-rows"),
+                    .exempted: try TempFile(in: directory, for: "report-exempted"),
+                    .malformed: try TempFile(in: directory, for: "report-malformed")]
         try flagged.write(Array(FlaggedCSV.header.utf8))
     }
 
@@ -44,29 +48,31 @@ final class ReportWriter {
     struct Formatted: Sendable {
         var jsonl: [UInt8]
         var csv: [UInt8]?
-        var html: [UInt8]?
+        /// report.html's data: the table row, exempted findings, malformed records.
+        var page: [(ReportHTML.Section, ReportData.Element)]
     }
 
     static func format(_ r: OrderReport) -> Formatted {
         var line = [UInt8]()
         FindingsJSONL.lines(r, into: &line)
-        return Formatted(jsonl: line, csv: r.isFlagged ? Array(FlaggedCSV.row(r).utf8) : nil,
-                         html: r.isFlagged ? Array(ReportHTML.flaggedRow(r).utf8) : nil)
+        return Formatted(jsonl: line, csv: r.isFlagged ? Array(FlaggedCSV.row(r).utf8) : nil, page: ReportHTML.elements(r))
     }
 
     /// Writes a formatted report, in the order reports come.
     func append(_ f: Formatted, of r: OrderReport) throws {
         try findings.write(f.jsonl)
         tally.add(r)
+        page.add(r)
         for f in r.findings {
             if let id = f.orderID { reported.append((id, f.rule)) }
-            if f.exempted != nil { exempted.append(f) }
-            if f.rule == RuleID.malformedRecord.rawValue { malformed.append(f) }
         }
-        if let csv = f.csv, let html = f.html {
-            flaggedCount += 1
-            try flagged.write(csv)
-            try rows.write(html)
+        if let csv = f.csv { try flagged.write(csv) }
+        for (section, element) in f.page {
+            guard let file = pageData[section] else { continue }
+            let n = pageDataCount[section, default: 0]
+            let bytes = strings.resolve(element)
+            try file.write(n == 0 ? bytes : [0x2C, 0x0A] + bytes)
+            pageDataCount[section] = n + 1
         }
     }
 
@@ -74,18 +80,29 @@ final class ReportWriter {
     func finish(summary: RunSummary) throws {
         let summaryFile = try TempFile(in: directory, for: "summary.json")
         try summaryFile.write(Array((writer.string(.object(summary.json)) + "\n").utf8))
-        let page = try TempFile(in: directory, for: "report.html")
-        try page.write(Array(ReportHTML.head(summary: summary, flaggedCount: flaggedCount).utf8))
-        try rows.copy(into: page)
-        try page.write(Array(ReportHTML.tail(exempted: exempted, malformed: malformed).utf8))
-        for f in [findings, flagged, page, summaryFile] { try f.sync() }
-        for f in [findings, flagged, page, summaryFile] { try f.publish() }
-        rows.discard()
+        let html = try TempFile(in: directory, for: "report.html")
+        try ReportHTML.assemble(summary: summary, tally: page, strings: strings, hashes: ReportWriter.pageHashes) { part in
+            switch part {
+            case .text(let text): try html.write(Array(text.utf8))
+            case .data(let section): try pageData[section]?.copy(into: html)
+            }
+        }
+        for f in [findings, flagged, html, summaryFile] { try f.sync() }
+        for f in [findings, flagged, html, summaryFile] { try f.publish() }
+        for f in pageData.values { f.discard() }
     }
 
     /// Removes every temporary file (a run that cannot finish leaves no half report).
     func abandon() {
-        for f in [findings, flagged, rows] { f.discard() }
+        for f in [findings, flagged] + pageData.values { f.discard() }
+    }
+
+    /// What report.html's Content-Security-Policy allows: its own script and style sheet.
+    static let pageHashes = ReportHTML.Hashes(script: sha256Base64(ReportAssets.script), style: sha256Base64(ReportAssets.style))
+
+    static func sha256Base64(_ text: String) -> String {
+        // Without a digest the CSP names no script: the page stays safe, its tables stay empty.
+        (try? Digest.sha256(Array(text.utf8))).map { Base64.encode($0) } ?? "unavailable"
     }
 }
 

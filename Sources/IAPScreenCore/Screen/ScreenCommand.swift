@@ -48,21 +48,12 @@ enum ScreenCommand {
         var lock: LedgerLock?
         var ledger: SQLiteLedger?
         if case .sqlite(let path) = ledgerSpec {
-            do {
-                lock = try LedgerLock(ledgerPath: path)
-                ledger = try SQLiteLedger(path: path)
-            } catch let failure as LedgerLock.Failure {
-                switch failure {
-                case .held(let lockPath, let pid):
-                    io.error("iapscreen screen: the ledger is in use by another run (\(pid.map { "process \($0)" } ?? "unknown process"), lock \(lockPath)); nothing written")
-                    return .ledgerBusy
-                case .cannotOpen(let lockPath, let reason):
-                    io.error("iapscreen screen: cannot lock the ledger (\(lockPath)): \(reason)")
-                    return .unreadableInput
-                }
-            } catch {
-                io.error("iapscreen screen: \(error)")
-                return .unreadableInput
+            switch LockedLedger.open(path, command: "screen", consequence: "nothing written", io: io) {
+            case .success(let held):
+                lock = held.lock
+                ledger = held.ledger
+            case .failure(let refusal):
+                return refusal.status
             }
         }
         defer { _ = lock }
