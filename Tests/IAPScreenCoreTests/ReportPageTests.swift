@@ -58,6 +58,9 @@ struct ReportPageTests {
         #expect(row.contains("Replays order <b class=\"mono\">O-1</b> (user u1, credited 2024-03-01T10:00:00Z, transaction \(shown(HostileNight.transactionPayload)))"))
         #expect(row.contains("<tr><th>expected</th><td class=\"mono\">a transaction no other order took</td></tr>"))
         #expect(row.contains("<tr><th>actual</th><td class=\"mono\">\(shown(HostileNight.transactionPayload))</td></tr>"))
+        // The decoded receipt's key fields, as screening kept them for the flagged order.
+        #expect(row.contains("<h3>Receipt</h3>"))
+        #expect(row.contains("<tr><th>transaction</th><td class=\"mono\">\(shown(HostileNight.transactionPayload))</td></tr>"))
         #expect(page.html.contains("<option value=\"replayed-transaction\">replayed-transaction (1)</option>"))
 
         // The audit sections.

@@ -31,11 +31,19 @@ final class FindingSpill {
 
     deinit { close(fd) }
 
-    /// The findings as the spill file keeps them: one JSON array of finding objects; nil for none.
-    static func encode(_ findings: [Finding]) -> [UInt8]? {
+    /// What the reports need of one order, as the spill file keeps it: its findings and its
+    /// receipt's key fields, one JSON object; nil when there is no finding.
+    struct Entry {
+        var findings: [Finding]
+        var receiptFields: [(key: String, value: String)]
+    }
+
+    static func encode(_ findings: [Finding], receiptFields: [(key: String, value: String)] = []) -> [UInt8]? {
         guard !findings.isEmpty else { return nil }
         var out = [UInt8]()
-        JSONWriter().write(.array(findings.map { .object($0.json) }), to: &out)
+        let fields = JSONValue.array(receiptFields.map { .array([.string($0.key), .string($0.value)]) })
+        JSONWriter().write(.object(JSONObject([("findings", .array(findings.map { .object($0.json) })), ("receipt", fields)])),
+                           to: &out)
         return out
     }
 
@@ -51,16 +59,23 @@ final class FindingSpill {
     /// Writes out what is still buffered, so that `readFlushed` may run on any thread.
     func flushPending() throws { try flush() }
 
-    /// Reads findings already on disk (after `flushPending`); safe from several threads.
-    func readFlushed(_ ref: Ref) throws -> [Finding] {
+    /// Reads an entry already on disk (after `flushPending`); safe from several threads.
+    func readFlushed(_ ref: Ref) throws -> Entry {
         guard ref.offset + Int64(ref.length) <= pendingStart else {
             throw SpillError(description: "findings read before they were flushed")
         }
         var bytes = [UInt8](repeating: 0, count: Int(ref.length))
         let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(ref.offset)) }
         guard n == Int(ref.length) else { throw SpillError(description: "the spill file could not be read back") }
-        let value = try JSONParser.parse(bytes, limits: .standard)
-        return (value.array ?? []).compactMap { $0.object.flatMap(Finding.init(json:)) }
+        guard let object = try JSONParser.parse(bytes, limits: .standard).object else {
+            throw SpillError(description: "the spill file holds something else than an entry")
+        }
+        let findings = (object["findings"]?.array ?? []).compactMap { $0.object.flatMap(Finding.init(json:)) }
+        let fields: [(key: String, value: String)] = (object["receipt"]?.array ?? []).compactMap { pair in
+            guard let kv = pair.array, kv.count == 2, let k = kv[0].string, let v = kv[1].string else { return nil }
+            return (k, v)
+        }
+        return Entry(findings: findings, receiptFields: fields)
     }
 
     private func flush() throws {

@@ -224,14 +224,24 @@ struct NightScreener {
                                    currency: nil, createdAt: nil, findings: [f], isOrder: false)
             case .slot(let i):
                 let slot = night.slots[Int(i)]
-                var findings = try slot.spilled.map(night.spill.readFlushed) ?? []
-                findings += late[i] ?? []
+                let entry = try slot.spilled.map(night.spill.readFlushed)
+                let findings = (entry?.findings ?? []) + (late[i] ?? [])
                 guard !findings.isEmpty, let o = screener.screenOrder(slot, night) else { return nil }
                 return OrderReport(orderID: o.orderID, userID: o.userID,
                                    platform: (o.platform ?? slot.outcome?.receiptPlatform)?.rawValue,
                                    productID: o.expectedProductID, amount: o.amount, currency: o.currency,
-                                   createdAt: o.createdAt, findings: findings)
+                                   createdAt: o.createdAt, findings: findings,
+                                   receiptFields: receiptFields(entry, slot))
             }
+        }
+
+        /// The receipt's key fields: as the workers kept them for a flagged order, else what
+        /// the claims still hold (an order flagged only by its claim, such as a replay).
+        private func receiptFields(_ entry: FindingSpill.Entry?, _ slot: NightLoader.Slot) -> [(key: String, value: String)] {
+            if let fields = entry?.receiptFields, !fields.isEmpty { return fields }
+            guard let outcome = slot.outcome else { return [] }
+            if let digest = outcome.deferred?.digest { return digest.keyFields(picked: nil) }
+            return outcome.candidate?.keyFields ?? []
         }
 
         /// `transform` over `items` on two threads, results in order. Each result slot is

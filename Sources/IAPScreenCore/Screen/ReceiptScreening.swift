@@ -50,8 +50,12 @@ struct ReceiptScreening: Sendable {
         // With one candidate or none, the rules come out the same whichever way the
         // claims go; only a replay finding may be added later.
         out.candidate = digest.candidates.first.map { ClaimCandidate($0, platform: digest.platform) }
-        out.findings = FindingSpill.encode(evaluator.findings(order: order, receipt: .decoded(digest),
-                                                               selection: digest.candidates.isEmpty ? .none : .picked(0)))
+        let findings = evaluator.findings(order: order, receipt: .decoded(digest),
+                                          selection: digest.candidates.isEmpty ? .none : .picked(0))
+        // Only flagged orders carry their receipt's key fields to the reports.
+        if !findings.isEmpty {
+            out.findings = FindingSpill.encode(findings, receiptFields: digest.keyFields(picked: digest.candidates.first))
+        }
         return out
     }
 
