@@ -94,12 +94,11 @@ struct NightScreener {
             }
             book.remember(try ledger.claims(of: keys))
         }
-        // Sort small keys, not the slots themselves.
-        var keys = screenable.map { i in
-            let o = slots[Int(i)].order
-            return (millis: o.createdAt.millis, orderID: o.orderID, slot: i)
+        // Sort small keys, not the slots themselves; order ids are looked up only on ties.
+        var keys = screenable.map { i in (millis: slots[Int(i)].order.createdAt.millis, slot: i) }
+        keys.sort { a, b in
+            a.millis != b.millis ? a.millis < b.millis : slots[Int(a.slot)].order.orderID < slots[Int(b.slot)].order.orderID
         }
-        keys.sort { $0.millis != $1.millis ? $0.millis < $1.millis : $0.orderID < $1.orderID }
         screenable = keys.map(\.slot)
         keys = []
         var late: [Int32: [Finding]] = [:]
@@ -182,17 +181,52 @@ struct NightScreener {
         }
 
         // Built and formatted on both cores a chunk at a time; the ledger is asked in order.
+        // A chunk is written out in order on a thread of its own while the next is built.
         try night.spill.flushPending()
         let shared = SharedNight(night: night, screener: self, late: late, extra: extra)
+        let appender = ChunkAppender(writer: writer)
         for chunkStart in stride(from: 0, to: items.count, by: 4096) {
             let chunk = Array(items[chunkStart..<min(chunkStart + 4096, items.count)])
             var reports = try shared.parallelMap(chunk) { item throws -> OrderReport? in try shared.report(item) }
             for k in reports.indices { if let r = reports[k] { reports[k]?.findings = try marked(r.findings) } }
             let formatted = try shared.parallelMap(reports) { r -> ReportWriter.Formatted? in r.map(ReportWriter.format) }
-            for (r, f) in zip(reports, formatted) { if let r, let f { try writer.append(f, of: r) } }
+            try appender.append(reports, formatted)
         }
+        try appender.finish()
         // Without a ledger nothing remembers them: not worth a million lookups.
         return Outcome(newClaims: ledger == nil ? [] : book.newClaims, orders: orders, receipts: receipts, claimSeconds: claimSeconds)
+    }
+
+    /// Writes chunks of reports in order on a serial queue of its own, one chunk behind
+    /// the one being built. Only that queue touches the writer until `finish` returns.
+    final class ChunkAppender: @unchecked Sendable {
+        private let writer: ReportWriter
+        private let queue = DispatchQueue(label: "iapscreen.reports")
+        private let group = DispatchGroup()
+        /// Set on the queue, read after waiting for it.
+        private var failure: Error?
+
+        init(writer: ReportWriter) {
+            self.writer = writer
+        }
+
+        func append(_ reports: [OrderReport?], _ formatted: [ReportWriter.Formatted?]) throws {
+            try waitForLast()
+            queue.async(group: group) { [self] in
+                do {
+                    for (r, f) in zip(reports, formatted) { if let r, let f { try writer.append(f, of: r) } }
+                } catch {
+                    failure = error
+                }
+            }
+        }
+
+        func finish() throws { try waitForLast() }
+
+        private func waitForLast() throws {
+            group.wait()
+            if let failure { throw failure }
+        }
     }
 
     enum ReportItem: Sendable {
