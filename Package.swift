@@ -13,6 +13,7 @@ let package = Package(
     targets: [
         // System libraries: one modulemap + shim.h each.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CISAL", pkgConfig: "libisal", providers: [.apt(["libisal-dev"])]),
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite3", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -23,7 +24,7 @@ let package = Package(
         .target(name: "JSONText", dependencies: ["IAPBasics"]),
 
         // Adapters over C libraries.
-        .target(name: "Decompression", dependencies: ["CZlib", "IAPBasics"]),
+        .target(name: "Decompression", dependencies: ["CZlib", "CISAL", "IAPBasics"]),
         .target(name: "XMLStream", dependencies: ["CLibXML2", "IAPBasics"]),
         .target(name: "StoreCrypto", dependencies: ["COpenSSL", "IAPBasics"]),
         .target(name: "Ledger", dependencies: ["CSQLite3", "IAPBasics", "Screening"]),

@@ -22,10 +22,10 @@ mkdir -p "$BUILD" "$OUT/logs"
 export SWIFT_BACKTRACE=enable=no   # else the Swift runtime's backtracer can hang a crash report
 
 # The C modules (module.modulemap + shim.h) and the headers they need.
-CFLAGS=(-I "$ROOT/Sources/CZlib" -I "$ROOT/Sources/CLibXML2" -I "$ROOT/Sources/COpenSSL"
+CFLAGS=(-I "$ROOT/Sources/CZlib" -I "$ROOT/Sources/CISAL" -I "$ROOT/Sources/CLibXML2" -I "$ROOT/Sources/COpenSSL"
         -Xcc -I/usr/include/libxml2)
 SWIFTFLAGS=(-sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -I "$BUILD" "${CFLAGS[@]}")
-LIBS=(-lz -lxml2 -lcrypto)
+LIBS=(-lz -lisal -lxml2 -lcrypto)
 
 # Library modules in dependency order; each becomes BUILD/<Module>.swiftmodule + .o,
 # instrumented for coverage (fuzzer) and ASan like the harness itself.

@@ -86,7 +86,13 @@ struct GzipStreamTests {
         let input = try InputOpener.open(path: try files.write("crc.gz", bytes))
         let error = try #require(throws: InputError.self) { _ = try readAll(input.stream) }
         #expect(error.code == "gzip-corrupt")
-        #expect(error.reason.contains("incorrect data check"))
+        #expect(error.reason.contains("CRC32 or length check failed"))
+        // The trailer's length (ISIZE) is checked too.
+        var wrongLength = try #require(GzipEncoder.compress(Array("hello, world\n".utf8)))
+        wrongLength[wrongLength.count - 4] ^= 0x01
+        let other = try InputOpener.open(path: try files.write("isize.gz", wrongLength))
+        let lengthError = try #require(throws: InputError.self) { _ = try readAll(other.stream) }
+        #expect(lengthError.code == "gzip-corrupt")
     }
 
     @Test("bytes after the last member that are not another member are refused")
