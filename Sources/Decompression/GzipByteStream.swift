@@ -60,17 +60,18 @@ public final class GzipByteStream: ByteStream {
                 }
             }
             if s.pointee.avail_in == 0, !sourceEnded { try refill(keeping: 0) }
-            let availableBefore = s.pointee.avail_in
+            let availableBefore = Int64(s.pointee.avail_in)
             let status = isal_inflate(s)
-            let consumed = availableBefore - s.pointee.avail_in
-            compressedBytes += Int64(consumed)
+            // igzip may hand back bytes it had buffered (avail_in grows): signed arithmetic.
+            let consumed = availableBefore - Int64(s.pointee.avail_in)
+            compressedBytes += consumed
             guard status >= 0 else { throw failure(status) }
             if s.pointee.block_state == ISAL_BLOCK_FINISH {
                 betweenMembers = true
             } else if s.pointee.avail_in == 0, sourceEnded, Int(s.pointee.avail_out) == capacity {
                 throw InputError(path: path, reason: "gzip stream is truncated (member \(member) ends early)",
                                  code: "gzip-truncated")
-            } else if consumed == 0, s.pointee.avail_in > 0, Int(s.pointee.avail_out) == capacity {
+            } else if consumed <= 0, s.pointee.avail_in > 0, Int(s.pointee.avail_out) == capacity {
                 throw InputError(path: path, reason: "the inflater made no progress in member \(member)", code: "gzip-corrupt")
             }
         }

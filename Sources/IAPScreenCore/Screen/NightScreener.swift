@@ -85,6 +85,7 @@ struct NightScreener {
             let o = slots[Int(i)].order
             return Claim(orderID: o.orderID, userID: o.userID, createdAt: o.createdAt)
         }
+        book.reserve(screenable.count)
         if let ledger {
             var keys: [String] = []
             for i in screenable {

@@ -118,10 +118,10 @@ public enum Selection: Sendable, Equatable {
 public struct ClaimBook {
     /// Key -> holder: a caller's handle (>= 0), or -(index + 1) into `kept`.
     private var taken: [String: Int32] = [:]
-    /// Claims the book keeps itself: the ledger's, and claimants without a handle.
+    /// Claims the book keeps itself: the ledger's (the first `remembered`), then claimants
+    /// without a handle.
     private var kept: [Claim] = []
-    /// Keys taken tonight (not remembered from the ledger), in the order they were taken.
-    private var newKeys: [String] = []
+    private var remembered = 0
     private let claimOf: (Int32) -> Claim
 
     /// `claimOf` gives back the claim of a claimant by its handle, so a night of a million
@@ -134,17 +134,28 @@ public struct ClaimBook {
         self.init(claimOf: { _ in Claim(orderID: "", userID: "", createdAt: Timestamp(clampingMillis: 0)) })
     }
 
-    /// Keys newly taken tonight, with their claim, for the ledger to remember.
+    /// Keys newly taken tonight (not remembered from the ledger), with their claim, in no
+    /// particular order, for the ledger to remember.
     public var newClaims: [(key: String, claim: Claim)] {
-        newKeys.compactMap { key in holder(key).map { (key, $0) } }
+        taken.compactMap { key, v in
+            guard v >= 0 || Int(-v) > remembered else { return nil }
+            return holder(key).map { (key, $0) }
+        }
     }
 
-    /// Seeds the ledger's earlier claims (looked up in bulk beforehand).
+    /// Room for `count` keys at once: a night of a million claims then never holds the
+    /// table twice while it grows.
+    public mutating func reserve(_ count: Int) {
+        taken.reserveCapacity(count)
+    }
+
+    /// Seeds the ledger's earlier claims (looked up in bulk beforehand), before any is taken.
     public mutating func remember(_ earlier: [String: Claim]) {
         for (k, c) in earlier where taken[k] == nil {
             kept.append(c)
             taken[k] = -Int32(kept.count)
         }
+        remembered = kept.count
     }
 
     private func holder(_ key: String) -> Claim? {
@@ -159,7 +170,6 @@ public struct ClaimBook {
             kept.append(c)
             taken[key] = -Int32(kept.count)
         }
-        newKeys.append(key)
     }
 
     public mutating func select(for order: ScreenOrder, digest: ReceiptDigest) -> Selection {
