@@ -38,12 +38,12 @@ final class NightLoader {
         var position: Int32
         /// Bumped whenever the row or its receipt changes; stale worker results are dropped.
         var generation: UInt32 = 0
-        var deferred: ReceiptDigestBox?
+        /// Where this order's rare parts are in `NightLoader.rare` (-1: none): most orders
+        /// have neither findings to spill nor several candidate purchases.
+        var rareIndex: Int32 = -1
         private var candidateKey: String?
         private var candidateDate = Int64.min
         private var receivedAtMillis = Int64.min
-        private var spillOffset: Int64 = -1
-        private var spillLength: UInt32 = 0
         var hasOwnReceipt: Bool
         var dumpReceiptSeen = false
         private var kind: ReceiptScreening.Outcome.Kind?
@@ -63,23 +63,15 @@ final class NightLoader {
             set { receivedAtMillis = newValue?.millis ?? .min }
         }
 
-        var spilled: FindingSpill.Ref? {
-            get { spillOffset < 0 ? nil : FindingSpill.Ref(offset: spillOffset, length: spillLength) }
-            set {
-                spillOffset = newValue?.offset ?? -1
-                spillLength = newValue?.length ?? 0
-            }
-        }
-
         /// The verdict's kind alone: cheaper than building the whole `outcome`.
         var outcomeKind: ReceiptScreening.Outcome.Kind? { kind }
 
-        /// The verdict without its findings (those are in the spill file).
+        /// The verdict without its findings (in the spill file) and without a deferred
+        /// digest (in `NightLoader.rare`).
         var outcome: ReceiptScreening.Outcome? {
             get {
                 guard let kind else { return nil }
                 var o = ReceiptScreening.Outcome(kind: kind, receiptPlatform: receiptPlatform)
-                o.deferred = deferred
                 if let nonConsumable = candidateNonConsumable {
                     var c = ClaimCandidate.empty
                     c.key = candidateKey
@@ -93,7 +85,6 @@ final class NightLoader {
             set {
                 kind = newValue?.kind
                 receiptPlatform = newValue?.receiptPlatform
-                deferred = newValue?.deferred
                 let c = newValue?.candidate
                 candidateKey = c?.key
                 candidateDate = c?.purchaseDate?.millis ?? .min
@@ -127,7 +118,17 @@ final class NightLoader {
         }
     }
 
+    /// What few orders have: findings waiting in the spill file, a digest kept for the claims.
+    struct Rare {
+        var spilled: FindingSpill.Ref?
+        var deferred: ReceiptDigestBox?
+    }
+
     private(set) var slots = SlotStore()
+    private(set) var rare: [Rare] = []
+
+    func spilled(_ slot: Slot) -> FindingSpill.Ref? { slot.rareIndex < 0 ? nil : rare[Int(slot.rareIndex)].spilled }
+    func deferred(_ slot: Slot) -> ReceiptDigestBox? { slot.rareIndex < 0 ? nil : rare[Int(slot.rareIndex)].deferred }
     private var slotOf: [String: Int32] = [:]
     private(set) var malformed: [MalformedItem] = []
     private(set) var orphans: [(position: Int, orderID: String, location: SourceLocation)] = []
@@ -210,7 +211,7 @@ final class NightLoader {
             slots[index].dumpReceiptSeen = false
             slots[index].dumpReceivedAt = nil
             slots[index].outcome = nil
-            slots[index].spilled = nil
+            slots[index].rareIndex = -1
         } else {
             index = slots.count
             slotOf[row.orderID] = Int32(index)
@@ -242,7 +243,7 @@ final class NightLoader {
         slots[index].dumpReceivedAt = r.receivedAt
         slots[index].generation &+= 1
         slots[index].outcome = nil
-        slots[index].spilled = nil
+        slots[index].rareIndex = -1
         if r.orderID == watchedOrderID { watched = (r.receipt, r.location, true) }
         guard slots[index].order.status == .credited else { return }
         batcher.submit(ReceiptBatcher.Job(slot: index, generation: slots[index].generation, row: slots[index].order.row(pool: pool),
@@ -258,14 +259,23 @@ final class NightLoader {
     /// Keeps an order's verdict; its findings go to the spill file.
     private func settle(_ slot: Int, _ outcome: ReceiptScreening.Outcome) throws(InputError) {
         var kept = outcome
-        slots[slot].spilled = nil
+        var parts = Rare()
         if let encoded = outcome.findings {
             do {
-                slots[slot].spilled = try spill.append(encoded)
+                parts.spilled = try spill.append(encoded)
             } catch {
                 throw InputError(path: "spill file", reason: "\(error)")
             }
             kept.findings = nil
+        }
+        parts.deferred = outcome.deferred
+        kept.deferred = nil
+        // A slot settled again (a later row of the order) leaves its old entry unused.
+        if parts.spilled != nil || parts.deferred != nil {
+            slots[slot].rareIndex = Int32(rare.count)
+            rare.append(parts)
+        } else {
+            slots[slot].rareIndex = -1
         }
         slots[slot].outcome = kept
     }

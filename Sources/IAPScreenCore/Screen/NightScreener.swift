@@ -85,13 +85,12 @@ struct NightScreener {
             let o = slots[Int(i)].order
             return Claim(orderID: o.orderID, userID: o.userID, createdAt: o.createdAt)
         }
-        book.reserve(screenable.count)
         if let ledger {
             var keys: [String] = []
             for i in screenable {
                 guard let o = slots[Int(i)].outcome else { continue }
                 if let k = o.candidate?.key { keys.append(k) }
-                if let d = o.deferred { keys += ClaimBook.keys(of: d.digest) }
+                if let d = night.deferred(slots[Int(i)]) { keys += ClaimBook.keys(of: d.digest) }
             }
             book.remember(try ledger.claims(of: keys))
         }
@@ -102,6 +101,8 @@ struct NightScreener {
         }
         screenable = keys.map(\.slot)
         keys = []
+        // Sized once, after the sort's keys are gone: the two never take memory at once.
+        book.reserve(screenable.count)
         var late: [Int32: [Finding]] = [:]
         var watched: Selection?
         for i in screenable {
@@ -110,7 +111,7 @@ struct NightScreener {
             let claimant = Claimant(orderID: slot.order.orderID, userID: slot.order.userID, createdAt: slot.order.createdAt,
                                     catalogType: nil, handle: i)
             if i == watch { watched = Selection.none }
-            if let box = outcome.deferred {
+            if let box = night.deferred(slot) {
                 guard let order = screenOrder(slot, night) else { continue }
                 let selection = book.select(for: order, digest: box.digest)
                 if i == watch { watched = selection }
@@ -169,7 +170,7 @@ struct NightScreener {
         for i in slots.indices {
             let position = Int(slots[i].position)
             guard slots[i].order.status == .credited, slots[i].outcomeKind != nil, !unresolvedSlots.contains(position),
-                  slots[i].spilled != nil || late[Int32(i)] != nil else { continue }
+                  night.spilled(slots[i]) != nil || late[Int32(i)] != nil else { continue }
             while next < extra.count, extra[next].position < position {
                 items.append(.extra(next))
                 next += 1
@@ -259,7 +260,7 @@ struct NightScreener {
                                    currency: nil, createdAt: nil, findings: [f], isOrder: false)
             case .slot(let i):
                 let slot = night.slots[Int(i)]
-                let entry = try slot.spilled.map(night.spill.readFlushed)
+                let entry = try night.spilled(slot).map(night.spill.readFlushed)
                 let findings = (entry?.findings ?? []) + (late[i] ?? [])
                 guard !findings.isEmpty, let o = screener.screenOrder(slot, night) else { return nil }
                 return OrderReport(orderID: o.orderID, userID: o.userID,
@@ -275,7 +276,7 @@ struct NightScreener {
         private func receiptFields(_ entry: FindingSpill.Entry?, _ slot: NightLoader.Slot) -> [(key: String, value: String)] {
             if let fields = entry?.receiptFields, !fields.isEmpty { return fields }
             guard let outcome = slot.outcome else { return [] }
-            if let digest = outcome.deferred?.digest { return digest.keyFields(picked: nil) }
+            if let digest = night.deferred(slot)?.digest { return digest.keyFields(picked: nil) }
             return outcome.candidate?.keyFields ?? []
         }
 

@@ -27,9 +27,12 @@ final class ReportWriter {
     private var strings = SharedStrings()
     /// (order id, rule) of every finding, for the ledger.
     private(set) var reported: [(orderID: String, rule: String)] = []
+    /// Whether a ledger will want `reported` (without one, it is not kept).
+    private let keepsReported: Bool
     private let writer = JSONWriter()
 
-    init(directory: String) throws {
+    init(directory: String, keepsReported: Bool = true) throws {
+        self.keepsReported = keepsReported
         self.directory = directory
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -64,7 +67,7 @@ final class ReportWriter {
         tally.add(r)
         page.add(r)
         for f in r.findings {
-            if let id = f.orderID { reported.append((id, f.rule)) }
+            if keepsReported, let id = f.orderID { reported.append((id, f.rule)) }
         }
         if let csv = f.csv { try flagged.write(csv) }
         for (section, element) in f.page {

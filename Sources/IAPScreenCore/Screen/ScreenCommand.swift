@@ -79,7 +79,7 @@ enum ScreenCommand {
         let outcome: NightScreener.Outcome
         let writer: ReportWriter
         do {
-            writer = try ReportWriter(directory: outDir)
+            writer = try ReportWriter(directory: outDir, keepsReported: ledger != nil)
         } catch {
             progress.clear()
             io.error("iapscreen screen: cannot write the reports in \(outDir): \(error); ledger unchanged")
