@@ -1,7 +1,14 @@
 import Foundation
+import Synchronization
 import IAPBasics
 import JSONText
 import Testing
+
+/// Worlds to remove when the test process ends (a shared world outlives every test).
+private let worldsToRemove = Mutex<[String]>([])
+private let removeWorldsAtExit: Void = {
+    atexit { for path in worldsToRemove.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: path) } }
+}()
 
 /// A demo world written once per test run by `iapscreen samples`, and what screening it says.
 final class SampleWorld: Sendable {
@@ -11,6 +18,8 @@ final class SampleWorld: Sendable {
 
     init(orders: Int, seed: Int) throws {
         path = NSTemporaryDirectory() + "iapscreen-world-\(seed)-" + UUID().uuidString
+        removeWorldsAtExit
+        worldsToRemove.withLock { $0.append(path) }
         let r = try Tool.run(["samples", "--out", path, "--orders", String(orders), "--seed", String(seed)])
         guard r.status == 0 else { throw WorldError(message: "samples failed: \(r.stderr)") }
     }

@@ -5,12 +5,14 @@ import Screening
 import Testing
 
 @Suite("SQLite ledger")
-struct SQLiteLedgerTests {
+final class SQLiteLedgerTests {
     let dir = NSTemporaryDirectory() + "ledger-" + UUID().uuidString
 
     init() throws {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     }
+
+    deinit { try? FileManager.default.removeItem(atPath: dir) }
 
     func claim(_ order: String, _ user: String = "u1") -> Claim {
         Claim(orderID: order, userID: user, createdAt: Timestamp(millis: 1_709_294_400_000)!)
