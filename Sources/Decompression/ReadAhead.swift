@@ -41,6 +41,8 @@ public final class ReadAhead<Element: Sendable> {
                 if done { return }
             }
         }
+        // The parsers it runs recurse (nesting is capped): the main thread's 8 MB, not less.
+        thread.stackSize = 8 << 20
         thread.start()
     }
 
