@@ -9,12 +9,19 @@ public final class PrefetchingByteStream: ByteStream {
     public init(source: ByteStream, chunkSize: Int = 1 << 20, depth: Int = 4) {
         // The source is handed to the reading thread and never touched here again.
         nonisolated(unsafe) let source = source
-        nonisolated(unsafe) var buffer = [UInt8](repeating: 0, count: chunkSize)
         chunks = ReadAhead(depth: depth) { () throws(InputError) -> [UInt8]? in
-            let n = try buffer.withUnsafeMutableBytes { b in
-                Result<Int, InputError> { () throws(InputError) in try source.readFully(into: b) }
-            }.get()
-            return n > 0 ? Array(buffer[0..<n]) : nil
+            // Read straight into the chunk handed over: no zeroing, no second copy.
+            var failure: InputError?
+            let chunk = [UInt8](unsafeUninitializedCapacity: chunkSize) { buffer, count in
+                do throws(InputError) {
+                    count = try source.readFully(into: UnsafeMutableRawBufferPointer(buffer))
+                } catch {
+                    failure = error
+                    count = 0
+                }
+            }
+            if let failure { throw failure }
+            return chunk.isEmpty ? nil : chunk
         }
     }
 
