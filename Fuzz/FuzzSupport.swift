@@ -31,25 +31,10 @@ func writeFile(_ path: String, _ bytes: [UInt8]) {
     _ = bytes.withUnsafeBytes { writeFile(path, $0) }
 }
 
-/// Small caps so that inputs of a few kilobytes reach every limit check.
-let smallLimits: Limits = {
-    var l = Limits()
-    l.maxPayloadBytes = 16 << 10
-    l.maxDepth = 16
-    l.maxElements = 64
-    l.maxPurchases = 8
-    l.maxRecordBytes = 2048
-    l.maxFields = 32
-    l.maxDecompressedBytes = 1 << 20
-    l.maxCompressionRatio = 50
-    l.ratioGraceBytes = 32 << 10
-    return l
-}()
-
 /// Standard limits for most inputs, small ones when the input's last byte is odd:
 /// the fuzzer can flip between them.
 func limits(for data: UnsafePointer<UInt8>, _ size: Int) -> Limits {
-    size > 0 && data[size - 1] & 1 == 1 ? smallLimits : .standard
+    size > 0 && data[size - 1] & 1 == 1 ? .small : .standard
 }
 
 // MARK: dumps

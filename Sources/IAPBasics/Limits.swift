@@ -24,4 +24,20 @@ public struct Limits: Sendable, Equatable {
     public init() {}
 
     public static let standard = Limits()
+
+    /// Caps that inputs of a few kilobytes reach, each of them: the hostile corpus's
+    /// `small-` cases and the fuzz harnesses run with these.
+    public static let small: Limits = {
+        var l = Limits()
+        l.maxPayloadBytes = 16 << 10
+        l.maxDepth = 16
+        l.maxElements = 64
+        l.maxPurchases = 8
+        l.maxRecordBytes = 2048
+        l.maxFields = 32
+        l.maxDecompressedBytes = 1 << 20
+        l.maxCompressionRatio = 50
+        l.ratioGraceBytes = 32 << 10
+        return l
+    }()
 }

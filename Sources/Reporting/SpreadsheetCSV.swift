@@ -5,7 +5,11 @@ public enum SpreadsheetCSV {
     public static func cell(_ value: String?) -> String {
         guard let value else { return "" }
         let bytes = value.utf8
-        let formula = bytes.first.map { [0x3D, 0x2B, 0x2D, 0x40, 0x09, 0x0D].contains($0) } ?? false
+        let formula: Bool
+        switch bytes.first {
+        case 0x3D, 0x2B, 0x2D, 0x40, 0x09, 0x0D: formula = true  // = + - @ tab CR
+        default: formula = false
+        }
         let quoted = bytes.contains { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }
         guard formula || quoted else { return value }
         var out: [UInt8] = []

@@ -9,7 +9,7 @@ import Testing
 /// One committed hostile case: `Corpus/<target>/<what-it-is>--<expected>.<ext>`.
 /// `<expected>` is `ok`, a `DecodeError` code (payload readers), `nil` (timestamps),
 /// `malformed` or an `InputError` code (dumps), `problems` (Rules directories). A name
-/// starting `small-` is read with small limits (HostileSupport.swift).
+/// starting `small-` is read with `Limits.small`.
 struct CorpusCase: CustomTestStringConvertible, Sendable {
     let target: String
     let name: String
@@ -21,7 +21,7 @@ struct CorpusCase: CustomTestStringConvertible, Sendable {
         return String(stem[r.upperBound...])
     }
 
-    var limits: Limits { name.hasPrefix("small-") ? smallLimits : .standard }
+    var limits: Limits { name.hasPrefix("small-") ? .small : .standard }
     var testDescription: String { "\(target)/\(name)" }
 
     func bytes() throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path))) }

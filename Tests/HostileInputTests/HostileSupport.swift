@@ -11,21 +11,6 @@ import Screening
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
 
-/// Caps small enough that inputs of a few kilobytes reach each of them.
-let smallLimits: Limits = {
-    var l = Limits()
-    l.maxPayloadBytes = 16 << 10
-    l.maxDepth = 16
-    l.maxElements = 64
-    l.maxPurchases = 8
-    l.maxRecordBytes = 2048
-    l.maxFields = 32
-    l.maxDecompressedBytes = 1 << 20
-    l.maxCompressionRatio = 50
-    l.ratioGraceBytes = 32 << 10
-    return l
-}()
-
 /// A scratch directory, removed when the value goes away.
 final class ScratchDirectory {
     let path: String

@@ -75,8 +75,11 @@ public struct RuleEvaluator: Sendable {
             trace.note(id.rawValue, settings.isEnabled(id) ? .notApplicable : .off, why())
         }
 
-        func skipped(_ ids: [RuleID], _ why: String) {
-            for id in ids { notApplicable(id, why) }
+        /// Autoclosures: without a trace, not even the list of rules is built.
+        func skipped(_ ids: @autoclosure () -> [RuleID], _ why: @autoclosure () -> String) {
+            guard trace != nil else { return }
+            let reason = why()
+            for id in ids() { notApplicable(id, reason) }
         }
     }
 
