@@ -1,0 +1,125 @@
+import DumpFormats
+import Foundation
+
+/// Decodes receipts on `jobs` threads of their own while the reading thread goes on.
+/// Jobs travel in small batches through a bounded queue; each worker takes the next whole
+/// batch as soon as it is free, so no worker waits for another's slow receipts, and the
+/// reader only waits when the queue is full. Results come back in any order: each names
+/// its slot and generation.
+final class ReceiptBatcher {
+    struct Job: Sendable {
+        var slot: Int
+        var generation: UInt32
+        var row: OrderRow
+        var position: Int
+        /// As read; turned into bytes on the worker, not on the reading thread.
+        var payload: String
+    }
+
+    struct Result: Sendable {
+        var slot: Int
+        var generation: UInt32
+        var outcome: ReceiptScreening.Outcome
+    }
+
+    /// Shared by the reader and the workers; every field is guarded by `condition`.
+    private final class Shared: @unchecked Sendable {
+        let condition = NSCondition()
+        var queued: [[Job]] = []
+        var busy = 0
+        var done: [Result] = []
+        var closed = false
+    }
+
+    /// Small enough that two workers finish close together, large enough that the lock is rare.
+    private let batchSize = 64
+    private let maxQueued: Int
+    private let shared = Shared()
+    private var filling: [Job] = []
+
+    init(screening: ReceiptScreening, jobs: Int) {
+        let workers = max(1, jobs)
+        maxQueued = 4 * workers
+        filling.reserveCapacity(batchSize)
+        let shared = self.shared
+        for _ in 0..<workers {
+            let thread = Thread { Self.work(shared, screening) }
+            // The decoders recurse (nesting is capped): the main thread's 8 MB, not less.
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+    }
+
+    deinit {
+        shared.condition.lock()
+        shared.closed = true
+        shared.condition.broadcast()
+        shared.condition.unlock()
+    }
+
+    private static func work(_ shared: Shared, _ screening: ReceiptScreening) {
+        while true {
+            shared.condition.lock()
+            while shared.queued.isEmpty, !shared.closed { shared.condition.wait() }
+            guard !shared.queued.isEmpty else {
+                shared.condition.unlock()
+                return
+            }
+            let batch = shared.queued.removeFirst()
+            shared.busy += 1
+            shared.condition.broadcast()
+            shared.condition.unlock()
+
+            var results: [Result] = []
+            results.reserveCapacity(batch.count)
+            for job in batch {
+                results.append(Result(slot: job.slot, generation: job.generation,
+                                      outcome: screening.screen(job.row, index: job.position, payload: Array(job.payload.utf8))))
+            }
+
+            shared.condition.lock()
+            shared.done += results
+            shared.busy -= 1
+            shared.condition.broadcast()
+            shared.condition.unlock()
+        }
+    }
+
+    func submit(_ job: Job) {
+        filling.append(job)
+        if filling.count >= batchSize { enqueue() }
+    }
+
+    /// Results finished so far; never waits.
+    func poll() -> [Result] {
+        shared.condition.lock()
+        defer { shared.condition.unlock() }
+        return takeDone()
+    }
+
+    /// Waits for everything submitted.
+    func drain() -> [Result] {
+        if !filling.isEmpty { enqueue() }
+        shared.condition.lock()
+        defer { shared.condition.unlock() }
+        while !shared.queued.isEmpty || shared.busy > 0 { shared.condition.wait() }
+        return takeDone()
+    }
+
+    /// With the lock held.
+    private func takeDone() -> [Result] {
+        defer { shared.done = [] }
+        return shared.done
+    }
+
+    private func enqueue() {
+        let batch = filling
+        filling = []
+        filling.reserveCapacity(batchSize)
+        shared.condition.lock()
+        while shared.queued.count >= maxQueued { shared.condition.wait() }
+        shared.queued.append(batch)
+        shared.condition.broadcast()
+        shared.condition.unlock()
+    }
+}
