@@ -15,3 +15,8 @@
 #include <openssl/objects.h>
 #include <openssl/sha.h>
 #include <openssl/rand.h>
+
+/* Deprecated since OpenSSL 3.0, hidden by OPENSSL_NO_DEPRECATED, yet still exported: the
+   only call that gives a point other than a curve's own generator a precomputed table of
+   multiples. StoreCrypto's P256KeyTable uses it for keys that sign many receipts. */
+int EC_GROUP_precompute_mult(EC_GROUP *group, BN_CTX *ctx);

@@ -16,6 +16,15 @@ extension PublicKey {
         guard kind == .ecP256 else {
             return .invalid(reason: "key is \(kind), not EC P-256")
         }
+        guard signature.count == 2 * ECDSASignatureFormat.coordinateBytes else {
+            return .invalid(reason: "ES256 signature is \(signature.count) bytes, not 64 (r ‖ s)")
+        }
+        if let table = es256Table() {
+            guard let ok = table.verify(raw: signature, sha256: try Digest.sha256(data)) else {
+                throw CryptoError.openSSL(.operationFailed, "cannot check an ES256 signature")
+            }
+            return ok ? .valid : .invalid(reason: "bad signature")
+        }
         guard let der = try ECDSASignatureFormat.der(fromRaw: signature) else {
             return .invalid(reason: "ES256 signature is \(signature.count) bytes, not 64 (r ‖ s)")
         }

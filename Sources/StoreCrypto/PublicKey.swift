@@ -11,6 +11,19 @@ public final class PublicKey: @unchecked Sendable {
     public let kind: KeyKind
     /// Verification contexts made once per digest (see `VerifyTemplate`).
     private let templates = Mutex<[DigestAlgorithm: VerifyTemplate]>([:])
+    /// ES256 checks so far, then this key's own table (see `P256KeyTable`).
+    private let es256 = Mutex<ES256Speed>(.counting(0))
+
+    private enum ES256Speed {
+        case counting(Int)
+        case table(P256KeyTable)
+        case plain
+    }
+
+    /// Checks with a key before it gets a table: one-off keys are not worth building one.
+    static let es256TableAfter = 8
+    /// Tables built so far in this process (at most `P256KeyTable.maxTables`).
+    private static let es256Tables = Mutex(0)
 
     /// Takes ownership of `handle`.
     init(owning handle: OpaquePointer) {
@@ -28,6 +41,33 @@ public final class PublicKey: @unchecked Sendable {
             if let raced = cache[digest] { return raced }
             cache[digest] = made
             return made
+        }
+    }
+
+    /// This key's table once it has checked enough ES256 signatures to be worth one;
+    /// nil before, for keys whose point OpenSSL refuses, and after the process's budget.
+    func es256Table() -> P256KeyTable? {
+        es256.withLock { speed in
+            switch speed {
+            case .table(let table): return table
+            case .plain: return nil
+            case .counting(let uses):
+                guard uses + 1 >= PublicKey.es256TableAfter else {
+                    speed = .counting(uses + 1)
+                    return nil
+                }
+                let granted = PublicKey.es256Tables.withLock { built in
+                    guard built < P256KeyTable.maxTables else { return false }
+                    built += 1
+                    return true
+                }
+                guard granted, kind == .ecP256, let table = P256KeyTable(key: handle) else {
+                    speed = .plain
+                    return nil
+                }
+                speed = .table(table)
+                return table
+            }
         }
     }
 

@@ -1,0 +1,94 @@
+import COpenSSL
+
+/// ES256 checks for a key that signs many receipts: every App Store JWS of a period is
+/// signed by one leaf key. OpenSSL multiplies the curve's generator G from a precomputed
+/// table, but the key's point Q from scratch on every check, which is most of its cost.
+/// Here Q gets a table too: a copy of the P-256 group whose generator is Q, precomputed by
+/// OpenSSL (about 150 KB). The check is then ECDSA's own (SEC 1 §4.1.4) with both products
+/// read from tables: R = u1·G + u2·Q with u1 = e/s, u2 = r/s (mod n); valid when R is a
+/// finite point whose x mod n is r.
+///
+/// `@unchecked Sendable`: both groups are only read after init (each check has its own
+/// BN_CTX and points), as OpenSSL allows from several threads.
+final class P256KeyTable: @unchecked Sendable {
+    /// Tables built in this process; each costs memory and a few milliseconds to build.
+    static let maxTables = 64
+
+    private let curve: OpaquePointer
+    private let keyGroup: OpaquePointer
+
+    /// Nil when the key is not a P-256 point OpenSSL accepts.
+    init?(key: OpaquePointer) {
+        guard let curve = EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1) else {
+            OpenSSLErrorQueue.clear()
+            return nil
+        }
+        guard let keyGroup = P256KeyTable.groupGenerated(by: key, on: curve) else {
+            OpenSSLErrorQueue.clear()
+            EC_GROUP_free(curve)
+            return nil
+        }
+        self.curve = curve
+        self.keyGroup = keyGroup
+    }
+
+    deinit {
+        EC_GROUP_free(keyGroup)
+        EC_GROUP_free(curve)
+    }
+
+    /// A copy of `curve` whose generator is the key's point, with its table of multiples.
+    private static func groupGenerated(by key: OpaquePointer, on curve: OpaquePointer) -> OpaquePointer? {
+        var encoded = [UInt8](repeating: 0, count: 133)
+        var length = 0
+        let read = encoded.withUnsafeMutableBufferPointer {
+            // OSSL_PKEY_PARAM_PUB_KEY: the encoded point.
+            EVP_PKEY_get_octet_string_param(key, "pub", $0.baseAddress, $0.count, &length)
+        }
+        guard read == 1, length > 0, length <= encoded.count, let ctx = BN_CTX_new() else { return nil }
+        defer { BN_CTX_free(ctx) }
+        guard let point = EC_POINT_new(curve) else { return nil }
+        defer { EC_POINT_free(point) }
+        guard EC_POINT_oct2point(curve, point, encoded, length, ctx) == 1,
+              EC_POINT_is_on_curve(curve, point, ctx) == 1, EC_POINT_is_at_infinity(curve, point) == 0,
+              let order = EC_GROUP_get0_order(curve), let cofactor = EC_GROUP_get0_cofactor(curve),
+              let group = EC_GROUP_dup(curve) else { return nil }
+        guard EC_GROUP_set_generator(group, point, order, cofactor) == 1,
+              EC_GROUP_precompute_mult(group, ctx) == 1 else {
+            EC_GROUP_free(group)
+            return nil
+        }
+        return group
+    }
+
+    /// Whether the raw `r ‖ s` signature is the key's over a SHA-256 `digest`; nil when
+    /// OpenSSL failed (out of memory), so that the caller can tell that from a bad signature.
+    func verify(raw signature: [UInt8], sha256 digest: [UInt8]) -> Bool? {
+        guard signature.count == 64, digest.count == 32 else { return false }
+        guard let ctx = BN_CTX_new() else { return nil }
+        defer { BN_CTX_free(ctx) }
+        BN_CTX_start(ctx)
+        defer { BN_CTX_end(ctx) }
+        guard let r = BN_CTX_get(ctx), let s = BN_CTX_get(ctx), let e = BN_CTX_get(ctx), let w = BN_CTX_get(ctx),
+              let u1 = BN_CTX_get(ctx), let u2 = BN_CTX_get(ctx), let x = BN_CTX_get(ctx),
+              let n = EC_GROUP_get0_order(curve) else { return nil }
+        let loaded = signature.withUnsafeBufferPointer { sig -> Bool in
+            guard let base = sig.baseAddress else { return false }
+            return BN_bin2bn(base, 32, r) != nil && BN_bin2bn(base + 32, 32, s) != nil
+        }
+        guard loaded, BN_bin2bn(digest, 32, e) != nil else { return nil }
+        // r and s in [1, n-1]; a 256-bit digest is used whole (n has 256 bits).
+        guard BN_is_zero(r) == 0, BN_is_zero(s) == 0, BN_cmp(r, n) < 0, BN_cmp(s, n) < 0 else { return false }
+        guard BN_mod_inverse(w, s, n, ctx) != nil, BN_mod_mul(u1, e, w, n, ctx) == 1,
+              BN_mod_mul(u2, r, w, n, ctx) == 1 else { return nil }
+        guard let sum = EC_POINT_new(curve) else { return nil }
+        defer { EC_POINT_free(sum) }
+        guard let keyPart = EC_POINT_new(keyGroup) else { return nil }
+        defer { EC_POINT_free(keyPart) }
+        guard EC_POINT_mul(curve, sum, u1, nil, nil, ctx) == 1, EC_POINT_mul(keyGroup, keyPart, u2, nil, nil, ctx) == 1,
+              EC_POINT_add(curve, sum, sum, keyPart, ctx) == 1 else { return nil }
+        guard EC_POINT_is_at_infinity(curve, sum) == 0 else { return false }
+        guard EC_POINT_get_affine_coordinates(curve, sum, x, nil, ctx) == 1, BN_nnmod(x, x, n, ctx) == 1 else { return nil }
+        return BN_cmp(x, r) == 0
+    }
+}

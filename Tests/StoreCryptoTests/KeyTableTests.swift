@@ -1,0 +1,103 @@
+@testable import StoreCrypto
+import Testing
+
+/// A key that signs many receipts gets its own table of multiples (`P256KeyTable`); its
+/// answers must be exactly those of OpenSSL's own ES256 check.
+@Suite("ES256 with a key's own table")
+struct KeyTableTests {
+    /// The order of P-256's group.
+    static let n: [UInt8] = hexBytes("FFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551")
+
+    static func hexBytes(_ text: String) -> [UInt8] {
+        let digits = Array(text.utf8)
+        return stride(from: 0, to: digits.count, by: 2).map { i in
+            UInt8(String(decoding: digits[i..<(i + 2)], as: UTF8.self), radix: 16) ?? 0
+        }
+    }
+
+    /// OpenSSL's verdict through EVP, which never uses the key's table.
+    static func openSSLSays(_ key: PublicKey, _ raw: [UInt8], _ message: [UInt8]) throws -> Bool {
+        guard let der = try ECDSASignatureFormat.der(fromRaw: raw) else { return false }
+        return try key.verifyTemplate(.sha256).verify(der, over: message)
+    }
+
+    /// `s` replaced by n − s: the other signature ECDSA accepts for the same (r, message).
+    static func negatedS(_ raw: [UInt8]) -> [UInt8] {
+        var out = Array(raw.prefix(32))
+        var borrow = 0
+        var low = [UInt8](repeating: 0, count: 32)
+        for i in stride(from: 31, through: 0, by: -1) {
+            var d = Int(Self.n[i]) - Int(raw[32 + i]) - borrow
+            borrow = d < 0 ? 1 : 0
+            if d < 0 { d += 256 }
+            low[i] = UInt8(d)
+        }
+        out += low
+        return out
+    }
+
+    @Test("after a few checks a key has its table, and valid, tampered and reshaped signatures get OpenSSL's verdict")
+    func agreesWithOpenSSL() throws {
+        let world = try TestWorld.shared.get()
+        let key = try world.ecKey.publicKey()
+        for i in 0..<PublicKey.es256TableAfter {
+            let message = Array("warm-up \(i)".utf8)
+            #expect(try key.verifyES256(signature: world.ecKey.signES256(message), over: message) == .valid)
+        }
+        let table = try #require(key.es256Table())
+        for i in 0..<60 {
+            let message = Array("{\"transactionId\":\"\(2_000_000_000 + i)\",\"price\":\(i * 990)}".utf8)
+            let signature = try world.ecKey.signES256(message)
+            let digest = try Digest.sha256(message)
+            #expect(table.verify(raw: signature, sha256: digest) == true)
+            #expect(try key.verifyES256(signature: signature, over: message) == .valid)
+
+            var flippedMessage = message
+            flippedMessage[i % message.count] ^= 0x20
+            var flippedSignature = signature
+            flippedSignature[i % 64] ^= UInt8(1 << (i % 8))
+            let otherKeys = try world.otherECKey.signES256(message)
+            let cases: [([UInt8], [UInt8])] = [
+                (signature, flippedMessage), (flippedSignature, message), (otherKeys, message),
+                (Self.negatedS(signature), message), (Array(signature.suffix(32) + signature.prefix(32)), message),
+            ]
+            for (raw, signed) in cases {
+                let expected = try Self.openSSLSays(key, raw, signed)
+                #expect(table.verify(raw: raw, sha256: try Digest.sha256(signed)) == expected)
+                #expect(try key.verifyES256(signature: raw, over: signed).isValid == expected)
+            }
+        }
+    }
+
+    @Test("r or s of zero, of n or above, or all ones is invalid, as OpenSSL says")
+    func outOfRange() throws {
+        let world = try TestWorld.shared.get()
+        let key = try world.ecKey.publicKey()
+        let message = Array("out of range".utf8)
+        let good = try world.ecKey.signES256(message)
+        let table = try #require(P256KeyTable(key: key.handle))
+        let digest = try Digest.sha256(message)
+        let zero = [UInt8](repeating: 0, count: 32)
+        let ones = [UInt8](repeating: 0xFF, count: 32)
+        var nMinusOne = Self.n
+        nMinusOne[31] -= 1
+        let r = Array(good.prefix(32)), s = Array(good.suffix(32))
+        let signatures: [[UInt8]] = [
+            zero + s, r + zero, Self.n + s, r + Self.n, ones + s, r + ones, nMinusOne + s, r + nMinusOne, zero + zero,
+        ]
+        for raw in signatures {
+            #expect(table.verify(raw: raw, sha256: digest) == false)
+            #expect(try Self.openSSLSays(key, raw, message) == false)
+        }
+        #expect(table.verify(raw: good, sha256: digest) == true)
+        #expect(table.verify(raw: Self.negatedS(good), sha256: digest) == (try Self.openSSLSays(key, Self.negatedS(good), message)))
+    }
+
+    @Test("an RSA key never gets a table")
+    func rsaHasNone() throws {
+        let key = try TestWorld.shared.get().leafKey.publicKey()
+        #expect(P256KeyTable(key: key.handle) == nil)
+        for _ in 0...PublicKey.es256TableAfter { _ = key.es256Table() }
+        #expect(key.es256Table() == nil)
+    }
+}
