@@ -65,20 +65,24 @@ final class NightLoader {
         /// The verdict's kind alone: cheaper than building the whole `outcome`.
         var outcomeKind: ReceiptScreening.Outcome.Kind? { kind }
 
+        /// The purchase the order may claim, without the rest of the verdict.
+        var candidate: ClaimCandidate? {
+            guard kind != nil, let nonConsumable = candidateNonConsumable else { return nil }
+            var c = ClaimCandidate.empty
+            c.key = candidateKey
+            c.purchaseDate = candidateDate == .min ? nil : Timestamp(clampingMillis: candidateDate)
+            c.nonConsumable = nonConsumable
+            c.familyShared = candidateFamilyShared
+            return c
+        }
+
         /// The verdict without its findings (in the spill file) and without a deferred
         /// digest (in `NightLoader.rare`).
         var outcome: ReceiptScreening.Outcome? {
             get {
                 guard let kind else { return nil }
                 var o = ReceiptScreening.Outcome(kind: kind, receiptPlatform: receiptPlatform)
-                if let nonConsumable = candidateNonConsumable {
-                    var c = ClaimCandidate.empty
-                    c.key = candidateKey
-                    c.purchaseDate = candidateDate == .min ? nil : Timestamp(clampingMillis: candidateDate)
-                    c.nonConsumable = nonConsumable
-                    c.familyShared = candidateFamilyShared
-                    o.candidate = c
-                }
+                o.candidate = candidate
                 return o
             }
             set {
@@ -101,9 +105,15 @@ final class NightLoader {
 
         var indices: Range<Int> { 0..<count }
 
+        /// Borrowed in place: reading one field of a slot copies neither the slot nor its strings.
         subscript(i: Int) -> Slot {
             get { chunks[i >> 16][i & 0xFFFF] }
             set { chunks[i >> 16][i & 0xFFFF] = newValue }
+        }
+
+        /// Reads a slot in place: `self[i].field` copies the whole slot, strings and all.
+        func with<R>(_ i: Int, _ body: (borrowing Slot) -> R) -> R {
+            chunks[i >> 16].withUnsafeBufferPointer { body($0[i & 0xFFFF]) }
         }
 
         mutating func append(_ slot: Slot) {
@@ -128,6 +138,10 @@ final class NightLoader {
 
     func spilled(_ slot: Slot) -> FindingSpill.Ref? { slot.rareIndex < 0 ? nil : rare[Int(slot.rareIndex)].spilled }
     func deferred(_ slot: Slot) -> ReceiptDigestBox? { slot.rareIndex < 0 ? nil : rare[Int(slot.rareIndex)].deferred }
+    func deferred(at i: Int) -> ReceiptDigestBox? {
+        let index = slots.with(i) { $0.rareIndex }
+        return index < 0 ? nil : rare[Int(index)].deferred
+    }
     private var slotOf: [String: Int32] = [:]
     private(set) var malformed: [MalformedItem] = []
     private(set) var orphans: [(position: Int, orderID: String, location: SourceLocation)] = []
@@ -163,7 +177,7 @@ final class NightLoader {
         }
         try apply(batcher.drain())
         // Credited orders whose receipt never came: screened as missing (no decoding).
-        for i in slots.indices where slots[i].outcome == nil && slots[i].order.status == .credited {
+        for i in slots.indices where slots.with(i, { $0.outcomeKind == nil && $0.order.status == .credited }) {
             try settle(i, screening.screen(slots[i].order.row(pool: pool), index: Int(slots[i].position), payload: nil))
         }
         slotOf = [:]

@@ -94,11 +94,10 @@ struct NightScreener {
             }
             book.remember(try ledger.claims(of: keys))
         }
-        // Sort small keys, not the slots themselves; order ids are looked up only on ties.
-        var keys = screenable.map { i in (millis: slots[Int(i)].order.createdAt.millis, slot: i) }
-        keys.sort { a, b in
-            a.millis != b.millis ? a.millis < b.millis : slots[Int(a.slot)].order.orderID < slots[Int(b.slot)].order.orderID
-        }
+        // Claim order: creation time, then order id. Sorted by time alone (small keys, radix),
+        // then each run of equal times by order id.
+        var keys = ClaimOrder.sorted(screenable.map { i in ClaimOrder.Key(millis: slots[Int(i)].order.createdAt.millis, slot: i) })
+        ClaimOrder.breakTies(&keys) { a, b in slots[Int(a)].order.orderID < slots[Int(b)].order.orderID }
         screenable = keys.map(\.slot)
         keys = []
         // Sized once, after the sort's keys are gone: the two never take memory at once.
@@ -106,27 +105,28 @@ struct NightScreener {
         var late: [Int32: [Finding]] = [:]
         var watched: Selection?
         for i in screenable {
-            let slot = slots[Int(i)]
-            guard let outcome = slot.outcome else { continue }
-            let claimant = Claimant(orderID: slot.order.orderID, userID: slot.order.userID, createdAt: slot.order.createdAt,
-                                    catalogType: nil, handle: i)
+            // Fields are read in place: copying a million slots was most of this loop.
+            guard slots.with(Int(i), { $0.outcomeKind != nil }) else { continue }
             if i == watch { watched = Selection.none }
-            if let box = night.deferred(slot) {
-                guard let order = screenOrder(slot, night) else { continue }
+            if let box = night.deferred(at: Int(i)) {
+                guard let order = screenOrder(slots[Int(i)], night) else { continue }
                 let selection = book.select(for: order, digest: box.digest)
                 if i == watch { watched = selection }
                 late[i] = evaluator.findings(order: order, receipt: .decoded(box.digest), selection: selection)
-            } else if let candidate = outcome.candidate {
+            } else if let candidate = slots.with(Int(i), { $0.candidate }) {
+                let claimant = slots.with(Int(i)) { s in
+                    Claimant(orderID: s.order.orderID, userID: s.order.userID, createdAt: s.order.createdAt, catalogType: nil, handle: i)
+                }
                 var selection = book.select(for: claimant, candidates: [candidate])
                 // Whether a conflict is a same-user restore may need the catalog's word; asking
                 // again changes nothing in the book (a conflict takes nothing).
-                if case .replayOf = selection, candidate.nonConsumable == nil, let type = screenOrder(slot, night)?.catalogType {
+                if case .replayOf = selection, candidate.nonConsumable == nil, let type = screenOrder(slots[Int(i)], night)?.catalogType {
                     var c = claimant
                     c.catalogType = type
                     selection = book.select(for: c, candidates: [candidate])
                 }
                 if i == watch { watched = selection }
-                if case .replayOf(_, let original, let key) = selection, let order = screenOrder(slot, night),
+                if case .replayOf(_, let original, let key) = selection, let order = screenOrder(slots[Int(i)], night),
                    let f = evaluator.replayFinding(order: order, transaction: candidate.transactionText, original: original, key: key) {
                     late[i] = [f]
                 }
