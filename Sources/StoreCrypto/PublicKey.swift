@@ -24,6 +24,8 @@ public final class PublicKey: @unchecked Sendable {
     static let es256TableAfter = 8
     /// Tables built so far in this process (at most `P256KeyTable.maxTables`).
     private static let es256Tables = Mutex(0)
+    /// How many keys got a table in this process (shown by `IAPSCREEN_TIMINGS`).
+    public static var es256TablesBuilt: Int { es256Tables.withLock { $0 } }
 
     /// Takes ownership of `handle`.
     init(owning handle: OpaquePointer) {

@@ -138,6 +138,10 @@ final class NightLoader {
 
     func spilled(_ slot: Slot) -> FindingSpill.Ref? { slot.rareIndex < 0 ? nil : rare[Int(slot.rareIndex)].spilled }
     func deferred(_ slot: Slot) -> ReceiptDigestBox? { slot.rareIndex < 0 ? nil : rare[Int(slot.rareIndex)].deferred }
+    func spilled(at i: Int) -> FindingSpill.Ref? {
+        let index = slots.with(i) { $0.rareIndex }
+        return index < 0 ? nil : rare[Int(index)].spilled
+    }
     func deferred(at i: Int) -> ReceiptDigestBox? {
         let index = slots.with(i) { $0.rareIndex }
         return index < 0 ? nil : rare[Int(index)].deferred

@@ -57,7 +57,7 @@ struct NightScreener {
         var unresolved: [MalformedItem] = []
         var receipts = 0, orders = 0
         for i in slots.indices {
-            guard slots[i].order.status == .credited, let kind = slots[i].outcomeKind else { continue }
+            guard let kind = slots.with(i, { $0.order.status == .credited ? $0.outcomeKind : nil }) else { continue }
             orders += 1
             if kind != .missing { receipts += 1 }
             if kind == .unresolvable {
@@ -96,8 +96,10 @@ struct NightScreener {
         }
         // Claim order: creation time, then order id. Sorted by time alone (small keys, radix),
         // then each run of equal times by order id.
-        var keys = ClaimOrder.sorted(screenable.map { i in ClaimOrder.Key(millis: slots[Int(i)].order.createdAt.millis, slot: i) })
-        ClaimOrder.breakTies(&keys) { a, b in slots[Int(a)].order.orderID < slots[Int(b)].order.orderID }
+        var keys = ClaimOrder.sorted(screenable.map { i in
+            ClaimOrder.Key(millis: slots.with(Int(i)) { $0.order.createdAt.millis }, slot: i)
+        })
+        ClaimOrder.breakTies(&keys) { a, b in slots.with(Int(a)) { x in slots.with(Int(b)) { y in x.order.orderID < y.order.orderID } } }
         screenable = keys.map(\.slot)
         keys = []
         // Sized once, after the sort's keys are gone: the two never take memory at once.
@@ -168,9 +170,11 @@ struct NightScreener {
         var items: [ReportItem] = []
         var next = 0
         for i in slots.indices {
-            let position = Int(slots[i].position)
-            guard slots[i].order.status == .credited, slots[i].outcomeKind != nil, !unresolvedSlots.contains(position),
-                  night.spilled(slots[i]) != nil || late[Int32(i)] != nil else { continue }
+            let (position, reported) = slots.with(i) { s in
+                (Int(s.position), s.order.status == .credited && s.outcomeKind != nil)
+            }
+            guard reported, !unresolvedSlots.contains(position),
+                  night.spilled(at: i) != nil || late[Int32(i)] != nil else { continue }
             while next < extra.count, extra[next].position < position {
                 items.append(.extra(next))
                 next += 1

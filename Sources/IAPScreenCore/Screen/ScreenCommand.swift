@@ -10,6 +10,7 @@ import ReceiptFormats
 import ReceiptVerification
 import Reporting
 import Screening
+import StoreCrypto
 
 /// `iapscreen screen`: the nightly job.
 enum ScreenCommand {
@@ -122,9 +123,9 @@ enum ScreenCommand {
         }
         if ProcessInfo.processInfo.environment["IAPSCREEN_TIMINGS"] != nil {
             let now = Clock.monotonicSeconds()
-            io.error(String(format: "timings: load %.2f s, claims %.2f s, reports %.2f s, summary and ledger %.2f s",
+            io.error(String(format: "timings: load %.2f s, claims %.2f s, reports %.2f s, summary and ledger %.2f s; %d ES256 key tables",
                             loaded - startedMonotonic, outcome.claimSeconds, screened - loaded - outcome.claimSeconds,
-                            now - screened))
+                            now - screened, PublicKey.es256TablesBuilt))
         }
         if !quiet { io.error(Summaries.text(summary, outDir: outDir)) }
         return status
