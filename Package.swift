@@ -18,6 +18,8 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite3", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // The process's allocator (see its shim.h); only the executable links it.
+        .systemLibrary(name: "CMimalloc", providers: [.apt(["libmimalloc-dev"])]),
 
         // Pure building blocks.
         .target(name: "IAPBasics"),
@@ -56,7 +58,7 @@ let package = Package(
             "IAPBasics", "JSONText", "Decompression", "DumpFormats", "ReceiptFormats", "StoreCrypto", "ReceiptBuilder",
             "Screening", "Ledger", "Reporting", "ReceiptVerification", "StoreReports", "Reconciliation",
         ]),
-        .executableTarget(name: "iapscreen", dependencies: ["IAPScreenCore"]),
+        .executableTarget(name: "iapscreen", dependencies: ["IAPScreenCore", "CMimalloc"]),
         .executableTarget(name: "iapscreen-bench", dependencies: [
             "IAPBasics", "ReceiptBuilder", "DumpFormats", "ReceiptFormats", "JSONText", "Decompression",
             "ReceiptVerification", "StoreCrypto",

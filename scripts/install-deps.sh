@@ -5,7 +5,7 @@ set -euo pipefail
 
 # --browser: also headless Chromium, which the report.html tests (and the screenshot
 # script) open the page in. CI passes it; tests that need it skip without it off CI.
-packages=(libxml2-dev zlib1g-dev libisal-dev libssl-dev libsqlite3-dev libpq-dev pkg-config)
+packages=(libxml2-dev zlib1g-dev libisal-dev libssl-dev libsqlite3-dev libpq-dev libmimalloc-dev pkg-config)
 for arg in "$@"; do
   case "$arg" in
     --browser) packages+=(chromium) ;;

@@ -1,3 +1,5 @@
+// Linking mimalloc replaces the process's malloc (see Sources/CMimalloc/shim.h).
+import CMimalloc
 import IAPScreenCore
 
 #if canImport(Glibc)
