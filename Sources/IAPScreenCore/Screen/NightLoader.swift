@@ -111,9 +111,15 @@ final class NightLoader {
             set { chunks[i >> 16][i & 0xFFFF] = newValue }
         }
 
-        /// Reads a slot in place: `self[i].field` copies the whole slot, strings and all.
-        func with<R>(_ i: Int, _ body: (borrowing Slot) -> R) -> R {
-            chunks[i >> 16].withUnsafeBufferPointer { body($0[i & 0xFFFF]) }
+        /// Reads a slot in place, through `pointee`: `self[i].field`, or handing the slot to a
+        /// closure, copies the whole slot, strings and all (measured: most of the claims' time).
+        func with<R>(_ i: Int, _ body: (UnsafePointer<Slot>) -> R) -> R {
+            chunks[i >> 16].withUnsafeBufferPointer { chunk in
+                guard let base = chunk.baseAddress, chunk.indices.contains(i & 0xFFFF) else {
+                    fatalError("slot \(i) is past the end (\(count) slots)")
+                }
+                return body(base + (i & 0xFFFF))
+            }
         }
 
         mutating func append(_ slot: Slot) {
@@ -139,11 +145,11 @@ final class NightLoader {
     func spilled(_ slot: Slot) -> FindingSpill.Ref? { slot.rareIndex < 0 ? nil : rare[Int(slot.rareIndex)].spilled }
     func deferred(_ slot: Slot) -> ReceiptDigestBox? { slot.rareIndex < 0 ? nil : rare[Int(slot.rareIndex)].deferred }
     func spilled(at i: Int) -> FindingSpill.Ref? {
-        let index = slots.with(i) { $0.rareIndex }
+        let index = slots.with(i) { $0.pointee.rareIndex }
         return index < 0 ? nil : rare[Int(index)].spilled
     }
     func deferred(at i: Int) -> ReceiptDigestBox? {
-        let index = slots.with(i) { $0.rareIndex }
+        let index = slots.with(i) { $0.pointee.rareIndex }
         return index < 0 ? nil : rare[Int(index)].deferred
     }
     private var slotOf: [String: Int32] = [:]
@@ -181,7 +187,7 @@ final class NightLoader {
         }
         try apply(batcher.drain())
         // Credited orders whose receipt never came: screened as missing (no decoding).
-        for i in slots.indices where slots.with(i, { $0.outcomeKind == nil && $0.order.status == .credited }) {
+        for i in slots.indices where slots.with(i, { $0.pointee.outcomeKind == nil && $0.pointee.order.status == .credited }) {
             try settle(i, screening.screen(slots[i].order.row(pool: pool), index: Int(slots[i].position), payload: nil))
         }
         slotOf = [:]

@@ -57,7 +57,7 @@ struct NightScreener {
         var unresolved: [MalformedItem] = []
         var receipts = 0, orders = 0
         for i in slots.indices {
-            guard let kind = slots.with(i, { $0.order.status == .credited ? $0.outcomeKind : nil }) else { continue }
+            guard let kind = slots.with(i, { $0.pointee.order.status == .credited ? $0.pointee.outcomeKind : nil }) else { continue }
             orders += 1
             if kind != .missing { receipts += 1 }
             if kind == .unresolvable {
@@ -97,9 +97,9 @@ struct NightScreener {
         // Claim order: creation time, then order id. Sorted by time alone (small keys, radix),
         // then each run of equal times by order id.
         var keys = ClaimOrder.sorted(screenable.map { i in
-            ClaimOrder.Key(millis: slots.with(Int(i)) { $0.order.createdAt.millis }, slot: i)
+            ClaimOrder.Key(millis: slots.with(Int(i)) { $0.pointee.order.createdAt.millis }, slot: i)
         })
-        ClaimOrder.breakTies(&keys) { a, b in slots.with(Int(a)) { x in slots.with(Int(b)) { y in x.order.orderID < y.order.orderID } } }
+        ClaimOrder.breakTies(&keys) { a, b in slots.with(Int(a)) { x in slots.with(Int(b)) { y in x.pointee.order.orderID < y.pointee.order.orderID } } }
         screenable = keys.map(\.slot)
         keys = []
         // Sized once, after the sort's keys are gone: the two never take memory at once.
@@ -108,16 +108,17 @@ struct NightScreener {
         var watched: Selection?
         for i in screenable {
             // Fields are read in place: copying a million slots was most of this loop.
-            guard slots.with(Int(i), { $0.outcomeKind != nil }) else { continue }
+            guard slots.with(Int(i), { $0.pointee.outcomeKind != nil }) else { continue }
             if i == watch { watched = Selection.none }
             if let box = night.deferred(at: Int(i)) {
                 guard let order = screenOrder(slots[Int(i)], night) else { continue }
                 let selection = book.select(for: order, digest: box.digest)
                 if i == watch { watched = selection }
                 late[i] = evaluator.findings(order: order, receipt: .decoded(box.digest), selection: selection)
-            } else if let candidate = slots.with(Int(i), { $0.candidate }) {
+            } else if let candidate = slots.with(Int(i), { $0.pointee.candidate }) {
                 let claimant = slots.with(Int(i)) { s in
-                    Claimant(orderID: s.order.orderID, userID: s.order.userID, createdAt: s.order.createdAt, catalogType: nil, handle: i)
+                    Claimant(orderID: s.pointee.order.orderID, userID: s.pointee.order.userID, createdAt: s.pointee.order.createdAt,
+                             catalogType: nil, handle: i)
                 }
                 var selection = book.select(for: claimant, candidates: [candidate])
                 // Whether a conflict is a same-user restore may need the catalog's word; asking
@@ -171,7 +172,7 @@ struct NightScreener {
         var next = 0
         for i in slots.indices {
             let (position, reported) = slots.with(i) { s in
-                (Int(s.position), s.order.status == .credited && s.outcomeKind != nil)
+                (Int(s.pointee.position), s.pointee.order.status == .credited && s.pointee.outcomeKind != nil)
             }
             guard reported, !unresolvedSlots.contains(position),
                   night.spilled(at: i) != nil || late[Int32(i)] != nil else { continue }
