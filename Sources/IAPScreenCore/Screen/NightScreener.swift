@@ -194,6 +194,14 @@ struct NightScreener {
         let appender = ChunkAppender(writer: writer)
         for chunkStart in stride(from: 0, to: items.count, by: 4096) {
             let chunk = Array(items[chunkStart..<min(chunkStart + 4096, items.count)])
+            guard ledger != nil else {
+                // Nothing to mark: each report is formatted where it is built, in one pass.
+                let built = try shared.parallelMap(chunk) { item throws -> (OrderReport, ReportWriter.Formatted)? in
+                    try shared.report(item).map { ($0, ReportWriter.format($0)) }
+                }
+                try appender.append(built.map { $0?.0 }, built.map { $0?.1 })
+                continue
+            }
             var reports = try shared.parallelMap(chunk) { item throws -> OrderReport? in try shared.report(item) }
             for k in reports.indices { if let r = reports[k] { reports[k]?.findings = try marked(r.findings) } }
             let formatted = try shared.parallelMap(reports) { r -> ReportWriter.Formatted? in r.map(ReportWriter.format) }
@@ -285,19 +293,19 @@ struct NightScreener {
             return outcome.candidate?.keyFields ?? []
         }
 
-        /// `transform` over `items` on two threads, results in order. Each result slot is
-        /// written by one thread and read after both have finished.
+        /// `transform` over `items` on both cores, results in order. Eight pieces rather than
+        /// two halves, so that a half with heavier reports does not leave a core idle. Each
+        /// result slot is written by one thread and read after all have finished.
         func parallelMap<T, R>(_ items: [T], _ transform: (T) throws -> R) throws -> [R] {
             var results = [Result<R, Error>?](repeating: nil, count: items.count)
-            let half = (items.count + 1) / 2
-            let parts = items.count < 64 ? 1 : 2
+            let parts = items.count < 64 ? 1 : 8
+            let size = (items.count + parts - 1) / parts
             results.withUnsafeMutableBufferPointer { out in
                 nonisolated(unsafe) let out = out
                 nonisolated(unsafe) let items = items
                 nonisolated(unsafe) let transform = transform
                 DispatchQueue.concurrentPerform(iterations: parts) { part in
-                    let range = parts == 1 ? 0..<items.count : (part == 0 ? 0..<half : half..<items.count)
-                    for k in range { out[k] = Result { try transform(items[k]) } }
+                    for k in min(items.count, part * size)..<min(items.count, (part + 1) * size) { out[k] = Result { try transform(items[k]) } }
                 }
             }
             return try results.map { v in
