@@ -57,7 +57,9 @@ struct NightScreener {
         var unresolved: [MalformedItem] = []
         var receipts = 0, orders = 0
         for i in slots.indices {
-            guard let kind = slots.with(i, { $0.pointee.order.status == .credited ? $0.pointee.outcomeKind : nil }) else { continue }
+            guard let kind = slots.with(i, { $0.pointee.order.status == .credited ? $0.pointee.outcomeKind : nil }) else {
+                continue
+            }
             orders += 1
             if kind != .missing { receipts += 1 }
             if kind == .unresolvable {
@@ -99,7 +101,9 @@ struct NightScreener {
         var keys = ClaimOrder.sorted(screenable.map { i in
             ClaimOrder.Key(millis: slots.with(Int(i)) { $0.pointee.order.createdAt.millis }, slot: i)
         })
-        ClaimOrder.breakTies(&keys) { a, b in slots.with(Int(a)) { x in slots.with(Int(b)) { y in x.pointee.order.orderID < y.pointee.order.orderID } } }
+        ClaimOrder.breakTies(&keys) { a, b in
+            slots.with(Int(a)) { x in slots.with(Int(b)) { y in x.pointee.order.orderID < y.pointee.order.orderID } }
+        }
         screenable = keys.map(\.slot)
         keys = []
         // Sized once, after the sort's keys are gone: the two never take memory at once.
