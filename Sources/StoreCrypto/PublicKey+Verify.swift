@@ -26,7 +26,7 @@ extension PublicKey {
             return ok ? .valid : .invalid(reason: "bad signature")
         }
         guard let der = try ECDSASignatureFormat.der(fromRaw: signature) else {
-            return .invalid(reason: "ES256 signature is \(signature.count) bytes, not 64 (r ‖ s)")
+            throw CryptoError(.operationFailed, "a 64-byte ES256 signature could not be re-encoded as DER")
         }
         let ok = try verifyTemplate(.sha256).verify(der, over: data)
         return ok ? .valid : .invalid(reason: "bad signature")

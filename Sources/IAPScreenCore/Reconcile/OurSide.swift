@@ -55,27 +55,22 @@ final class OurSide {
 
     /// Reads every orders dump, then every receipts dump; throws when a file cannot be read.
     func load(orders paths: [String], receipts: [String]) throws(InputError) {
-        for path in paths {
-            inputs.append(try readHashed(path, limits: limits) { reader throws(InputError) in
-                while let item = try reader.nextOrder() {
-                    switch item {
-                    case .failure(let m): skip(m)
-                    case .success(let row): add(row)
-                    }
-                }
-            })
-        }
-        for path in receipts {
-            inputs.append(try readHashed(path, limits: limits) { reader throws(InputError) in
-                while let item = try reader.nextReceipt() {
-                    switch item {
-                    case .failure(let m): skip(m)
-                    case .success(let row): add(row)
-                    }
-                }
-            })
-        }
+        for path in paths { try read(path, { (r) throws(InputError) in try r.nextOrder() }, add) }
+        for path in receipts { try read(path, { (r) throws(InputError) in try r.nextReceipt() }, add) }
         slotOf = [:]
+    }
+
+    /// Reads one file to its end, rows to `add`, unreadable records to `skipped`.
+    private func read<Row>(_ path: String, _ next: (DumpReader) throws(InputError) -> Result<Row, MalformedRecord>?,
+                           _ add: (Row) -> Void) throws(InputError) {
+        inputs.append(try readHashed(path, limits: limits) { reader throws(InputError) in
+            while let item = try next(reader) {
+                switch item {
+                case .failure(let m): skip(m)
+                case .success(let row): add(row)
+                }
+            }
+        })
     }
 
     private func skip(_ m: MalformedRecord) {

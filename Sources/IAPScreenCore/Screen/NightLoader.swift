@@ -142,16 +142,12 @@ final class NightLoader {
     private(set) var slots = SlotStore()
     private(set) var rare: [Rare] = []
 
-    func spilled(_ slot: Slot) -> FindingSpill.Ref? { slot.rareIndex < 0 ? nil : rare[Int(slot.rareIndex)].spilled }
-    func deferred(_ slot: Slot) -> ReceiptDigestBox? { slot.rareIndex < 0 ? nil : rare[Int(slot.rareIndex)].deferred }
-    func spilled(at i: Int) -> FindingSpill.Ref? {
-        let index = slots.with(i) { $0.pointee.rareIndex }
-        return index < 0 ? nil : rare[Int(index)].spilled
-    }
-    func deferred(at i: Int) -> ReceiptDigestBox? {
-        let index = slots.with(i) { $0.pointee.rareIndex }
-        return index < 0 ? nil : rare[Int(index)].deferred
-    }
+    func spilled(_ slot: Slot) -> FindingSpill.Ref? { rare(slot.rareIndex)?.spilled }
+    func deferred(_ slot: Slot) -> ReceiptDigestBox? { rare(slot.rareIndex)?.deferred }
+    /// The same for slot `i`, read in place.
+    func spilled(at i: Int) -> FindingSpill.Ref? { rare(slots.with(i) { $0.pointee.rareIndex })?.spilled }
+    func deferred(at i: Int) -> ReceiptDigestBox? { rare(slots.with(i) { $0.pointee.rareIndex })?.deferred }
+    private func rare(_ index: Int32) -> Rare? { index < 0 ? nil : rare[Int(index)] }
     private var slotOf: [String: Int32] = [:]
     private(set) var malformed: [MalformedItem] = []
     private(set) var orphans: [(position: Int, orderID: String, location: SourceLocation)] = []
