@@ -176,6 +176,26 @@ struct ReconcileCommandTests {
         #expect(try f.rows() == [])
     }
 
+    @Test("an order credited against another app's Google purchase is an unpaid credit: apps.csv filters the store's rows, never ours")
+    func foreignAppCredit() throws {
+        let f = try ReconcileFixture()
+        // The receipt names a package that is not ours; the order took it as a purchase of our gems.
+        let clone = #"{""packageName"":""com.cheap.clone"",""productId"":""gems_100"",""purchaseTime"":1709294400000,""purchaseState"":0,""purchaseToken"":""tok"",""orderId"":""GPA.clone""}"#
+        let orders = try f.s.write("orders.csv", """
+            order_id,user_id,item_id,platform,receipt,created_at
+            ORD-clone,u1,gems_100,,"\(clone)",2024-03-01T12:00:30Z
+
+            """)
+        // Our package's report has no such charge; the clone's own row is not ours to compare.
+        let sales = try f.s.write("sales.csv", [ReconcileFixture.salesHeader,
+                                                ReconcileFixture.sale("GPA.clone", package: "com.cheap.clone")].joined(separator: "\n") + "\n")
+        let run = try f.run(["--orders", orders, "--store-report", sales, "--fail-on", "high"])
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(try f.rows() == ["google unpaid-credit ORD-clone GPA.clone"])
+        let usd = try f.json()["stores"]?.object?["google"]?.object?["USD"]?.object
+        #expect(usd?["unpaid-credit"]?.object?["amount"]?.string == "0.99")
+    }
+
     @Test("bad usage and bad Rules exit 2, an unreadable report exits 3, and nothing is written")
     func exitStatuses() throws {
         let f = try ReconcileFixture()

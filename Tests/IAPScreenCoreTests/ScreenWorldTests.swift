@@ -105,16 +105,4 @@ struct ScreenWorldTests {
         let row = try #require(rows.first { $0.hasPrefix(orderID + ",") })
         return String(row.split(separator: ",")[2])
     }
-
-    func gunzipLines(_ path: String) throws -> [Substring] {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/gzip")
-        p.arguments = ["-dc", path]
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).split(separator: "\n")
-    }
 }

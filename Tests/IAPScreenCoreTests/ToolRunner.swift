@@ -79,3 +79,16 @@ final class Scratch {
         try String(contentsOfFile: file(name), encoding: .utf8)
     }
 }
+
+/// The lines of a gzipped file, through the system's gzip (not the tool's own reader).
+func gunzipLines(_ path: String) throws -> [Substring] {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/bin/gzip")
+    p.arguments = ["-dc", path]
+    let pipe = Pipe()
+    p.standardOutput = pipe
+    try p.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return String(decoding: data, as: UTF8.self).split(separator: "\n")
+}

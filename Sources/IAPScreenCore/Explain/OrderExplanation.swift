@@ -56,7 +56,8 @@ struct OrderExplanation {
         }
 
         let order: ScreenOrder
-        switch setup.resolver.resolve(row, index: Int(stored.position), receiptPlatform: receiptPlatform) {
+        switch setup.resolver.resolve(row, index: Int(stored.position), receiptPlatform: receiptPlatform,
+                                      needsProduct: decoded != nil) {
         case .failure(let f):
             out.append("")
             out.append("not screened: \(f.reason); the order is reported as a malformed-record finding.")
@@ -64,7 +65,7 @@ struct OrderExplanation {
         case .success(let o):
             order = o
         }
-        out.append("  screened as: \(order.platform?.rawValue ?? "unknown platform"), expected product \(order.expectedProductID)"
+        out.append("  screened as: \(order.platform?.rawValue ?? "unknown platform"), expected product \(order.expectedProductID ?? "not known (none is needed without a readable receipt)")"
                    + "\(order.catalogType.map { " (\($0) in the catalog)" } ?? "")"
                    + ", \(order.production ? "production" : "sandbox")")
         out.append("")
@@ -132,7 +133,7 @@ struct OrderExplanation {
             out.append("entries: the order names transaction \(txn); the receipt \(digest.candidates.isEmpty ? "does not hold it" : "holds it")")
         } else {
             out.append("entries: the order names no transaction, so its entry is chosen among the \(digest.candidates.count) "
-                       + "purchase(s) of \(order.expectedProductID): the nearest at or before the credit that no earlier order took")
+                       + "purchase(s) of \(order.expectedProductID ?? "?"): the nearest at or before the credit that no earlier order took")
         }
         for (i, p) in digest.candidates.prefix(8).enumerated() {
             out.append("  #\(i + 1) \(describe(p))")

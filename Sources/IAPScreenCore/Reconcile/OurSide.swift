@@ -10,19 +10,18 @@ import StoreReports
 /// same way), kept small, then turned into the credits the stores should have charged.
 ///
 /// A receipt is decoded only where it says something the order does not: the platform of
-/// an order that names none, and a Google order's order number (`orderId`) and package
-/// name. Signatures are `screen`'s business, not checked here.
+/// an order that names none, and a Google order's order number (`orderId`). Which app the
+/// receipt is of does not matter here: an order credited against another app's purchase
+/// is still our credit. Signatures are `screen`'s business, not checked here.
 final class OurSide {
     /// What a receipt adds to its order.
     struct ReceiptFacts {
         var platform: Platform?
         var orderNumber: String?
-        var appID: String?
 
         init?(payload: String, limits: Limits) {
             guard let receipt = try? ReceiptDecoder.decode(Array(payload.utf8), limits: limits) else { return nil }
             platform = receipt.platform
-            appID = receipt.appID
             orderNumber = receipt.kind == .googlePurchase ? receipt.purchases.first?.transactionID : nil
         }
     }
@@ -38,7 +37,7 @@ final class OurSide {
 
     /// Orders not compared, by why (reconciliation.json says how many).
     struct NotCompared {
-        var notCredited = 0, sandbox = 0, zeroAmount = 0, outsideCatalog = 0, otherApps = 0, unknownPlatform = 0
+        var notCredited = 0, sandbox = 0, zeroAmount = 0, outsideCatalog = 0, unknownPlatform = 0
     }
 
     let pool = StringPool()
@@ -120,15 +119,22 @@ final class OurSide {
             let facts = order.hasOwnReceipt ? order.own : order.fromDump
             let row = stored.row(pool: pool)
             let resolved: ScreenOrder
-            switch resolver.resolve(row, index: index, receiptPlatform: facts?.platform) {
+            switch resolver.resolve(row, index: index, receiptPlatform: facts?.platform, needsProduct: false) {
             case .success(let o): resolved = o
             case .failure(let f):
                 skip(MalformedRecord(location: row.location, reason: f.reason))
                 continue
             }
+            // Neither the row nor a receipt names the platform: no store to compare with.
             guard let platform = resolved.platform else { notCompared.unknownPlatform += 1; continue }
             guard resolved.production else { notCompared.sandbox += 1; continue }
-            guard rules.catalog.product(resolved.expectedProductID, platform: platform) != nil else {
+            guard let productID = resolved.expectedProductID else {
+                let reason = row.itemID.map { "item \($0) is not in the catalog for \(platform.rawValue) and the row has no product_id" }
+                    ?? "the row has neither item_id nor product_id"
+                skip(MalformedRecord(location: row.location, reason: reason))
+                continue
+            }
+            guard rules.catalog.product(productID, platform: platform) != nil else {
                 notCompared.outsideCatalog += 1
                 continue
             }
@@ -141,13 +147,12 @@ final class OurSide {
                 continue
             }
             guard !amount.isZero else { notCompared.zeroAmount += 1; continue }
-            if platform == .android, rules.hasAppsFile, let app = facts?.appID, !rules.isOurApp(app, platform: .android) {
-                notCompared.otherApps += 1
-                continue
-            }
+            // An order credited against another app's purchase stays: apps.csv picks the
+            // store's rows (our packages' reports), never our credits. The store has no such
+            // charge, so it is an unpaid credit.
             out.append(OurCredit(orderID: row.orderID, store: platform == .android ? .google : .apple,
                                  storeOrderID: platform == .android ? (row.transactionID ?? facts?.orderNumber) : nil,
-                                 productID: resolved.expectedProductID, createdAt: row.createdAt, amount: amount,
+                                 productID: productID, createdAt: row.createdAt, amount: amount,
                                  currency: currency.uppercased(), refunded: stored.status == .refunded))
         }
         orders = []

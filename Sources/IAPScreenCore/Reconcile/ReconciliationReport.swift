@@ -66,7 +66,7 @@ struct ReconciliationReport {
             ("not_compared", .object(JSONObject([
                 ("orders_not_credited", .integer(n.notCredited)), ("orders_sandbox", .integer(n.sandbox)),
                 ("orders_zero_amount", .integer(n.zeroAmount)), ("orders_outside_catalog", .integer(n.outsideCatalog)),
-                ("orders_other_apps", .integer(n.otherApps)), ("orders_unknown_platform", .integer(n.unknownPlatform)),
+                ("orders_unknown_platform", .integer(n.unknownPlatform)),
                 ("store_rows_ignored", .integer(storeRowsIgnored)),
             ]))),
         ])

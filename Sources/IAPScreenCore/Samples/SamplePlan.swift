@@ -45,6 +45,9 @@ struct PlannedOrder {
     var receiptDelaySeconds: Int64 = 30
     /// Written twice, as overlapping exports do.
     var duplicated = false
+    /// The row names its platform. Servers that learn it from the receipt leave it out, so an
+    /// order without a receipt says neither platform nor store product (only its item).
+    var statesPlatform = true
     /// `created_at` written unreadable: a malformed record.
     var brokenCreatedAt = false
     /// Rules that must flag it (not exempted), rules that must be reviewer-exempted.

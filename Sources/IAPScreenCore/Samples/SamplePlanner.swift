@@ -250,6 +250,7 @@ struct SamplePlanner {
         case "missing-receipt":
             o.proof = .none
             o.transactionID = nil
+            o.statesPlatform = false
             o.expected = ["missing-receipt"]
         case "undecodable":
             o.proof = .garbage(random.pick(["not a receipt", "MIIBgarbage==", "{\"receipt\": \"lol\"}", "eyJhbGciOiJub25lIn0.e30."]))

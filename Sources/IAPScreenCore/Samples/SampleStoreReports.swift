@@ -122,8 +122,9 @@ struct SampleStoreSide {
             if google { googleSales.append(sale) } else { appleSales.append(sale) }
         }
         // Our side, as reconcile compares it.
+        // An order that names no platform and has no receipt cannot be given to either store.
         guard o.status == "credited" || o.status == "refunded", o.environment != "sandbox", !o.brokenCreatedAt,
-              DecimalAmount(amount).map({ !$0.isZero }) ?? true, !(google && o.caseName == "foreign-app") else { return }
+              o.statesPlatform, DecimalAmount(amount).map({ !$0.isZero }) ?? true else { return }
         var number = o.transactionID
         if number == nil, case .google(let d, _) = o.proof { number = d.orderID }
         let credit = Credit(orderID: o.orderID, number: google ? number : nil, product: google ? item.google : item.apple,

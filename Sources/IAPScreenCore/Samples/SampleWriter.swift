@@ -162,7 +162,7 @@ struct SampleWriter {
     }
 
     private func csvRow(_ o: PlannedOrder) -> String {
-        SpreadsheetCSV.row([o.orderID, o.userID, o.itemID, "ios", o.transactionID, price(o), "USD", o.status,
+        SpreadsheetCSV.row([o.orderID, o.userID, o.itemID, o.statesPlatform ? "ios" : nil, o.transactionID, price(o), "USD", o.status,
                             o.environment, createdText(o)])
     }
 
@@ -174,7 +174,7 @@ struct SampleWriter {
         // mysqldump writes created_at as DATETIME without a zone.
         let created = o.brokenCreatedAt ? "yesterday" : String(o.createdAt.iso8601.dropLast()).replacingOccurrences(of: "T", with: " ")
         return "\t<row>\n" + field("id", String(o.orderID.dropFirst(4))) + field("order_no", o.orderID) + field("uid", o.userID)
-            + field("sku", o.itemID) + field("store", "appstore") + field("txn_id", o.transactionID)
+            + field("sku", o.itemID) + field("store", o.statesPlatform ? "appstore" : nil) + field("txn_id", o.transactionID)
             + field("price", price(o)) + field("currency", "USD") + field("state", o.status) + field("env", o.environment)
             + field("credited_at", created) + field("receipt_data", payload) + "\t</row>\n"
     }
@@ -183,8 +183,8 @@ struct SampleWriter {
         var obj = JSONObject([
             ("_id", .object(JSONObject([("$oid", .string("65e1c2f0a1b2" + String(o.orderID.filter(\.isNumber)).padding(12)))]))),
             ("orderId", .string(o.orderID)), ("userId", .string(o.userID)), ("itemId", .string(o.itemID)),
-            ("store", .string("googleplay")),
         ])
+        if o.statesPlatform { obj.members.append(("store", .string("googleplay"))) }
         if let t = o.transactionID { obj.members.append(("transactionId", .string(t))) }
         obj.members.append(("price", .object(JSONObject([("$numberDecimal", .string(price(o)))]))))
         obj.members.append(("currency", .string("USD")))

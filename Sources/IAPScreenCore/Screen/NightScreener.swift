@@ -66,7 +66,8 @@ struct NightScreener {
                 let slot = slots[i]
                 let row = slot.order.row(pool: night.pool)
                 var reason = "cannot be screened"
-                if case .failure(let f) = resolver.resolve(row, index: Int(slot.position), receiptPlatform: slot.outcome?.receiptPlatform) {
+                if case .failure(let f) = resolver.resolve(row, index: Int(slot.position), receiptPlatform: slot.outcome?.receiptPlatform,
+                                                           needsProduct: true) {
                     reason = f.reason
                 }
                 unresolved.append(MalformedItem(position: Int(slot.position), location: row.location, reason: reason,
@@ -323,7 +324,8 @@ struct NightScreener {
     func screenOrder(_ slot: NightLoader.Slot, _ night: NightLoader) -> ScreenOrder? {
         let row = slot.order.row(pool: night.pool)
         guard case .success(let order) = resolver.resolve(row, index: Int(slot.position),
-                                                          receiptPlatform: slot.outcome?.receiptPlatform) else { return nil }
+                                                          receiptPlatform: slot.outcome?.receiptPlatform,
+                                                          needsProduct: slot.outcomeKind == .decoded) else { return nil }
         return order
     }
 

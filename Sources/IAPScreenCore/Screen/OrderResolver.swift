@@ -11,7 +11,12 @@ struct OrderResolver: Sendable {
     /// `--environment production`: orders without their own environment are production.
     let defaultProduction: Bool
 
-    func resolve(_ row: OrderRow, index: Int, receiptPlatform: Platform?) -> Result<ScreenOrder, ResolveFailure> {
+    /// `needsProduct`: only a decoded receipt is compared with the order's product (and
+    /// reconcile compares products). Without one (`missing-receipt`, `receipt-undecodable`)
+    /// the finding needs no product, so a product that cannot be chosen is no reason to
+    /// call the order malformed.
+    func resolve(_ row: OrderRow, index: Int, receiptPlatform: Platform?,
+                 needsProduct: Bool) -> Result<ScreenOrder, ResolveFailure> {
         let platform = row.platform.flatMap { Platform(rawValue: $0.rawValue) } ?? receiptPlatform
         var entry: Catalog.Entry?
         if let item = row.itemID {
@@ -20,15 +25,9 @@ struct OrderResolver: Sendable {
         if let product = row.productID, let p = platform, entry == nil || entry?.productID != product {
             entry = catalog.product(product, platform: p) ?? entry
         }
-        guard let expected = row.productID ?? entry?.productID else {
-            if let item = row.itemID {
-                let known = catalog.entries(ofItem: item)
-                let reason = known.isEmpty
-                    ? "item \(item) is not in the catalog and the row has no product_id"
-                    : "item \(item) has products on several platforms and the order says none"
-                return .failure(ResolveFailure(reason: reason))
-            }
-            return .failure(ResolveFailure(reason: "the row has neither item_id nor product_id"))
+        let expected = row.productID ?? entry?.productID
+        if expected == nil, needsProduct {
+            return .failure(ResolveFailure(reason: unresolvedReason(row)))
         }
         let production = row.environment.map { $0 == .production } ?? defaultProduction
         return .success(ScreenOrder(
@@ -37,6 +36,14 @@ struct OrderResolver: Sendable {
             amount: row.amount ?? entry.flatMap { $0.price.isEmpty ? nil : $0.price },
             currency: row.currency.map { $0.uppercased() } ?? entry.flatMap { $0.currency.isEmpty ? nil : $0.currency },
             production: production, location: row.location))
+    }
+
+    /// Why no product could be chosen for the row.
+    private func unresolvedReason(_ row: OrderRow) -> String {
+        guard let item = row.itemID else { return "the row has neither item_id nor product_id" }
+        return catalog.entries(ofItem: item).isEmpty
+            ? "item \(item) is not in the catalog and the row has no product_id"
+            : "item \(item) has products on several platforms, and neither the order nor its receipt says which"
     }
 
     struct ResolveFailure: Error {

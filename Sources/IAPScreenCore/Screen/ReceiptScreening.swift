@@ -37,8 +37,10 @@ struct ReceiptScreening: Sendable {
         } catch {
             return settled(row, index: index, platform: nil, state: .undecodable(error))
         }
-        guard case .success(let order) = resolver.resolve(row, index: index, receiptPlatform: receipt.platform) else {
-            return settled(row, index: index, platform: receipt.platform, state: .missing)
+        guard case .success(let order) = resolver.resolve(row, index: index, receiptPlatform: receipt.platform,
+                                                          needsProduct: true) else {
+            // The reason is found again when the malformed record is reported.
+            return Outcome(kind: .unresolvable, receiptPlatform: receipt.platform)
         }
         let (signature, forgery) = verify(receipt)
         let digest = ReceiptDigest(receipt: receipt, signature: signature, forgery: forgery, for: order)
@@ -59,18 +61,17 @@ struct ReceiptScreening: Sendable {
         return out
     }
 
-    /// Orders without a readable receipt: nothing to claim, the findings are final.
+    /// Orders without a readable receipt: nothing to claim, the findings are final. Such an
+    /// order always resolves: its finding (`missing-receipt`, `receipt-undecodable`) needs
+    /// no product.
     private func settled(_ row: OrderRow, index: Int, platform: Platform?, state: ReceiptState) -> Outcome {
-        switch resolver.resolve(row, index: index, receiptPlatform: platform) {
-        case .failure:
-            // The reason is found again when the malformed record is reported.
+        let kind: Outcome.Kind
+        if case .missing = state { kind = .missing } else { kind = .undecodable }
+        guard case .success(let order) = resolver.resolve(row, index: index, receiptPlatform: platform, needsProduct: false) else {
             return Outcome(kind: .unresolvable, receiptPlatform: platform)
-        case .success(let order):
-            let kind: Outcome.Kind
-            if case .missing = state { kind = .missing } else { kind = .undecodable }
-            return Outcome(kind: kind, receiptPlatform: platform,
-                           findings: FindingSpill.encode(evaluator.findings(order: order, receipt: state, selection: .none)))
         }
+        return Outcome(kind: kind, receiptPlatform: platform,
+                       findings: FindingSpill.encode(evaluator.findings(order: order, receipt: state, selection: .none)))
     }
 }
 

@@ -13,7 +13,7 @@ enum FieldValues {
         case .orderUserID: return .text(order.userID)
         case .orderPlatform: return text(order.platform?.rawValue ?? d.platform.rawValue)
         case .orderItemID: return text(order.itemID)
-        case .orderProductID: return .text(order.expectedProductID)
+        case .orderProductID: return text(order.expectedProductID)
         case .orderTransactionID: return text(order.transactionID)
         case .orderAmount: return order.amount.flatMap(Double.init).map { .number($0) } ?? .null
         case .orderCurrency: return text(order.currency)

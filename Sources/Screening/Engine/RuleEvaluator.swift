@@ -38,7 +38,7 @@ public struct RuleEvaluator: Sendable {
         switch receipt {
         case .missing:
             add(.missingReceipt, "credited order \(order.orderID) has no receipt",
-                Evidence(expected: "a receipt for \(order.expectedProductID)", actual: nil))
+                Evidence(expected: "a receipt for \(order.expectedProductID ?? order.itemID.map { "item \($0)" } ?? "the order")", actual: nil))
             note.skipped(RuleID.allCases.filter { $0 != .missingReceipt && $0 != .malformedRecord && $0 != .orphanReceipt },
                          "there is no receipt to check")
         case .undecodable(let e):
@@ -88,6 +88,8 @@ public struct RuleEvaluator: Sendable {
     private func receiptRules(_ order: ScreenOrder, _ d: ReceiptDigest, _ selection: Selection,
                               _ add: (RuleID, String, Evidence) -> Void, _ note: Note) {
         let s = rules.settings
+        // An order with a decoded receipt always has a product (else it is a malformed record).
+        let expected = order.expectedProductID ?? ""
         // Signature. A forged verifyReceipt JSON says which claim its signed receipt denies.
         if let forgery = d.forgery {
             add(.signatureInvalid, "forged: the JSON contradicts its signed receipt (\(forgery))",
@@ -138,17 +140,17 @@ public struct RuleEvaluator: Sendable {
             add(.transactionNotInReceipt, "the order names transaction \(txn), which its receipt does not contain",
                 Evidence(expected: txn, actual: d.purchaseCount == 0 ? "no purchases" : "\(d.purchaseCount) other purchase(s)",
                          extra: [("transaction_id", .string(txn))]))
-        } else if d.candidates.isEmpty || (order.transactionID != nil && d.candidates.allSatisfy { $0.productID != order.expectedProductID }) {
+        } else if d.candidates.isEmpty || (order.transactionID != nil && d.candidates.allSatisfy { $0.productID != expected }) {
             let held = order.transactionID != nil ? d.candidates.compactMap(\.productID) : d.products
             add(.itemIDMismatch,
-                "expected product \(order.expectedProductID), receipt has \(held.isEmpty ? "no purchases" : held.joined(separator: ", "))",
-                Evidence(expected: order.expectedProductID, actual: held.isEmpty ? nil : held.joined(separator: ", ")))
+                "expected product \(expected), receipt has \(held.isEmpty ? "no purchases" : held.joined(separator: ", "))",
+                Evidence(expected: expected, actual: held.isEmpty ? nil : held.joined(separator: ", ")))
             note.notApplicable(.transactionNotInReceipt, order.transactionID.map { "the receipt holds transaction \($0)" }
                                ?? "the order names no transaction")
         } else {
             note.passed(.transactionNotInReceipt, order.transactionID.map { "the receipt holds transaction \($0)" }
                         ?? "the order names no transaction; its entry is chosen by product and time")
-            note.passed(.itemIDMismatch, "the receipt holds \(order.expectedProductID), the order's product (\(d.candidates.count) entr\(d.candidates.count == 1 ? "y" : "ies"))")
+            note.passed(.itemIDMismatch, "the receipt holds \(expected), the order's product (\(d.candidates.count) entr\(d.candidates.count == 1 ? "y" : "ies"))")
         }
         let picked: Purchase?
         switch selection {
@@ -170,7 +172,7 @@ public struct RuleEvaluator: Sendable {
                 note.off(.replayedTransaction, "would have fired: order \(original.orderID) took it first")
             }
         }
-        guard let p = picked, p.productID == order.expectedProductID || order.transactionID == nil else {
+        guard let p = picked, p.productID == expected || order.transactionID == nil else {
             note.skipped([.revoked, .expiredValidity, .accountMismatch, .purchaseNotCompleted],
                          picked == nil ? "no receipt entry is this order's" : "the order's entry is of another product")
             return

@@ -11,7 +11,8 @@ public struct ScreenOrder: Sendable {
     public var platform: Platform?
     public var itemID: String?
     /// The store product the order should have bought (the order's, else the catalog's).
-    public var expectedProductID: String
+    /// nil only for an order without a readable receipt: its finding needs no product.
+    public var expectedProductID: String?
     /// From the catalog, when the product is in it.
     public var catalogType: ProductType?
     public var transactionID: String?
@@ -23,7 +24,7 @@ public struct ScreenOrder: Sendable {
     public var location: SourceLocation
 
     public init(index: Int, orderID: String, userID: String, createdAt: Timestamp, platform: Platform?, itemID: String?,
-                expectedProductID: String, catalogType: ProductType?, transactionID: String?, amount: String?,
+                expectedProductID: String?, catalogType: ProductType?, transactionID: String?, amount: String?,
                 currency: String?, production: Bool, location: SourceLocation) {
         self.index = index
         self.orderID = orderID
