@@ -25,6 +25,12 @@ struct OrderResolver: Sendable {
         if let product = row.productID, let p = platform, entry == nil || entry?.productID != product {
             entry = catalog.product(product, platform: p) ?? entry
         }
+        // An item sold only on the other store, bought with this store's receipt: the
+        // product it should have been is the other store's, which no receipt here holds
+        // (item-id-mismatch), not a row the catalog cannot place.
+        if entry == nil, row.productID == nil, platform != nil, let item = row.itemID {
+            entry = catalog.entries(ofItem: item).first
+        }
         let expected = row.productID ?? entry?.productID
         if expected == nil, needsProduct {
             return .failure(ResolveFailure(reason: unresolvedReason(row)))

@@ -2,16 +2,18 @@ import Foundation
 import JSONText
 import Testing
 
-/// A credited order with no proof at all is the LocalIAPStore pattern: it must read as
-/// `missing-receipt`, never as a data-quality row, whatever the row leaves out.
-@Suite("Orders without a readable receipt")
-struct MissingReceiptTests {
-    /// Every item on both platforms, as most games sell them.
+/// What a row leaves out (its platform, its product) must never turn a finding into a
+/// data-quality row. A credited order with no proof at all is the LocalIAPStore pattern:
+/// it reads as `missing-receipt`, whatever else the row lacks.
+@Suite("Orders whose row leaves facts out")
+struct UnstatedFactsTests {
+    /// Gems on both platforms, as most games sell them; the ad remover on iOS only.
     static func night(_ s: Scratch, _ rows: String) throws -> [String] {
         try s.write("Rules/catalog.csv", """
             item_id,platform,product_id,type,price,currency
             gems,android,gems_100,consumable,0.99,USD
             gems,ios,com.x.gems,consumable,0.99,USD
+            no_ads,ios,com.x.noads,non_consumable,2.99,USD
 
             """)
         try s.write("Rules/apps.csv", "platform,app_id\nandroid,com.example.game\nios,com.example.game\n")
@@ -65,6 +67,19 @@ struct MissingReceiptTests {
         #expect(try Self.rules(s) == ["E": ["malformed-record"]])
         let line = try #require(try FindingLine.read(s.file("out/findings.jsonl")).first)
         #expect(line.object["message"]?.string?.contains("item crystals is not in the catalog") == true)
+    }
+
+    @Test("an iOS-only item credited with a Google receipt is an item-id mismatch, not a row the catalog cannot place")
+    func itemOfTheOtherStore() throws {
+        let s = try Scratch()
+        let google = #"{""packageName"":""com.example.game"",""productId"":""gems_100"",""purchaseTime"":1709286000000,""purchaseState"":0,""purchaseToken"":""t"",""orderId"":""GPA.2""}"#
+        let r = try Tool.run(try Self.night(s, "F,u6,no_ads,,\"\(google)\",2024-03-01T10:00:00Z\n"))
+        #expect(r.status == 0, "\(r.stderr)")
+        // Unsigned, so signature-invalid too; the point is the mismatch.
+        #expect(try Self.rules(s)["F"]?.sorted() == ["item-id-mismatch", "signature-invalid"])
+        let mismatch = try #require(try FindingLine.read(s.file("out/findings.jsonl")).first { $0.rule == "item-id-mismatch" })
+        #expect(mismatch.object["evidence"]?.object?["expected"]?.string == "com.x.noads")
+        #expect(mismatch.object["evidence"]?.object?["actual"]?.string == "gems_100")
     }
 
     @Test("in a generated world every credited order without a receipt is reported as missing-receipt and nothing else")
