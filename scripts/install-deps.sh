@@ -3,13 +3,16 @@
 # Needs the Swift toolchain already on PATH. Safe to run again: installs nothing twice.
 set -euo pipefail
 
-# --browser: also headless Chromium, which the report.html tests (and the screenshot
-# script) open the page in. CI passes it; tests that need it skip without it off CI.
+# --test-tools: also what the tests read the outputs with: headless Chromium, which the
+# report.html tests (and the screenshot script) open the page in; Prometheus' own
+# text-format parser (python3-prometheus-client, for Debian's /usr/bin/python3), which
+# reads the --metrics file; util-linux's `script`, a terminal for the progress line.
+# CI passes it; tests that need them skip without them off CI. (--browser, the old name, does the same.)
 packages=(libxml2-dev zlib1g-dev libisal-dev libssl-dev libsqlite3-dev libpq-dev libmimalloc-dev pkg-config)
 for arg in "$@"; do
   case "$arg" in
-    --browser) packages+=(chromium) ;;
-    *) echo "usage: scripts/install-deps.sh [--browser]" >&2; exit 2 ;;
+    --test-tools|--browser) packages+=(chromium python3-prometheus-client bsdutils) ;;
+    *) echo "usage: scripts/install-deps.sh [--test-tools]" >&2; exit 2 ;;
   esac
 done
 missing=()

@@ -40,7 +40,7 @@ func runReportBenchmark(findings: Int) -> [String] {
 
     guard let browser = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"]
         .first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-        lines.append("chromium: not installed (scripts/install-deps.sh --browser); open time not measured")
+        lines.append("chromium: not installed (scripts/install-deps.sh --test-tools); open time not measured")
         return lines
     }
     let blank = dir + "/blank.html"

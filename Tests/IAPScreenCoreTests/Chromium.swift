@@ -21,7 +21,7 @@ enum Chromium {
     /// Whether Chromium tests run: Chromium is here, or this is CI (where it must be).
     static var usable: Bool { executable != nil || onCI }
 
-    static let skipReason: Comment = "chromium is not installed (scripts/install-deps.sh --browser, or apt-get install -y chromium); not on CI, so skipped"
+    static let skipReason: Comment = "chromium is not installed (scripts/install-deps.sh --test-tools, or apt-get install -y chromium); not on CI, so skipped"
 
     struct Failure: Error, CustomStringConvertible {
         var description: String
@@ -43,7 +43,7 @@ enum Chromium {
 
     static func run(_ args: [String]) throws -> String {
         guard let executable else {
-            throw Failure(description: "CI is set but chromium is not installed: scripts/install-deps.sh --browser installs it")
+            throw Failure(description: "CI is set but chromium is not installed: scripts/install-deps.sh --test-tools installs it")
         }
         let profile = NSTemporaryDirectory() + "iapscreen-chromium-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: profile) }

@@ -23,8 +23,22 @@ enum Tool {
 
     static func run(_ args: [String], stdin: Data? = nil, in directory: String? = nil,
                     environment: [String: String] = [:]) throws -> ToolRun {
+        try runProgram(binary.path, args, stdin: stdin, in: directory, environment: environment)
+    }
+
+    /// The tool as a person at a terminal runs it: inside util-linux's `script`, whose
+    /// pseudo-terminal makes stdout and stderr TTYs. What the terminal showed comes back.
+    static func inTerminal(_ args: [String]) throws -> String {
+        func quoted(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let command = ([binary.path] + args).map(quoted).joined(separator: " ")
+        return try runProgram("/usr/bin/script", ["-qfec", command, "/dev/null"]).stdout
+    }
+
+    /// Any program, with the same plumbing.
+    static func runProgram(_ path: String, _ args: [String], stdin: Data? = nil, in directory: String? = nil,
+                           environment: [String: String] = [:]) throws -> ToolRun {
         let p = Process()
-        p.executableURL = binary
+        p.executableURL = URL(fileURLWithPath: path)
         p.arguments = args
         if !environment.isEmpty {
             p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }

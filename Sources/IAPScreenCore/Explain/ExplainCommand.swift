@@ -58,7 +58,7 @@ enum ExplainCommand {
             return .unreadableInput
         }
         do {
-            try night.load(orders: setup.orders, receipts: setup.receipts) { _ in }
+            try night.load(orders: setup.orders, receipts: setup.receipts)
         } catch {
             io.error("iapscreen explain: cannot read \(error.path): \(error.reason)")
             return .unreadableInput

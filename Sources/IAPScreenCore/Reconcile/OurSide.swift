@@ -53,24 +53,30 @@ final class OurSide {
     }
 
     /// Reads every orders dump, then every receipts dump; throws when a file cannot be read.
-    func load(orders paths: [String], receipts: [String]) throws(InputError) {
-        for path in paths { try read(path, { (r) throws(InputError) in try r.nextOrder() }, add) }
-        for path in receipts { try read(path, { (r) throws(InputError) in try r.nextReceipt() }, add) }
+    func load(orders paths: [String], receipts: [String], progress: ProgressLine? = nil) throws(InputError) {
+        for path in paths { try read(path, { (r) throws(InputError) in try r.nextOrder() }, add, progress) }
+        for path in receipts { try read(path, { (r) throws(InputError) in try r.nextReceipt() }, add, progress) }
         slotOf = [:]
     }
 
     /// Reads one file to its end, rows to `add`, unreadable records to `skipped`.
     private func read<Row>(_ path: String, _ next: (DumpReader) throws(InputError) -> Result<Row, MalformedRecord>?,
-                           _ add: (Row) -> Void) throws(InputError) {
-        inputs.append(try readHashed(path, limits: limits) { reader throws(InputError) in
+                           _ add: (Row) -> Void, _ progress: ProgressLine?) throws(InputError) {
+        inputs.append(try readHashed(path, limits: limits, counted: progress?.bytes) { reader throws(InputError) in
+            var records = 0
             while let item = try next(reader) {
                 switch item {
                 case .failure(let m): skip(m)
                 case .success(let row): add(row)
                 }
+                records &+= 1
+                if records & 255 == 0 { progress?.tick(count: orders.count) }
             }
         })
     }
+
+    /// Orders read so far (the progress line).
+    var orderCount: Int { orders.count }
 
     private func skip(_ m: MalformedRecord) {
         switch m.location.position {

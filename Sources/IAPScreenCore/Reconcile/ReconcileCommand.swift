@@ -88,8 +88,11 @@ enum ReconcileCommand {
         var ignored = 0
         var storesRead: Set<StoreName> = []
         var timings: [(String, Double)] = [("start", Clock.monotonicSeconds())]
+        let progress = ProgressLine(enabled: ProgressLine.wanted(quiet: false), console: io,
+                                    totalBytes: ProgressLine.totalSize(of: orders + receipts + reports))
         do {
-            try ours.load(orders: orders, receipts: receipts)
+            try ours.load(orders: orders, receipts: receipts, progress: progress)
+            let ordersRead = ours.orderCount
             timings.append(("dumps", Clock.monotonicSeconds()))
             let credits = ours.credits(rules: rules)
             reconciler.reserve(credits: credits.count)
@@ -102,6 +105,7 @@ enum ReconcileCommand {
                 try StoreReportFile.read(path, limits: limits) { reader throws(InputError) in
                     storesRead.insert(reader.kind.store)
                     while let item = try reader.next() {
+                        if reader.dataRows & 4095 == 0 { progress.tick(count: ordersRead) }
                         switch item {
                         case .event(let e):
                             if compared(e, rules: rules) { reconciler.add(e) } else { ignored += 1 }
@@ -112,12 +116,16 @@ enum ReconcileCommand {
                     rows += reader.dataRows
                 }
                 inputs.append(InputRecord(path: path, sha256: try sha256(ofFile: path), records: rows))
+                progress.bytes.add(ProgressLine.totalSize(of: [path]))
+                progress.tick(count: ordersRead)
             }
         } catch {
+            progress.clear()
             io.error("iapscreen reconcile: cannot read \(error.path): \(error.reason); nothing written")
             return .unreadableInput
         }
 
+        progress.clear()
         timings.append(("store reports", Clock.monotonicSeconds()))
         let outcome = reconciler.finish(stores: storesRead)
         var status = ExitStatus.ok

@@ -174,7 +174,9 @@ final class NightLoader {
     }
 
     /// Reads every orders dump, then every receipts dump; throws when a file cannot be read.
-    func load(orders: [String], receipts: [String], progress: (String) -> Void) throws(InputError) {
+    /// `progress`, when given, counts the bytes read and is told the orders so far after
+    /// every batch of records.
+    func load(orders: [String], receipts: [String], progress: ProgressLine? = nil) throws(InputError) {
         for path in orders {
             try read(path, { (r) throws(InputError) in try r.nextOrder() }, addOrder, progress: progress)
         }
@@ -193,8 +195,8 @@ final class NightLoader {
     /// Reads one file, its records parsed on a thread of their own (`DumpReadAhead`), and
     /// records its digest and count.
     private func read<Row: Sendable>(_ path: String, _ next: @escaping @Sendable (DumpReader) throws(InputError) -> Result<Row, MalformedRecord>?,
-                                     _ add: (Row) -> Void, progress: (String) -> Void) throws(InputError) {
-        inputs.append(try readHashed(path, limits: limits) { (reader) throws(InputError) in
+                                     _ add: (Row) -> Void, progress: ProgressLine?) throws(InputError) {
+        inputs.append(try readHashed(path, limits: limits, counted: progress?.bytes) { (reader) throws(InputError) in
             let ahead = DumpReadAhead(reader, read: next)
             while let batch = try ahead.nextBatch() {
                 for item in batch {
@@ -202,8 +204,9 @@ final class NightLoader {
                     case .failure(let m): addMalformed(m)
                     case .success(let row): add(row)
                     }
-                    if position % 50_000 == 0 { try apply(batcher.poll()); progress("read \(position) records") }
+                    if position % 50_000 == 0 { try apply(batcher.poll()) }
                 }
+                progress?.tick(count: slots.count)
             }
         })
     }

@@ -174,10 +174,19 @@ final class TempFile {
 struct Tally {
     var byRule: [String: Int] = [:]
     var bySeverity: [Severity: Int] = [:]
+    /// Per rule and severity, as the metrics label them.
+    var byRuleSeverity: [String: [Severity: Int]] = [:]
     var atRisk: [String: DecimalAmount] = [:]
     var flagged = 0, new = 0, exempted = 0, malformed = 0
     /// The most severe finding that counts (for `--fail-on`).
     var worst: Severity?
+
+    /// For the metrics: sorted by rule, then from the most severe.
+    var findingsByRuleAndSeverity: [(rule: String, severity: String, count: Int)] {
+        byRuleSeverity.sorted { $0.key < $1.key }.flatMap { rule, counts in
+            counts.sorted { $0.key > $1.key }.map { (rule, $0.key.name, $0.value) }
+        }
+    }
 
     mutating func add(_ r: OrderReport) {
         for f in r.findings {
@@ -185,6 +194,7 @@ struct Tally {
             if f.exempted != nil { exempted += 1; continue }
             byRule[f.rule, default: 0] += 1
             bySeverity[f.severity, default: 0] += 1
+            byRuleSeverity[f.rule, default: [:]][f.severity, default: 0] += 1
             if f.counts {
                 if f.review.map({ $0.status == .new }) ?? true { new += 1 }
                 worst = max(worst ?? f.severity, f.severity)

@@ -22,6 +22,7 @@ enum ScreenCommand {
             OptionSpec("--fail-on", .one, help: "Exit 1 when a finding reaches this severity.",
                        choices: Severity.allCases.map(\.name)),
             OptionSpec("--quiet", .flag, help: "Print nothing, not even the summary."),
+            MetricsFile.option,
         ],
         details: """
         Writes findings.jsonl, flagged.csv, summary.json and report.html into --out, each under
@@ -34,6 +35,24 @@ enum ScreenCommand {
     static func run(_ args: ParsedArguments, io: Console) -> ExitStatus {
         let started = Clock.now()
         let startedMonotonic = Clock.monotonicSeconds()
+        var figures: RunMetrics.Figures?
+        let status = screen(args, io: io, started: started, startedMonotonic: startedMonotonic, figures: &figures)
+        // Every run that reached its end or failed on an input or the ledger leaves its
+        // figures; bad usage (2) never started one.
+        if let path = args.one("--metrics"), status != .usage {
+            let finished = Clock.now()
+            let done = status == .ok || status == .findingsAtThreshold
+            MetricsFile.write(RunMetrics(finishedAt: finished, durationSeconds: Clock.monotonicSeconds() - startedMonotonic,
+                                         exitStatus: status.rawValue, lastSuccess: done ? finished : nil,
+                                         figures: done ? figures : nil),
+                              to: path, command: spec.name, io: io)
+        }
+        return status
+    }
+
+    /// The run itself; `figures` is set when it is done.
+    private static func screen(_ args: ParsedArguments, io: Console, started: Timestamp, startedMonotonic: Double,
+                               figures: inout RunMetrics.Figures?) -> ExitStatus {
         let quiet = args.has("--quiet")
         let failOn = args.one("--fail-on").flatMap(Severity.init(name:))
         let outDir = args.one("--out") ?? "iapscreen-report"
@@ -67,16 +86,17 @@ enum ScreenCommand {
             io.error("iapscreen screen: \(error)")
             return .unreadableInput
         }
-        let progress = Progress(enabled: !quiet && isatty(2) == 1, console: io)
+        let progress = ProgressLine(enabled: ProgressLine.wanted(quiet: quiet), console: io,
+                                    totalBytes: ProgressLine.totalSize(of: orders + receipts))
         do {
-            try loader.load(orders: orders, receipts: receipts) { progress.say($0) }
+            try loader.load(orders: orders, receipts: receipts, progress: progress)
         } catch {
             progress.clear()
             io.error("iapscreen screen: cannot read \(error.path): \(error.reason); nothing written, ledger unchanged")
             return .unreadableInput
         }
         let loaded = Clock.monotonicSeconds()
-        progress.say("screening")
+        progress.phase("claiming transactions and writing the reports", count: loader.slots.count)
         let outcome: NightScreener.Outcome
         let writer: ReportWriter
         do {
@@ -128,6 +148,7 @@ enum ScreenCommand {
                             now - screened, PublicKey.es256TablesBuilt))
         }
         if !quiet { io.error(Summaries.text(summary, outDir: outDir)) }
+        figures = RunMetrics.Figures(summary: summary, findings: writer.tally.findingsByRuleAndSeverity)
         return status
     }
 }
@@ -152,32 +173,6 @@ enum LedgerSpec {
             return .failure(Invalid(message: "--ledger \(text): a PostgreSQL ledger is not built yet; use sqlite:PATH or none"))
         }
         return .failure(Invalid(message: "--ledger takes sqlite:PATH or none, not '\(text)'"))
-    }
-}
-
-/// A progress line on stderr, only when it is a terminal.
-final class Progress {
-    let enabled: Bool
-    let console: Console
-    private var shown = false
-
-    init(enabled: Bool, console: Console) {
-        self.enabled = enabled
-        self.console = console
-    }
-
-    func say(_ text: String) {
-        guard enabled else { return }
-        console.err.write("\r\u{1B}[K" + text)
-        console.err.flush()
-        shown = true
-    }
-
-    func clear() {
-        guard enabled, shown else { return }
-        console.err.write("\r\u{1B}[K")
-        console.err.flush()
-        shown = false
     }
 }
 
