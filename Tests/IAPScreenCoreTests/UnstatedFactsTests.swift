@@ -58,15 +58,29 @@ struct UnstatedFactsTests {
         #expect(try Self.rules(s) == ["D": ["receipt-undecodable"]])
     }
 
-    @Test("a decoded receipt whose order names an item the catalog lacks, and no product, stays a malformed record")
+    @Test("a decoded receipt whose order names an item the catalog lacks is a malformed record, and the rules that need no product still judge it")
     func decodedReceiptUnknownItem() throws {
         let s = try Scratch()
         let google = #"{""packageName"":""com.example.game"",""productId"":""gems_100"",""purchaseTime"":1709286000000,""purchaseState"":0,""purchaseToken"":""t"",""orderId"":""GPA.1""}"#
-        let r = try Tool.run(try Self.night(s, "E,u5,crystals,,\"\(google)\",2024-03-01T10:00:00Z\n"))
+        let clone = google.replacingOccurrences(of: "com.example.game", with: "com.cheap.clone").replacingOccurrences(of: "GPA.1", with: "GPA.9")
+        let r = try Tool.run(try Self.night(s, """
+            E,u5,crystals,,"\(google)",2024-03-01T10:00:00Z
+            G,u7,,,"\(clone)",2024-03-01T10:00:00Z
+
+            """))
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(try Self.rules(s) == ["E": ["malformed-record"]])
-        let line = try #require(try FindingLine.read(s.file("out/findings.jsonl")).first)
-        #expect(line.object["message"]?.string?.contains("item crystals is not in the catalog") == true)
+        let found = try Self.rules(s)
+        // The purchase is unsigned: that is critical whatever the order's product.
+        #expect(found["E"] == ["malformed-record", "signature-invalid"])
+        #expect(found["G"]?.sorted() == ["bundle-id-mismatch", "malformed-record", "signature-invalid"])
+        let lines = try FindingLine.read(s.file("out/findings.jsonl"))
+        let malformed = try #require(lines.first { $0.orderID == "E" && $0.rule == "malformed-record" })
+        #expect(malformed.object["message"]?.string?.contains("item crystals is not in the catalog") == true)
+        #expect(malformed.object["evidence"]?.object?["line"]?.int64 == 2)
+        #expect(lines.first { $0.orderID == "G" && $0.rule == "malformed-record" }?.object["message"]?.string?
+            .contains("neither item_id nor product_id") == true)
+        // One row per order in flagged.csv, not one for the order and one for its record.
+        #expect(try s.read("out/flagged.csv").split(separator: "\n").filter { $0.hasPrefix("E,") }.count == 1)
     }
 
     @Test("an iOS-only item credited with a Google receipt is an item-id mismatch, not a row the catalog cannot place")

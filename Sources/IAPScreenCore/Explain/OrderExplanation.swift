@@ -55,17 +55,11 @@ struct OrderExplanation {
             receiptLines.append("receipt: none (no receipt field in the order's row and no row for it in the receipts dumps)")
         }
 
-        let order: ScreenOrder
-        switch setup.resolver.resolve(row, index: Int(stored.position), receiptPlatform: receiptPlatform,
-                                      needsProduct: decoded != nil) {
-        case .failure(let f):
-            out.append("")
-            out.append("not screened: \(f.reason); the order is reported as a malformed-record finding.")
-            return out.joined(separator: "\n") + "\n"
-        case .success(let o):
-            order = o
-        }
-        out.append("  screened as: \(order.platform?.rawValue ?? "unknown platform"), expected product \(order.expectedProductID ?? "not known (none is needed without a readable receipt)")"
+        let order = setup.resolver.resolve(row, index: Int(stored.position), receiptPlatform: receiptPlatform)
+        let product = order.expectedProductID
+            ?? "not known: \(order.productUnknown ?? "?")" + (decoded == nil ? " (none is needed without a readable receipt)"
+                : "; a malformed-record, and only the rules that need no product run")
+        out.append("  screened as: \(order.platform?.rawValue ?? "unknown platform"), expected product \(product)"
                    + "\(order.catalogType.map { " (\($0) in the catalog)" } ?? "")"
                    + ", \(order.production ? "production" : "sandbox")")
         out.append("")

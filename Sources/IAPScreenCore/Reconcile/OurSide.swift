@@ -124,20 +124,12 @@ final class OurSide {
             guard stored.status == .credited || stored.status == .refunded else { notCompared.notCredited += 1; continue }
             let facts = order.hasOwnReceipt ? order.own : order.fromDump
             let row = stored.row(pool: pool)
-            let resolved: ScreenOrder
-            switch resolver.resolve(row, index: index, receiptPlatform: facts?.platform, needsProduct: false) {
-            case .success(let o): resolved = o
-            case .failure(let f):
-                skip(MalformedRecord(location: row.location, reason: f.reason))
-                continue
-            }
+            let resolved = resolver.resolve(row, index: index, receiptPlatform: facts?.platform)
             // Neither the row nor a receipt names the platform: no store to compare with.
             guard let platform = resolved.platform else { notCompared.unknownPlatform += 1; continue }
             guard resolved.production else { notCompared.sandbox += 1; continue }
             guard let productID = resolved.expectedProductID else {
-                let reason = row.itemID.map { "item \($0) is not in the catalog for \(platform.rawValue) and the row has no product_id" }
-                    ?? "the row has neither item_id nor product_id"
-                skip(MalformedRecord(location: row.location, reason: reason))
+                skip(MalformedRecord(location: row.location, reason: resolved.productUnknown ?? "no product"))
                 continue
             }
             guard rules.catalog.product(productID, platform: platform) != nil else {

@@ -12,14 +12,11 @@ struct InputRecord {
     var records: Int
 }
 
-/// A dump record that could not be read, or an order that cannot be screened.
+/// A dump record that could not be read.
 struct MalformedItem {
     var position: Int
     var location: SourceLocation
     var reason: String
-    /// The order it belongs to, when the row was readable that far.
-    var orderID: String?
-    var userID: String?
 }
 
 /// Reads a night's order and receipt dumps, joins each order to its receipt, and decodes

@@ -31,7 +31,6 @@ struct NightScreener {
         var book: ClaimBook
         /// Findings decided only now (replays, orders with several candidate purchases), by slot.
         var late: [Int32: [Finding]]
-        var unresolved: [MalformedItem]
         var orders: Int
         var receipts: Int
         /// The purchase the watched slot got (`explain`).
@@ -54,7 +53,6 @@ struct NightScreener {
     func makeClaims(_ night: NightLoader, watch: Int32? = nil) throws -> Claims {
         let slots = night.slots
         var screenable: [Int32] = []
-        var unresolved: [MalformedItem] = []
         var receipts = 0, orders = 0
         for i in slots.indices {
             guard let kind = slots.with(i, { $0.pointee.order.status == .credited ? $0.pointee.outcomeKind : nil }) else {
@@ -62,19 +60,7 @@ struct NightScreener {
             }
             orders += 1
             if kind != .missing { receipts += 1 }
-            if kind == .unresolvable {
-                let slot = slots[i]
-                let row = slot.order.row(pool: night.pool)
-                var reason = "cannot be screened"
-                if case .failure(let f) = resolver.resolve(row, index: Int(slot.position), receiptPlatform: slot.outcome?.receiptPlatform,
-                                                           needsProduct: true) {
-                    reason = f.reason
-                }
-                unresolved.append(MalformedItem(position: Int(slot.position), location: row.location, reason: reason,
-                                                orderID: row.orderID, userID: row.userID))
-            } else {
-                screenable.append(Int32(i))
-            }
+            screenable.append(Int32(i))
         }
 
         // `user.orders` needs the whole night: then every decoded order was deferred to here.
@@ -116,7 +102,7 @@ struct NightScreener {
             guard slots.with(Int(i), { $0.pointee.outcomeKind != nil }) else { continue }
             if i == watch { watched = Selection.none }
             if let box = night.deferred(at: Int(i)) {
-                guard let order = screenOrder(slots[Int(i)], night) else { continue }
+                let order = screenOrder(slots[Int(i)], night)
                 let selection = book.select(for: order, digest: box.digest)
                 if i == watch { watched = selection }
                 late[i] = evaluator.findings(order: order, receipt: .decoded(box.digest), selection: selection)
@@ -128,37 +114,37 @@ struct NightScreener {
                 var selection = book.select(for: claimant, candidates: [candidate])
                 // Whether a conflict is a same-user restore may need the catalog's word; asking
                 // again changes nothing in the book (a conflict takes nothing).
-                if case .replayOf = selection, candidate.nonConsumable == nil, let type = screenOrder(slots[Int(i)], night)?.catalogType {
+                if case .replayOf = selection, candidate.nonConsumable == nil, let type = screenOrder(slots[Int(i)], night).catalogType {
                     var c = claimant
                     c.catalogType = type
                     selection = book.select(for: c, candidates: [candidate])
                 }
                 if i == watch { watched = selection }
-                if case .replayOf(_, let original, let key) = selection, let order = screenOrder(slots[Int(i)], night),
-                   let f = evaluator.replayFinding(order: order, transaction: candidate.transactionText, original: original, key: key) {
+                if case .replayOf(_, let original, let key) = selection,
+                   let f = evaluator.replayFinding(order: screenOrder(slots[Int(i)], night), transaction: candidate.transactionText, original: original, key: key) {
                     late[i] = [f]
                 }
             }
         }
-        return Claims(book: book, late: late, unresolved: unresolved, orders: orders, receipts: receipts,
+        return Claims(book: book, late: late, orders: orders, receipts: receipts,
                       watched: watched, evaluator: evaluator)
     }
 
     /// Writes the reports in input order from the claims made.
     private func report(_ night: NightLoader, claims: Claims, claimSeconds: Double, writer: ReportWriter) throws -> Outcome {
         let slots = night.slots
-        let late = claims.late, unresolved = claims.unresolved, book = claims.book
+        let late = claims.late, book = claims.book
         let orders = claims.orders, receipts = claims.receipts
 
         // Reports in input order: slots are in first-appearance order; malformed records
         // and orphan receipts are merged in by position.
         var extra: [(position: Int, finding: Finding)] = []
         if rules.settings.isEnabled(.malformedRecord) {
-            for m in night.malformed + unresolved {
+            for m in night.malformed {
                 extra.append((m.position, Finding(
-                    orderID: m.orderID, userID: m.userID, rule: RuleID.malformedRecord.rawValue,
+                    orderID: nil, userID: nil, rule: RuleID.malformedRecord.rawValue,
                     severity: rules.settings.severity(.malformedRecord), message: "\(m.location): \(m.reason)",
-                    evidence: Evidence(expected: "a readable record", actual: m.reason, extra: locationEvidence(m.location)))))
+                    evidence: Evidence(expected: "a readable record", actual: m.reason, extra: Evidence.location(m.location)))))
             }
         }
         if rules.settings.isEnabled(.orphanReceipt) {
@@ -168,18 +154,17 @@ struct NightScreener {
                     severity: rules.settings.severity(.orphanReceipt),
                     message: "a receipt for order \(o.orderID) (\(o.location)), which is not in the orders dump",
                     evidence: Evidence(expected: "order \(o.orderID) in the orders dump", actual: nil,
-                                       extra: locationEvidence(o.location)))))
+                                       extra: Evidence.location(o.location)))))
             }
         }
         extra.sort { $0.position < $1.position }
-        let unresolvedSlots = Set(unresolved.map(\.position))
         var items: [ReportItem] = []
         var next = 0
         for i in slots.indices {
             let (position, reported) = slots.with(i) { s in
                 (Int(s.pointee.position), s.pointee.order.status == .credited && s.pointee.outcomeKind != nil)
             }
-            guard reported, !unresolvedSlots.contains(position),
+            guard reported,
                   night.spilled(at: i) != nil || late[Int32(i)] != nil else { continue }
             while next < extra.count, extra[next].position < position {
                 items.append(.extra(next))
@@ -280,7 +265,8 @@ struct NightScreener {
                 let slot = night.slots[Int(i)]
                 let entry = try night.spilled(slot).map(night.spill.readFlushed)
                 let findings = (entry?.findings ?? []) + (late[i] ?? [])
-                guard !findings.isEmpty, let o = screener.screenOrder(slot, night) else { return nil }
+                guard !findings.isEmpty else { return nil }
+                let o = screener.screenOrder(slot, night)
                 return OrderReport(orderID: o.orderID, userID: o.userID,
                                    platform: (o.platform ?? slot.outcome?.receiptPlatform)?.rawValue,
                                    productID: o.expectedProductID, amount: o.amount, currency: o.currency,
@@ -321,12 +307,9 @@ struct NightScreener {
     }
 
     /// The order as the rules saw it (its platform from the row, else from its receipt).
-    func screenOrder(_ slot: NightLoader.Slot, _ night: NightLoader) -> ScreenOrder? {
+    func screenOrder(_ slot: NightLoader.Slot, _ night: NightLoader) -> ScreenOrder {
         let row = slot.order.row(pool: night.pool)
-        guard case .success(let order) = resolver.resolve(row, index: Int(slot.position),
-                                                          receiptPlatform: slot.outcome?.receiptPlatform,
-                                                          needsProduct: slot.outcomeKind == .decoded) else { return nil }
-        return order
+        return resolver.resolve(row, index: Int(slot.position), receiptPlatform: slot.outcome?.receiptPlatform)
     }
 
     /// Each finding's standing in the ledger: reviewed (with the verdict), seen by an
@@ -353,12 +336,5 @@ struct NightScreener {
             }
         }
         return out
-    }
-
-    private func locationEvidence(_ l: SourceLocation) -> [(key: String, value: JSONValue)] {
-        switch l.position {
-        case .line(let n): return [("file", .string(l.file)), ("line", .integer(n))]
-        case .row(let n): return [("file", .string(l.file)), ("row", .integer(n))]
-        }
     }
 }

@@ -11,12 +11,11 @@ struct OrderResolver: Sendable {
     /// `--environment production`: orders without their own environment are production.
     let defaultProduction: Bool
 
-    /// `needsProduct`: only a decoded receipt is compared with the order's product (and
-    /// reconcile compares products). Without one (`missing-receipt`, `receipt-undecodable`)
-    /// the finding needs no product, so a product that cannot be chosen is no reason to
-    /// call the order malformed.
-    func resolve(_ row: OrderRow, index: Int, receiptPlatform: Platform?,
-                 needsProduct: Bool) -> Result<ScreenOrder, ResolveFailure> {
+    /// Always an order: a product that cannot be chosen is said in `productUnknown`. Only
+    /// a decoded receipt is compared with the product, and such an order's product-free
+    /// findings (a forged or foreign receipt, a replay of the transaction it names) matter
+    /// more than the data-quality row it also gets.
+    func resolve(_ row: OrderRow, index: Int, receiptPlatform: Platform?) -> ScreenOrder {
         let platform = row.platform.flatMap { Platform(rawValue: $0.rawValue) } ?? receiptPlatform
         var entry: Catalog.Entry?
         if let item = row.itemID {
@@ -32,16 +31,13 @@ struct OrderResolver: Sendable {
             entry = catalog.entries(ofItem: item).first
         }
         let expected = row.productID ?? entry?.productID
-        if expected == nil, needsProduct {
-            return .failure(ResolveFailure(reason: unresolvedReason(row)))
-        }
         let production = row.environment.map { $0 == .production } ?? defaultProduction
-        return .success(ScreenOrder(
+        return ScreenOrder(
             index: index, orderID: row.orderID, userID: row.userID, createdAt: row.createdAt, platform: platform,
             itemID: row.itemID, expectedProductID: expected, catalogType: entry?.type, transactionID: row.transactionID,
             amount: row.amount ?? entry.flatMap { $0.price.isEmpty ? nil : $0.price },
             currency: row.currency.map { $0.uppercased() } ?? entry.flatMap { $0.currency.isEmpty ? nil : $0.currency },
-            production: production, location: row.location))
+            production: production, location: row.location, productUnknown: expected == nil ? unresolvedReason(row) : nil)
     }
 
     /// Why no product could be chosen for the row.
@@ -50,9 +46,5 @@ struct OrderResolver: Sendable {
         return catalog.entries(ofItem: item).isEmpty
             ? "item \(item) is not in the catalog and the row has no product_id"
             : "item \(item) has products on several platforms, and neither the order nor its receipt says which"
-    }
-
-    struct ResolveFailure: Error {
-        var reason: String
     }
 }

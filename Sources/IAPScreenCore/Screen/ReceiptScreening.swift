@@ -15,7 +15,7 @@ struct ReceiptScreening: Sendable {
 
     struct Outcome: Sendable {
         enum Kind: UInt8, Sendable {
-            case missing, undecodable, decoded, unresolvable
+            case missing, undecodable, decoded
         }
 
         var kind: Kind
@@ -37,11 +37,7 @@ struct ReceiptScreening: Sendable {
         } catch {
             return settled(row, index: index, platform: nil, state: .undecodable(error))
         }
-        guard case .success(let order) = resolver.resolve(row, index: index, receiptPlatform: receipt.platform,
-                                                          needsProduct: true) else {
-            // The reason is found again when the malformed record is reported.
-            return Outcome(kind: .unresolvable, receiptPlatform: receipt.platform)
-        }
+        let order = resolver.resolve(row, index: index, receiptPlatform: receipt.platform)
         let (signature, forgery) = verify(receipt)
         let digest = ReceiptDigest(receipt: receipt, signature: signature, forgery: forgery, for: order)
         var out = Outcome(kind: .decoded, receiptPlatform: receipt.platform)
@@ -61,15 +57,12 @@ struct ReceiptScreening: Sendable {
         return out
     }
 
-    /// Orders without a readable receipt: nothing to claim, the findings are final. Such an
-    /// order always resolves: its finding (`missing-receipt`, `receipt-undecodable`) needs
-    /// no product.
+    /// Orders without a readable receipt: nothing to claim, the findings are final. Their
+    /// finding (`missing-receipt`, `receipt-undecodable`) needs no product.
     private func settled(_ row: OrderRow, index: Int, platform: Platform?, state: ReceiptState) -> Outcome {
         let kind: Outcome.Kind
         if case .missing = state { kind = .missing } else { kind = .undecodable }
-        guard case .success(let order) = resolver.resolve(row, index: index, receiptPlatform: platform, needsProduct: false) else {
-            return Outcome(kind: .unresolvable, receiptPlatform: platform)
-        }
+        let order = resolver.resolve(row, index: index, receiptPlatform: platform)
         return Outcome(kind: kind, receiptPlatform: platform,
                        findings: FindingSpill.encode(evaluator.findings(order: order, receipt: state, selection: .none)))
     }

@@ -45,6 +45,14 @@ public struct Evidence: Sendable, Equatable {
     }
 
     public static func == (a: Evidence, b: Evidence) -> Bool { a.json == b.json }
+
+    /// Where a dump record stands: `file` and `line`, or `file` and `row` (XML).
+    public static func location(_ l: SourceLocation) -> [(key: String, value: JSONValue)] {
+        switch l.position {
+        case .line(let n): return [("file", .string(l.file)), ("line", .integer(n))]
+        case .row(let n): return [("file", .string(l.file)), ("row", .integer(n))]
+        }
+    }
 }
 
 /// A finding's standing in the ledger: first reported tonight, reported by an earlier

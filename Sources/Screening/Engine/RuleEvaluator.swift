@@ -88,8 +88,15 @@ public struct RuleEvaluator: Sendable {
     private func receiptRules(_ order: ScreenOrder, _ d: ReceiptDigest, _ selection: Selection,
                               _ add: (RuleID, String, Evidence) -> Void, _ note: Note) {
         let s = rules.settings
-        // An order with a decoded receipt always has a product (else it is a malformed record).
-        let expected = order.expectedProductID ?? ""
+        // A product neither the row nor the catalog gives: a data-quality finding, and only
+        // the rules that need no product judge the receipt.
+        if order.expectedProductID == nil {
+            let why = order.productUnknown ?? "the order's product is not known"
+            add(.malformedRecord, "\(order.location): \(why)",
+                Evidence(expected: "a readable record", actual: why, extra: Evidence.location(order.location)))
+        } else {
+            note.passed(.malformedRecord, "the row names its product")
+        }
         // Signature. A forged verifyReceipt JSON says which claim its signed receipt denies.
         if let forgery = d.forgery {
             add(.signatureInvalid, "forged: the JSON contradicts its signed receipt (\(forgery))",
@@ -140,17 +147,22 @@ public struct RuleEvaluator: Sendable {
             add(.transactionNotInReceipt, "the order names transaction \(txn), which its receipt does not contain",
                 Evidence(expected: txn, actual: d.purchaseCount == 0 ? "no purchases" : "\(d.purchaseCount) other purchase(s)",
                          extra: [("transaction_id", .string(txn))]))
-        } else if d.candidates.isEmpty || (order.transactionID != nil && d.candidates.allSatisfy { $0.productID != expected }) {
+        } else if let expected = order.expectedProductID,
+                  d.candidates.isEmpty || (order.transactionID != nil && d.candidates.allSatisfy { $0.productID != expected }) {
             let held = order.transactionID != nil ? d.candidates.compactMap(\.productID) : d.products
             add(.itemIDMismatch,
                 "expected product \(expected), receipt has \(held.isEmpty ? "no purchases" : held.joined(separator: ", "))",
                 Evidence(expected: expected, actual: held.isEmpty ? nil : held.joined(separator: ", ")))
             note.notApplicable(.transactionNotInReceipt, order.transactionID.map { "the receipt holds transaction \($0)" }
                                ?? "the order names no transaction")
-        } else {
+        } else if let expected = order.expectedProductID {
             note.passed(.transactionNotInReceipt, order.transactionID.map { "the receipt holds transaction \($0)" }
                         ?? "the order names no transaction; its entry is chosen by product and time")
             note.passed(.itemIDMismatch, "the receipt holds \(expected), the order's product (\(d.candidates.count) entr\(d.candidates.count == 1 ? "y" : "ies"))")
+        } else {
+            note.notApplicable(.itemIDMismatch, "the order's product is not known")
+            note.passed(.transactionNotInReceipt, order.transactionID.map { "the receipt holds transaction \($0)" }
+                        ?? "the order names no transaction, and without a product no entry is its own")
         }
         let picked: Purchase?
         switch selection {
@@ -172,7 +184,7 @@ public struct RuleEvaluator: Sendable {
                 note.off(.replayedTransaction, "would have fired: order \(original.orderID) took it first")
             }
         }
-        guard let p = picked, p.productID == expected || order.transactionID == nil else {
+        guard let p = picked, order.expectedProductID == nil || p.productID == order.expectedProductID || order.transactionID == nil else {
             note.skipped([.revoked, .expiredValidity, .accountMismatch, .purchaseNotCompleted],
                          picked == nil ? "no receipt entry is this order's" : "the order's entry is of another product")
             return

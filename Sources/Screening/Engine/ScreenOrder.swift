@@ -10,9 +10,12 @@ public struct ScreenOrder: Sendable {
     public var createdAt: Timestamp
     public var platform: Platform?
     public var itemID: String?
-    /// The store product the order should have bought (the order's, else the catalog's).
-    /// nil only for an order without a readable receipt: its finding needs no product.
+    /// The store product the order should have bought (the order's, else the catalog's);
+    /// nil when neither says (then `productUnknown` says why).
     public var expectedProductID: String?
+    /// Why no product could be chosen. An order with a decoded receipt then gets a
+    /// `malformed-record` finding, and the rules that need no product still run on it.
+    public var productUnknown: String?
     /// From the catalog, when the product is in it.
     public var catalogType: ProductType?
     public var transactionID: String?
@@ -25,7 +28,7 @@ public struct ScreenOrder: Sendable {
 
     public init(index: Int, orderID: String, userID: String, createdAt: Timestamp, platform: Platform?, itemID: String?,
                 expectedProductID: String?, catalogType: ProductType?, transactionID: String?, amount: String?,
-                currency: String?, production: Bool, location: SourceLocation) {
+                currency: String?, production: Bool, location: SourceLocation, productUnknown: String? = nil) {
         self.index = index
         self.orderID = orderID
         self.userID = userID
@@ -39,6 +42,7 @@ public struct ScreenOrder: Sendable {
         self.currency = currency
         self.production = production
         self.location = location
+        self.productUnknown = productUnknown
     }
 
     /// Claims are made in this order, whatever order the rows or the workers come in.
