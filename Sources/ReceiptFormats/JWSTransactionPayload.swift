@@ -24,16 +24,29 @@ import JSONText
 //   appAppleId (also appItemID)                                     Receipt.appItemID, extras
 //   revocationReason, revocationType, offerType, storefront, price (milliunits), currency,
 //   transactionReason, appTransactionId, subscriptionGroupIdentifier          extras, as written
+// Without a `transactionId` (a payload of a few fields) there is no purchase: the
+// purchase's fields that are there go to the receipt's extras, as written.
 enum JWSTransactionPayload {
     static let extraKeys = ExtraName.list([
         "revocationReason", "revocationType", "offerType", "storefront", "price", "currency",
         "transactionReason", "appTransactionId", "subscriptionGroupIdentifier",
     ])
 
+    /// The purchase's own fields, kept as written when there is no purchase to hold them.
+    static let purchaseKeys = ExtraName.list([
+        "originalTransactionId", "webOrderLineItemId", "productId", "type", "purchaseDate", "originalPurchaseDate",
+        "expiresDate", "revocationDate", "quantity", "appAccountToken", "inAppOwnershipType",
+    ])
+
     static func read(_ f: StoreJSONFields, into receipt: inout Receipt) throws(DecodeError) {
         receipt.environment = try f.text("environment")
         receipt.appID = try f.text("bundleId")
         receipt.appItemID = try JWSPayloadCommon.appAppleID(f, extras: &receipt.extras)
+        guard f.has("transactionId") else {
+            f.copy(purchaseKeys + extraKeys, into: &receipt.extras)
+            receipt.purchases = []
+            return
+        }
 
         var p = Purchase()
         p.transactionID = try f.text("transactionId")
