@@ -164,7 +164,8 @@ public enum SignedMaterial: Sendable, Equatable {
     case none
     /// PKCS#7 SignedData of an app receipt.
     case pkcs7(PKCS7Signed)
-    /// iOS 6: RSA signature over `0x02 ‖ purchase-info bytes`, with the leaf certificate.
+    /// iOS 6: RSA signature over `0x02 ‖ purchase-info bytes`, with the leaf certificate
+    /// (neither when the receipt came without its `signature`).
     case legacy(LegacySigned)
     /// A compact JWS; a notification also carries its nested signed transaction.
     case jws(JWSSigned, nested: JWSSigned?)
@@ -213,10 +214,11 @@ public struct PKCS7Signed: Sendable, Equatable {
 public struct LegacySigned: Sendable, Equatable {
     /// `0x02 ‖ base64-decoded purchase-info`.
     public var signedData: [UInt8]
-    public var signature: [UInt8]
-    public var certificate: [UInt8]
+    /// Both nil when the receipt has no `signature` (then it cannot verify).
+    public var signature: [UInt8]?
+    public var certificate: [UInt8]?
 
-    public init(signedData: [UInt8], signature: [UInt8], certificate: [UInt8]) {
+    public init(signedData: [UInt8], signature: [UInt8]?, certificate: [UInt8]?) {
         self.signedData = signedData
         self.signature = signature
         self.certificate = certificate

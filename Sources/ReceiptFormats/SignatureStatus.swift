@@ -12,11 +12,16 @@ public struct SignatureStatus: Sendable, Equatable {
         self.reason = reason
     }
 
+    /// An iOS 6 receipt that came without its `signature`: the format always has one.
+    public static let legacyWithoutSignature = SignatureStatus(.invalid, "no signature")
+
     /// Before any trust is configured: unsigned material is still unsigned.
     public static func withoutTrust(_ receipt: Receipt) -> SignatureStatus {
         switch receipt.signed {
         case .none:
             return SignatureStatus(.unsigned, "the payload carries no signature")
+        case .legacy(let signed) where signed.signature == nil:
+            return .legacyWithoutSignature
         case .google(_, signature: nil):
             return SignatureStatus(.unsigned, "Google purchase without a signature")
         case .verifyReceipt(embedded: nil):

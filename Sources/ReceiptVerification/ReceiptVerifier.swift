@@ -53,6 +53,8 @@ public struct ReceiptVerifier: Sendable {
                 AppReceiptSignature.verify(signed, createdAt: receipt.creationDate, chains: chains)
             }
             return (status, nil)
+        case .legacy(let signed) where signed.signature == nil:
+            return (.legacyWithoutSignature, nil)
         case .legacy(let signed):
             // An iOS 6 receipt's creation date is its purchase date.
             let status = checkApple(receipt) { chains in
