@@ -170,7 +170,9 @@ public enum SignedMaterial: Sendable, Equatable {
     /// A compact JWS; a notification also carries its nested signed transaction.
     case jws(JWSSigned, nested: JWSSigned?)
     /// Google: the exact `originalJson` bytes and the base64-decoded signature (nil: unsigned).
-    case google(originalJSON: [UInt8], signature: [UInt8]?)
+    /// `storedAsObjectIn`: the key (`data`, Unity's `json`) that held originalJson as a JSON
+    /// object instead of text; its bytes as they stand in the payload are what is checked.
+    case google(originalJSON: [UInt8], signature: [UInt8]?, storedAsObjectIn: String? = nil)
     /// A verifyReceipt JSON: its embedded, decoded `latest_receipt` (or `receipt-data`) if any.
     case verifyReceipt(embedded: EmbeddedReceipt?)
 }

@@ -22,7 +22,7 @@ public struct SignatureStatus: Sendable, Equatable {
             return SignatureStatus(.unsigned, "the payload carries no signature")
         case .legacy(let signed) where signed.signature == nil:
             return .legacyWithoutSignature
-        case .google(_, signature: nil):
+        case .google(_, signature: nil, _):
             return SignatureStatus(.unsigned, "Google purchase without a signature")
         case .verifyReceipt(embedded: nil):
             // A latest_receipt that is there but unreadable is worse than none: a forger's dodge.

@@ -63,9 +63,10 @@ public struct ReceiptVerifier: Sendable {
             return (status, nil)
         case .jws(let outer, let nested):
             return (checkApple(receipt) { chains in verifyJWS(outer, nested: nested, chains: chains) }, nil)
-        case .google(let originalJSON, let signature):
+        case .google(let originalJSON, let signature, let objectKey):
             let status = GooglePurchaseSignature.verify(originalJSON: originalJSON, signature: signature,
-                                                        packageName: receipt.appID, keys: googleKeys)
+                                                        packageName: receipt.appID, keys: googleKeys,
+                                                        storedAsObjectIn: objectKey)
             return (status, nil)
         case .verifyReceipt(let embedded):
             return verifyClaims(receipt, embedded: embedded?.receipt)
