@@ -127,6 +127,12 @@ public enum JWSBuilder {
         }
     }
 
+    /// A transaction's decoded payload as Apple's server libraries return it and servers
+    /// store it: the JSON alone, no JWS around it (nothing signed).
+    public static func decodedJSON(_ spec: Transaction) -> String {
+        JSONValue.object(spec.payload).jsonText
+    }
+
     /// A subscription's renewal info (JWSRenewalInfoDecodedPayload).
     public struct RenewalInfo: Sendable {
         public var originalTransactionID: String

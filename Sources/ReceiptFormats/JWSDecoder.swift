@@ -29,6 +29,24 @@ public enum JWSDecoder {
         try decode(text, origin: .top(nil), limits: limits, nested: false)
     }
 
+    /// Whether a JSON object is a signed transaction's decoded payload stored without its JWS.
+    public static func looksLikeDecodedTransaction(_ obj: JSONObject) -> Bool {
+        JWSTransactionPayload.looksLikeDecoded(obj)
+    }
+
+    /// A signed transaction's decoded payload as Apple's server libraries return it and
+    /// servers store it (`bytes`: the JSON text it was parsed from, for error offsets):
+    /// kind `apple-jws-transaction`, `jws_type` transaction, read as the JWS payload would
+    /// be, with nothing signed to check (`SignedMaterial.decodedJWSPayload`).
+    public static func decode(decodedTransaction obj: JSONObject, bytes: [UInt8]?) throws(DecodeError) -> Receipt {
+        let f = StoreJSONFields(obj, origin: .top(bytes))
+        var receipt = Receipt(kind: .appleJWSTransaction, platform: .ios, signed: .decodedJWSPayload)
+        receipt.jwsType = .transaction
+        try JWSTransactionPayload.read(f, into: &receipt)
+        receipt.creationDate = try f.epochMillis("signedDate", truncating: true)
+        return receipt
+    }
+
     /// `nested`: the JWS sits in a notification, where only a signed transaction belongs.
     static func decode(_ text: [UInt8], origin: TextOrigin, limits: Limits, nested: Bool) throws(DecodeError) -> Receipt {
         let jws = try JWSCompact(parsing: text, origin: origin, limits: limits)

@@ -173,6 +173,9 @@ public enum SignedMaterial: Sendable, Equatable {
     /// `storedAsObjectIn`: the key (`data`, Unity's `json`) that held originalJson as a JSON
     /// object instead of text; its bytes as they stand in the payload are what is checked.
     case google(originalJSON: [UInt8], signature: [UInt8]?, storedAsObjectIn: String? = nil)
+    /// The decoded payload of a JWS signed transaction as Apple's server libraries return it
+    /// and servers store it, with no JWS around it: nothing signed is left.
+    case decodedJWSPayload
     /// A verifyReceipt JSON: its embedded, decoded `latest_receipt` (or `receipt-data`) if any.
     case verifyReceipt(embedded: EmbeddedReceipt?)
 }

@@ -15,11 +15,16 @@ public struct SignatureStatus: Sendable, Equatable {
     /// An iOS 6 receipt that came without its `signature`: the format always has one.
     public static let legacyWithoutSignature = SignatureStatus(.invalid, "no signature")
 
+    /// A JWS transaction's decoded JSON, stored without its JWS: only a claim.
+    public static let decodedTransactionJSON = SignatureStatus(.unsigned, "decoded transaction JSON, no JWS")
+
     /// Before any trust is configured: unsigned material is still unsigned.
     public static func withoutTrust(_ receipt: Receipt) -> SignatureStatus {
         switch receipt.signed {
         case .none:
             return SignatureStatus(.unsigned, "the payload carries no signature")
+        case .decodedJWSPayload:
+            return .decodedTransactionJSON
         case .legacy(let signed) where signed.signature == nil:
             return .legacyWithoutSignature
         case .google(_, signature: nil, _):

@@ -48,6 +48,8 @@ public struct ReceiptVerifier: Sendable {
         switch receipt.signed {
         case .none:
             return (SignatureStatus(.unsigned, "the payload carries no signature"), nil)
+        case .decodedJWSPayload:
+            return (.decodedTransactionJSON, nil)
         case .pkcs7(let signed):
             let status = checkApple(receipt) { chains in
                 AppReceiptSignature.verify(signed, createdAt: receipt.creationDate, chains: chains)

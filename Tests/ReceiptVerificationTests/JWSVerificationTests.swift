@@ -48,6 +48,14 @@ struct JWSVerificationTests {
         }
     }
 
+    @Test("a transaction's decoded JSON, stored without its JWS, is unsigned whatever the trust")
+    func decodedJSON() throws {
+        let receipt = try Make.decode(JWSBuilder.decodedJSON(Make.transaction(signed: Self.signed)))
+        #expect(receipt.purchases.first?.transactionID == "2000000123")
+        #expect(try VerificationWorld.verifier().status(of: receipt) == SignatureStatus(.unsigned, "decoded transaction JSON, no JWS"))
+        #expect(ReceiptVerifier().status(of: receipt) == SignatureStatus(.unsigned, "decoded transaction JSON, no JWS"))
+    }
+
     @Test("a JWS whose payload was re-encoded with another product is invalid: bad signature")
     func rewrittenPayload() throws {
         let jws = try JWSBuilder.transaction(Make.transaction(signed: Self.signed), with: VerificationWorld.ours().jwsSigner)

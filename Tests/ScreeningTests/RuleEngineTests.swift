@@ -53,6 +53,8 @@ enum World {
 struct Night {
     var rules: RulesDirectory
     var ledger: [String: Claim] = [:]
+    /// What the signature check says of each receipt (by default: it verifies).
+    var signature: (Receipt) -> SignatureStatus = { _ in SignatureStatus(.valid, "test") }
 
     init(_ rulesText: String = "", reviewers: String? = nil, apps: Bool = true) throws {
         var files = ["x.rules": rulesText]
@@ -68,7 +70,9 @@ struct Night {
 
     func findings(_ cases: [(ScreenOrder, Receipt?)]) -> [String: [Finding]] {
         var book = ClaimBook()
-        let states: [ReceiptState] = cases.map { o, r in r.map { .decoded(World.digest($0, for: o)) } ?? .missing }
+        let states: [ReceiptState] = cases.map { o, r in
+            r.map { .decoded(ReceiptDigest(receipt: $0, signature: signature($0), for: o)) } ?? .missing
+        }
         let keys = states.flatMap { s -> [String] in
             if case .decoded(let d) = s { return ClaimBook.keys(of: d) }
             return []
@@ -218,6 +222,33 @@ struct RuleEngineTests {
         let foreign = World.receipt([World.purchase("gems", txn: "900")], app: "com.evil.app")
         #expect(try Night().run([(World.order("o1"), foreign)]) == ["o1": ["bundle-id-mismatch"]])
         #expect(try Night().run([(World.order("o2"), nil)]) == ["o2": ["missing-receipt"]])
+    }
+
+    @Test("a transaction's decoded JSON is screened on its claims; flag_unsigned_decoded_payload yes also flags it unsigned")
+    func decodedTransactionJSON() throws {
+        var r = World.receipt([World.purchase("gems", txn: "2000000123")], env: "Sandbox")
+        r.kind = .appleJWSTransaction
+        r.jwsType = .transaction
+        r.signed = .decodedJWSPayload
+        var night = try Night()
+        night.signature = { SignatureStatus.withoutTrust($0) }
+        #expect(night.run([(World.order("o1"), r)]) == ["o1": ["sandbox-in-production"]])
+        #expect(night.run([(World.order("o2", product: "gems500"), r)]) == ["o2": ["item-id-mismatch", "sandbox-in-production"]])
+
+        var flagging = try Night("rule signature-invalid flag_unsigned_decoded_payload yes")
+        flagging.signature = night.signature
+        let f = try #require(flagging.findings([(World.order("o3"), r)])["o3"])
+        #expect(f.map(\.rule).sorted() == ["sandbox-in-production", "signature-invalid"])
+        let unsigned = try #require(f.first { $0.rule == "signature-invalid" })
+        #expect(unsigned.message == "the decoded transaction JSON carries no JWS to check it against")
+        #expect(unsigned.evidence.expected == "a signed JWS")
+        #expect(unsigned.evidence.actual == "unsigned")
+        #expect(unsigned.evidence.extra.first?.value == .string("decoded transaction JSON, no JWS"))
+
+        // The verifyReceipt parameter is another one.
+        var other = try Night("rule signature-invalid flag_unsigned_verify_receipt yes")
+        other.signature = night.signature
+        #expect(other.run([(World.order("o4"), r)]) == ["o4": ["sandbox-in-production"]])
     }
 
     @Test("custom rules fire with their message and the values they compared as evidence")

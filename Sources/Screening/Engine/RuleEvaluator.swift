@@ -104,8 +104,13 @@ public struct RuleEvaluator: Sendable {
             } else if d.kind == .appleVerifyReceiptJSON, s.parameter(.signatureInvalid, "flag_unsigned_verify_receipt") != 0 {
                 add(.signatureInvalid, "the verifyReceipt JSON carries no signed receipt to check it against",
                     Evidence(expected: "an embedded latest_receipt", actual: "unsigned", extra: [("reason", .string("unsigned"))]))
+            } else if d.kind == .appleJWSTransaction, s.parameter(.signatureInvalid, "flag_unsigned_decoded_payload") != 0 {
+                // A JWS is never unsigned: this is a transaction's decoded JSON stored without it.
+                add(.signatureInvalid, "the decoded transaction JSON carries no JWS to check it against",
+                    Evidence(expected: "a signed JWS", actual: "unsigned", extra: [("reason", .string(d.signature.reason))]))
             } else {
-                note.passed(.signatureInvalid, "unsigned (\(d.signature.reason)); flag_unsigned_verify_receipt is 0, so only its claims are screened")
+                let parameter = d.kind == .appleJWSTransaction ? "flag_unsigned_decoded_payload" : "flag_unsigned_verify_receipt"
+                note.passed(.signatureInvalid, "unsigned (\(d.signature.reason)); \(parameter) is 0, so only its claims are screened")
             }
         } else {
             note.passed(.signatureInvalid, "signature \(d.signature.verdict.rawValue): \(d.signature.reason)")

@@ -30,7 +30,7 @@ public enum RuleID: String, Sendable, CaseIterable, Hashable {
     public var parameters: [(name: String, defaultValue: Int)] {
         switch self {
         case .expiredValidity: return [("grace_days", 1), ("max_proof_age_days", 30)]
-        case .signatureInvalid: return [("flag_unsigned_verify_receipt", 0)]
+        case .signatureInvalid: return [("flag_unsigned_verify_receipt", 0), ("flag_unsigned_decoded_payload", 0)]
         default: return []
         }
     }
