@@ -6,8 +6,11 @@ import JSONText
 /// formats.md §2 (voltrue2/in-app-purchase and CargoBay test receipts):
 ///   { "signature" = "<base64 blob>"; "purchase-info" = "<base64 of an inner plist>";
 ///     "environment" = "Sandbox"; "pod" = "100"; "signing-status" = "0"; }
-/// `environment` is absent on production receipts. `signature` may be missing too (a
-/// receipt some server stripped): the receipt is read, and its check says "no signature".
+/// `environment` is absent on production receipts, and it sits outside what is signed
+/// (the signature covers `purchase-info` only): it is kept as written, nil when absent,
+/// never taken for `Production`, and nothing verifies it (`Receipt.environmentIsSigned`).
+/// `signature` may be missing too (a receipt some server stripped): the receipt is read,
+/// and its check says "no signature".
 public enum LegacyReceiptDecoder {
     /// Decodes the outer plist (the receipt's base64 already removed). Errors name offsets
     /// in `plist`; an error inside `purchase-info` points into its base64 text there.
@@ -31,7 +34,7 @@ public enum LegacyReceiptDecoder {
 
         var receipt = Receipt(kind: .appleLegacyReceipt, platform: .ios, signed: .legacy(signed))
         let environment = try optionalString(outer, "environment")
-        receipt.environment = environment.flatMap { $0.isEmpty ? nil : $0 } ?? "Production"
+        receipt.environment = environment.flatMap { $0.isEmpty ? nil : $0 }
         for entry in entries where !["purchase-info", "signature", "environment"].contains(entry.key) {
             if let text = entry.value.string { receipt.extras.append((LegacyReceiptPurchaseInfo.jsonKey(entry.key), .string(text))) }
         }

@@ -51,6 +51,11 @@ public struct Receipt: Sendable, Equatable {
         self.extras = []
     }
 
+    /// Whether a signature covers `environment`: not on an iOS 6 receipt, whose environment
+    /// sits in the outer plist beside the signed `purchase-info` (a stripped Sandbox receipt
+    /// looks like a production one and still verifies).
+    public var environmentIsSigned: Bool { kind != .appleLegacyReceipt }
+
     public static func == (a: Receipt, b: Receipt) -> Bool {
         a.kind == b.kind && a.platform == b.platform && a.jwsType == b.jwsType && a.environment == b.environment
             && a.appID == b.appID && a.appItemID == b.appItemID && a.appVersion == b.appVersion

@@ -100,11 +100,14 @@ struct LegacyReceiptTests {
         ])
     }
 
-    @Test("a receipt without an environment is a production receipt")
+    @Test("a receipt without an environment states none, and no iOS 6 environment counts as signed")
     func production() throws {
         var production = try spec()
         production.environment = nil
-        #expect(try LegacyReceiptDecoder.decode(plist: outerPlist(production)).environment == "Production")
+        let receipt = try LegacyReceiptDecoder.decode(plist: outerPlist(production))
+        #expect(receipt.environment == nil, "the key is unsigned: it is not taken for Production")
+        #expect(!receipt.environmentIsSigned)
+        #expect(!(try LegacyReceiptDecoder.decode(plist: outerPlist(spec()))).environmentIsSigned)
     }
 
     @Test("the signed bytes are 0x02 and the decoded purchase-info; signature and certificate are split out",

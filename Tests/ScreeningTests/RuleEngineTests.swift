@@ -201,6 +201,36 @@ struct RuleEngineTests {
         #expect(replay["b"]?.first { $0.rule == "replayed-transaction" }?.exempted == nil)
     }
 
+    @Test("an iOS 6 receipt credited in production is sandbox-in-production whatever its unsigned environment says, unless trust_legacy_environment is yes")
+    func legacyEnvironment() throws {
+        func legacy(_ env: String?) -> Receipt {
+            var r = World.receipt([World.purchase("gems", txn: "1000000012345678")])
+            r.kind = .appleLegacyReceipt
+            r.environment = env
+            return r
+        }
+        let night = try Night()
+        for env in [nil, "Production", "production", "Foo"] as [String?] {
+            let f = try #require(night.findings([(World.order("o1"), legacy(env))])["o1"])
+            #expect(f.map(\.rule) == ["sandbox-in-production"], "\(env ?? "absent")")
+            let finding = try #require(f.first)
+            #expect(finding.message.contains("the iOS 6 environment is not signed"))
+            #expect(finding.message.contains("a Sandbox receipt stripped of its environment"))
+            #expect(finding.evidence.expected == "a signed Production environment")
+            #expect(finding.evidence.actual == env ?? "absent (unsigned)")
+        }
+        let sandbox = try #require(night.findings([(World.order("o2"), legacy("Sandbox"))])["o2"]?.first)
+        #expect(sandbox.message == "a Sandbox receipt was credited in production")
+        #expect(night.run([(World.order("o3", production: false), legacy(nil))]) == ["o3": []])
+
+        let trusting = try Night("rule sandbox-in-production trust_legacy_environment yes")
+        #expect(trusting.run([(World.order("o4"), legacy(nil))]) == ["o4": []])
+        #expect(trusting.run([(World.order("o5"), legacy("Production"))]) == ["o5": []])
+        #expect(trusting.run([(World.order("o6"), legacy("Sandbox"))]) == ["o6": ["sandbox-in-production"]])
+        // Other receipts keep their signed environment.
+        #expect(night.run([(World.order("o7"), World.receipt([World.purchase("gems", txn: "1")]))]) == ["o7": []])
+    }
+
     @Test("revoked, account-bound to another user, and pending Google purchases are flagged")
     func purchaseRules() throws {
         let refunded = World.receipt([World.purchase("gems", txn: "800", cancelled: "2024-03-01T11:59:30Z")])
