@@ -10,6 +10,12 @@ public struct Receipt: Sendable, Equatable {
         case appleVerifyReceiptJSON = "apple-verify-receipt-json"
         case appleJWSTransaction = "apple-jws-transaction"
         case googlePurchase = "google-purchase"
+
+        /// Whether a signature covers the environment such a receipt states: not on an iOS 6
+        /// receipt, whose environment sits in the outer plist beside the signed
+        /// `purchase-info` (a Sandbox receipt stripped of it looks like a production one and
+        /// still verifies).
+        public var signsEnvironment: Bool { self != .appleLegacyReceipt }
     }
 
     public enum JWSType: String, Sendable, Equatable {
@@ -51,10 +57,8 @@ public struct Receipt: Sendable, Equatable {
         self.extras = []
     }
 
-    /// Whether a signature covers `environment`: not on an iOS 6 receipt, whose environment
-    /// sits in the outer plist beside the signed `purchase-info` (a stripped Sandbox receipt
-    /// looks like a production one and still verifies).
-    public var environmentIsSigned: Bool { kind != .appleLegacyReceipt }
+    /// Whether a signature covers `environment` (`Kind.signsEnvironment`).
+    public var environmentIsSigned: Bool { kind.signsEnvironment }
 
     public static func == (a: Receipt, b: Receipt) -> Bool {
         a.kind == b.kind && a.platform == b.platform && a.jwsType == b.jwsType && a.environment == b.environment

@@ -227,6 +227,9 @@ struct RuleEngineTests {
         #expect(trusting.run([(World.order("o4"), legacy(nil))]) == ["o4": []])
         #expect(trusting.run([(World.order("o5"), legacy("Production"))]) == ["o5": []])
         #expect(trusting.run([(World.order("o6"), legacy("Sandbox"))]) == ["o6": ["sandbox-in-production"]])
+        // Beside a flagged order, a reviewer reads that the environment is not signed.
+        let fields = World.digest(legacy(nil), for: World.order("o1")).keyFields(picked: nil)
+        #expect(fields.first { $0.key == "environment" }?.value == "absent (not signed)")
         // Other receipts keep their signed environment.
         #expect(night.run([(World.order("o7"), World.receipt([World.purchase("gems", txn: "1")]))]) == ["o7": []])
     }

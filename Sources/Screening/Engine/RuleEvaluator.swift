@@ -136,13 +136,13 @@ public struct RuleEvaluator: Sendable {
             let env = d.status == 21007 ? "status 21007 (sandbox receipt)" : (d.environment ?? "test purchase")
             add(.sandboxInProduction, "a \(env) receipt was credited in production",
                 Evidence(expected: "Production", actual: d.environment ?? env))
-        } else if order.production, d.kind == .appleLegacyReceipt, !trustsLegacy {
+        } else if order.production, !d.kind.signsEnvironment, !trustsLegacy {
             let stated = d.environment.map { "environment \"\($0)\"" } ?? "no environment"
             add(.sandboxInProduction,
                 "an iOS 6 receipt with \(stated) was credited in production; the iOS 6 environment is not signed, "
                     + "and a Sandbox receipt stripped of its environment (or with it rewritten) would look the same",
                 Evidence(expected: "a signed Production environment", actual: d.environment ?? "absent (unsigned)"))
-        } else if order.production, d.kind == .appleLegacyReceipt {
+        } else if order.production, !d.kind.signsEnvironment {
             note.passed(.sandboxInProduction,
                         "iOS 6 receipt environment \(d.environment ?? "absent") taken as production: trust_legacy_environment is yes, though it is not signed")
         } else if order.production {
