@@ -91,6 +91,48 @@ public enum GooglePurchaseBuilder {
         }
     }
 
+    /// How a server that parsed the client's JSON wrote originalJson back as an object.
+    public enum ObjectForm: Sendable, CaseIterable {
+        /// The originalJson text embedded as it was, byte for byte: it still verifies.
+        case verbatim
+        /// Parsed and written anew, `", "` and `": "` between members as Python's `json.dumps`
+        /// writes them: the signed bytes are gone.
+        case reserialized
+    }
+
+    /// `originalJSON` signed and wrapped with `data` (Unity: the Payload's `json`) holding it
+    /// as a JSON object in `form`; `.unsigned` has no wrapper to hold it.
+    public static func payloadWithObject(originalJSON: String, signature: [UInt8], wrapper: Wrapper,
+                                         form: ObjectForm) throws -> String {
+        let object: String
+        switch form {
+        case .verbatim:
+            object = originalJSON
+        case .reserialized:
+            guard case .object(let parsed) = try JSONParser.parse(Array(originalJSON.utf8)) else {
+                throw ReceiptBuildError(reason: "originalJson is not a JSON object")
+            }
+            object = "{" + parsed.members.map { JSONValue.string($0.key).jsonText + ": " + $0.value.jsonText }
+                .joined(separator: ", ") + "}"
+        }
+        let signatureText = JSONValue.string(Base64.encode(signature)).jsonText
+        switch wrapper {
+        case .dataAndSignature:
+            return #"{"data":"# + object + #","signature":"# + signatureText + "}"
+        case .base64DataAndSignature:
+            let json = try payloadWithObject(originalJSON: originalJSON, signature: signature, wrapper: .dataAndSignature,
+                                             form: form)
+            return Base64.encode(Array(json.utf8))
+        case .unity:
+            let inner = #"{"json":"# + object + #","signature":"# + signatureText + "}"
+            return JSONValue.object(JSONObject([
+                ("Store", .string("GooglePlay")), ("TransactionID", .null), ("Payload", .string(inner)),
+            ])).jsonText
+        case .unsigned:
+            throw ReceiptBuildError(reason: "an unsigned purchase has no wrapper to hold originalJson as an object")
+        }
+    }
+
     /// The purchase signed by `identity` and wrapped.
     public static func payload(_ data: PurchaseData, with identity: SigningIdentity, wrapper: Wrapper) throws -> String {
         let originalJSON = data.originalJSON

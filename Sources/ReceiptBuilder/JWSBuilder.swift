@@ -32,6 +32,10 @@ public enum JWSBuilder {
         try sign(payload: spec.payload, with: identity, keyID: keyID)
     }
 
+    public static func fewFields(_ spec: FewFields, with identity: SigningIdentity, keyID: String? = nil) throws -> String {
+        try sign(payload: spec.payload, with: identity, keyID: keyID)
+    }
+
     /// The notification and, inside it, its transaction: both signed by `identity`.
     public static func notification(_ spec: Notification, with identity: SigningIdentity,
                                     keyID: String? = nil) throws -> String {
@@ -123,6 +127,12 @@ public enum JWSBuilder {
         }
     }
 
+    /// A transaction's decoded payload as Apple's server libraries return it and servers
+    /// store it: the JSON alone, no JWS around it (nothing signed).
+    public static func decodedJSON(_ spec: Transaction) -> String {
+        JSONValue.object(spec.payload).jsonText
+    }
+
     /// A subscription's renewal info (JWSRenewalInfoDecodedPayload).
     public struct RenewalInfo: Sendable {
         public var originalTransactionID: String
@@ -152,6 +162,31 @@ public enum JWSBuilder {
                 ("environment", .string(environment)),
             ])
             if let renewalDate { o.members.append(("renewalDate", JWSBuilder.date(renewalDate, fraction: nil))) }
+            return o
+        }
+    }
+
+    /// A payload of only a few fields, as Apple's own test fixtures sign them
+    /// (app-store-server-library `mock_signed_data/transactionInfo`: `environment`,
+    /// `bundleId`, `signedDate`; `renewalInfo`: `environment`, `signedDate`).
+    public struct FewFields: Sendable {
+        public var environment: String = "Sandbox"
+        /// nil leaves it out, as renewal info does.
+        public var bundleID: String?
+        public var signedDate: Timestamp
+        /// More members, written after the others (a `productId`, an `originalTransactionId`, …).
+        public var more: [(key: String, value: JSONValue)] = []
+
+        public init(bundleID: String?, signedDate: Timestamp) {
+            self.bundleID = bundleID
+            self.signedDate = signedDate
+        }
+
+        public var payload: JSONObject {
+            var o = JSONObject([("environment", .string(environment))])
+            if let bundleID { o.members.append(("bundleId", .string(bundleID))) }
+            o.members.append(("signedDate", JWSBuilder.date(signedDate, fraction: nil)))
+            o.members.append(contentsOf: more)
             return o
         }
     }

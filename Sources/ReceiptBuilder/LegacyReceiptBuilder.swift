@@ -50,10 +50,19 @@ public enum LegacyReceiptBuilder {
         let length = UInt32(leaf.count)
         let blob = [0x02] + signature + [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF),
                                          UInt8(length & 0xFF)] + leaf
-        var outer: [(String, String)] = [
-            ("signature", Base64.encode(blob)),
-            ("purchase-info", Base64.encode(purchaseInfo)),
-        ]
+        return outer(spec, purchaseInfo: purchaseInfo, signatureBlob: blob)
+    }
+
+    /// The same receipt without its `signature` key, as a server that kept only what it
+    /// read might store it.
+    public static func withoutSignature(_ spec: Spec) -> String {
+        outer(spec, purchaseInfo: Array(plist(purchaseInfoEntries(spec)).utf8), signatureBlob: nil)
+    }
+
+    private static func outer(_ spec: Spec, purchaseInfo: [UInt8], signatureBlob: [UInt8]?) -> String {
+        var outer: [(String, String)] = []
+        if let signatureBlob { outer.append(("signature", Base64.encode(signatureBlob))) }
+        outer.append(("purchase-info", Base64.encode(purchaseInfo)))
         if let environment = spec.environment { outer.append(("environment", environment)) }
         outer.append(("pod", "100"))
         outer.append(("signing-status", "0"))

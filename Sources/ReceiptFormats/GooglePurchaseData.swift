@@ -19,7 +19,9 @@ import JSONText
 enum GooglePurchaseData {
     static let extraKeys = ExtraName.list(["obfuscatedProfileId", "autoRenewing", "acknowledged", "developerPayload"])
 
-    static func receipt(_ f: StoreJSONFields, originalJSON: [UInt8], signature: [UInt8]?) throws(DecodeError) -> Receipt {
+    /// `storedAsObjectIn`: the key that held originalJson as an object, not as its text.
+    static func receipt(_ f: StoreJSONFields, originalJSON: [UInt8], signature: [UInt8]?,
+                        storedAsObjectIn: String? = nil) throws(DecodeError) -> Receipt {
         var p = Purchase()
         p.transactionID = try f.text("orderId")
         p.productID = try f.has("productId") ? f.text("productId") : firstProductID(f)
@@ -32,7 +34,9 @@ enum GooglePurchaseData {
         f.copy(extraKeys, into: &p.extras)
 
         var receipt = Receipt(kind: .googlePurchase, platform: .android,
-                              signed: .google(originalJSON: originalJSON, signature: signature))
+                              signed: .google(originalJSON: originalJSON, signature: signature,
+                                              storedAsObjectIn: storedAsObjectIn))
+        if storedAsObjectIn != nil { receipt.extras.append(("original_json_was_object", .bool(true))) }
         receipt.appID = try f.text("packageName")
         receipt.environment = p.transactionID == nil || p.purchaseType == 0 ? "Test" : "Production"
         receipt.purchases = [p]

@@ -7,17 +7,28 @@ import JSONText
 //   {"Store": "GooglePlay", "TransactionID": …,                   Unity IAP; Payload is a JSON
 //    "Payload": "{\"json\": \"<originalJson>\", \"signature\": …}"}   string (or, tolerated, an object)
 //   <originalJson> alone                                         unsigned
+//   {"data": {<originalJson as an object>}, "signature": …}     a server that parsed the
+//     (Unity: "json": {…})                                       client's JSON and stored it so
 // originalJson is kept as the exact bytes that were signed: the decoded string's UTF-8,
-// or the whole text when it comes alone; it is never re-serialised.
+// the whole text when it comes alone, or — when `data` (Unity's `json`) is an object — the
+// object's bytes exactly as they stand in the payload. It is never re-serialised: an object
+// embedded verbatim still verifies, one whose server wrote it anew does not (and says so).
 
 /// Decodes a Google Play purchase, in any of its wrappers, into a `Receipt`.
 public enum GooglePurchaseDecoder {
     /// Cheap shape test for the content sniffer.
     public static func looksLike(_ obj: JSONObject) -> Bool {
         if let store = obj["Store"] { return store.string == "GooglePlay" }
-        if obj["signature"] != nil, obj["data"]?.string != nil { return true }
-        return obj["packageName"] != nil
-            && (obj["purchaseToken"] != nil || obj["token"] != nil || obj["orderId"] != nil)
+        if let data = obj["data"] {
+            if let inner = data.object, isPurchaseData(inner) { return true }
+            if obj["signature"] != nil, data.string != nil || data.object != nil { return true }
+        }
+        return isPurchaseData(obj)
+    }
+
+    /// INAPP_PURCHASE_DATA: a package name and a token or order id.
+    private static func isPurchaseData(_ obj: JSONObject) -> Bool {
+        obj["packageName"] != nil && (obj["purchaseToken"] != nil || obj["token"] != nil || obj["orderId"] != nil)
     }
 
     /// `bytes`: the JSON text `json` was parsed from (the decoded bytes when it came as
@@ -70,19 +81,33 @@ public enum GooglePurchaseDecoder {
         }
     }
 
-    /// `{"<dataKey>": "<originalJson>", "signature": "<base64>"}`; no signature: unsigned.
+    /// `{"<dataKey>": "<originalJson>", "signature": "<base64>"}`, or the same with
+    /// originalJson as an object; no signature: unsigned.
     private static func signedPair(_ wrapper: StoreJSONFields, dataKey: String,
                                    limits: Limits) throws(DecodeError) -> Receipt {
         guard let data = wrapper.value(dataKey) else { throw missing(dataKey, wrapper) }
-        guard case .string(let text) = data else {
-            let reason = "expected originalJson as text (the signed bytes), found \(data.kindName)"
+        let path = wrapper.path + [.key(dataKey)]
+        switch data {
+        case .string(let text):
+            let originalJSON = Array(text.utf8)
+            let origin = wrapper.origin.inString(at: path, json: originalJSON)
+            let purchase = try StoreJSONFields.parse(originalJSON, origin: origin, limits: limits, what: "originalJson")
+            let signature = try wrapper.base64("signature", limits: limits)
+            return try GooglePurchaseData.receipt(purchase, originalJSON: originalJSON, signature: signature)
+        case .object(let object):
+            // The object's bytes as they stand; only when they cannot be found (a key spelt
+            // with escapes) is it written anew, which the signature check then reports.
+            let source = wrapper.origin.json
+            let originalJSON = source.flatMap { text in JSONLocator.range(of: path, in: text).map { Array(text[$0]) } }
+                ?? Array(data.jsonText.utf8)
+            let purchase = StoreJSONFields(object, path: path, origin: wrapper.origin)
+            let signature = try wrapper.base64("signature", limits: limits)
+            return try GooglePurchaseData.receipt(purchase, originalJSON: originalJSON, signature: signature,
+                                                  storedAsObjectIn: dataKey)
+        default:
+            let reason = "expected originalJson as text (the signed bytes) or an object, found \(data.kindName)"
             throw wrapper.fail("bad-field-type", reason, at: dataKey)
         }
-        let originalJSON = Array(text.utf8)
-        let origin = wrapper.origin.inString(at: wrapper.path + [.key(dataKey)], json: originalJSON)
-        let purchase = try StoreJSONFields.parse(originalJSON, origin: origin, limits: limits, what: "originalJson")
-        let signature = try wrapper.base64("signature", limits: limits)
-        return try GooglePurchaseData.receipt(purchase, originalJSON: originalJSON, signature: signature)
     }
 
     private static func missing(_ key: String, _ f: StoreJSONFields) -> DecodeError {

@@ -28,6 +28,13 @@ enum JSONLocator {
         return pos
     }
 
+    /// The bytes the value at `path` spans, from its first byte to just past its last; nil
+    /// when `start(of:in:)` cannot find it.
+    static func range(of path: [JSONPathStep], in b: [UInt8]) -> Range<Int>? {
+        guard let start = start(of: path, in: b), let end = endOfValue(b, start) else { return nil }
+        return start..<end
+    }
+
     private static func member(_ key: String, ofObjectAt open: Int, in b: [UInt8]) -> Int? {
         guard open < b.count, b[open] == 0x7B else { return nil }
         let want = Array(key.utf8)

@@ -29,11 +29,29 @@ public enum JWSDecoder {
         try decode(text, origin: .top(nil), limits: limits, nested: false)
     }
 
+    /// Whether a JSON object is a signed transaction's decoded payload stored without its JWS.
+    public static func looksLikeDecodedTransaction(_ obj: JSONObject) -> Bool {
+        JWSTransactionPayload.looksLikeDecoded(obj)
+    }
+
+    /// A signed transaction's decoded payload as Apple's server libraries return it and
+    /// servers store it (`bytes`: the JSON text it was parsed from, for error offsets):
+    /// kind `apple-jws-transaction`, `jws_type` transaction, read as the JWS payload would
+    /// be, with nothing signed to check (`SignedMaterial.decodedJWSPayload`).
+    public static func decode(decodedTransaction obj: JSONObject, bytes: [UInt8]?) throws(DecodeError) -> Receipt {
+        let f = StoreJSONFields(obj, origin: .top(bytes))
+        var receipt = Receipt(kind: .appleJWSTransaction, platform: .ios, signed: .decodedJWSPayload)
+        receipt.jwsType = .transaction
+        try JWSTransactionPayload.read(f, into: &receipt)
+        receipt.creationDate = try f.epochMillis("signedDate", truncating: true)
+        return receipt
+    }
+
     /// `nested`: the JWS sits in a notification, where only a signed transaction belongs.
     static func decode(_ text: [UInt8], origin: TextOrigin, limits: Limits, nested: Bool) throws(DecodeError) -> Receipt {
         let jws = try JWSCompact(parsing: text, origin: origin, limits: limits)
         let payload = jws.payload
-        let type = try payloadType(payload)
+        let type = try payloadType(payload, nested: nested)
         if nested, type != .transaction {
             let reason = "the notification's signedTransactionInfo is \(type.rawValue), not a transaction"
             throw origin.relocate(DecodeError("bad-notification", reason, at: 0))
@@ -62,13 +80,50 @@ public enum JWSDecoder {
         return receipt
     }
 
-    /// Which payload this is, by the keys only it carries [formats.md §4.3].
-    private static func payloadType(_ f: StoreJSONFields) throws(DecodeError) -> Receipt.JWSType {
+    /// Which payload this is, by the keys only it carries [formats.md §4.3]:
+    ///
+    ///   notificationType                                        notification
+    ///   transactionId                                           transaction
+    ///   autoRenewProductId, autoRenewStatus, renewalDate, expirationIntent,
+    ///   isInBillingRetryPeriod, gracePeriodExpiresDate,
+    ///   priceIncreaseStatus, recentSubscriptionStartDate, renewalPrice   renewal-info
+    ///   receiptType, appTransactionId, receiptCreationDate      app-transaction
+    ///
+    /// A payload of only a few fields says none of these: Apple's own test fixtures sign
+    /// `{environment, bundleId, signedDate}` as a transaction and `{environment, signedDate}`
+    /// as renewal info. It is still taken for an App Store payload when it carries
+    /// `environment`, `signedDate` or `bundleId`, and typed by what is left:
+    ///   any field only a transaction has (`bundleId`, `purchaseDate`, `type`,
+    ///   `quantity`, `inAppOwnershipType`, `expiresDate`, …)     transaction
+    ///   only fields renewal info has too (`environment`, `signedDate`,
+    ///   `originalTransactionId`, `productId`, `appAccountToken`)  renewal-info: the one
+    ///                                                           payload without `bundleId`
+    ///   inside a notification's `signedTransactionInfo`        transaction, as it says
+    /// Without a `transactionId` it yields no purchase (nothing to claim); its signature is
+    /// checked as any other's.
+    private static func payloadType(_ f: StoreJSONFields, nested: Bool) throws(DecodeError) -> Receipt.JWSType {
         if f.has("notificationType") { return .notification }
         if f.has("transactionId") { return .transaction }
-        if f.has("autoRenewProductId") || f.has("renewalDate") || f.has("autoRenewStatus") { return .renewalInfo }
+        if renewalOnlyKeys.contains(where: f.has) { return .renewalInfo }
         if f.has("receiptType") || f.has("appTransactionId") || f.has("receiptCreationDate") { return .appTransaction }
+        if ["environment", "signedDate", "bundleId"].contains(where: f.has) {
+            if nested || transactionOnlyKeys.contains(where: f.has) { return .transaction }
+            return .renewalInfo
+        }
         throw f.origin.relocate(DecodeError("unknown-jws-payload",
             "the JWS payload is none of a transaction, renewal info, app transaction or notification", at: 0))
     }
+
+    /// Keys of JWSRenewalInfoDecodedPayload that no transaction carries.
+    private static let renewalOnlyKeys = [
+        "autoRenewProductId", "renewalDate", "autoRenewStatus", "expirationIntent", "isInBillingRetryPeriod",
+        "gracePeriodExpiresDate", "priceIncreaseStatus", "recentSubscriptionStartDate", "renewalPrice",
+    ]
+
+    /// Keys of JWSTransactionDecodedPayload that no renewal info carries.
+    private static let transactionOnlyKeys = [
+        "bundleId", "purchaseDate", "originalPurchaseDate", "type", "quantity", "inAppOwnershipType",
+        "webOrderLineItemId", "expiresDate", "revocationDate", "revocationReason", "transactionReason", "price",
+        "subscriptionGroupIdentifier",
+    ]
 }

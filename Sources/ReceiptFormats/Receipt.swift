@@ -10,6 +10,12 @@ public struct Receipt: Sendable, Equatable {
         case appleVerifyReceiptJSON = "apple-verify-receipt-json"
         case appleJWSTransaction = "apple-jws-transaction"
         case googlePurchase = "google-purchase"
+
+        /// Whether a signature covers the environment such a receipt states: not on an iOS 6
+        /// receipt, whose environment sits in the outer plist beside the signed
+        /// `purchase-info` (a Sandbox receipt stripped of it looks like a production one and
+        /// still verifies).
+        public var signsEnvironment: Bool { self != .appleLegacyReceipt }
     }
 
     public enum JWSType: String, Sendable, Equatable {
@@ -50,6 +56,9 @@ public struct Receipt: Sendable, Equatable {
         self.purchases = []
         self.extras = []
     }
+
+    /// Whether a signature covers `environment` (`Kind.signsEnvironment`).
+    public var environmentIsSigned: Bool { kind.signsEnvironment }
 
     public static func == (a: Receipt, b: Receipt) -> Bool {
         a.kind == b.kind && a.platform == b.platform && a.jwsType == b.jwsType && a.environment == b.environment
@@ -164,12 +173,18 @@ public enum SignedMaterial: Sendable, Equatable {
     case none
     /// PKCS#7 SignedData of an app receipt.
     case pkcs7(PKCS7Signed)
-    /// iOS 6: RSA signature over `0x02 ‖ purchase-info bytes`, with the leaf certificate.
+    /// iOS 6: RSA signature over `0x02 ‖ purchase-info bytes`, with the leaf certificate
+    /// (neither when the receipt came without its `signature`).
     case legacy(LegacySigned)
     /// A compact JWS; a notification also carries its nested signed transaction.
     case jws(JWSSigned, nested: JWSSigned?)
     /// Google: the exact `originalJson` bytes and the base64-decoded signature (nil: unsigned).
-    case google(originalJSON: [UInt8], signature: [UInt8]?)
+    /// `storedAsObjectIn`: the key (`data`, Unity's `json`) that held originalJson as a JSON
+    /// object instead of text; its bytes as they stand in the payload are what is checked.
+    case google(originalJSON: [UInt8], signature: [UInt8]?, storedAsObjectIn: String? = nil)
+    /// The decoded payload of a JWS signed transaction as Apple's server libraries return it
+    /// and servers store it, with no JWS around it: nothing signed is left.
+    case decodedJWSPayload
     /// A verifyReceipt JSON: its embedded, decoded `latest_receipt` (or `receipt-data`) if any.
     case verifyReceipt(embedded: EmbeddedReceipt?)
 }
@@ -213,10 +228,11 @@ public struct PKCS7Signed: Sendable, Equatable {
 public struct LegacySigned: Sendable, Equatable {
     /// `0x02 ‖ base64-decoded purchase-info`.
     public var signedData: [UInt8]
-    public var signature: [UInt8]
-    public var certificate: [UInt8]
+    /// Both nil when the receipt has no `signature` (then it cannot verify).
+    public var signature: [UInt8]?
+    public var certificate: [UInt8]?
 
-    public init(signedData: [UInt8], signature: [UInt8], certificate: [UInt8]) {
+    public init(signedData: [UInt8], signature: [UInt8]?, certificate: [UInt8]?) {
         self.signedData = signedData
         self.signature = signature
         self.certificate = certificate

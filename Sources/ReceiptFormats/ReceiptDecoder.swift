@@ -8,7 +8,8 @@ import JSONText
 ///
 ///   raw DER (first byte 0x30)                       -> Apple app receipt
 ///   `{…}` JSON                                      -> verifyReceipt response, Google purchase
-///                                                      (any wrapper), or `{"signedPayload": JWS}`
+///                                                      (any wrapper), `{"signedPayload": JWS}`,
+///                                                      or a JWS transaction's decoded JSON
 ///   three base64url segments `xxx.yyy.zzz`          -> App Store JWS
 ///   other base64                                    -> decoded, then: DER app receipt, JSON as
 ///                                                      above, or an iOS 6 old-style plist
@@ -45,8 +46,9 @@ public enum ReceiptDecoder {
         return try shift(s) { () throws(DecodeError) in try decodeJSON(body, limits: limits) }
     }
 
-    /// JSON payloads: a verifyReceipt response, a Google purchase in any wrapper, or a
-    /// stored App Store notification body `{"signedPayload": "<JWS>"}`.
+    /// JSON payloads: a verifyReceipt response, a Google purchase in any wrapper, a stored
+    /// App Store notification body `{"signedPayload": "<JWS>"}`, or a signed transaction's
+    /// decoded JSON stored without its JWS.
     static func decodeJSON(_ bytes: [UInt8], limits: Limits) throws(DecodeError) -> Receipt {
         let value = try JSONParser.parse(bytes, limits: limits)
         guard let obj = value.object else { throw DecodeError("not-a-receipt", "JSON payload is not an object", at: 0) }
@@ -63,9 +65,12 @@ public enum ReceiptDecoder {
         if VerifyReceiptDecoder.looksLike(obj) {
             return try VerifyReceiptDecoder.decode(json: obj, limits: limits)
         }
-        throw DecodeError("not-a-receipt",
-                          "JSON object is neither a verifyReceipt response nor a Google purchase (keys: \(obj.keys.prefix(8).joined(separator: ", ")))",
-                          at: 0)
+        if JWSDecoder.looksLikeDecodedTransaction(obj) {
+            return try JWSDecoder.decode(decodedTransaction: obj, bytes: bytes)
+        }
+        let keys = obj.keys.prefix(8).joined(separator: ", ")
+        let reason = "JSON object is neither a verifyReceipt response, a Google purchase nor a decoded App Store transaction"
+        throw DecodeError("not-a-receipt", "\(reason) (keys: \(keys))", at: 0)
     }
 
     /// `xxx.yyy.zzz` with only base64url characters: a compact JWS.

@@ -10,12 +10,15 @@ import StoreCrypto
 enum LegacyReceiptSignature {
     static func verify(_ signed: LegacySigned, purchasedAt purchaseDate: Timestamp?,
                        chains: AppleChains) -> SignatureStatus {
+        guard let signature = signed.signature, let certificate = signed.certificate else {
+            return .legacyWithoutSignature
+        }
         guard let purchaseDate else {
             return SignatureStatus(.invalid, "no purchase date to verify at")
         }
         let leaf: X509Certificate
         do {
-            guard let only = try chains.certificates(ders: [signed.certificate]).first else {
+            guard let only = try chains.certificates(ders: [certificate]).first else {
                 return SignatureStatus(.invalid, "the receipt carries no certificate")
             }
             leaf = only
@@ -27,7 +30,7 @@ enum LegacyReceiptSignature {
             return SignatureStatus(.invalid, reason)
         case .trusted(let key):
             return SignatureCheck.status { () throws(CryptoError) in
-                try key.verifyRSA(signature: signed.signature, over: signed.signedData, digest: .sha1)
+                try key.verifyRSA(signature: signature, over: signed.signedData, digest: .sha1)
             }
         }
     }

@@ -48,11 +48,15 @@ public struct ReceiptVerifier: Sendable {
         switch receipt.signed {
         case .none:
             return (SignatureStatus(.unsigned, "the payload carries no signature"), nil)
+        case .decodedJWSPayload:
+            return (.decodedTransactionJSON, nil)
         case .pkcs7(let signed):
             let status = checkApple(receipt) { chains in
                 AppReceiptSignature.verify(signed, createdAt: receipt.creationDate, chains: chains)
             }
             return (status, nil)
+        case .legacy(let signed) where signed.signature == nil:
+            return (.legacyWithoutSignature, nil)
         case .legacy(let signed):
             // An iOS 6 receipt's creation date is its purchase date.
             let status = checkApple(receipt) { chains in
@@ -61,9 +65,10 @@ public struct ReceiptVerifier: Sendable {
             return (status, nil)
         case .jws(let outer, let nested):
             return (checkApple(receipt) { chains in verifyJWS(outer, nested: nested, chains: chains) }, nil)
-        case .google(let originalJSON, let signature):
+        case .google(let originalJSON, let signature, let objectKey):
             let status = GooglePurchaseSignature.verify(originalJSON: originalJSON, signature: signature,
-                                                        packageName: receipt.appID, keys: googleKeys)
+                                                        packageName: receipt.appID, keys: googleKeys,
+                                                        storedAsObjectIn: objectKey)
             return (status, nil)
         case .verifyReceipt(let embedded):
             return verifyClaims(receipt, embedded: embedded?.receipt)

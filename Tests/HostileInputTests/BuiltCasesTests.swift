@@ -226,10 +226,10 @@ struct BuiltCasesTests {
         }
     }
 
-    /// What screening believes of a receipt, less the claims in `ignoring` (reported gaps,
-    /// each tested on its own below). If a tampered copy still verifies, none of it may
-    /// change (bytes outside the signature's cover, such as a wrapper's unsigned fields or
-    /// a carried copy of a root we do not use, may change freely).
+    /// What screening believes of a receipt, less the claims in `ignoring` (those no
+    /// signature covers, tested on their own below). If a tampered copy still verifies, none
+    /// of it may change (bytes outside the signature's cover, such as a wrapper's unsigned
+    /// fields or a carried copy of a root we do not use, may change freely).
     static func claims(_ r: Receipt, ignoring: Set<String> = []) -> String {
         func keep(_ name: String, _ value: String?) -> String { ignoring.contains(name) ? "*" : value ?? "-" }
         let purchases = r.purchases.map { p in
@@ -242,22 +242,20 @@ struct BuiltCasesTests {
             + purchases).joined(separator: "\n")
     }
 
-    /// Claims not (yet) covered by a signature check, per kind (reported).
-    static func knownGaps(_ kind: Receipt.Kind) -> Set<String> {
-        switch kind {
-        case .appleLegacyReceipt: return ["environment"]
-        default: return []
-        }
+    /// Claims no signature covers, by the format's design: an iOS 6 receipt's environment,
+    /// which screening never believes (`Receipt.environmentIsSigned`; tested below).
+    static func unsignedClaims(_ r: Receipt) -> Set<String> {
+        r.environmentIsSigned ? [] : ["environment"]
     }
 
     /// A tampered copy may claim less than the original (a JSON may leave purchases out),
     /// never something else.
     static func claimsNothingNew(_ tampered: Receipt, comparedWith original: Receipt) -> Bool {
-        let gaps = knownGaps(original.kind)
-        let head = { (r: Receipt) in claims(Receipt.withPurchases(r, []), ignoring: gaps) }
-        let before = Set(original.purchases.map { claims(Receipt.withPurchases(original, [$0]), ignoring: gaps) })
+        let unsigned = unsignedClaims(original)
+        let head = { (r: Receipt) in claims(Receipt.withPurchases(r, []), ignoring: unsigned) }
+        let before = Set(original.purchases.map { claims(Receipt.withPurchases(original, [$0]), ignoring: unsigned) })
         return head(tampered) == head(original)
-            && tampered.purchases.allSatisfy { before.contains(claims(Receipt.withPurchases(tampered, [$0]), ignoring: gaps)) }
+            && tampered.purchases.allSatisfy { before.contains(claims(Receipt.withPurchases(tampered, [$0]), ignoring: unsigned)) }
     }
 
     @Test("a flipped byte in a sample receipt that verifies never changes what it claims and still verifies")
@@ -287,26 +285,23 @@ struct BuiltCasesTests {
         let what: String
         let from: String
         let to: String
-        /// Reported: VerifyReceiptCrossCheck does not compare this claim yet.
-        let knownGap: Bool
         var testDescription: String { what }
     }
 
     static let forgeries = [
         Forgery(what: "an extended expiry", from: "\"expires_date_ms\":\"1711843200000\"",
-                to: "\"expires_date_ms\":\"1893456000000\"", knownGap: false),
+                to: "\"expires_date_ms\":\"1893456000000\""),
         Forgery(what: "another product", from: "\"product_id\":\"com.example.game.vip.monthly\"",
-                to: "\"product_id\":\"com.example.game.vip.yearly\"", knownGap: false),
-        Forgery(what: "a quantity of 50", from: "\"quantity\":\"1\"", to: "\"quantity\":\"50\"", knownGap: false),
+                to: "\"product_id\":\"com.example.game.vip.yearly\""),
+        Forgery(what: "a quantity of 50", from: "\"quantity\":\"1\"", to: "\"quantity\":\"50\""),
         Forgery(what: "another original transaction", from: "\"original_transaction_id\":\"160000123456790\"",
-                to: "\"original_transaction_id\":\"160000999999999\"", knownGap: false),
-        // The JSON says Sandbox where its signed receipt says Production: the environment is
-        // not compared, so the reverse (a free Sandbox receipt claimed as Production) passes too.
-        Forgery(what: "another environment", from: "\"environment\":\"Production\"", to: "\"environment\":\"Sandbox\"",
-                knownGap: false),
+                to: "\"original_transaction_id\":\"160000999999999\""),
+        // The JSON says Sandbox where its signed receipt says Production (and the reverse, a
+        // free Sandbox receipt claimed as Production, the same way).
+        Forgery(what: "another environment", from: "\"environment\":\"Production\"", to: "\"environment\":\"Sandbox\""),
     ]
 
-    @Test("an iOS 6 Sandbox receipt stripped of its unsigned environment key does not verify as Production")
+    @Test("an iOS 6 Sandbox receipt stripped of its unsigned environment key still verifies, and is sandbox-in-production when credited in production")
     func legacyEnvironmentStripped() throws {
         let verifier = try #require(sampleVerifier)
         let sample = try #require(try sampleReceipts().first { (try? Base64.decode($0))?.first == UInt8(ascii: "{") })
@@ -317,10 +312,33 @@ struct BuiltCasesTests {
         try #require(original.environment == "Sandbox")
         try #require(verifier.verify(original).status.verdict == .valid)
         let forged = try ReceiptDecoder.decode(stripped)
-        withKnownIssue("the iOS 6 environment sits outside the signed purchase-info (reported)") {
-            #expect(forged.environment == "Sandbox" || verifier.verify(forged).status.verdict != .valid,
-                    "now \(forged.environment ?? "no environment") and \(verifier.verify(forged).status)")
+        // The signature covers purchase-info only: the stripped copy verifies, and says nothing.
+        #expect(verifier.verify(forged).status.verdict == .valid)
+        #expect(forged.environment == nil)
+        #expect(!forged.environmentIsSigned)
+
+        // Credited in production, both are sandbox-in-production; only the unsigned word,
+        // accepted by the Rules, would let the stripped one pass.
+        func sandboxFindings(_ receipt: Receipt, rules: String = "") throws -> [Finding] {
+            let scratch = try ScratchDirectory()
+            let evaluator = RuleEvaluator(rules: try loadRules(Array(rules.utf8), in: scratch).get())
+            let purchase = try #require(receipt.purchases.first)
+            let bought = try #require(purchase.purchaseDate)
+            let order = ScreenOrder(index: 0, orderID: "ORD-1", userID: "user-1", createdAt: bought, platform: .ios,
+                                    itemID: nil, expectedProductID: try #require(purchase.productID), catalogType: nil,
+                                    transactionID: nil, amount: "0.99", currency: "USD", production: true,
+                                    location: SourceLocation(file: "orders.csv", line: 2))
+            let digest = ReceiptDigest(receipt: receipt, signature: verifier.verify(receipt).status, for: order)
+            return evaluator.findings(order: order, receipt: .decoded(digest), selection: .picked(0))
+                .filter { $0.rule == "sandbox-in-production" }
         }
+        let strippedFinding = try #require(try sandboxFindings(forged).first)
+        #expect(strippedFinding.message.contains("the iOS 6 environment is not signed"))
+        #expect(strippedFinding.evidence.expected == "a signed Production environment")
+        #expect(strippedFinding.evidence.actual == "absent (unsigned)")
+        #expect(try sandboxFindings(original).first?.evidence.actual == "Sandbox")
+        #expect(try sandboxFindings(forged, rules: "rule sandbox-in-production trust_legacy_environment yes").isEmpty)
+        #expect(try sandboxFindings(original, rules: "rule sandbox-in-production trust_legacy_environment yes").count == 1)
     }
 
     @Test("a verifyReceipt JSON edited against its own signed latest_receipt is forged", arguments: forgeries)
@@ -334,14 +352,8 @@ struct BuiltCasesTests {
         let forged = try ReceiptDecoder.decode(Array(text.replacingOccurrences(of: forgery.from, with: forgery.to).utf8))
         try #require(Self.claims(forged) != Self.claims(original))
         let verdict = verifier.verify(forged)
-        if forgery.knownGap {
-            withKnownIssue("VerifyReceiptCrossCheck does not compare \(forgery.what) (reported)") {
-                #expect(verdict.status.verdict != .valid, "\(forgery.what) verifies: \(verdict)")
-            }
-        } else {
-            #expect(verdict.status.verdict != .valid, "\(forgery.what) verifies: \(verdict)")
-            #expect(verdict.forgery != nil)
-        }
+        #expect(verdict.status.verdict != .valid, "\(forgery.what) verifies: \(verdict)")
+        #expect(verdict.forgery != nil)
     }
 
     // MARK: money

@@ -112,6 +112,64 @@ struct GooglePurchaseDecoderTests {
         #expect(receipt.signed == .google(originalJSON: Array(original.utf8), signature: [0, 1, 2, 3]))
     }
 
+    @Test("data (Unity: json) stored as a JSON object decodes, its bytes as they stand kept as originalJson",
+          arguments: [GooglePurchaseBuilder.Wrapper.dataAndSignature, .base64DataAndSignature, .unity],
+          GooglePurchaseBuilder.ObjectForm.allCases)
+    func dataAsObject(_ wrapper: GooglePurchaseBuilder.Wrapper, _ form: GooglePurchaseBuilder.ObjectForm) throws {
+        let original = try coins().originalJSON
+        let signature = try GooglePurchaseBuilder.signature(of: original, with: playKey)
+        let text = try GooglePurchaseBuilder.payloadWithObject(originalJSON: original, signature: signature,
+                                                               wrapper: wrapper, form: form)
+        let receipt = try decode(text)
+        let p = try #require(receipt.purchases.first)
+        #expect(p.transactionID == "GPA.3373-3758-4797-38496")
+        #expect(p.productID == "coins100")
+        #expect(p.accountToken == "user-42")
+        #expect(receipt.appID == "com.example.game")
+        #expect(JSONObject(receipt.extras)["original_json_was_object"] == .bool(true))
+        guard case .google(let kept, let keptSignature, let key) = receipt.signed else {
+            Issue.record("not a Google purchase: \(receipt.signed)")
+            return
+        }
+        #expect(key == (wrapper == .unity ? "json" : "data"))
+        #expect(keptSignature == signature)
+        switch form {
+        case .verbatim: #expect(kept == Array(original.utf8))
+        case .reserialized:
+            #expect(kept != Array(original.utf8))
+            #expect(String(decoding: kept, as: UTF8.self).hasPrefix(#"{"orderId": "GPA.3373-3758-4797-38496", "packageName": "#))
+        }
+    }
+
+    @Test("an object's bytes are taken from the payload exactly, spacing and escapes included")
+    func dataAsObjectExactBytes() throws {
+        let object = "{ \"orderId\" : \"GPA.1\",\n  \"packageName\":\"a.b\", \"productId\":\"caf\\u00e9\", \"purchaseToken\":\"t\" }"
+        let text = "{\"signature\":\"AAECAw==\" , \"data\" :  " + object + "\t}"
+        let receipt = try decode(text)
+        #expect(receipt.signed == .google(originalJSON: Array(object.utf8), signature: [0, 1, 2, 3], storedAsObjectIn: "data"))
+        #expect(receipt.purchases.first?.productID == "caf\u{e9}")
+        // Unsigned, it is still a Google purchase when the object is one.
+        let bare = try decode("{\"data\":" + object + "}")
+        #expect(bare.signed == .google(originalJSON: Array(object.utf8), signature: nil, storedAsObjectIn: "data"))
+        // A key spelt with escapes cannot be found in the text: the object is written anew.
+        let escaped = try decode("{\"d\\u0061ta\":" + object + ",\"signature\":\"AAECAw==\"}")
+        guard case .google(let rewritten, _, "data") = escaped.signed else {
+            Issue.record("not a Google purchase from an object: \(escaped.signed)")
+            return
+        }
+        #expect(rewritten != Array(object.utf8))
+        #expect(try JSONParser.parse(rewritten) == (try JSONParser.parse(object)))
+    }
+
+    @Test("a bad value inside a data object is named at its place in the payload")
+    func dataAsObjectErrors() throws {
+        let text = #"{"data":{"orderId":"GPA.1","packageName":"a.b","purchaseTime":123456789012345678901,"purchaseToken":"t"},"signature":"AA=="}"#
+        let error = failure(text)
+        #expect(error?.code == "date-out-of-range")
+        #expect(error?.reason.hasPrefix("data.purchaseTime") == true)
+        #expect(error?.offset == (try offset(of: "1234", in: text)))
+    }
+
     @Test("the sniffer's predicate knows each Google shape and no Apple one")
     func looksLike() throws {
         for wrapper in GooglePurchaseBuilder.Wrapper.allCases where wrapper != .base64DataAndSignature {
@@ -159,7 +217,8 @@ struct GooglePurchaseHostileInputTests {
 
     @Test("data that is not the originalJson text, or a wrapper without it, is refused")
     func wrongShapes() {
-        #expect(failure(#"{"data":{"orderId":"GPA.1"},"signature":"AA=="}"#)?.code == "bad-field-type")
+        #expect(failure(#"{"data":7,"signature":"AA=="}"#)?.code == "bad-field-type")
+        #expect(failure(#"{"data":["{}"],"signature":"AA=="}"#)?.code == "bad-field-type")
         #expect(failure(#"{"Store":"GooglePlay","Payload":"{\"signature\":\"AA==\"}"}"#)?.code == "bad-google-purchase")
         #expect(failure(#"{"Store":"GooglePlay","Payload":7}"#)?.code == "bad-field-type")
         #expect(failure(#"{"Store":"AppleAppStore","Payload":"MII"}"#)?.code == "not-a-google-purchase")

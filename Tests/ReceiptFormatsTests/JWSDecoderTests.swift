@@ -173,6 +173,67 @@ struct JWSDecoderTests {
         }
     }
 
+    @Test("a transaction of only environment, bundleId and signedDate, as Apple's test fixtures sign, decodes with no purchase")
+    func fewFieldTransaction() throws {
+        let spec = JWSBuilder.FewFields(bundleID: "com.example", signedDate: try stamp(october2023))
+        let jws = try JWSBuilder.fewFields(spec, with: signer)
+        let receipt = try decode(jws)
+        #expect(receipt.kind == .appleJWSTransaction)
+        #expect(receipt.jwsType == .transaction)
+        #expect(receipt.environment == "Sandbox")
+        #expect(receipt.appID == "com.example")
+        #expect(receipt.purchases.isEmpty)
+        #expect(receipt.creationDate == (try stamp(october2023)))
+        guard case .jws(let signed, nested: nil) = receipt.signed else {
+            Issue.record("expected a lone JWS")
+            return
+        }
+        #expect(signed.signedDate == (try stamp(october2023)))
+        #expect(signed.certificates == fakeChain)
+    }
+
+    @Test("renewal info of only environment and signedDate decodes as renewal info")
+    func fewFieldRenewalInfo() throws {
+        let receipt = try decode(try JWSBuilder.fewFields(JWSBuilder.FewFields(bundleID: nil, signedDate: try stamp(october2023)),
+                                                          with: signer))
+        #expect(receipt.jwsType == .renewalInfo)
+        #expect(receipt.environment == "Sandbox")
+        #expect(receipt.appID == nil)
+        #expect(receipt.purchases.isEmpty)
+        #expect(receipt.creationDate == (try stamp(october2023)))
+    }
+
+    @Test("a few-field payload is a transaction when a field only transactions carry is there, else renewal info")
+    func fewFieldTyping() throws {
+        func type(_ more: [(key: String, value: JSONValue)], bundleID: String? = nil) throws -> Receipt {
+            var spec = JWSBuilder.FewFields(bundleID: bundleID, signedDate: try stamp(october2023))
+            spec.more = more
+            return try decode(try JWSBuilder.fewFields(spec, with: signer))
+        }
+        let shared = try type([("productId", .string("vip.monthly")), ("originalTransactionId", .string("2000000456789012"))])
+        #expect(shared.jwsType == .renewalInfo, "productId and originalTransactionId are in renewal info too")
+        let bought = try type([("productId", .string("coins100")), ("purchaseDate", .integer(october2023))])
+        #expect(bought.jwsType == .transaction)
+        #expect(bought.purchases.isEmpty, "no transactionId, nothing to claim")
+        #expect(JSONObject(bought.extras)["product_id"] == .string("coins100"), "what is there is kept as written")
+        #expect(JSONObject(bought.extras)["purchase_date"] == .number(String(october2023)))
+        #expect(try type([("type", .string("Consumable"))]).jwsType == .transaction)
+    }
+
+    @Test("a few-field payload inside a notification is its transaction")
+    func fewFieldNested() throws {
+        let inner = try JWSBuilder.fewFields(JWSBuilder.FewFields(bundleID: nil, signedDate: try stamp(october2023)), with: signer)
+        let n = JWSBuilder.Notification(notificationType: "TEST", notificationUUID: "u", bundleID: "com.example.game",
+                                        signedDate: try stamp(october2023), transaction: nil)
+        let receipt = try decode(try JWSBuilder.sign(payload: n.payload(signedTransactionInfo: inner), with: signer))
+        #expect(receipt.jwsType == .notification)
+        #expect(receipt.purchases.isEmpty)
+        guard case .jws(_, nested: .some) = receipt.signed else {
+            Issue.record("expected the nested transaction's signed material")
+            return
+        }
+    }
+
     @Test("the sniffer's predicate accepts a JWS and nothing else")
     func looksLike() throws {
         let jws = try JWSBuilder.transaction(coinTransaction(), with: signer)

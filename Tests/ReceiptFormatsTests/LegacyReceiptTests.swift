@@ -100,11 +100,14 @@ struct LegacyReceiptTests {
         ])
     }
 
-    @Test("a receipt without an environment is a production receipt")
+    @Test("a receipt without an environment states none, and no iOS 6 environment counts as signed")
     func production() throws {
         var production = try spec()
         production.environment = nil
-        #expect(try LegacyReceiptDecoder.decode(plist: outerPlist(production)).environment == "Production")
+        let receipt = try LegacyReceiptDecoder.decode(plist: outerPlist(production))
+        #expect(receipt.environment == nil, "the key is unsigned: it is not taken for Production")
+        #expect(!receipt.environmentIsSigned)
+        #expect(!(try LegacyReceiptDecoder.decode(plist: outerPlist(spec()))).environmentIsSigned)
     }
 
     @Test("the signed bytes are 0x02 and the decoded purchase-info; signature and certificate are split out",
@@ -121,6 +124,28 @@ struct LegacyReceiptTests {
         #expect(signed.signedData == [0x02] + purchaseInfo)
         #expect(signed.signature == (0..<signatureLength).map { UInt8(truncatingIfNeeded: purchaseInfo.count + 1 + $0) })
         #expect(signed.certificate == (try leaf()))
+    }
+
+    @Test("a receipt without its signature, or with an empty one, is read with its purchase and nothing to check")
+    func withoutSignature() throws {
+        let stripped = try Base64.decode(LegacyReceiptBuilder.withoutSignature(spec()))
+        #expect(!String(decoding: stripped, as: UTF8.self).contains("\"signature\""))
+        let receipt = try LegacyReceiptDecoder.decode(plist: stripped)
+        #expect(receipt.kind == .appleLegacyReceipt)
+        #expect(receipt.appID == "com.example.game")
+        #expect(receipt.purchases.first?.transactionID == "1000000046178817")
+        #expect(receipt.purchases.first?.quantity == 3)
+        guard case .legacy(let signed) = receipt.signed else {
+            Issue.record("expected legacy signed material")
+            return
+        }
+        #expect(signed.signature == nil && signed.certificate == nil)
+        #expect(signed.signedData.first == 0x02)
+        #expect(SignatureStatus.withoutTrust(receipt) == SignatureStatus(.invalid, "no signature"))
+
+        let empty = try LegacyReceiptDecoder.decode(plist: outerPlist(signature: [], purchaseInfo: simpleInfo))
+        #expect(empty.purchases.first?.productID == "gems")
+        #expect(SignatureStatus.withoutTrust(empty) == SignatureStatus(.invalid, "no signature"))
     }
 
     @Test("Apple's own spelling reads: formatted dates, expiry as epoch milliseconds")
@@ -165,7 +190,6 @@ struct LegacyReceiptTests {
         #expect(failure(lyingDER)?.code == "bad-signature")
         let version3 = outerPlist(signature: blob(certificate: try leaf(), version: 3), purchaseInfo: simpleInfo)
         #expect(failure(version3)?.code == "bad-signature")
-        #expect(failure(outerPlist(signature: [], purchaseInfo: simpleInfo))?.code == "bad-signature")
         #expect(failure(outerPlist(signature: [2, 0, 0, 0], purchaseInfo: simpleInfo))?.code == "bad-signature")
     }
 

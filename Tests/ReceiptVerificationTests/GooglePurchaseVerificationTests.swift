@@ -31,7 +31,7 @@ struct GooglePurchaseVerificationTests {
         let pki = try VerificationWorld.ours()
         let receipt = try Make.decode(GooglePurchaseBuilder.payload(Make.googlePurchase(), with: pki.googleSigner,
                                                                     wrapper: .dataAndSignature))
-        guard case .google(let originalJSON, let signature) = receipt.signed else {
+        guard case .google(let originalJSON, let signature, _) = receipt.signed else {
             Issue.record("not a Google purchase: \(receipt.signed)")
             return
         }
@@ -41,6 +41,36 @@ struct GooglePurchaseVerificationTests {
             tampered.signed = .google(originalJSON: Make.flipping(originalJSON, at: index), signature: signature)
             #expect(verifier.status(of: tampered).verdict == .invalid, "originalJson byte \(index) changed unnoticed")
         }
+    }
+
+    @Test("data stored as a JSON object verifies when its bytes are the signed text, in every wrapper",
+          arguments: [GooglePurchaseBuilder.Wrapper.dataAndSignature, .base64DataAndSignature, .unity])
+    func dataAsObjectVerbatim(_ wrapper: GooglePurchaseBuilder.Wrapper) throws {
+        let pki = try VerificationWorld.ours()
+        let original = try Make.googlePurchase().originalJSON
+        let payload = try GooglePurchaseBuilder.payloadWithObject(
+            originalJSON: original, signature: GooglePurchaseBuilder.signature(of: original, with: pki.googleSigner),
+            wrapper: wrapper, form: .verbatim)
+        let status = try VerificationWorld.verifier().status(of: Make.decode(payload))
+        let key = wrapper == .unity ? "json" : "data"
+        #expect(status == SignatureStatus(.valid, "signature verified with the key of com.example.game "
+                                          + "(\(key) was stored as a JSON object, its bytes verbatim)"))
+    }
+
+    @Test("data stored as a JSON object that was written anew is invalid, and the reason says the signed bytes were re-serialized",
+          arguments: [GooglePurchaseBuilder.Wrapper.dataAndSignature, .base64DataAndSignature, .unity])
+    func dataAsObjectReserialized(_ wrapper: GooglePurchaseBuilder.Wrapper) throws {
+        let pki = try VerificationWorld.ours()
+        let original = try Make.googlePurchase().originalJSON
+        let payload = try GooglePurchaseBuilder.payloadWithObject(
+            originalJSON: original, signature: GooglePurchaseBuilder.signature(of: original, with: pki.googleSigner),
+            wrapper: wrapper, form: .reserialized)
+        let receipt = try Make.decode(payload)
+        #expect(receipt.purchases.first?.transactionID == "GPA.1234-5678-9012-34567", "decoded all the same")
+        let key = wrapper == .unity ? "json" : "data"
+        #expect(try VerificationWorld.verifier().status(of: receipt)
+            == SignatureStatus(.invalid, "bad signature: \(key) was stored as a JSON object whose bytes were re-serialized"))
+        #expect(ReceiptVerifier().status(of: receipt).verdict == .unchecked)
     }
 
     @Test("a purchase without a signature is unsigned")

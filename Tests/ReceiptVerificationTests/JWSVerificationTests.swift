@@ -33,6 +33,29 @@ struct JWSVerificationTests {
         #expect(verifier.status(of: try Make.decode(JWSBuilder.appTransaction(app, with: pki.jwsSigner))).verdict == .valid)
     }
 
+    @Test("a transaction or renewal info of only a few fields is checked as usual: valid from our chain, else invalid")
+    func fewFields() throws {
+        let pki = try VerificationWorld.ours()
+        let verifier = try VerificationWorld.verifier()
+        for bundleID in [VerificationWorld.bundleID, nil] {
+            let spec = JWSBuilder.FewFields(bundleID: bundleID, signedDate: try Make.time(Self.signed))
+            let genuine = try Make.decode(JWSBuilder.fewFields(spec, with: pki.jwsSigner))
+            #expect(genuine.jwsType == (bundleID == nil ? .renewalInfo : .transaction))
+            #expect(verifier.status(of: genuine).verdict == .valid, "\(verifier.status(of: genuine).reason)")
+            let forged = try Make.decode(JWSBuilder.fewFields(spec, with: VerificationWorld.forger().jwsSigner))
+            #expect(verifier.status(of: forged) == SignatureStatus(.invalid, "untrusted root"))
+            #expect(ReceiptVerifier().status(of: genuine).verdict == .unchecked)
+        }
+    }
+
+    @Test("a transaction's decoded JSON, stored without its JWS, is unsigned whatever the trust")
+    func decodedJSON() throws {
+        let receipt = try Make.decode(JWSBuilder.decodedJSON(Make.transaction(signed: Self.signed)))
+        #expect(receipt.purchases.first?.transactionID == "2000000123")
+        #expect(try VerificationWorld.verifier().status(of: receipt) == SignatureStatus(.unsigned, "decoded transaction JSON, no JWS"))
+        #expect(ReceiptVerifier().status(of: receipt) == SignatureStatus(.unsigned, "decoded transaction JSON, no JWS"))
+    }
+
     @Test("a JWS whose payload was re-encoded with another product is invalid: bad signature")
     func rewrittenPayload() throws {
         let jws = try JWSBuilder.transaction(Make.transaction(signed: Self.signed), with: VerificationWorld.ours().jwsSigner)

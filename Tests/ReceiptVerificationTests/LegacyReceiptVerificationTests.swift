@@ -18,6 +18,14 @@ struct LegacyReceiptVerificationTests {
         #expect(status.verdict == .valid, "\(status.reason)")
     }
 
+    @Test("an iOS 6 receipt without its signature is invalid, no signature, whether trust is configured or not")
+    func withoutSignature() throws {
+        let receipt = try Make.decode(LegacyReceiptBuilder.withoutSignature(spec()))
+        #expect(receipt.purchases.first?.transactionID == "1000000046178817")
+        #expect(try VerificationWorld.verifier().status(of: receipt) == SignatureStatus(.invalid, "no signature"))
+        #expect(ReceiptVerifier().status(of: receipt) == SignatureStatus(.invalid, "no signature"))
+    }
+
     @Test("an iOS 6 receipt whose purchase-info changed after signing is invalid, whatever byte changed")
     func tampered() throws {
         let receipt = try Make.decode(LegacyReceiptBuilder.build(spec(), signedBy: VerificationWorld.ours().legacyReceiptSigner))

@@ -53,6 +53,8 @@ enum World {
 struct Night {
     var rules: RulesDirectory
     var ledger: [String: Claim] = [:]
+    /// What the signature check says of each receipt (by default: it verifies).
+    var signature: (Receipt) -> SignatureStatus = { _ in SignatureStatus(.valid, "test") }
 
     init(_ rulesText: String = "", reviewers: String? = nil, apps: Bool = true) throws {
         var files = ["x.rules": rulesText]
@@ -68,7 +70,9 @@ struct Night {
 
     func findings(_ cases: [(ScreenOrder, Receipt?)]) -> [String: [Finding]] {
         var book = ClaimBook()
-        let states: [ReceiptState] = cases.map { o, r in r.map { .decoded(World.digest($0, for: o)) } ?? .missing }
+        let states: [ReceiptState] = cases.map { o, r in
+            r.map { .decoded(ReceiptDigest(receipt: $0, signature: signature($0), for: o)) } ?? .missing
+        }
         let keys = states.flatMap { s -> [String] in
             if case .decoded(let d) = s { return ClaimBook.keys(of: d) }
             return []
@@ -197,6 +201,39 @@ struct RuleEngineTests {
         #expect(replay["b"]?.first { $0.rule == "replayed-transaction" }?.exempted == nil)
     }
 
+    @Test("an iOS 6 receipt credited in production is sandbox-in-production whatever its unsigned environment says, unless trust_legacy_environment is yes")
+    func legacyEnvironment() throws {
+        func legacy(_ env: String?) -> Receipt {
+            var r = World.receipt([World.purchase("gems", txn: "1000000012345678")])
+            r.kind = .appleLegacyReceipt
+            r.environment = env
+            return r
+        }
+        let night = try Night()
+        for env in [nil, "Production", "production", "Foo"] as [String?] {
+            let f = try #require(night.findings([(World.order("o1"), legacy(env))])["o1"])
+            #expect(f.map(\.rule) == ["sandbox-in-production"], "\(env ?? "absent")")
+            let finding = try #require(f.first)
+            #expect(finding.message.contains("the iOS 6 environment is not signed"))
+            #expect(finding.message.contains("a Sandbox receipt stripped of its environment"))
+            #expect(finding.evidence.expected == "a signed Production environment")
+            #expect(finding.evidence.actual == env ?? "absent (unsigned)")
+        }
+        let sandbox = try #require(night.findings([(World.order("o2"), legacy("Sandbox"))])["o2"]?.first)
+        #expect(sandbox.message == "a Sandbox receipt was credited in production")
+        #expect(night.run([(World.order("o3", production: false), legacy(nil))]) == ["o3": []])
+
+        let trusting = try Night("rule sandbox-in-production trust_legacy_environment yes")
+        #expect(trusting.run([(World.order("o4"), legacy(nil))]) == ["o4": []])
+        #expect(trusting.run([(World.order("o5"), legacy("Production"))]) == ["o5": []])
+        #expect(trusting.run([(World.order("o6"), legacy("Sandbox"))]) == ["o6": ["sandbox-in-production"]])
+        // Beside a flagged order, a reviewer reads that the environment is not signed.
+        let fields = World.digest(legacy(nil), for: World.order("o1")).keyFields(picked: nil)
+        #expect(fields.first { $0.key == "environment" }?.value == "absent (not signed)")
+        // Other receipts keep their signed environment.
+        #expect(night.run([(World.order("o7"), World.receipt([World.purchase("gems", txn: "1")]))]) == ["o7": []])
+    }
+
     @Test("revoked, account-bound to another user, and pending Google purchases are flagged")
     func purchaseRules() throws {
         let refunded = World.receipt([World.purchase("gems", txn: "800", cancelled: "2024-03-01T11:59:30Z")])
@@ -218,6 +255,33 @@ struct RuleEngineTests {
         let foreign = World.receipt([World.purchase("gems", txn: "900")], app: "com.evil.app")
         #expect(try Night().run([(World.order("o1"), foreign)]) == ["o1": ["bundle-id-mismatch"]])
         #expect(try Night().run([(World.order("o2"), nil)]) == ["o2": ["missing-receipt"]])
+    }
+
+    @Test("a transaction's decoded JSON is screened on its claims; flag_unsigned_decoded_payload yes also flags it unsigned")
+    func decodedTransactionJSON() throws {
+        var r = World.receipt([World.purchase("gems", txn: "2000000123")], env: "Sandbox")
+        r.kind = .appleJWSTransaction
+        r.jwsType = .transaction
+        r.signed = .decodedJWSPayload
+        var night = try Night()
+        night.signature = { SignatureStatus.withoutTrust($0) }
+        #expect(night.run([(World.order("o1"), r)]) == ["o1": ["sandbox-in-production"]])
+        #expect(night.run([(World.order("o2", product: "gems500"), r)]) == ["o2": ["item-id-mismatch", "sandbox-in-production"]])
+
+        var flagging = try Night("rule signature-invalid flag_unsigned_decoded_payload yes")
+        flagging.signature = night.signature
+        let f = try #require(flagging.findings([(World.order("o3"), r)])["o3"])
+        #expect(f.map(\.rule).sorted() == ["sandbox-in-production", "signature-invalid"])
+        let unsigned = try #require(f.first { $0.rule == "signature-invalid" })
+        #expect(unsigned.message == "the decoded transaction JSON carries no JWS to check it against")
+        #expect(unsigned.evidence.expected == "a signed JWS")
+        #expect(unsigned.evidence.actual == "unsigned")
+        #expect(unsigned.evidence.extra.first?.value == .string("decoded transaction JSON, no JWS"))
+
+        // The verifyReceipt parameter is another one.
+        var other = try Night("rule signature-invalid flag_unsigned_verify_receipt yes")
+        other.signature = night.signature
+        #expect(other.run([(World.order("o4"), r)]) == ["o4": ["sandbox-in-production"]])
     }
 
     @Test("custom rules fire with their message and the values they compared as evidence")

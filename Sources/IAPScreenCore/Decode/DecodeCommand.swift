@@ -19,7 +19,9 @@ enum DecodeCommand {
         positional: ("PATH", "File of payloads, one per line, or one raw-DER / wrapped base64 receipt; - or none: stdin.", 1),
         details: """
         Recognises Apple app receipts (base64 or DER), iOS 6 transaction receipts, stored
-        verifyReceipt JSON, App Store JWS and Google Play purchases by their content.
+        verifyReceipt JSON, App Store JWS (and a transaction's decoded JSON, unsigned) and
+        Google Play purchases by their content. An iOS 6 receipt's environment is not
+        signed: it is printed as written with "environment_verified": false.
         A payload that cannot be decoded prints {"line", "error", "reason", "offset"};
         the command still exits 0.
         """)

@@ -12,6 +12,7 @@ public enum ReceiptJSON {
         if let t = receipt.jwsType { o.members.append(("jws_type", .string(t.rawValue))) }
         o.members.append(("platform", .string(receipt.platform.rawValue)))
         o.members.append(("environment", .string(orNull: receipt.environment)))
+        if !receipt.environmentIsSigned { o.members.append(("environment_verified", .bool(false))) }
         o.members.append(("app_id", .string(orNull: receipt.appID)))
         o.members.append(("signature", .string(signature.verdict.rawValue)))
         o.members.append(("signature_reason", .string(signature.reason)))

@@ -7,7 +7,11 @@ extension ReceiptDigest {
     /// order got (`picked`), when one did.
     public func keyFields(picked: Purchase?) -> [(key: String, value: String)] {
         var out: [(key: String, value: String)] = [("kind", kind.rawValue)]
-        if let environment { out.append(("environment", environment)) }
+        if !kind.signsEnvironment {
+            out.append(("environment", "\(environment ?? "absent") (not signed)"))
+        } else if let environment {
+            out.append(("environment", environment))
+        }
         if let status { out.append(("status", String(status))) }
         if let appID { out.append(("app", appID)) }
         out.append(("signature", "\(signature.verdict.rawValue): \(signature.reason)"))

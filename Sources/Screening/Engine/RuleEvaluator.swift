@@ -113,8 +113,13 @@ public struct RuleEvaluator: Sendable {
             } else if d.kind == .appleVerifyReceiptJSON, s.parameter(.signatureInvalid, "flag_unsigned_verify_receipt") != 0 {
                 add(.signatureInvalid, "the verifyReceipt JSON carries no signed receipt to check it against",
                     Evidence(expected: "an embedded latest_receipt", actual: "unsigned", extra: [("reason", .string("unsigned"))]))
+            } else if d.kind == .appleJWSTransaction, s.parameter(.signatureInvalid, "flag_unsigned_decoded_payload") != 0 {
+                // A JWS is never unsigned: this is a transaction's decoded JSON stored without it.
+                add(.signatureInvalid, "the decoded transaction JSON carries no JWS to check it against",
+                    Evidence(expected: "a signed JWS", actual: "unsigned", extra: [("reason", .string(d.signature.reason))]))
             } else {
-                note.passed(.signatureInvalid, "unsigned (\(d.signature.reason)); flag_unsigned_verify_receipt is 0, so only its claims are screened")
+                let parameter = d.kind == .appleJWSTransaction ? "flag_unsigned_decoded_payload" : "flag_unsigned_verify_receipt"
+                note.passed(.signatureInvalid, "unsigned (\(d.signature.reason)); \(parameter) is 0, so only its claims are screened")
             }
         } else {
             note.passed(.signatureInvalid, "signature \(d.signature.verdict.rawValue): \(d.signature.reason)")
@@ -132,11 +137,23 @@ public struct RuleEvaluator: Sendable {
         } else {
             note.notApplicable(.bundleIDMismatch, "the receipt names no app")
         }
-        // Environment.
+        // Environment. An iOS 6 receipt's environment is not signed: a Sandbox receipt
+        // stripped of it (or rewritten) verifies all the same, so only a word that already
+        // says sandbox is believed, unless the Rules accept the unsigned word.
+        let trustsLegacy = s.parameter(.sandboxInProduction, "trust_legacy_environment") != 0
         if order.production, d.isSandbox {
             let env = d.status == 21007 ? "status 21007 (sandbox receipt)" : (d.environment ?? "test purchase")
             add(.sandboxInProduction, "a \(env) receipt was credited in production",
                 Evidence(expected: "Production", actual: d.environment ?? env))
+        } else if order.production, !d.kind.signsEnvironment, !trustsLegacy {
+            let stated = d.environment.map { "environment \"\($0)\"" } ?? "no environment"
+            add(.sandboxInProduction,
+                "an iOS 6 receipt with \(stated) was credited in production; the iOS 6 environment is not signed, "
+                    + "and a Sandbox receipt stripped of its environment (or with it rewritten) would look the same",
+                Evidence(expected: "a signed Production environment", actual: d.environment ?? "absent (unsigned)"))
+        } else if order.production, !d.kind.signsEnvironment {
+            note.passed(.sandboxInProduction,
+                        "iOS 6 receipt environment \(d.environment ?? "absent") taken as production: trust_legacy_environment is yes, though it is not signed")
         } else if order.production {
             note.passed(.sandboxInProduction, "receipt environment \(d.environment ?? "not stated, and no test purchase")")
         } else {

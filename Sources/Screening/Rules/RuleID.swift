@@ -30,7 +30,8 @@ public enum RuleID: String, Sendable, CaseIterable, Hashable {
     public var parameters: [(name: String, defaultValue: Int)] {
         switch self {
         case .expiredValidity: return [("grace_days", 1), ("max_proof_age_days", 30)]
-        case .signatureInvalid: return [("flag_unsigned_verify_receipt", 0)]
+        case .signatureInvalid: return [("flag_unsigned_verify_receipt", 0), ("flag_unsigned_decoded_payload", 0)]
+        case .sandboxInProduction: return [("trust_legacy_environment", 0)]
         default: return []
         }
     }
@@ -42,7 +43,7 @@ public enum RuleID: String, Sendable, CaseIterable, Hashable {
         case .signatureInvalid: return "the signature or chain does not verify, the JSON contradicts its signed receipt, or a Google purchase is unsigned"
         case .bundleIDMismatch: return "the receipt belongs to an app that is not ours"
         case .itemIDMismatch: return "the receipt holds no purchase of the order's product"
-        case .sandboxInProduction: return "a sandbox, Xcode or test purchase credited in production"
+        case .sandboxInProduction: return "a sandbox, Xcode or test purchase, or an iOS 6 receipt (whose environment is not signed), credited in production"
         case .transactionNotInReceipt: return "the order names a transaction its receipt does not contain"
         case .revoked: return "the store refunded or revoked the purchase"
         case .accountMismatch: return "the purchase is bound to another account than the order's"
