@@ -59,6 +59,19 @@ enum SampleExamples {
         var test = google
         test.orderID = nil
 
+        // Shapes servers keep that are judged, not refused: a JWS of a few fields (as Apple's
+        // own fixtures sign them), an iOS 6 receipt without its signature, a Google `data`
+        // stored as a JSON object (its bytes verbatim: it verifies), and a transaction's
+        // decoded JSON with no JWS around it (unsigned).
+        var fewFields = JWSBuilder.FewFields(bundleID: bundle, signedDate: t)
+        fewFields.environment = "Production"
+        let legacyUnsigned = LegacyReceiptBuilder.withoutSignature(
+            LegacyReceiptBuilder.Spec(bundleID: bundle, productID: "com.example.game.gems100", itemID: "987654321",
+                                      transactionID: "1000000012345679", purchaseDate: t))
+        let objectData = try GooglePurchaseBuilder.payloadWithObject(
+            originalJSON: google.originalJSON, signature: try GooglePurchaseBuilder.signature(of: google.originalJSON, with: pki.googleSigner),
+            wrapper: .dataAndSignature, form: .verbatim)
+
         return [
             Base64.encode(appReceipt),
             Base64.encode(xcodeReceipt),
@@ -71,6 +84,10 @@ enum SampleExamples {
             try GooglePurchaseBuilder.payload(google, with: pki.googleSigner, wrapper: .base64DataAndSignature),
             try GooglePurchaseBuilder.payload(google, with: pki.googleSigner, wrapper: .unity),
             try GooglePurchaseBuilder.payload(test, with: pki.googleSigner, wrapper: .unsigned),
+            try JWSBuilder.fewFields(fewFields, with: pki.jwsSigner),
+            legacyUnsigned,
+            objectData,
+            JWSBuilder.decodedJSON(tx),
             "this line is not a receipt",
         ].joined(separator: "\n") + "\n"
     }

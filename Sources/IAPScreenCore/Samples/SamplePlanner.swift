@@ -250,7 +250,9 @@ struct SamplePlanner {
         case "missing-receipt":
             o.proof = .none
             o.transactionID = nil
-            o.statesPlatform = false
+            // App Store rows leave the platform out, as servers that learn it from the receipt
+            // do; Google rows keep it, so finance still sees an unpaid credit.
+            o.statesPlatform = store == .google
             o.expected = ["missing-receipt"]
         case "undecodable":
             o.proof = .garbage(random.pick(["not a receipt", "MIIBgarbage==", "{\"receipt\": \"lol\"}", "eyJhbGciOiJub25lIn0.e30."]))
