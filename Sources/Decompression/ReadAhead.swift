@@ -14,12 +14,14 @@ public final class ReadAhead<Element: Sendable> {
     }
 
     private let state = State()
+    private let thread: JoinedThread
 
     /// `produce` runs on the new thread until it returns nil (the end) or throws; it is the
-    /// only code that touches what it captures meanwhile.
+    /// only code that touches what it captures meanwhile. The parsers it runs recurse
+    /// (nesting is capped): the thread gets the main thread's 8 MB of stack, not less.
     public init(depth: Int, produce: @escaping @Sendable () throws(InputError) -> Element?) {
         let state = self.state
-        let thread = Thread {
+        thread = JoinedThread(stackSize: 8 << 20) {
             while true {
                 state.condition.lock()
                 while state.ready.count >= depth, !state.cancelled { state.condition.wait() }
@@ -41,16 +43,18 @@ public final class ReadAhead<Element: Sendable> {
                 if done { return }
             }
         }
-        // The parsers it runs recurse (nesting is capped): the main thread's 8 MB, not less.
-        thread.stackSize = 8 << 20
-        thread.start()
     }
 
+    /// Stops the producer and waits for its thread to end: a consumer that stops early
+    /// (an error, a reader that has what it needs) never leaves a thread inside igzip or
+    /// libxml2 behind it, where the process's exit would pull the library out from under it.
+    /// At most the element being produced is finished first.
     deinit {
         state.condition.lock()
         state.cancelled = true
         state.condition.broadcast()
         state.condition.unlock()
+        thread.join()
     }
 
     /// The next element, or nil at the end; an error the producer threw comes after the

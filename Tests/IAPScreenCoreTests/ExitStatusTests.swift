@@ -57,6 +57,21 @@ struct ExitStatusTests {
         #expect(!FileManager.default.fileExists(atPath: s.file("out")))
     }
 
+    @Test("a dump that breaks off while its readers and workers are busy exits 3, never by a signal")
+    func breaksOffMidRead() throws {
+        let world = try SampleWorld.shared.get()
+        let s = try Scratch()
+        let whole = try Data(contentsOf: URL(fileURLWithPath: world.receipts))
+        try whole.prefix(whole.count * 3 / 4).write(to: URL(fileURLWithPath: s.file("receipts.csv.gz")))
+        var args = world.screenArguments(out: s.file("out"), ledger: "sqlite:" + s.file("l.sqlite")) + ["--jobs", "2"]
+        args[args.firstIndex(of: world.receipts) ?? 0] = s.file("receipts.csv.gz")
+        let r = try Tool.run(args)
+        #expect(!r.bySignal)
+        #expect(r.status == 3)
+        #expect(r.stderr.contains("receipts.csv.gz: gzip stream is truncated"))
+        #expect(!FileManager.default.fileExists(atPath: s.file("out")))
+    }
+
     @Test("a bad Rules directory exits 2 with the problems, and writes nothing")
     func badRules() throws {
         let s = try Scratch()

@@ -4,9 +4,12 @@ import Testing
 /// Runs the built `iapscreen` binary the way cron and people do: arguments in, exit
 /// status, stdout and stderr out.
 struct ToolRun {
+    /// The exit status, or the signal's number when `bySignal`.
     var status: Int32
     var stdout: String
     var stderr: String
+    /// The process was killed by a signal (a crash) instead of exiting.
+    var bySignal = false
 }
 
 enum Tool {
@@ -63,7 +66,7 @@ enum Tool {
         group.wait()
         p.waitUntilExit()
         return ToolRun(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                       stderr: String(decoding: errData, as: UTF8.self))
+                       stderr: String(decoding: errData, as: UTF8.self), bySignal: p.terminationReason == .uncaughtSignal)
     }
 }
 

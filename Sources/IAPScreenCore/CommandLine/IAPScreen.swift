@@ -1,4 +1,5 @@
 import IAPBasics
+import StoreCrypto
 
 /// The whole command line: argv in, exit status out.
 public enum IAPScreen {
@@ -14,6 +15,13 @@ public enum IAPScreen {
         (RulesCheckCommand.spec, RulesCheckCommand.run),
         (SamplesCommand.spec, SamplesCommand.run),
     ]
+
+    /// What the executable does once, before any command: OpenSSL is initialised without
+    /// its exit-time clean-up, which would race any thread still ending when the process
+    /// exits (see `OpenSSLProcess`).
+    public static func prepareProcess() {
+        OpenSSLProcess.initializeWithoutExitCleanup()
+    }
 
     public static func main(_ arguments: [String], console: Console = Console()) -> Int32 {
         defer { console.out.flush(); console.err.flush() }

@@ -181,6 +181,8 @@ final class NightLoader {
             try read(path, { (r) throws(InputError) in try r.nextReceipt() }, addReceipt, progress: progress)
         }
         try apply(batcher.drain())
+        // Every receipt is decoded: the workers end here, not whenever the loader goes away.
+        batcher.stop()
         // Credited orders whose receipt never came: screened as missing (no decoding).
         for i in slots.indices where slots.with(i, { $0.pointee.outcomeKind == nil && $0.pointee.order.status == .credited }) {
             try settle(i, screening.screen(slots[i].order.row(pool: pool), index: Int(slots[i].position), payload: nil))

@@ -182,6 +182,8 @@ struct NightScreener {
         try night.spill.flushPending()
         let shared = SharedNight(night: night, screener: self, late: late, extra: extra)
         let appender = ChunkAppender(writer: writer)
+        // On a thrown error too: the queue has let go of the writer before the caller abandons it.
+        defer { appender.settle() }
         for chunkStart in stride(from: 0, to: items.count, by: 4096) {
             let chunk = Array(items[chunkStart..<min(chunkStart + 4096, items.count)])
             guard ledger != nil else {
@@ -227,6 +229,9 @@ struct NightScreener {
         }
 
         func finish() throws { try waitForLast() }
+
+        /// Waits for the chunk being written, if any, whatever became of it.
+        func settle() { group.wait() }
 
         private func waitForLast() throws {
             group.wait()

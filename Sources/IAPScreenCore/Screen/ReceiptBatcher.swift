@@ -1,3 +1,4 @@
+import Decompression
 import DumpFormats
 import Foundation
 
@@ -36,26 +37,32 @@ final class ReceiptBatcher {
     private let maxQueued: Int
     private let shared = Shared()
     private var filling: [Job] = []
+    private var workers: [JoinedThread] = []
 
     init(screening: ReceiptScreening, jobs: Int) {
-        let workers = max(1, jobs)
-        maxQueued = 4 * workers
+        let count = max(1, jobs)
+        maxQueued = 4 * count
         filling.reserveCapacity(batchSize)
         let shared = self.shared
-        for _ in 0..<workers {
-            let thread = Thread { Self.work(shared, screening) }
-            // The decoders recurse (nesting is capped): the main thread's 8 MB, not less.
-            thread.stackSize = 8 << 20
-            thread.start()
-        }
+        // The decoders recurse (nesting is capped): the main thread's 8 MB, not less.
+        workers = (0..<count).map { _ in JoinedThread(stackSize: 8 << 20) { Self.work(shared, screening) } }
     }
 
-    deinit {
+    /// Stops the workers and waits until every one has ended. Batches not yet started are
+    /// dropped (after `drain` there are none; after an error nobody wants them); a batch
+    /// being decoded is finished. No worker is left inside OpenSSL when the command
+    /// returns and the process exits.
+    func stop() {
         shared.condition.lock()
         shared.closed = true
+        shared.queued.removeAll()
         shared.condition.broadcast()
         shared.condition.unlock()
+        for worker in workers { worker.join() }
+        workers = []
     }
+
+    deinit { stop() }
 
     private static func work(_ shared: Shared, _ screening: ReceiptScreening) {
         while true {
@@ -86,6 +93,7 @@ final class ReceiptBatcher {
     }
 
     func submit(_ job: Job) {
+        precondition(!workers.isEmpty, "a receipt submitted after the workers were stopped")
         filling.append(job)
         if filling.count >= batchSize { enqueue() }
     }
