@@ -21,10 +21,20 @@ public final class DumpReader {
 
     /// Opens `path`; `rawObserver` sees every raw (still compressed) chunk of the file, to
     /// hash and count it.
-    public init(path: String, limits: Limits = .standard,
-                rawObserver: FileByteStream.RawObserver? = nil) throws(InputError) {
+    public convenience init(path: String, limits: Limits = .standard,
+                            rawObserver: FileByteStream.RawObserver? = nil) throws(InputError) {
+        try self.init(try InputOpener.open(path: path, limits: limits, observer: rawObserver), path: path, limits: limits)
+    }
+
+    /// Reads `bytes` as the file `name` would be read (its extension picks the format as a
+    /// path's does; `name` is the file in every location and message).
+    public convenience init(bytes: [UInt8], name: String, limits: Limits = .standard) throws(InputError) {
+        try self.init(try InputOpener.open(bytes: bytes, name: name, limits: limits), path: name, limits: limits)
+    }
+
+    private init(_ input: OpenedInput, path: String, limits: Limits) throws(InputError) {
         self.path = path
-        input = try InputOpener.open(path: path, limits: limits, observer: rawObserver)
+        self.input = input
         compression = input.compression
         let buffer = RecordBuffer(stream: input.stream)
         // Enough to see the byte order mark, the first non-space byte and the header line.
