@@ -6,8 +6,9 @@ import Testing
 @Suite("Reading dumps from memory")
 struct InMemoryReadingTests {
     /// Every item of the dump `bytes`, read from memory under `name`.
-    func memoryItems(bytes: [UInt8], name: String, limits: Limits = .standard) throws -> [DumpItem] {
-        let reader = try DumpReader(bytes: bytes, name: name, limits: limits)
+    func memoryItems(bytes: [UInt8], name: String, limits: Limits = .standard,
+                     buffers: ReadBuffers = .standard) throws -> [DumpItem] {
+        let reader = try DumpReader(bytes: bytes, name: name, limits: limits, buffers: buffers)
         var items: [DumpItem] = []
         while let item = try reader.next() { items.append(item) }
         return items
@@ -29,7 +30,16 @@ struct InMemoryReadingTests {
             let fromMemory = try DumpReader(bytes: content, name: path)
             #expect(fromMemory.format == fromFile.format)
             #expect(fromMemory.compression == fromFile.compression)
-            #expect(try memoryItems(bytes: content, name: path) == (try readItems(path)))
+            let expected = try readItems(path)
+            #expect(try memoryItems(bytes: content, name: path) == expected)
+            // Buffers change speed, not what is read; small limits make records too long.
+            for buffers in [ReadBuffers.small, ReadBuffers(chunkBytes: 64, gzipInputBytes: 64, prefetchChunks: 0)] {
+                #expect(try memoryItems(bytes: content, name: path, buffers: buffers) == expected)
+                var tight = Limits.small
+                tight.maxRecordBytes = 20
+                #expect(try memoryItems(bytes: content, name: path, limits: tight, buffers: buffers)
+                    == (try readItems(path, limits: tight)))
+            }
         }
     }
 

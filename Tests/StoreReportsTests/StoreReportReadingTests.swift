@@ -18,8 +18,8 @@ struct ReadBack: Equatable {
     }
 
     /// The same file, read from memory as `name`.
-    init(bytes: [UInt8], name: String, limits: Limits = .standard) throws {
-        container = try StoreReportFile.read(bytes: bytes, name: name, limits: limits) { reader throws(InputError) in
+    init(bytes: [UInt8], name: String, limits: Limits = .standard, buffers: ReadBuffers = .standard) throws {
+        container = try StoreReportFile.read(bytes: bytes, name: name, limits: limits, buffers: buffers) { reader throws(InputError) in
             try self.add(reader)
         }
     }
@@ -185,7 +185,7 @@ struct StoreReportReadingTests {
         #expect(throws: InputError.self) { try ReadBack(try files.write("empty.zip", emptyZip.finish())) }
     }
 
-    @Test("a report in memory reads as the same file does: zip, gzip, UTF-16, plain, a broken row")
+    @Test("a report in memory reads as the same file does, through any buffers: zip, gzip, UTF-16, plain, a broken row")
     func fromMemory() throws {
         let files = try ReportFiles()
         let zip = ZipWriter()
@@ -201,7 +201,11 @@ struct StoreReportReadingTests {
         ]
         for (name, bytes) in reports {
             let path = try files.write(name, bytes)
-            #expect(try ReadBack(bytes: bytes, name: path) == ReadBack(path), "\(name)")
+            let expected = try ReadBack(path)
+            #expect(try ReadBack(bytes: bytes, name: path) == expected, "\(name)")
+            #expect(try ReadBack(bytes: bytes, name: path, buffers: .small) == expected, "\(name), small buffers")
+            let tiny = ReadBuffers(chunkBytes: 64, gzipInputBytes: 64, prefetchChunks: 0)
+            #expect(try ReadBack(bytes: bytes, name: path, buffers: tiny) == expected, "\(name), 64-byte buffers")
         }
         let notAReport = Array("just,some\ncsv,text\n".utf8)
         let error = try #require(throws: InputError.self) { _ = try ReadBack(bytes: notAReport, name: "x.csv") }
