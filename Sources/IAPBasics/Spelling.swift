@@ -2,7 +2,10 @@
 public enum Spelling {
     /// Levenshtein distance in characters.
     public static func distance(_ a: String, _ b: String) -> Int {
-        let x = Array(a), y = Array(b)
+        distance(Array(a), Array(b))
+    }
+
+    static func distance(_ x: [Character], _ y: [Character]) -> Int {
         guard !x.isEmpty, !y.isEmpty else { return max(x.count, y.count) }
         var prev = Array(0...y.count)
         var cur = prev
@@ -16,10 +19,21 @@ public enum Spelling {
         return prev[y.count]
     }
 
-    /// The closest candidate, if it is close enough to be a typo of `word`.
+    /// The closest candidate (the first of equally close ones), if it is close enough to be
+    /// a typo of `word`: at most a third of its characters (and at least 2) apart.
     public static func nearest(_ word: String, in candidates: [String]) -> String? {
-        let best = candidates.map { ($0, distance(word, $0)) }.min { $0.1 < $1.1 }
-        guard let best, best.1 <= max(2, word.count / 3) else { return nil }
-        return best.0
+        let x = Array(word)
+        let allowed = max(2, x.count / 3)
+        var best: (candidate: String, distance: Int)?
+        for candidate in candidates {
+            let y = Array(candidate)
+            // Two words are at least their difference in length apart: one further off than
+            // allowed cannot be the answer, and a long word costs nothing against short names.
+            guard abs(x.count - y.count) <= allowed else { continue }
+            let d = distance(x, y)
+            if d < best?.distance ?? Int.max { best = (candidate, d) }
+        }
+        guard let best, best.distance <= allowed else { return nil }
+        return best.candidate
     }
 }
