@@ -4,6 +4,7 @@ import IAPBasics
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzCsv(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    readDump(data, size, ext: size > 0 && data[0] & 1 == 1 && data[0] != 0x2D ? ".csv" : ".tsv", limits: limits(for: data, size))
+    let ext = size > 0 && data[0] & 1 == 1 && data[0] != 0x2D ? ".csv" : ".tsv"
+    readDump(inputBytes(data, size), name: "input\(ext)", limits: limits(for: data, size))
     return 0
 }

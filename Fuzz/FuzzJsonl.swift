@@ -4,6 +4,6 @@ import IAPBasics
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzJsonl(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    readDump(data, size, ext: ".jsonl", limits: limits(for: data, size))
+    readDump(inputBytes(data, size), name: "input.jsonl", limits: limits(for: data, size))
     return 0
 }

@@ -1,20 +1,13 @@
 // A Rules directory: the input is split into files at lines `@@ <name>` (names taken
 // modulo a fixed list: default.rules, extra.rules, catalog.csv, apps.csv, reviewers.csv;
-// text before the first marker is default.rules), written to a scratch directory and
-// loaded with RulesDirectory.load; every diagnostic is rendered (caret lines included).
-#if canImport(Glibc)
-import Glibc
-#endif
+// text before the first marker is default.rules) and loaded with RulesDirectory.load as
+// the files of a directory; every diagnostic is rendered (caret lines included).
 import Screening
 
 let ruleFileNames = ["default.rules", "extra.rules", "catalog.csv", "apps.csv", "reviewers.csv"]
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRules(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    let dir = "\(fuzzScratch)/Rules"
-    mkdir(dir, 0o700)
-    for name in ruleFileNames { unlink("\(dir)/\(name)") }
-
     let bytes = UnsafeBufferPointer(start: data, count: size)
     var files: [String: [UInt8]] = [:]
     var current = "default.rules"
@@ -32,9 +25,7 @@ public func fuzzRules(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         }
         lineStart = end + 1
     }
-    for (name, content) in files { writeFile("\(dir)/\(name)", content) }
-
-    switch RulesDirectory.load(dir) {
+    switch RulesDirectory.load(path: "Rules", files: files) {
     case .success(let rules): _ = rules.settings
     case .failure(let problems): for p in problems.list { _ = p.description }
     }

@@ -4,6 +4,6 @@ import IAPBasics
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzXml(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    readDump(data, size, ext: ".xml", limits: limits(for: data, size))
+    readDump(inputBytes(data, size), name: "input.xml", limits: limits(for: data, size))
     return 0
 }

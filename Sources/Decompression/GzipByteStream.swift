@@ -29,16 +29,18 @@ public final class GzipByteStream: ByteStream {
     public private(set) var compressedBytes: Int64 = 0
     public private(set) var decompressedBytes: Int64 = 0
 
-    public static let inputChunkBytes = 256 << 10
+    public static let inputChunkBytes = ReadBuffers.standard.gzipInputBytes
 
-    public init(source: ByteStream, path: String, limits: Limits) throws(InputError) {
+    /// `inputChunkBytes`: compressed bytes taken from `source` at a time (at least 64).
+    public init(source: ByteStream, path: String, limits: Limits,
+                inputChunkBytes: Int = GzipByteStream.inputChunkBytes) throws(InputError) {
         self.source = source
         self.path = path
         self.limits = limits
         state = .allocate(capacity: 1)
         isal_inflate_init(state)
         state.pointee.crc_flag = UInt32(ISAL_GZIP)
-        input = UnsafeMutableRawBufferPointer.allocate(byteCount: GzipByteStream.inputChunkBytes, alignment: 16)
+        input = UnsafeMutableRawBufferPointer.allocate(byteCount: max(inputChunkBytes, ReadBuffers.minimumBytes), alignment: 16)
     }
 
     deinit {

@@ -11,28 +11,47 @@ public enum InputCompression: String, Sendable, Equatable {
     }
 }
 
+/// A stream that counts the raw bytes it has handed out: a file, or bytes in memory.
+protocol RawByteStream: ByteStream {
+    var bytesRead: Int64 { get }
+}
+
+extension FileByteStream: RawByteStream {}
+extension MemoryByteStream: RawByteStream {}
+
 /// An opened input: its decompressed bytes, how it was stored, and its raw byte count.
 public struct OpenedInput {
     public let stream: ByteStream
     public let compression: InputCompression
-    private let file: FileByteStream
+    private let raw: RawByteStream
 
     /// Raw (compressed) bytes read from the file so far.
-    public var rawBytesRead: Int64 { file.bytesRead }
+    public var rawBytesRead: Int64 { raw.bytesRead }
 
-    init(stream: ByteStream, compression: InputCompression, file: FileByteStream) {
+    init(stream: ByteStream, compression: InputCompression, raw: RawByteStream) {
         self.stream = stream
         self.compression = compression
-        self.file = file
+        self.raw = raw
     }
 }
 
 public enum InputOpener {
     /// Opens `path` and returns the stream of its content, decompressed when it is gzip.
     /// `observer` sees every raw chunk of the file, compressed or not.
-    public static func open(path: String, limits: Limits = .standard,
+    public static func open(path: String, limits: Limits = .standard, buffers: ReadBuffers = .standard,
                             observer: FileByteStream.RawObserver? = nil) throws(InputError) -> OpenedInput {
-        let file = try FileByteStream(path: path, observer: observer)
+        try open(try FileByteStream(path: path, observer: observer), path: path, limits: limits, buffers: buffers)
+    }
+
+    /// `bytes` read as the content of a file named `name` would be (`name` only names the
+    /// input in messages): decompressed when they are gzip.
+    public static func open(bytes: [UInt8], name: String, limits: Limits = .standard,
+                            buffers: ReadBuffers = .standard) throws(InputError) -> OpenedInput {
+        try open(MemoryByteStream(bytes), path: name, limits: limits, buffers: buffers)
+    }
+
+    private static func open(_ file: RawByteStream, path: String, limits: Limits,
+                             buffers: ReadBuffers) throws(InputError) -> OpenedInput {
         let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 2, alignment: 1)
         defer { scratch.deallocate() }
         let count = try file.readFully(into: scratch)
@@ -41,11 +60,14 @@ public enum InputOpener {
         let raw = PrefixedByteStream(prefix: magic, rest: file)
         switch compression {
         case .none:
-            return OpenedInput(stream: raw, compression: .none, file: file)
+            return OpenedInput(stream: raw, compression: .none, raw: file)
         case .gzip:
-            let gzip = try GzipByteStream(source: raw, path: path, limits: limits)
+            let gzip = try GzipByteStream(source: raw, path: path, limits: limits, inputChunkBytes: buffers.gzipInputBytes)
+            guard buffers.prefetchChunks > 0 else { return OpenedInput(stream: gzip, compression: .gzip, raw: file) }
             // Inflating runs on its own thread, a few chunks ahead of the parser.
-            return OpenedInput(stream: PrefetchingByteStream(source: gzip), compression: .gzip, file: file)
+            let ahead = PrefetchingByteStream(source: gzip, chunkSize: max(buffers.chunkBytes, ReadBuffers.minimumBytes),
+                                              depth: buffers.prefetchChunks)
+            return OpenedInput(stream: ahead, compression: .gzip, raw: file)
         }
     }
 }

@@ -7,7 +7,8 @@ import CZlib
 import IAPBasics
 
 /// A zip archive read in place: its central directory, then each entry's data through its
-/// local header, stored or raw-deflated, CRC-32 checked. Nothing is extracted to disk.
+/// local header, stored or raw-deflated, CRC-32 checked. Nothing is extracted to disk. The
+/// archive is a file read at offsets, or bytes already in memory.
 ///
 /// APPNOTE.TXT (PKWARE) 4.3, every number little-endian:
 ///   local file header   50 4b 03 04 | version(2) flags(2) method(2) time(2) date(2) crc32(4)
@@ -35,7 +36,7 @@ public final class ZipArchive {
 
     public let path: String
     public let entries: [Entry]
-    private let file: PositionalFile
+    private let file: ArchiveBytes
     private let limits: Limits
 
     static let localSignature: UInt32 = 0x0403_4B50
@@ -48,10 +49,19 @@ public final class ZipArchive {
             && ((magic[2] == 0x03 && magic[3] == 0x04) || (magic[2] == 0x05 && magic[3] == 0x06))
     }
 
-    public init(path: String, limits: Limits = .standard) throws(InputError) {
+    public convenience init(path: String, limits: Limits = .standard) throws(InputError) {
+        try self.init(try PositionalFile(path: path), path: path, limits: limits)
+    }
+
+    /// The archive `bytes`, named `name` in messages.
+    public convenience init(bytes: [UInt8], name: String, limits: Limits = .standard) throws(InputError) {
+        try self.init(MemoryArchiveBytes(bytes), path: name, limits: limits)
+    }
+
+    private init(_ file: ArchiveBytes, path: String, limits: Limits) throws(InputError) {
         self.path = path
         self.limits = limits
-        file = try PositionalFile(path: path)
+        self.file = file
         entries = try ZipArchive.readDirectory(file, path: path, limits: limits)
     }
 
@@ -59,7 +69,7 @@ public final class ZipArchive {
         InputError(path: path, reason: reason, code: "zip-corrupt")
     }
 
-    private static func readDirectory(_ file: PositionalFile, path: String, limits: Limits) throws(InputError) -> [Entry] {
+    private static func readDirectory(_ file: ArchiveBytes, path: String, limits: Limits) throws(InputError) -> [Entry] {
         // The end record is in the last 22 + 65535 bytes; search back for its signature.
         let tailLength = min(file.size, Int64(22 + 65_535))
         let tail = try file.read(at: file.size - tailLength, count: Int(tailLength))
@@ -147,7 +157,7 @@ public final class ZipArchive {
 
 /// Reads one entry's bytes from its place in the archive, inflating when it is deflated.
 final class ZipEntryStream: ByteStream {
-    private let file: PositionalFile
+    private let file: ArchiveBytes
     private let entry: ZipArchive.Entry
     private let path: String
     private let limits: Limits
@@ -162,7 +172,7 @@ final class ZipEntryStream: ByteStream {
     private var finished = false
     private var deflateEnded = false
 
-    init(file: PositionalFile, entry: ZipArchive.Entry, dataOffset: Int64, path: String, limits: Limits) throws(InputError) {
+    init(file: ArchiveBytes, entry: ZipArchive.Entry, dataOffset: Int64, path: String, limits: Limits) throws(InputError) {
         self.file = file
         self.entry = entry
         self.path = path
@@ -266,8 +276,30 @@ final class ZipEntryStream: ByteStream {
     }
 }
 
+/// An archive's bytes, read at given offsets.
+protocol ArchiveBytes: AnyObject {
+    var size: Int64 { get }
+    /// Up to `count` bytes from `offset`; fewer only at the end.
+    func read(at offset: Int64, count: Int) throws(InputError) -> [UInt8]
+}
+
+/// An archive already in memory.
+final class MemoryArchiveBytes: ArchiveBytes {
+    private let bytes: [UInt8]
+    var size: Int64 { Int64(bytes.count) }
+
+    init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    func read(at offset: Int64, count: Int) throws(InputError) -> [UInt8] {
+        guard count > 0, let start = Int(exactly: offset), start >= 0, start < bytes.count else { return [] }
+        return Array(bytes[start..<(start + min(count, bytes.count - start))])
+    }
+}
+
 /// A file read at given offsets (`pread(2)`), owned and closed with its reader.
-final class PositionalFile {
+final class PositionalFile: ArchiveBytes {
     let path: String
     let size: Int64
     private let descriptor: Int32

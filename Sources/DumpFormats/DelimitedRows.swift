@@ -21,10 +21,11 @@ public final class DelimitedRows {
     public private(set) var fieldCount = 0
     public private(set) var problem: String?
 
-    public init(stream: ByteStream, path: String, limits: Limits = .standard) throws(InputError) {
+    public init(stream: ByteStream, path: String, limits: Limits = .standard,
+                buffers: ReadBuffers = .standard) throws(InputError) {
         self.path = path
         self.limits = limits
-        buffer = RecordBuffer(stream: stream)
+        buffer = RecordBuffer(stream: stream, buffers: buffers)
         try buffer.fill(toAtLeast: 64 << 10)
         delimiter = DelimitedRows.sniffDelimiter(buffer.unconsumed)
         scanner = DelimitedScanner(delimiter: delimiter, limits: limits)

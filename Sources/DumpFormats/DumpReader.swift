@@ -21,12 +21,26 @@ public final class DumpReader {
 
     /// Opens `path`; `rawObserver` sees every raw (still compressed) chunk of the file, to
     /// hash and count it.
-    public init(path: String, limits: Limits = .standard,
-                rawObserver: FileByteStream.RawObserver? = nil) throws(InputError) {
+    /// `buffers` sets speed and memory, not what is read.
+    public convenience init(path: String, limits: Limits = .standard, buffers: ReadBuffers = .standard,
+                            rawObserver: FileByteStream.RawObserver? = nil) throws(InputError) {
+        try self.init(try InputOpener.open(path: path, limits: limits, buffers: buffers, observer: rawObserver),
+                      path: path, limits: limits, buffers: buffers)
+    }
+
+    /// Reads `bytes` as the file `name` would be read (its extension picks the format as a
+    /// path's does; `name` is the file in every location and message).
+    public convenience init(bytes: [UInt8], name: String, limits: Limits = .standard,
+                            buffers: ReadBuffers = .standard) throws(InputError) {
+        try self.init(try InputOpener.open(bytes: bytes, name: name, limits: limits, buffers: buffers),
+                      path: name, limits: limits, buffers: buffers)
+    }
+
+    private init(_ input: OpenedInput, path: String, limits: Limits, buffers: ReadBuffers) throws(InputError) {
         self.path = path
-        input = try InputOpener.open(path: path, limits: limits, observer: rawObserver)
+        self.input = input
         compression = input.compression
-        let buffer = RecordBuffer(stream: input.stream)
+        let buffer = RecordBuffer(stream: input.stream, buffers: buffers)
         // Enough to see the byte order mark, the first non-space byte and the header line.
         try buffer.fill(toAtLeast: 64 << 10)
         // A UTF-8 byte order mark (spreadsheet exports) is not part of the first name.

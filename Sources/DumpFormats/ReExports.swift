@@ -4,3 +4,4 @@ import Decompression
 // depend on Decompression directly).
 public typealias InputError = Decompression.InputError
 public typealias InputCompression = Decompression.InputCompression
+public typealias ReadBuffers = Decompression.ReadBuffers

@@ -5,8 +5,8 @@ import Decompression
 /// front, so a reader keeps its positions relative to `start`. Memory is one chunk plus
 /// the longest record kept (readers stop keeping a record past `Limits.maxRecordBytes`).
 final class RecordBuffer {
-    static let chunkBytes = 1 << 20
-
+    /// What one `fill` asks the stream for, at least (`ReadBuffers.chunkBytes`).
+    private let chunkBytes: Int
     private let stream: ByteStream
     /// Valid until the next `fill`.
     private(set) var base: UnsafeMutablePointer<UInt8>
@@ -16,9 +16,10 @@ final class RecordBuffer {
     /// The stream has no more bytes.
     private(set) var exhausted = false
 
-    init(stream: ByteStream) {
+    init(stream: ByteStream, buffers: ReadBuffers) {
         self.stream = stream
-        capacity = RecordBuffer.chunkBytes
+        chunkBytes = max(buffers.chunkBytes, ReadBuffers.minimumBytes)
+        capacity = chunkBytes
         base = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
     }
 
@@ -56,7 +57,7 @@ final class RecordBuffer {
             start = 0
             end = kept
         }
-        if capacity - end < RecordBuffer.chunkBytes / 2 {
+        if capacity - end < chunkBytes / 2 {
             let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity * 2)
             grown.initialize(from: base, count: end)
             base.deallocate()

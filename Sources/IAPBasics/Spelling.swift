@@ -2,24 +2,52 @@
 public enum Spelling {
     /// Levenshtein distance in characters.
     public static func distance(_ a: String, _ b: String) -> Int {
-        let x = Array(a), y = Array(b)
-        guard !x.isEmpty, !y.isEmpty else { return max(x.count, y.count) }
-        var prev = Array(0...y.count)
-        var cur = prev
-        for i in 1...x.count {
-            cur[0] = i
-            for j in 1...y.count {
-                cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x[i - 1] == y[j - 1] ? 0 : 1))
-            }
-            swap(&prev, &cur)
-        }
-        return prev[y.count]
+        var prev: [Int] = [], cur: [Int] = []
+        return distance(Array(a), Array(b), within: Int.max, &prev, &cur) ?? Int.max
     }
 
-    /// The closest candidate, if it is close enough to be a typo of `word`.
+    /// The closest candidate (the first of equally close ones), if it is close enough to be
+    /// a typo of `word`: at most a third of its characters (and at least 2) apart.
     public static func nearest(_ word: String, in candidates: [String]) -> String? {
-        let best = candidates.map { ($0, distance(word, $0)) }.min { $0.1 < $1.1 }
-        guard let best, best.1 <= max(2, word.count / 3) else { return nil }
-        return best.0
+        let x = Array(word)
+        let allowed = max(2, x.count / 3)
+        var best: (candidate: String, distance: Int)?
+        var prev: [Int] = [], cur: [Int] = []
+        for candidate in candidates {
+            // Only a candidate within the allowance and closer than the best so far changes
+            // the answer. Two words are at least their difference in length apart, so most
+            // candidates are dismissed before their characters are compared.
+            let limit = min(allowed, (best?.distance ?? Int.max) - 1)
+            guard limit >= 0 else { break }
+            guard abs(x.count - candidate.count) <= limit else { continue }
+            if let d = distance(x, Array(candidate), within: limit, &prev, &cur) { best = (candidate, d) }
+        }
+        return best?.candidate
+    }
+
+    /// The distance when it is at most `limit`, else nil; `prev` and `cur` are the two rows
+    /// of the table, reused between calls. A row's smallest entry never shrinks further
+    /// down the table: once it is past `limit`, so is the distance.
+    static func distance(_ x: [Character], _ y: [Character], within limit: Int,
+                         _ prev: inout [Int], _ cur: inout [Int]) -> Int? {
+        guard !x.isEmpty, !y.isEmpty else {
+            let d = max(x.count, y.count)
+            return d <= limit ? d : nil
+        }
+        prev.removeAll(keepingCapacity: true)
+        prev.append(contentsOf: 0...y.count)
+        cur.removeAll(keepingCapacity: true)
+        cur.append(contentsOf: repeatElement(0, count: y.count + 1))
+        for i in 1...x.count {
+            cur[0] = i
+            var rowMinimum = i
+            for j in 1...y.count {
+                cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x[i - 1] == y[j - 1] ? 0 : 1))
+                rowMinimum = min(rowMinimum, cur[j])
+            }
+            if rowMinimum > limit { return nil }
+            swap(&prev, &cur)
+        }
+        return prev[y.count] <= limit ? prev[y.count] : nil
     }
 }

@@ -21,9 +21,10 @@ public final class StoreReportReader {
     public static let maxPreambleLines = 50
 
     /// `file` names the text in messages (a path, or `archive.zip/entry.csv`).
-    public init(stream: ByteStream, file: String, limits: Limits = .standard) throws(InputError) {
+    public init(stream: ByteStream, file: String, limits: Limits = .standard,
+                buffers: ReadBuffers = .standard) throws(InputError) {
         self.file = file
-        rows = try DelimitedRows(stream: TextDecodingStream(source: stream), path: file, limits: limits)
+        rows = try DelimitedRows(stream: TextDecodingStream(source: stream), path: file, limits: limits, buffers: buffers)
         var firstLine: String?
         var seen = 0
         while try rows.next() {

@@ -162,3 +162,36 @@ struct GzipStreamTests {
         }
     }
 }
+
+@Suite("Read buffers change speed, not what is read")
+struct ReadBuffersTests {
+    static let settings: [ReadBuffers] = [
+        .standard, .small,
+        ReadBuffers(chunkBytes: 64, gzipInputBytes: 64, prefetchChunks: 2),
+        ReadBuffers(chunkBytes: 1, gzipInputBytes: 1, prefetchChunks: 0),  // read as the 64-byte minimum
+    ]
+
+    /// What reading `bytes` as `name` gives: the bytes, or the error's code.
+    func read(_ bytes: [UInt8], _ buffers: ReadBuffers) -> String {
+        do {
+            let input = try InputOpener.open(bytes: bytes, name: "in.gz", buffers: buffers)
+            let out = try readAll(input.stream, chunk: 777)
+            return "\(input.compression) \(out.count) \(out.reduce(0) { ($0 &* 31) &+ Int($1) })"
+        } catch {
+            return error.code
+        }
+    }
+
+    @Test("members, empty members, a truncated stream, garbage after a member: the same with every setting",
+          arguments: settings)
+    func gzipAnyBuffers(_ buffers: ReadBuffers) throws {
+        let first = sampleText(lines: 3_000)
+        let members = try #require(GzipEncoder.compress(first)) + (try #require(GzipEncoder.compress([])))
+            + (try #require(GzipEncoder.compress(Array("second\n".utf8))))
+        let cases: [[UInt8]] = [members, Array(members.dropLast(10)), members + [0x1F, 0x8B, 0x08], members + [0x00], [0x1F], first]
+        for bytes in cases {
+            #expect(read(bytes, buffers) == read(bytes, .standard))
+        }
+        #expect(read(members, buffers).hasPrefix("gzip \(first.count + 7) "))
+    }
+}

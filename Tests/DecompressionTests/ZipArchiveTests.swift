@@ -119,3 +119,44 @@ struct ZipArchiveTests {
         #expect(throws: InputError.self) { try capped.open(capped.entries[0]) }
     }
 }
+
+@Suite("Reading zip archives from memory")
+struct ZipArchiveInMemoryTests {
+    @Test("an archive in memory lists and reads what the same file does")
+    func sameAsFile() throws {
+        let writer = ZipWriter()
+        writer.add("sales.csv", sampleText(lines: 2_000), method: .deflated)
+        writer.add("notes/", [], method: .stored)
+        writer.add("small.csv", Array("Order Number\nGPA.1\n".utf8), method: .stored)
+        let bytes = writer.finish()
+        let files = try TemporaryFiles()
+        let fromFile = try ZipArchive(path: try files.write("a.zip", bytes))
+        let fromMemory = try ZipArchive(bytes: bytes, name: "a.zip")
+        #expect(fromMemory.entries == fromFile.entries)
+        #expect(fromMemory.path == "a.zip")
+        for (a, b) in zip(fromMemory.entries, fromFile.entries) {
+            #expect(try readAll(try fromMemory.open(a)) == (try readAll(try fromFile.open(b))))
+        }
+    }
+
+    @Test("offsets that point outside the bytes are corrupt archives, not reads past the end")
+    func lyingOffsets() throws {
+        let writer = ZipWriter()
+        writer.add("a.csv", Array("x\n".utf8), method: .stored)
+        let good = writer.finish()
+        let end = good.count - 22
+        // The central directory's offset (end record +16) and the entry's local header
+        // offset (central entry +42), each pointed far past the end.
+        var directoryPastEnd = good
+        directoryPastEnd[end + 16] = 0xF0
+        directoryPastEnd[end + 19] = 0x7F
+        #expect(throws: InputError.self) { try ZipArchive(bytes: directoryPastEnd, name: "d.zip") }
+        var headerPastEnd = good
+        let central = Int(good[end + 16]) | Int(good[end + 17]) << 8
+        headerPastEnd[central + 42] = 0xF0
+        headerPastEnd[central + 45] = 0x7F
+        let archive = try ZipArchive(bytes: headerPastEnd, name: "h.zip")
+        let error = try #require(throws: InputError.self) { _ = try archive.open(archive.entries[0]) }
+        #expect(error.code == "zip-corrupt")
+    }
+}

@@ -36,8 +36,8 @@ final class DumpFixtures {
 }
 
 /// Every item of a dump, in order.
-func readItems(_ path: String, limits: Limits = .standard) throws -> [DumpItem] {
-    let reader = try DumpReader(path: path, limits: limits)
+func readItems(_ path: String, limits: Limits = .standard, buffers: ReadBuffers = .standard) throws -> [DumpItem] {
+    let reader = try DumpReader(path: path, limits: limits, buffers: buffers)
     var items: [DumpItem] = []
     while let item = try reader.next() { items.append(item) }
     return items

@@ -127,4 +127,43 @@ struct RulesDirectoryTests {
         #expect(problems.count == 2)
         #expect(problems.allSatisfy { $0.line == 2 })
     }
+
+    @Test("files given in memory load as the same directory on disk does: settings, tables, every problem")
+    func fromMemory() throws {
+        let files = [
+            "a.rules": "rule expired-validity severity high grace_days 3\nrule revokd off\nexempt reviewers from odd\n"
+                + "flag low odd if order.hour in [2, 3] say \"late\"\n",
+            "b.rules": "rule orphan-receipt off\nflag high x if order.amout > 5\n",
+            "catalog.csv": "item_id,platform,product_id,type,price,currency\ngems,ios,com.x.gems,consumable,4.99,usd\n"
+                + "gems,ios,com.x.gems,consumable,4.99,usd\n",
+            "apps.csv": "platform,app_id\nios,com.x.app\n",
+            "reviewers.csv": "user_id,from,until\nrev,someday,\n",
+            "notes.txt": "not read\n",
+        ]
+        let dir = try TempRules(files)
+        // A file that is not UTF-8.
+        try Data([0x72, 0xFF, 0x0A]).write(to: URL(fileURLWithPath: dir.path + "/bad.rules"))
+        var bytes = files.mapValues { Array($0.utf8) }
+        bytes["bad.rules"] = [0x72, 0xFF, 0x0A]
+        let onDisk = dir.load()
+        let inMemory = RulesDirectory.load(path: dir.path, files: bytes)
+        guard case .failure(let expected) = onDisk, case .failure(let got) = inMemory else {
+            Issue.record("both should have problems")
+            return
+        }
+        #expect(got.list == expected.list)
+        #expect(got.list.count >= 5)
+
+        var good = files.filter { !["b.rules", "reviewers.csv"].contains($0.key) }
+        good["a.rules"] = "rule expired-validity severity high grace_days 3\nflag low odd if order.hour in [2, 3]\n"
+        good["catalog.csv"] = "item_id,platform,product_id,type,price,currency\ngems,ios,com.x.gems,consumable,4.99,usd\n"
+        let fromDisk = try TempRules(good).load().get()
+        let fromMemory = try RulesDirectory.load(path: "Rules", files: good.mapValues { Array($0.utf8) }).get()
+        #expect(fromMemory.settings.parameter(.expiredValidity, "grace_days") == 3)
+        #expect(fromMemory.settings.customRules.map(\.id) == fromDisk.settings.customRules.map(\.id))
+        #expect(fromMemory.catalog.item("gems", platform: .ios)?.currency == "USD")
+        #expect(fromMemory.isOurApp("com.x.app", platform: .ios))
+        #expect(fromMemory.files == ["Rules/a.rules", "Rules/apps.csv", "Rules/catalog.csv"])
+        #expect(fromMemory.appleTrustFiles.isEmpty && fromMemory.googleKeyFiles.isEmpty)
+    }
 }

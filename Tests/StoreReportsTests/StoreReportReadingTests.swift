@@ -5,7 +5,7 @@ import StoreReports
 import Testing
 
 /// Everything in one report path: its events, skipped rows, ignored count, kinds and container.
-struct ReadBack {
+struct ReadBack: Equatable {
     var events: [StoreEvent] = []
     var skipped: [SkippedRow] = []
     var ignored = 0
@@ -14,17 +14,26 @@ struct ReadBack {
     var dataRows = 0
 
     init(_ path: String, limits: Limits = .standard) throws {
-        container = try StoreReportFile.read(path, limits: limits) { reader throws(InputError) in
-            kinds.append(reader.kind)
-            while let item = try reader.next() {
-                switch item {
-                case .event(let e): events.append(e)
-                case .skipped(let s): skipped.append(s)
-                case .ignored: ignored += 1
-                }
-            }
-            dataRows += reader.dataRows
+        container = try StoreReportFile.read(path, limits: limits) { reader throws(InputError) in try self.add(reader) }
+    }
+
+    /// The same file, read from memory as `name`.
+    init(bytes: [UInt8], name: String, limits: Limits = .standard, buffers: ReadBuffers = .standard) throws {
+        container = try StoreReportFile.read(bytes: bytes, name: name, limits: limits, buffers: buffers) { reader throws(InputError) in
+            try self.add(reader)
         }
+    }
+
+    private mutating func add(_ reader: StoreReportReader) throws(InputError) {
+        kinds.append(reader.kind)
+        while let item = try reader.next() {
+            switch item {
+            case .event(let e): events.append(e)
+            case .skipped(let s): skipped.append(s)
+            case .ignored: ignored += 1
+            }
+        }
+        dataRows += reader.dataRows
     }
 }
 
@@ -174,5 +183,33 @@ struct StoreReportReadingTests {
         let emptyZip = ZipWriter()
         emptyZip.startEntry("folder/", method: .stored)
         #expect(throws: InputError.self) { try ReadBack(try files.write("empty.zip", emptyZip.finish())) }
+    }
+
+    @Test("a report in memory reads as the same file does, through any buffers: zip, gzip, UTF-16, plain, a broken row")
+    func fromMemory() throws {
+        let files = try ReportFiles()
+        let zip = ZipWriter()
+        zip.add("salesreport_202403.csv", ReportFixtures.utf16LE(ReportFixtures.salesHeader + "\n" + ReportFixtures.sale("GPA.1") + "\n"))
+        zip.add("PlayApps_202403.csv", ReportFixtures.lines([ReportFixtures.earningsHeader, ReportFixtures.earning("GPA.1")]),
+                method: .stored)
+        let apple = ReportFixtures.lines([ReportFixtures.appleHeader, ReportFixtures.appleRow(sku: "com.example.game.gems100"),
+                                          ReportFixtures.appleRow(sku: "x", units: "many"), "Total_Rows\t2"])
+        let reports: [(String, [UInt8])] = [
+            ("reports.zip", zip.finish()),
+            ("S_D_80012345_20240301.txt.gz", try #require(GzipEncoder.compress(apple))),
+            ("S_D_80012345_20240302.txt", apple),
+        ]
+        for (name, bytes) in reports {
+            let path = try files.write(name, bytes)
+            let expected = try ReadBack(path)
+            #expect(try ReadBack(bytes: bytes, name: path) == expected, "\(name)")
+            #expect(try ReadBack(bytes: bytes, name: path, buffers: .small) == expected, "\(name), small buffers")
+            let tiny = ReadBuffers(chunkBytes: 64, gzipInputBytes: 64, prefetchChunks: 0)
+            #expect(try ReadBack(bytes: bytes, name: path, buffers: tiny) == expected, "\(name), 64-byte buffers")
+        }
+        let notAReport = Array("just,some\ncsv,text\n".utf8)
+        let error = try #require(throws: InputError.self) { _ = try ReadBack(bytes: notAReport, name: "x.csv") }
+        #expect(error.code == "not-a-store-report")
+        #expect(error.path == "x.csv")
     }
 }

@@ -56,7 +56,7 @@ enum RuleTokenizer {
                 out.append(RuleToken(kind: .string(s), column: start + 1, length: i - start))
                 continue
             }
-            if "()[],".contains(c) {
+            if isSymbol(c) {
                 out.append(RuleToken(kind: .symbol(String(c)), column: i + 1, length: 1))
                 i += 1
                 continue
@@ -70,9 +70,25 @@ enum RuleTokenizer {
                 out.append(RuleToken(kind: .symbol(op), column: start + 1, length: i - start))
                 continue
             }
-            while i < chars.count, !" \t#\"()[],=<>!".contains(chars[i]) { i += 1 }
+            while i < chars.count, !endsWord(chars[i]) { i += 1 }
             out.append(RuleToken(kind: .word(String(chars[start..<i])), column: start + 1, length: i - start))
         }
         return .success(out)
+    }
+
+    /// `(` `)` `[` `]` `,`: a token of one character.
+    private static func isSymbol(_ c: Character) -> Bool {
+        switch c {
+        case "(", ")", "[", "]", ",": return true
+        default: return false
+        }
+    }
+
+    /// What ends a bare word: space, a comment, a string, a symbol or an operator.
+    private static func endsWord(_ c: Character) -> Bool {
+        switch c {
+        case " ", "\t", "#", "\"", "(", ")", "[", "]", ",", "=", "<", ">", "!": return true
+        default: return false
+        }
     }
 }

@@ -33,17 +33,37 @@ public struct RulesDirectory: Sendable {
     }
 
     public static func load(_ path: String) -> Result<RulesDirectory, RulesProblems> {
-        var dir = RulesDirectory(path: path)
-        var problems: [RulesDiagnostic] = []
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue else {
             return .failure(RulesProblems(list: [RulesDiagnostic(file: path, message: "Rules directory not found",
                                              hint: "pass --rules DIR, or create ./Rules (see Rules/README.md)")]))
         }
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted()
+        var (dir, problems) = parse(path, names: names) {
+            FileManager.default.contents(atPath: (path as NSString).appendingPathComponent($0))
+        }
+        loadTrust(&dir)
+        dir.files.sort()
+        return problems.isEmpty ? .success(dir) : .failure(RulesProblems(list: problems))
+    }
+
+    /// A Rules directory given as its files' contents (name -> bytes), checked as `load`
+    /// checks the directory `path` holding exactly those files; it has no `trust/` folder.
+    public static func load(path: String, files: [String: [UInt8]]) -> Result<RulesDirectory, RulesProblems> {
+        var (dir, problems) = parse(path, names: files.keys.sorted()) { name in files[name].map { Data($0) } }
+        dir.files.sort()
+        return problems.isEmpty ? .success(dir) : .failure(RulesProblems(list: problems))
+    }
+
+    /// Everything but the trust files, from the files `names` (sorted) whose bytes
+    /// `contents` gives (nil: the file cannot be read).
+    private static func parse(_ path: String, names: [String],
+                              contents: (String) -> Data?) -> (RulesDirectory, [RulesDiagnostic]) {
+        var dir = RulesDirectory(path: path)
+        var problems: [RulesDiagnostic] = []
         func read(_ name: String) -> String? {
             let full = (path as NSString).appendingPathComponent(name)
-            guard let data = FileManager.default.contents(atPath: full) else {
+            guard let data = contents(name) else {
                 problems.append(RulesDiagnostic(file: full, message: "cannot read the file"))
                 return nil
             }
@@ -85,9 +105,7 @@ public struct RulesDirectory: Sendable {
         if names.contains("reviewers.csv"), let text = read("reviewers.csv") {
             dir.reviewers = loadReviewers(text, file: display("reviewers.csv"), problems: &problems)
         }
-        loadTrust(&dir)
-        dir.files.sort()
-        return problems.isEmpty ? .success(dir) : .failure(RulesProblems(list: problems))
+        return (dir, problems)
     }
 
     // MARK: CSV files
