@@ -9,17 +9,19 @@ public enum Spelling {
     /// The closest candidate (the first of equally close ones), if it is close enough to be
     /// a typo of `word`: at most a third of its characters (and at least 2) apart.
     public static func nearest(_ word: String, in candidates: [String]) -> String? {
-        let x = Array(word)
-        let allowed = max(2, x.count / 3)
+        let length = word.count
+        let allowed = max(2, length / 3)
+        var x: [Character] = []  // the word's characters, split once a candidate needs them
         var best: (candidate: String, distance: Int)?
         var prev: [Int] = [], cur: [Int] = []
         for candidate in candidates {
             // Only a candidate within the allowance and closer than the best so far changes
             // the answer. Two words are at least their difference in length apart, so most
-            // candidates are dismissed before their characters are compared.
+            // candidates (all of them, for a long word) are dismissed unread.
             let limit = min(allowed, (best?.distance ?? Int.max) - 1)
             guard limit >= 0 else { break }
-            guard abs(x.count - candidate.count) <= limit else { continue }
+            guard abs(length - candidate.count) <= limit else { continue }
+            if x.count != length { x = Array(word) }
             if let d = distance(x, Array(candidate), within: limit, &prev, &cur) { best = (candidate, d) }
         }
         return best?.candidate

@@ -33,45 +33,60 @@ enum RuleTokenizer {
         var message: String
     }
 
+    /// Columns and lengths count characters; the line is walked by index, a word is a
+    /// slice of it (no array of characters per line).
     static func tokens(_ line: String) -> Result<[RuleToken], Failure> {
-        let chars = Array(line)
         var out: [RuleToken] = []
-        var i = 0
-        while i < chars.count {
-            let c = chars[i]
-            if c == " " || c == "\t" { i += 1; continue }
+        var i = line.startIndex
+        var column = 1  // of `i`
+        func advance() {
+            line.formIndex(after: &i)
+            column += 1
+        }
+        while i < line.endIndex {
+            let c = line[i]
+            if c == " " || c == "\t" { advance(); continue }
             if c == "#" { break }
-            let start = i
+            let start = i, startColumn = column
             if c == "\"" {
                 var s = ""
-                i += 1
+                advance()
                 var closed = false
-                while i < chars.count {
-                    if chars[i] == "\\", i + 1 < chars.count { s.append(chars[i + 1]); i += 2; continue }
-                    if chars[i] == "\"" { closed = true; i += 1; break }
-                    s.append(chars[i])
-                    i += 1
+                while i < line.endIndex {
+                    let d = line[i]
+                    if d == "\\" {
+                        let next = line.index(after: i)
+                        if next < line.endIndex {
+                            s.append(line[next])
+                            advance()
+                            advance()
+                            continue
+                        }
+                    }
+                    if d == "\"" { closed = true; advance(); break }
+                    s.append(d)
+                    advance()
                 }
-                guard closed else { return .failure(Failure(column: start + 1, message: "unterminated string")) }
-                out.append(RuleToken(kind: .string(s), column: start + 1, length: i - start))
+                guard closed else { return .failure(Failure(column: startColumn, message: "unterminated string")) }
+                out.append(RuleToken(kind: .string(s), column: startColumn, length: column - startColumn))
                 continue
             }
             if isSymbol(c) {
-                out.append(RuleToken(kind: .symbol(String(c)), column: i + 1, length: 1))
-                i += 1
+                out.append(RuleToken(kind: .symbol(String(c)), column: startColumn, length: 1))
+                advance()
                 continue
             }
             if c == "=" || c == "<" || c == ">" || c == "!" {
                 var op = String(c)
-                if i + 1 < chars.count, chars[i + 1] == "=" { op.append("="); i += 1 }
-                i += 1
-                guard op != "!" else { return .failure(Failure(column: start + 1, message: "'!' must be followed by '=' (use != or not)")) }
+                advance()
+                if i < line.endIndex, line[i] == "=" { op.append("="); advance() }
+                guard op != "!" else { return .failure(Failure(column: startColumn, message: "'!' must be followed by '=' (use != or not)")) }
                 if op == "==" { op = "=" }
-                out.append(RuleToken(kind: .symbol(op), column: start + 1, length: i - start))
+                out.append(RuleToken(kind: .symbol(op), column: startColumn, length: column - startColumn))
                 continue
             }
-            while i < chars.count, !endsWord(chars[i]) { i += 1 }
-            out.append(RuleToken(kind: .word(String(chars[start..<i])), column: start + 1, length: i - start))
+            while i < line.endIndex, !endsWord(line[i]) { advance() }
+            out.append(RuleToken(kind: .word(String(line[start..<i])), column: startColumn, length: column - startColumn))
         }
         return .success(out)
     }

@@ -29,12 +29,17 @@ public struct RulesDiagnostic: Error, Sendable, Equatable, CustomStringConvertib
     public var description: String {
         var out = line > 0 ? "\(file):\(line):\(column): error: \(message)" : "\(file): error: \(message)"
         if let src = sourceLine {
-            out += "\n    \(src)\n    " + String(repeating: " ", count: max(0, column - 1)) + "^"
-                + String(repeating: "~", count: max(0, length - 1))
+            out += "\n    \(src)\n    " + repeated(0x20, column - 1) + "^" + repeated(0x7E, length - 1)
         }
         if let hint { out += "\n    hint: \(hint)" }
         return out
     }
+}
+
+/// `count` times the ASCII character `byte` (none for a count below 1), made at once: a
+/// caret under column 10,000 of a long line is not 10,000 appends.
+private func repeated(_ byte: UInt8, _ count: Int) -> String {
+    String(decoding: [UInt8](repeating: byte, count: max(0, count)), as: UTF8.self)
 }
 
 /// The closest of `candidates` to `word`, if it is close enough to be a typo.
