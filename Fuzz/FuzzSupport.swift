@@ -11,12 +11,12 @@ func limits(for data: UnsafePointer<UInt8>, _ size: Int) -> Limits {
 }
 
 /// `Limits.standard`, but with the decompression caps sized for fuzz inputs. The real ones
-/// (64 GiB; a 1000:1 ratio judged only past 16 MiB) let a 64 KiB gzip or zip bomb inflate to
-/// 16 MiB and more, a second or more of parsing per run; and since a longer inflate reaches
-/// new loop counts, the fuzzer fills its corpus with such bombs (gzip ran at 30 runs/s).
-/// Here nothing inflates past 64 KiB, the most a fuzz input holds uncompressed, and the
-/// ratio is judged past 16 KiB, so both caps are still reached. The real caps are tested on
-/// real bombs in `Tests/HostileInputTests/BuiltCasesTests.swift`.
+/// (64 GiB; a 1000:1 ratio judged only past 16 MiB) let a 16 KiB gzip or zip bomb inflate to
+/// 16 MiB, a second or more of parsing per run; and since a longer inflate reaches new loop
+/// counts, the fuzzer fills its corpus with such bombs (gzip ran at 30 runs/s). Here nothing
+/// inflates past 64 KiB, as much as the largest plain input of any harness, and the ratio is
+/// judged past 16 KiB, so both caps are still reached. The real caps are tested on real
+/// bombs in `Tests/HostileInputTests/BuiltCasesTests.swift`.
 let fuzzStandard: Limits = {
     var l = Limits.standard
     l.maxDecompressedBytes = 64 << 10
