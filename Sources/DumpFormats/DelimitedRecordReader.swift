@@ -42,7 +42,7 @@ final class DelimitedRecordReader: RecordSource {
             ordinal += 1
             let location = SourceLocation(file: path, line: line)
             if let problem = problem(record, header: header) {
-                return .malformed(MalformedRecord(location: location, reason: problem))
+                return .malformed(UnreadableRecord(location: location, reason: problem))
             }
             var fields: [DumpField] = []
             fields.reserveCapacity(header.count)
@@ -50,7 +50,7 @@ final class DelimitedRecordReader: RecordSource {
                 switch value(span) {
                 case .success(let v): fields.append(DumpField(name: name, value: v))
                 case .failure(let invalid):
-                    return .malformed(MalformedRecord(location: location, reason: "invalid UTF-8 at byte \(invalid.offset)"))
+                    return .malformed(UnreadableRecord(location: location, reason: "invalid UTF-8 at byte \(invalid.offset)"))
                 }
             }
             return .record(DumpRecord(location: location, ordinal: ordinal, fields: fields))

@@ -65,7 +65,7 @@ public final class DumpReader {
     }
 
     /// The next record read as an order (contract §2 field table).
-    public func nextOrder() throws(InputError) -> Result<OrderRow, MalformedRecord>? {
+    public func nextOrder() throws(InputError) -> Result<OrderRow, UnreadableRecord>? {
         switch try next() {
         case .none: return nil
         case .malformed(let m): return .failure(m)
@@ -75,7 +75,7 @@ public final class DumpReader {
     }
 
     /// The next record read as a receipts-dump row.
-    public func nextReceipt() throws(InputError) -> Result<ReceiptRow, MalformedRecord>? {
+    public func nextReceipt() throws(InputError) -> Result<ReceiptRow, UnreadableRecord>? {
         switch try next() {
         case .none: return nil
         case .malformed(let m): return .failure(m)

@@ -36,7 +36,7 @@ public struct DumpRecord: Sendable, Equatable {
 }
 
 /// A record that could not be read or mapped; the run goes on and reports it.
-public struct MalformedRecord: Error, Sendable, Equatable, CustomStringConvertible {
+public struct UnreadableRecord: Error, Sendable, Equatable, CustomStringConvertible {
     public var location: SourceLocation
     /// Short and specific: `missing order_id`, `unclosed quote`, `row has 5 fields, header has 7`.
     public var reason: String
@@ -51,5 +51,5 @@ public struct MalformedRecord: Error, Sendable, Equatable, CustomStringConvertib
 
 public enum DumpItem: Sendable, Equatable {
     case record(DumpRecord)
-    case malformed(MalformedRecord)
+    case malformed(UnreadableRecord)
 }

@@ -3,7 +3,7 @@ import JSONText
 
 /// Reads records as orders or receipts: finds each field by its aliases, checks and types
 /// its value. A record that cannot be an order (no `order_id`, an unknown status, …) is a
-/// `MalformedRecord` whose reason names the field and the value.
+/// `UnreadableRecord` whose reason names the field and the value.
 public final class DumpRowMapper {
     /// Field name -> column, remembered: a dump repeats the same few names on every record.
     /// Bounded, since JSON Lines may bring new names on every line.
@@ -12,9 +12,9 @@ public final class DumpRowMapper {
 
     public init() {}
 
-    public func orderRow(_ record: DumpRecord) throws(MalformedRecord) -> OrderRow {
+    public func orderRow(_ record: DumpRecord) throws(UnreadableRecord) -> OrderRow {
         let v = columns(of: record)
-        let fail = { (reason: String) in MalformedRecord(location: record.location, reason: reason) }
+        let fail = { (reason: String) in UnreadableRecord(location: record.location, reason: reason) }
         guard let orderID = v.text(.orderID) else { throw fail("missing order_id") }
         guard let userID = v.text(.userID) else { throw fail("missing user_id") }
         guard let createdAt = try v.timestamp(.createdAt).get() else { throw fail("missing created_at") }
@@ -66,13 +66,13 @@ public final class DumpRowMapper {
                         receipt: v.text(.receipt), location: record.location)
     }
 
-    public func receiptRow(_ record: DumpRecord) throws(MalformedRecord) -> ReceiptRow {
+    public func receiptRow(_ record: DumpRecord) throws(UnreadableRecord) -> ReceiptRow {
         let v = columns(of: record)
         guard let orderID = v.text(.orderID) else {
-            throw MalformedRecord(location: record.location, reason: "missing order_id")
+            throw UnreadableRecord(location: record.location, reason: "missing order_id")
         }
         guard let receipt = v.text(.receipt) else {
-            throw MalformedRecord(location: record.location, reason: "missing receipt")
+            throw UnreadableRecord(location: record.location, reason: "missing receipt")
         }
         let receivedAt = try v.timestamp(.receivedAt).get()
         return ReceiptRow(orderID: orderID, receipt: receipt, receivedAt: receivedAt, location: record.location)
@@ -157,12 +157,12 @@ private struct ColumnValues {
 
     /// The column as a time: a mongo `$date`, or text in any form `Timestamp.parse` reads;
     /// nil when absent.
-    func timestamp(_ column: DumpColumn) -> Result<Timestamp?, MalformedRecord> {
+    func timestamp(_ column: DumpColumn) -> Result<Timestamp?, UnreadableRecord> {
         switch values[column.rawValue] {
         case .timestamp(let t): return .success(t)
         case .text(let t):
             guard let parsed = Timestamp.parse(t) else {
-                return .failure(MalformedRecord(location: location,
+                return .failure(UnreadableRecord(location: location,
                                                 reason: "\(column.contractName) \(quoted(trim(t))) is not a timestamp"))
             }
             return .success(parsed)

@@ -31,7 +31,7 @@ final class JSONLinesRecordReader: RecordSource {
             let location = SourceLocation(file: path, line: line)
             if tooLong {
                 ordinal += 1
-                return .malformed(MalformedRecord(location: location, reason: "line is longer than \(limits.maxRecordBytes) bytes"))
+                return .malformed(UnreadableRecord(location: location, reason: "line is longer than \(limits.maxRecordBytes) bytes"))
             }
             let (text, indent) = trimmed(UnsafeRawBufferPointer(start: buffer.base + buffer.start, count: length))
             if text.isEmpty { continue }
@@ -77,19 +77,19 @@ final class JSONLinesRecordReader: RecordSource {
     }
 
     private func parse(_ text: UnsafeRawBufferPointer, indent: Int,
-                       _ location: SourceLocation) -> Result<[DumpField], MalformedRecord> {
+                       _ location: SourceLocation) -> Result<[DumpField], UnreadableRecord> {
         let value: JSONValue
         do {
             value = try JSONParser.parse(text, limits: lineLimits)
         } catch {
-            return .failure(MalformedRecord(location: location,
+            return .failure(UnreadableRecord(location: location,
                                             reason: "bad JSON at byte \(error.offset + indent): \(error.reason)"))
         }
         guard case .object(let object) = value else {
-            return .failure(MalformedRecord(location: location, reason: "line is \(ExtendedJSON.kind(of: value)), not a JSON object"))
+            return .failure(UnreadableRecord(location: location, reason: "line is \(ExtendedJSON.kind(of: value)), not a JSON object"))
         }
         guard object.members.count <= limits.maxFields else {
-            return .failure(MalformedRecord(location: location, reason: "object has more than \(limits.maxFields) fields"))
+            return .failure(UnreadableRecord(location: location, reason: "object has more than \(limits.maxFields) fields"))
         }
         return .success(object.members.map { DumpField(name: $0.key, value: ExtendedJSON.dumpValue($0.value)) })
     }

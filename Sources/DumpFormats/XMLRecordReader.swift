@@ -39,7 +39,7 @@ final class XMLRecordReader: RecordSource {
     private func item(_ row: XMLDumpRow) -> DumpItem {
         let location = SourceLocation(file: path, row: row.number)
         if let problem = row.problem {
-            return .malformed(MalformedRecord(location: location, reason: problem))
+            return .malformed(UnreadableRecord(location: location, reason: problem))
         }
         let fields = row.fields.map { DumpField(name: $0.name, value: $0.value.map(DumpValue.text) ?? .null) }
         return .record(DumpRecord(location: location, ordinal: row.number, fields: fields))

@@ -43,7 +43,7 @@ public struct OrderReport: Sendable {
     /// record (those have sections of their own). Flagged orders, orders reviewed legit (they
     /// stay visible) and orphan receipts.
     public var isListed: Bool {
-        findings.contains { $0.exempted == nil && $0.rule != RuleID.malformedRecord.rawValue }
+        findings.contains { $0.exempted == nil && $0.rule != MalformedRecord.id.rawValue }
     }
 
     /// Where the order stands with the reviewers, from its listed findings: the verdict when

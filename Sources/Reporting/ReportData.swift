@@ -67,7 +67,7 @@ public enum ReportData {
     public static func tableRow(_ r: OrderReport) -> Element? {
         guard r.isListed else { return nil }
         let review = r.findings.lazy.filter { $0.exempted == nil }.compactMap(\.review).first { $0.status == .reviewed }
-        let findings: [Item] = r.findings.filter { $0.rule != RuleID.malformedRecord.rawValue }.map { f in
+        let findings: [Item] = r.findings.filter { $0.rule != MalformedRecord.id.rawValue }.map { f in
             .list([.shared(f.rule), severity(f.severity), .string(f.message), .shared(f.evidence.expected),
                    .shared(f.evidence.actual), extra(f.evidence), .shared(f.review?.status.rawValue), .shared(f.exempted)])
         }
@@ -90,7 +90,7 @@ public enum ReportData {
 
     /// One row per malformed record of the report: the file and line (or XML row) it stood at.
     public static func malformedRows(_ r: OrderReport) -> [Element] {
-        r.findings.filter { $0.rule == RuleID.malformedRecord.rawValue }.map { f in
+        r.findings.filter { $0.rule == MalformedRecord.id.rawValue }.map { f in
             var file: String?, place = ""
             for (key, value) in f.evidence.extra {
                 switch key {

@@ -52,7 +52,7 @@ public enum ReportHTML {
             }
             for f in r.findings {
                 if f.exempted != nil { exempted += 1 }
-                if f.rule == RuleID.malformedRecord.rawValue { malformed += 1 }
+                if f.rule == MalformedRecord.id.rawValue { malformed += 1 }
             }
         }
     }

@@ -49,7 +49,7 @@ extension DumpItem {
         return nil
     }
 
-    var malformed: MalformedRecord? {
+    var malformed: UnreadableRecord? {
         if case .malformed(let m) = self { return m }
         return nil
     }
@@ -67,7 +67,7 @@ extension DumpRecord {
     }
 }
 
-extension MalformedRecord {
+extension UnreadableRecord {
     var line: Int? {
         if case .line(let n) = location.position { return n }
         return nil

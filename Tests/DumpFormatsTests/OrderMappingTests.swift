@@ -5,15 +5,15 @@ import Testing
 @Suite("Reading dump rows as orders")
 struct OrderMappingTests {
     /// The orders of a dump, or the reasons their rows are malformed.
-    private func orders(_ name: String, _ text: String) throws -> [Result<OrderRow, MalformedRecord>] {
+    private func orders(_ name: String, _ text: String) throws -> [Result<OrderRow, UnreadableRecord>] {
         let files = try DumpFixtures()
         let reader = try DumpReader(path: try files.write(name, text))
-        var out: [Result<OrderRow, MalformedRecord>] = []
+        var out: [Result<OrderRow, UnreadableRecord>] = []
         while let next = try reader.nextOrder() { out.append(next) }
         return out
     }
 
-    private func reason(_ result: Result<OrderRow, MalformedRecord>?) -> String? {
+    private func reason(_ result: Result<OrderRow, UnreadableRecord>?) -> String? {
         if case .failure(let m) = result { return m.reason }
         return nil
     }
@@ -160,10 +160,10 @@ struct OrderMappingTests {
 
 @Suite("Reading dump rows as receipts")
 struct ReceiptMappingTests {
-    private func receipts(_ name: String, _ text: String) throws -> [Result<ReceiptRow, MalformedRecord>] {
+    private func receipts(_ name: String, _ text: String) throws -> [Result<ReceiptRow, UnreadableRecord>] {
         let files = try DumpFixtures()
         let reader = try DumpReader(path: try files.write(name, text))
-        var out: [Result<ReceiptRow, MalformedRecord>] = []
+        var out: [Result<ReceiptRow, UnreadableRecord>] = []
         while let next = try reader.nextReceipt() { out.append(next) }
         return out
     }

@@ -35,12 +35,13 @@ struct RulesDirectoryTests {
     func defaults() throws {
         let dir = try TempRules([:])
         let rules = try dir.load().get()
-        for id in RuleID.allCases {
-            #expect(rules.settings.isEnabled(id))
-            #expect(rules.settings.severity(id) == id.defaultSeverity)
+        #expect(NamedRules.standard.all.count == 14)
+        for rule in NamedRules.standard.all {
+            #expect(rules.settings.isEnabled(rule.id))
+            #expect(rules.settings.severity(rule.id) == rule.defaultSeverity)
         }
-        #expect(rules.settings.parameter(.expiredValidity, "grace_days") == 1)
-        #expect(rules.settings.parameter(.expiredValidity, "max_proof_age_days") == 30)
+        #expect(rules.settings.parameter(ExpiredValidity.id, "grace_days") == 1)
+        #expect(rules.settings.parameter(ExpiredValidity.id, "max_proof_age_days") == 30)
         #expect(rules.settings.reviewerExemptions == ["sandbox-in-production"])
     }
 
@@ -64,9 +65,9 @@ struct RulesDirectoryTests {
             flag low odd-hours if order.hour in [2, 3, 4] and not (order.currency = "USD")
             """])
         let s = try dir.load().get().settings
-        #expect(s.severity(.expiredValidity) == .high)
-        #expect(s.parameter(.expiredValidity, "grace_days") == 3)
-        #expect(!s.isEnabled(.orphanReceipt))
+        #expect(s.severity(ExpiredValidity.id) == .high)
+        #expect(s.parameter(ExpiredValidity.id, "grace_days") == 3)
+        #expect(!s.isEnabled(OrphanReceipt.id))
         #expect(s.reviewerExemptions == ["sandbox-in-production", "big-sandbox"])
         #expect(s.customRules.map(\.id) == ["big-sandbox", "odd-hours"])
         #expect(s.customRules.first?.message == "sandbox purchase over 50")
@@ -159,7 +160,7 @@ struct RulesDirectoryTests {
         good["catalog.csv"] = "item_id,platform,product_id,type,price,currency\ngems,ios,com.x.gems,consumable,4.99,usd\n"
         let fromDisk = try TempRules(good).load().get()
         let fromMemory = try RulesDirectory.load(path: "Rules", files: good.mapValues { Array($0.utf8) }).get()
-        #expect(fromMemory.settings.parameter(.expiredValidity, "grace_days") == 3)
+        #expect(fromMemory.settings.parameter(ExpiredValidity.id, "grace_days") == 3)
         #expect(fromMemory.settings.customRules.map(\.id) == fromDisk.settings.customRules.map(\.id))
         #expect(fromMemory.catalog.item("gems", platform: .ios)?.currency == "USD")
         #expect(fromMemory.isOurApp("com.x.app", platform: .ios))

@@ -60,7 +60,7 @@ final class OurSide {
     }
 
     /// Reads one file to its end, rows to `add`, unreadable records to `skipped`.
-    private func read<Row>(_ path: String, _ next: (DumpReader) throws(InputError) -> Result<Row, MalformedRecord>?,
+    private func read<Row>(_ path: String, _ next: (DumpReader) throws(InputError) -> Result<Row, UnreadableRecord>?,
                            _ add: (Row) -> Void, _ progress: ProgressLine?) throws(InputError) {
         inputs.append(try readHashed(path, limits: limits, counted: progress?.bytes) { reader throws(InputError) in
             var records = 0
@@ -78,7 +78,7 @@ final class OurSide {
     /// Orders read so far (the progress line).
     var orderCount: Int { orders.count }
 
-    private func skip(_ m: MalformedRecord) {
+    private func skip(_ m: UnreadableRecord) {
         switch m.location.position {
         case .line(let n): skipped.append(SkippedRow(file: m.location.file, line: n, reason: m.reason))
         case .row(let n): skipped.append(SkippedRow(file: m.location.file, line: n, reason: "XML row \(n): \(m.reason)"))
@@ -129,7 +129,7 @@ final class OurSide {
             guard let platform = resolved.platform else { notCompared.unknownPlatform += 1; continue }
             guard resolved.production else { notCompared.sandbox += 1; continue }
             guard let productID = resolved.expectedProductID else {
-                skip(MalformedRecord(location: row.location, reason: resolved.productUnknown ?? "no product"))
+                skip(UnreadableRecord(location: row.location, reason: resolved.productUnknown ?? "no product"))
                 continue
             }
             guard rules.catalog.product(productID, platform: platform) != nil else {
@@ -137,11 +137,11 @@ final class OurSide {
                 continue
             }
             guard let text = resolved.amount, let currency = resolved.currency else {
-                skip(MalformedRecord(location: row.location, reason: "no amount or currency: neither the row nor the catalog gives one"))
+                skip(UnreadableRecord(location: row.location, reason: "no amount or currency: neither the row nor the catalog gives one"))
                 continue
             }
             guard let amount = DecimalAmount(text) else {
-                skip(MalformedRecord(location: row.location, reason: "amount '\(text.prefix(40))' is not a decimal number"))
+                skip(UnreadableRecord(location: row.location, reason: "amount '\(text.prefix(40))' is not a decimal number"))
                 continue
             }
             guard !amount.isZero else { notCompared.zeroAmount += 1; continue }

@@ -27,9 +27,10 @@ enum RulesCheckCommand {
             return .usage
         case .success(let rules):
             let s = rules.settings
-            let off = RuleID.allCases.filter { !s.isEnabled($0) }.map(\.rawValue)
+            let named = s.named.ids
+            let off = named.filter { !s.isEnabled($0) }.map(\.rawValue)
             var lines = ["\(path): OK"]
-            lines.append("  named rules: \(RuleID.allCases.count - off.count) on" + (off.isEmpty ? "" : ", off: \(off.joined(separator: ", "))"))
+            lines.append("  named rules: \(named.count - off.count) on" + (off.isEmpty ? "" : ", off: \(off.joined(separator: ", "))"))
             lines.append("  custom rules: \(s.customRules.isEmpty ? "none" : s.customRules.map(\.id).joined(separator: ", "))")
             lines.append("  catalog: \(rules.catalog.entries.count) products; apps: \(rules.apps.count); reviewers: \(rules.reviewers.windows.count)")
             lines.append("  reviewers exempt from: \(s.reviewerExemptions.sorted().joined(separator: ", "))")

@@ -193,7 +193,7 @@ final class NightLoader {
 
     /// Reads one file, its records parsed on a thread of their own (`DumpReadAhead`), and
     /// records its digest and count.
-    private func read<Row: Sendable>(_ path: String, _ next: @escaping @Sendable (DumpReader) throws(InputError) -> Result<Row, MalformedRecord>?,
+    private func read<Row: Sendable>(_ path: String, _ next: @escaping @Sendable (DumpReader) throws(InputError) -> Result<Row, UnreadableRecord>?,
                                      _ add: (Row) -> Void, progress: ProgressLine?) throws(InputError) {
         inputs.append(try readHashed(path, limits: limits, counted: progress?.bytes) { (reader) throws(InputError) in
             let ahead = DumpReadAhead(reader, read: next)
@@ -215,7 +215,7 @@ final class NightLoader {
         return position - 1
     }
 
-    private func addMalformed(_ m: MalformedRecord) {
+    private func addMalformed(_ m: UnreadableRecord) {
         malformed.append(MalformedItem(position: nextPosition(), location: m.location, reason: m.reason))
     }
 

@@ -139,22 +139,14 @@ struct NightScreener {
         // Reports in input order: slots are in first-appearance order; malformed records
         // and orphan receipts are merged in by position.
         var extra: [(position: Int, finding: Finding)] = []
-        if rules.settings.isEnabled(.malformedRecord) {
-            for m in night.malformed {
-                extra.append((m.position, Finding(
-                    orderID: nil, userID: nil, rule: RuleID.malformedRecord.rawValue,
-                    severity: rules.settings.severity(.malformedRecord), message: "\(m.location): \(m.reason)",
-                    evidence: Evidence(expected: "a readable record", actual: m.reason, extra: Evidence.location(m.location)))))
+        for m in night.malformed {
+            if let f = evaluator.nightFinding(MalformedRecord.self, orderID: nil, MalformedRecord.words(location: m.location, reason: m.reason)) {
+                extra.append((m.position, f))
             }
         }
-        if rules.settings.isEnabled(.orphanReceipt) {
-            for o in night.orphans {
-                extra.append((o.position, Finding(
-                    orderID: o.orderID, userID: nil, rule: RuleID.orphanReceipt.rawValue,
-                    severity: rules.settings.severity(.orphanReceipt),
-                    message: "a receipt for order \(o.orderID) (\(o.location)), which is not in the orders dump",
-                    evidence: Evidence(expected: "order \(o.orderID) in the orders dump", actual: nil,
-                                       extra: Evidence.location(o.location)))))
+        for o in night.orphans {
+            if let f = evaluator.nightFinding(OrphanReceipt.self, orderID: o.orderID, OrphanReceipt.words(orderID: o.orderID, location: o.location)) {
+                extra.append((o.position, f))
             }
         }
         extra.sort { $0.position < $1.position }

@@ -190,7 +190,7 @@ struct Tally {
 
     mutating func add(_ r: OrderReport) {
         for f in r.findings {
-            if f.rule == RuleID.malformedRecord.rawValue { malformed += 1 }
+            if f.rule == MalformedRecord.id.rawValue { malformed += 1 }
             if f.exempted != nil { exempted += 1; continue }
             byRule[f.rule, default: 0] += 1
             bySeverity[f.severity, default: 0] += 1

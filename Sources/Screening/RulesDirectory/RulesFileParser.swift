@@ -2,21 +2,25 @@ import IAPBasics
 
 /// What the `.rules` files of a Rules directory say, merged in file-name order.
 public struct RuleSettings: Sendable {
+    /// The named rules the files may tune (and the engine asks).
+    public let named: NamedRules
     public var disabled: Set<RuleID> = []
     public var severities: [RuleID: Severity] = [:]
     public var parameters: [RuleID: [String: Int]] = [:]
     /// Rule ids (named or custom) whose findings a listed reviewer is exempt from.
-    public var reviewerExemptions: Set<String> = [RuleID.sandboxInProduction.rawValue]
+    public var reviewerExemptions: Set<String> = [SandboxInProduction.id.rawValue]
     public var customRules: [CustomRule] = []
 
-    public init() {}
+    public init(named: NamedRules = .standard) {
+        self.named = named
+    }
 
     public func isEnabled(_ id: RuleID) -> Bool { !disabled.contains(id) }
-    public func severity(_ id: RuleID) -> Severity { severities[id] ?? id.defaultSeverity }
+    public func severity(_ id: RuleID) -> Severity { severities[id] ?? named.rule(id)?.defaultSeverity ?? .info }
 
     public func parameter(_ id: RuleID, _ name: String) -> Int {
         if let v = parameters[id]?[name] { return v }
-        return id.parameters.first { $0.name == name }?.defaultValue ?? 0
+        return named.rule(id)?.parameters.first { $0.name == name }?.defaultValue ?? 0
     }
 }
 
@@ -88,12 +92,13 @@ struct RulesFileParser {
     private mutating func parseRule(_ c: inout TokenCursor) throws(RulesDiagnostic) {
         c.advance()
         let idToken = try c.expectWord("a rule id", hint: "e.g. rule expired-validity severity medium")
-        guard let id = RuleID(rawValue: idToken.name) else {
-            let known = RuleID.allCases.map(\.rawValue)
+        guard let rule = settings.named.rule(named: idToken.name) else {
+            let known = settings.named.ids.map(\.rawValue)
             throw c.error(at: idToken.token, "unknown rule '\(idToken.name)'",
                           hint: nearest(idToken.name, in: known).map { "did you mean '\($0)'?" }
                               ?? "named rules: \(known.joined(separator: ", "))")
         }
+        let id = rule.id
         guard !c.atEnd else {
             throw c.error(at: idToken.token, "rule \(id.rawValue) says nothing",
                           hint: "add on, off, severity <level> or a parameter")
@@ -106,8 +111,8 @@ struct RulesFileParser {
             case .word("severity"):
                 settings.severities[id] = try c.expectSeverity()
             case .word(let name):
-                guard id.parameters.contains(where: { $0.name == name }) else {
-                    let known = id.parameters.map(\.name)
+                guard rule.parameters.contains(where: { $0.name == name }) else {
+                    let known = rule.parameters.map(\.name)
                     throw c.error(at: t, "rule \(id.rawValue) has no parameter '\(name)'",
                                   hint: known.isEmpty ? "\(id.rawValue) takes no parameters; use on, off or severity"
                                       : (nearest(name, in: known).map { "did you mean '\($0)'?" }
@@ -163,7 +168,7 @@ struct RulesFileParser {
         let severity = try c.expectSeverity()
         let idToken = try c.expectWord("a name for the rule", hint: "flag high big-sandbox if ...")
         let id = idToken.name
-        guard RuleID(rawValue: id) == nil else {
+        guard settings.named.rule(named: id) == nil else {
             throw c.error(at: idToken.token, "'\(id)' is a named rule; a custom rule needs a name of its own",
                           hint: "use `rule \(id) severity …` to change the named rule")
         }

@@ -32,14 +32,15 @@ public struct RulesDirectory: Sendable {
         apps.contains(AppKey(platform: platform, appID: appID))
     }
 
-    public static func load(_ path: String) -> Result<RulesDirectory, RulesProblems> {
+    /// `named`: the rules the `.rules` files may tune (a test adds its own to the standard ones).
+    public static func load(_ path: String, named: NamedRules = .standard) -> Result<RulesDirectory, RulesProblems> {
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue else {
             return .failure(RulesProblems(list: [RulesDiagnostic(file: path, message: "Rules directory not found",
                                              hint: "pass --rules DIR, or create ./Rules (see Rules/README.md)")]))
         }
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted()
-        var (dir, problems) = parse(path, names: names) {
+        var (dir, problems) = parse(path, names: names, named: named) {
             FileManager.default.contents(atPath: (path as NSString).appendingPathComponent($0))
         }
         loadTrust(&dir)
@@ -49,15 +50,16 @@ public struct RulesDirectory: Sendable {
 
     /// A Rules directory given as its files' contents (name -> bytes), checked as `load`
     /// checks the directory `path` holding exactly those files; it has no `trust/` folder.
-    public static func load(path: String, files: [String: [UInt8]]) -> Result<RulesDirectory, RulesProblems> {
-        var (dir, problems) = parse(path, names: files.keys.sorted()) { name in files[name].map { Data($0) } }
+    public static func load(path: String, files: [String: [UInt8]],
+                            named: NamedRules = .standard) -> Result<RulesDirectory, RulesProblems> {
+        var (dir, problems) = parse(path, names: files.keys.sorted(), named: named) { name in files[name].map { Data($0) } }
         dir.files.sort()
         return problems.isEmpty ? .success(dir) : .failure(RulesProblems(list: problems))
     }
 
     /// Everything but the trust files, from the files `names` (sorted) whose bytes
     /// `contents` gives (nil: the file cannot be read).
-    private static func parse(_ path: String, names: [String],
+    private static func parse(_ path: String, names: [String], named: NamedRules,
                               contents: (String) -> Data?) -> (RulesDirectory, [RulesDiagnostic]) {
         var dir = RulesDirectory(path: path)
         var problems: [RulesDiagnostic] = []
@@ -76,7 +78,7 @@ public struct RulesDirectory: Sendable {
         }
         let display = { (name: String) in (path as NSString).appendingPathComponent(name) }
 
-        var parserState = RuleSettings()
+        var parserState = RuleSettings(named: named)
         var exemptionTokens: [(name: String, token: RuleToken, line: String, lineNumber: Int, file: String)] = []
         for name in names where name.hasSuffix(".rules") {
             guard let text = read(name) else { continue }
@@ -86,7 +88,7 @@ public struct RulesDirectory: Sendable {
             problems.append(contentsOf: parser.diagnostics)
             exemptionTokens += parser.exemptionTokens.map { ($0.name, $0.token, $0.line, $0.lineNumber, display(name)) }
         }
-        let known = Set(RuleID.allCases.map(\.rawValue) + parserState.customRules.map(\.id))
+        let known = Set(parserState.named.ids.map(\.rawValue) + parserState.customRules.map(\.id))
         for e in exemptionTokens where !known.contains(e.name) {
             problems.append(RulesDiagnostic(file: e.file, line: e.lineNumber, column: e.token.column, length: e.token.length,
                                             message: "unknown rule '\(e.name)' in exempt",

@@ -59,3 +59,20 @@ public indirect enum Condition: Sendable, Equatable {
         }
     }
 }
+
+extension Condition {
+    /// The fields a condition names, in order of first appearance.
+    public var fields: [ConditionField] {
+        var out: [ConditionField] = []
+        func walk(_ c: Condition) {
+            switch c {
+            case .all(let a, let b), .any(let a, let b): walk(a); walk(b)
+            case .not(let x): walk(x)
+            case .compare(let f, _, _), .oneOf(let f, _), .isNull(let f, _), .text(let f, _, _):
+                if !out.contains(f) { out.append(f) }
+            }
+        }
+        walk(self)
+        return out
+    }
+}

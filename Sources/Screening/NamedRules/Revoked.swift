@@ -1,0 +1,20 @@
+/// `revoked`: the order's entry carries a cancellation date — the store refunded or revoked
+/// the purchase (an app receipt's or iOS 6 receipt's cancellation date, a verifyReceipt
+/// `cancellation_date`, a JWS transaction's `revocationDate`).
+public enum Revoked: NamedRule {
+    public static let id: RuleID = "revoked"
+    public static let defaultSeverity = Severity.high
+    public static let summary = "the store refunded or revoked the purchase"
+    public static let stage = RuleStage.purchaseDates
+
+    public static func judge(_ c: OrderContext, _ verdict: inout RuleVerdict) {
+        guard let p = c.purchase else { return }
+        let txn = c.purchaseName
+        if let cancelled = p.cancellationDate {
+            verdict.fire("the store refunded or revoked transaction \(txn) on \(cancelled.iso8601)",
+                         Evidence(expected: "no cancellation", actual: cancelled.iso8601, extra: [("transaction_id", .string(txn))]))
+        } else {
+            verdict.pass("transaction \(txn) carries no cancellation date")
+        }
+    }
+}
