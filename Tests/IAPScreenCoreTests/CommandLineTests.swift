@@ -53,6 +53,39 @@ struct CommandLineTests {
         #expect(try Tool.run(["rules", "check", "--rules", s.file("nope")]).status == 2)
     }
 
+    @Test("rules list prints every named rule with what it flags, as a Rules directory sets it; --markdown the README's table")
+    func rulesList() throws {
+        let defaults = try Tool.run(["rules", "list"])
+        #expect(defaults.status == 0)
+        let lines = defaults.stdout.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("replayed-transaction") == true)
+        #expect(lines.contains { $0.hasPrefix("expired-validity") && $0.contains("medium") })
+        #expect(lines.contains { $0.contains("grace_days 1: days a subscription may be past its expiry") })
+        let s = try Scratch()
+        try s.write("Rules/a.rules", """
+            rule expired-validity severity high grace_days 3
+            rule orphan-receipt off
+            flag high night-whale if order.hour in [1, 2, 3] say "large purchase at night"
+
+            """)
+        let tuned = try Tool.run(["rules", "list", "--rules", s.file("Rules")])
+        #expect(tuned.status == 0)
+        let tunedLines = tuned.stdout.split(separator: "\n")
+        #expect(tunedLines.contains { $0.hasPrefix("expired-validity") && $0.contains(" high ") })
+        #expect(tunedLines.contains { $0.contains("grace_days 3:") })
+        #expect(tunedLines.contains { $0.hasPrefix("orphan-receipt") && $0.contains(" off ") })
+        #expect(tunedLines.last?.hasPrefix("night-whale") == true)
+        #expect(tunedLines.last?.contains("custom rule (\(s.file("Rules/a.rules")):3): large purchase at night") == true)
+        let markdown = try Tool.run(["rules", "list", "--markdown"])
+        #expect(markdown.status == 0)
+        #expect(try String(contentsOfFile: ShippedRulesTests.root + "/Rules/README.md", encoding: .utf8).contains(markdown.stdout))
+        #expect(try Tool.run(["rules", "list", "--markdown", "--rules", s.file("Rules")]).status == 2)
+        #expect(try Tool.run(["rules", "check", "--markdown"]).status == 2)
+        let unknown = try Tool.run(["rules", "show"])
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.contains("unknown subcommand 'show'; there are check and list"))
+    }
+
     @Test("decode prints one error object per undecodable line and still exits 0")
     func decodeGarbage() throws {
         let r = try Tool.run(["decode", "-"], stdin: Data("not a receipt\n\n{\"x\":1}\nAAAA\n".utf8))

@@ -12,7 +12,7 @@ public enum IAPScreen {
         (ExplainCommand.spec, ExplainCommand.run),
         (ReconcileCommand.spec, ReconcileCommand.run),
         (ReviewCommand.spec, ReviewCommand.run),
-        (RulesCheckCommand.spec, RulesCheckCommand.run),
+        (RulesCommand.spec, RulesCommand.run),
         (SamplesCommand.spec, SamplesCommand.run),
     ]
 

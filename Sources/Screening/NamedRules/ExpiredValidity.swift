@@ -12,9 +12,9 @@ public enum ExpiredValidity: NamedRule {
     public static let stage = RuleStage.purchaseDates
 
     public static let graceDays = RuleParameter(
-        rule: id, "grace_days", default: 1, .days, meaning: "days a subscription may be past its expiry")
+        rule: id, "grace_days", default: 1, .number, meaning: "days a subscription may be past its expiry")
     public static let maxProofAgeDays = RuleParameter(
-        rule: id, "max_proof_age_days", default: 30, .days, meaning: "oldest acceptable consumable proof")
+        rule: id, "max_proof_age_days", default: 30, .number, meaning: "oldest acceptable consumable proof")
     public static var parameters: [RuleParameter] { [graceDays, maxProofAgeDays] }
 
     public static func judge(_ c: OrderContext, _ verdict: inout RuleVerdict) {

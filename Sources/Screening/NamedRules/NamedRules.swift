@@ -1,3 +1,5 @@
+import Foundation
+
 /// The named rules a run knows, in the order CONTRACT §6 lists them. Everything that
 /// enumerates rules reads this list: the `.rules` parser (which ids, parameters), `rules
 /// check`, the engine (which asks them stage by stage, in this order within a stage),
@@ -52,15 +54,16 @@ public struct NamedRules: Sendable {
 
     /// The table of `Rules/README.md`: id, default severity, what it flags, its parameters.
     public var markdownTable: String {
+        func cell(_ s: String) -> String { s.replacingOccurrences(of: "|", with: "\\|") }
         var out = "| rule id | default | what it flags | parameters |\n|---|---|---|---|\n"
         for r in all {
             let parameters = r.parameters.map { p in
                 switch p.kind {
-                case .days: return "`\(p.name)` (default \(p.defaultValue)): \(p.meaning)"
-                case .yesNo: return "`\(p.name)` yes/no (default \(p.defaultValue == 0 ? "no" : "yes")): \(p.meaning)"
+                case .number: return "`\(p.name)` (default \(p.defaultValue)): \(cell(p.meaning))"
+                case .yesNo: return "`\(p.name)` yes/no (default \(p.defaultValue == 0 ? "no" : "yes")): \(cell(p.meaning))"
                 }
             }
-            out += "| `\(r.id)` | \(r.defaultSeverity.name) | \(r.summary) | \(parameters.joined(separator: "; ")) |\n"
+            out += "| `\(r.id)` | \(r.defaultSeverity.name) | \(cell(r.summary)) | \(parameters.joined(separator: "; ")) |\n"
         }
         return out
     }

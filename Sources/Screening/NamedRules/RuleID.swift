@@ -17,12 +17,12 @@ public struct RuleID: RawRepresentable, Hashable, Sendable, Comparable, Expressi
     public static func < (a: RuleID, b: RuleID) -> Bool { a.rawValue < b.rawValue }
 }
 
-/// A number a `.rules` file may set for one rule (`rule expired-validity grace_days 3`):
-/// whole days, or yes/no (kept as 1/0). The parser takes either spelling for either kind;
-/// the kind says how the documentation presents it.
+/// A number a `.rules` file may set for one rule (`rule expired-validity grace_days 3`): a
+/// whole number (of days, mostly) or yes/no, kept as 1/0. The parser takes either spelling
+/// for either kind; the kind says how the documentation presents it.
 public struct RuleParameter: Sendable {
     public enum Kind: Sendable {
-        case days, yesNo
+        case number, yesNo
     }
 
     public let rule: RuleID
