@@ -29,7 +29,7 @@ public enum ReportAssets {
     .swatch.sev-critical{background:var(--critical)}.swatch.sev-high{background:var(--high)}.swatch.sev-medium{background:var(--medium)}
     .swatch.sev-low{background:var(--low)}.swatch.sev-info{background:var(--info)}
     ul.numbers{list-style:none;padding:0;margin:.4em 0;display:flex;flex-wrap:wrap;gap:2px 14px;font-size:12px;max-width:740px}
-    ul.numbers span{color:#555}
+    ul.numbers span{color:#555}td.about{color:#555;font-size:12px;max-width:380px}
     .note,.empty{color:#666;font-size:12px}.currency{font-weight:600;margin:.6em 0 0}
     .controls{display:flex;flex-wrap:wrap;gap:8px 14px;align-items:end;margin:.5em 0}
     .controls label{display:flex;flex-direction:column;font-size:12px;color:#444}

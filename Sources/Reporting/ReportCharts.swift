@@ -48,9 +48,9 @@ public struct ReportCharts: Sendable {
         .critical: "#b00020", .high: "#d35400", .medium: "#b7950b", .low: "#2e86c1", .info: "#7f8c8d",
     ]
 
-    /// All three charts, each with its numbers.
-    public func html() -> String {
-        "<div class=\"charts\">" + rulesChart() + daysChart() + productsChart() + "</div>\n"
+    /// All three charts, each with its numbers; `legend` says what each rule flags.
+    public func html(legend: RuleLegend = RuleLegend()) -> String {
+        "<div class=\"charts\">" + rulesChart(legend) + daysChart() + productsChart() + "</div>\n"
     }
 
     /// A horizontal bar: label on the left, segments, the value written after the bar.
@@ -95,8 +95,8 @@ public struct ReportCharts: Sendable {
         return svg + "</svg>"
     }
 
-    /// Findings per rule, stacked by severity; then the same as a table.
-    func rulesChart() -> String {
+    /// Findings per rule, stacked by severity; then the same as a table, with what each rule flags.
+    func rulesChart(_ legend: RuleLegend) -> String {
         let e = HTMLText.escape
         var out = "<figure class=\"chart-box\" id=\"chart-rules\"><figcaption>Findings per rule and severity (not exempted)</figcaption>"
         var rules: [(rule: String, counts: [Severity: Int], total: Int)] = []
@@ -116,10 +116,10 @@ public struct ReportCharts: Sendable {
             return Bar(label: r.rule, segments: segments, valueText: String(r.total))
         }
         out += ReportCharts.horizontalBars(bars, scale: Double(top), title: "Findings per rule and severity")
-        out += "</div><table class=\"numbers\"><thead><tr><th>rule</th>" + severities.map { "<th>\($0.name)</th>" }.joined()
+        out += "</div><table class=\"numbers\"><thead><tr><th>rule</th><th>what it flags</th>" + severities.map { "<th>\($0.name)</th>" }.joined()
             + "<th>total</th></tr></thead><tbody>"
         for r in rules {
-            out += "<tr><td>\(e(r.rule))</td>" + severities.map { "<td class=\"n\">\(r.counts[$0] ?? 0)</td>" }.joined()
+            out += "<tr><td>\(e(r.rule))</td><td class=\"about\">\(e(legend.sentence(r.rule) ?? ""))</td>" + severities.map { "<td class=\"n\">\(r.counts[$0] ?? 0)</td>" }.joined()
                 + "<td class=\"n\">\(r.total)</td></tr>"
         }
         return out + "</tbody></table></div></figure>"

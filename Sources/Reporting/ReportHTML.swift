@@ -65,7 +65,8 @@ public enum ReportHTML {
     }
 
     /// The page in memory (tests, small runs): the same parts `assemble` gives a file writer.
-    public static func render(summary: RunSummary, reports: [OrderReport], hashes: Hashes) -> String {
+    public static func render(summary: RunSummary, reports: [OrderReport], hashes: Hashes,
+                              legend: RuleLegend = RuleLegend()) -> String {
         var tally = Tally()
         var strings = SharedStrings()
         var data: [Section: [[UInt8]]] = [:]
@@ -74,7 +75,7 @@ public enum ReportHTML {
             for (section, element) in elements(r) { data[section, default: []].append(strings.resolve(element)) }
         }
         var out = ""
-        assemble(summary: summary, tally: tally, strings: strings, hashes: hashes) { part in
+        assemble(summary: summary, tally: tally, strings: strings, hashes: hashes, legend: legend) { part in
             switch part {
             case .text(let t): out += t
             case .data(let s): out += (data[s] ?? []).map { String(decoding: $0, as: UTF8.self) }.joined(separator: ",\n")
@@ -90,8 +91,9 @@ public enum ReportHTML {
 
     /// The page, part by part, in order.
     public static func assemble(summary s: RunSummary, tally: Tally, strings: SharedStrings, hashes: Hashes,
-                                emit: (Part) throws -> Void) rethrows {
-        try emit(.text(head(s, hashes) + totals(s) + "<section id=\"charts\"><h2>Charts</h2>" + tally.charts.html() + "</section>\n"
+                                legend: RuleLegend, emit: (Part) throws -> Void) rethrows {
+        try emit(.text(head(s, hashes) + totals(s) + "<section id=\"charts\"><h2>Charts</h2>" + tally.charts.html(legend: legend)
+            + "</section>\n"
             + ordersSection(s, tally) + "<script type=\"application/json\" id=\"data-rows\">[\n"))
         try emit(.data(.rows))
         try emit(.text("]</script>\n</section>\n" + audit(id: "exempted", title: "Reviewer-exempted findings", count: tally.exempted,

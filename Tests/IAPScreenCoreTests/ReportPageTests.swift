@@ -39,11 +39,11 @@ struct ReportPageTests {
         let atRisk = page.section(id: "at-risk")
         #expect(atRisk.contains("<td>EUR</td><td class=\"n\">4.99</td>") && atRisk.contains("<td>USD</td><td class=\"n\">2.97</td>"))
 
-        // A chart and its numbers: findings per rule and severity.
+        // A chart and its numbers: findings per rule and severity, and what each rule flags.
         let rulesChart = page.section(id: "chart-rules", until: "</figure>")
         #expect(rulesChart.contains("<svg"))
-        #expect(rulesChart.contains("<td>signature-invalid</td><td class=\"n\">3</td>"))
-        #expect(rulesChart.contains("<td>replayed-transaction</td><td class=\"n\">1</td>"))
+        #expect(rulesChart.contains("<td>signature-invalid</td><td class=\"about\">\(SignatureInvalid.summary)</td><td class=\"n\">3</td>"))
+        #expect(rulesChart.contains("<td>replayed-transaction</td><td class=\"about\">\(ReplayedTransaction.summary)</td><td class=\"n\">1</td>"))
         #expect(page.section(id: "chart-days", until: "</figure>").contains("<li><span>2024-03-02</span> <b>3</b></li>"))
 
         // The table, filtered to one rule: only the replay, opened on its evidence.

@@ -120,9 +120,24 @@ struct ReportEscapingTests {
         for r in Self.hostileReports() { charts.add(r) }
         let html = charts.html()
         #expect(!html.contains("<img"))
-        #expect(html.contains("<td>replayed-transaction</td><td class=\"n\">1</td><td class=\"n\">0</td><td class=\"n\">1</td>"))
+        #expect(html.contains("<td>replayed-transaction</td><td class=\"about\">one store transaction credited to more than one order</td>"
+            + "<td class=\"n\">1</td><td class=\"n\">0</td><td class=\"n\">1</td>"))
         #expect(html.contains("<li><span>2024-03-01</span> <b>1</b></li>"))
         #expect(html.contains("<td class=\"n\">1</td><td class=\"n\">1</td></tr>"))  // one order, 1 at risk
         #expect(html.contains("&lt;img src=x onerror=alert(1)&gt;"))
+    }
+
+    @Test("the rules table says what each rule flags: a named rule's sentence, a custom rule's message (escaped) and place")
+    func legend() throws {
+        let text = "flag high evil-rule if order.amount > 1 say \"<b onmouseover=alert(1)>big</b>\"\n"
+        let rules = try RulesDirectory.load(path: "R", files: ["a.rules": Array(text.utf8)]).get()
+        var f = Self.hostileReports()[0]
+        f.findings[0].rule = "evil-rule"
+        var charts = ReportCharts()
+        charts.add(f)
+        let html = charts.html(legend: RuleLegend(rules.settings))
+        #expect(html.contains("<td>evil-rule</td><td class=\"about\">custom rule (R/a.rules:1): &lt;b onmouseover=alert(1)&gt;big&lt;/b&gt;</td>"))
+        #expect(html.contains("<td>sandbox-in-production</td>") == false)  // exempted: not in the chart
+        #expect(!html.contains("<b onmouseover"))
     }
 }

@@ -80,11 +80,12 @@ final class ReportWriter {
     }
 
     /// Writes summary.json and report.html, then renames every file into place.
-    func finish(summary: RunSummary) throws {
+    func finish(summary: RunSummary, legend: RuleLegend) throws {
         let summaryFile = try TempFile(in: directory, for: "summary.json")
         try summaryFile.write(Array((writer.string(.object(summary.json)) + "\n").utf8))
         let html = try TempFile(in: directory, for: "report.html")
-        try ReportHTML.assemble(summary: summary, tally: page, strings: strings, hashes: ReportWriter.pageHashes) { part in
+        try ReportHTML.assemble(summary: summary, tally: page, strings: strings, hashes: ReportWriter.pageHashes,
+                                legend: legend) { part in
             switch part {
             case .text(let text): try html.write(Array(text.utf8))
             case .data(let section): try pageData[section]?.copy(into: html)

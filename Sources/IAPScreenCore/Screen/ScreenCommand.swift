@@ -126,7 +126,7 @@ enum ScreenCommand {
                                      inputs: loader.inputs, rules: rules, started: started, finished: Clock.now(),
                                      status: status, rate: Double(outcome.orders) / elapsed)
         do {
-            try writer.finish(summary: summary)
+            try writer.finish(summary: summary, legend: RuleLegend(rules.settings))
         } catch {
             writer.abandon()
             io.error("iapscreen screen: cannot write the reports in \(outDir): \(error); ledger unchanged")
