@@ -173,14 +173,22 @@ final class TempFile {
 
 /// The counts summary.json reports, kept as the orders go by.
 struct Tally {
-    var byRule: [String: Int] = [:]
-    var bySeverity: [Severity: Int] = [:]
-    /// Per rule and severity, as the metrics label them.
+    /// Findings that are not exempted, per rule and severity (as the metrics label them).
     var byRuleSeverity: [String: [Severity: Int]] = [:]
     var atRisk: [String: DecimalAmount] = [:]
     var flagged = 0, new = 0, exempted = 0, malformed = 0
     /// The most severe finding that counts (for `--fail-on`).
     var worst: Severity?
+
+    var byRule: [String: Int] { byRuleSeverity.mapValues { $0.values.reduce(0, +) } }
+
+    var bySeverity: [Severity: Int] {
+        var out: [Severity: Int] = [:]
+        for counts in byRuleSeverity.values {
+            for (severity, n) in counts { out[severity, default: 0] += n }
+        }
+        return out
+    }
 
     /// For the metrics: sorted by rule, then from the most severe.
     var findingsByRuleAndSeverity: [(rule: String, severity: String, count: Int)] {
@@ -193,8 +201,6 @@ struct Tally {
         for f in r.findings {
             if f.rule == MalformedRecord.id.rawValue { malformed += 1 }
             if f.exempted != nil { exempted += 1; continue }
-            byRule[f.rule, default: 0] += 1
-            bySeverity[f.severity, default: 0] += 1
             byRuleSeverity[f.rule, default: [:]][f.severity, default: 0] += 1
             if f.counts {
                 if f.review.map({ $0.status == .new }) ?? true { new += 1 }

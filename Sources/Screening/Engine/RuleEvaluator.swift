@@ -75,7 +75,7 @@ public struct RuleEvaluator: Sendable {
             ask(.payload, &run)
             run.skip(tuned.filter { $0.stage.readsDecodedReceipt }, "the receipt could not be read")
         case .decoded(let d):
-            for stage in [RuleStage.presence, .payload, .row, .receipt, .entry, .claims] { ask(stage, &run) }
+            for stage in Self.beforePurchase { ask(stage, &run) }
             // The purchase rules judge the order's own entry: the one the claims gave it, of
             // its product (any entry when the order names no transaction or no product).
             let p = run.context.purchase
@@ -90,6 +90,9 @@ public struct RuleEvaluator: Sendable {
         }
         return run.findings.map { applyExemption($0, order) }
     }
+
+    /// The stages of a decoded receipt before its purchase rules (a constant: no array per order).
+    private static let beforePurchase: [RuleStage] = [.presence, .payload, .row, .receipt, .entry, .claims]
 
     private func ask(_ stage: RuleStage, _ run: inout Run) {
         for step in steps[stage.rawValue] {
