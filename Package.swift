@@ -38,6 +38,10 @@ let package = Package(
         // Store reports (Google Play sales and earnings, Apple Sales Summary) -> typed rows.
         .target(name: "StoreReports", dependencies: ["IAPBasics", "Decompression", "DumpFormats"]),
 
+        // What the stores said after the credit: notifications, refund history, voided
+        // purchases, RTDN, recognised by content and read as a stream.
+        .target(name: "StoreEvents", dependencies: ["IAPBasics", "JSONText", "Decompression", "DumpFormats", "ReceiptFormats"]),
+
         // Our credits against the stores' reports: matching and buckets, pure.
         .target(name: "Reconciliation", dependencies: ["IAPBasics", "StoreReports"]),
 
@@ -71,6 +75,7 @@ let package = Package(
         .testTarget(name: "ReceiptFormatsTests", dependencies: ["ReceiptFormats", "ReceiptBuilder", "JSONText"]),
         .testTarget(name: "ScreeningTests", dependencies: ["Screening"]),
         .testTarget(name: "StoreReportsTests", dependencies: ["StoreReports", "Decompression", "IAPBasics"]),
+        .testTarget(name: "StoreEventsTests", dependencies: ["StoreEvents", "ReceiptBuilder", "ReceiptFormats", "IAPBasics", "JSONText", "Decompression"]),
         .testTarget(name: "ReconciliationTests", dependencies: ["Reconciliation", "StoreReports", "IAPBasics"]),
         .testTarget(name: "LedgerTests", dependencies: ["Ledger"]),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting"]),

@@ -8,6 +8,7 @@ import JSONText
 /// and the byte offset JSONParser reports; the next line is read as usual.
 final class JSONLinesRecordReader: RecordSource {
     private let buffer: RecordBuffer
+    private let lines: LineSplitter
     private let path: String
     private let limits: Limits
     private let lineLimits: Limits
@@ -16,6 +17,7 @@ final class JSONLinesRecordReader: RecordSource {
 
     init(buffer: RecordBuffer, path: String, limits: Limits) {
         self.buffer = buffer
+        lines = LineSplitter(buffer: buffer, maxBytes: limits.maxRecordBytes)
         self.path = path
         self.limits = limits
         var lineLimits = limits
@@ -24,7 +26,7 @@ final class JSONLinesRecordReader: RecordSource {
     }
 
     func next() throws(InputError) -> DumpItem? {
-        while let (length, tooLong) = try nextLineLength() {
+        while let (length, tooLong) = try lines.nextLineLength() {
             let line = nextLine
             nextLine += 1
             defer { buffer.consume(length + 1) }
@@ -33,7 +35,7 @@ final class JSONLinesRecordReader: RecordSource {
                 ordinal += 1
                 return .malformed(UnreadableRecord(location: location, reason: "line is longer than \(limits.maxRecordBytes) bytes"))
             }
-            let (text, indent) = trimmed(UnsafeRawBufferPointer(start: buffer.base + buffer.start, count: length))
+            let (text, indent) = LineSplitter.trimmed(UnsafeRawBufferPointer(start: buffer.base + buffer.start, count: length))
             if text.isEmpty { continue }
             ordinal += 1
             switch parse(text, indent: indent, location) {
@@ -42,38 +44,6 @@ final class JSONLinesRecordReader: RecordSource {
             }
         }
         return nil
-    }
-
-    /// The length of the next line at `buffer.start` (without its LF), or nil at the end.
-    /// A line past the cap is dropped as it is read and reported as too long.
-    private func nextLineLength() throws(InputError) -> (Int, Bool)? {
-        var searched = 0
-        var tooLong = false
-        while true {
-            if let lf = ByteSearch.firstIndex(of: 0x0A, in: buffer.base, from: buffer.start + searched, to: buffer.end) {
-                return (lf - buffer.start, tooLong || (lf - buffer.start) > limits.maxRecordBytes)
-            }
-            searched = buffer.end - buffer.start
-            if searched > limits.maxRecordBytes {
-                tooLong = true
-                buffer.discardAll()
-                searched = 0
-            }
-            guard try buffer.fill() else {
-                let rest = buffer.end - buffer.start
-                return rest == 0 && !tooLong ? nil : (rest, tooLong)
-            }
-        }
-    }
-
-    /// The line without surrounding whitespace (CR included), and how much was cut in front.
-    private func trimmed(_ bytes: UnsafeRawBufferPointer) -> (UnsafeRawBufferPointer, Int) {
-        var lower = 0
-        var upper = bytes.count
-        func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0D || c == 0x0A }
-        while lower < upper, isSpace(bytes[lower]) { lower += 1 }
-        while upper > lower, isSpace(bytes[upper - 1]) { upper -= 1 }
-        return (UnsafeRawBufferPointer(rebasing: bytes[lower..<upper]), lower)
     }
 
     private func parse(_ text: UnsafeRawBufferPointer, indent: Int,
