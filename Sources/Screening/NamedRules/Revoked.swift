@@ -1,6 +1,10 @@
+import IAPBasics
+
 /// `revoked`: the order's entry carries a cancellation date — the store refunded or revoked
 /// the purchase (an app receipt's or iOS 6 receipt's cancellation date, a verifyReceipt
-/// `cancellation_date`, a JWS transaction's `revocationDate`).
+/// `cancellation_date`, a JWS transaction's `revocationDate`). It also fires when a store
+/// event (tonight's, or one the ledger remembers) says the purchase the order took was
+/// refunded before the order was credited: a refunded purchase credited again.
 public enum Revoked: NamedRule {
     public static let id: RuleID = "revoked"
     public static let defaultSeverity = Severity.high
@@ -16,5 +20,15 @@ public enum Revoked: NamedRule {
         } else {
             verdict.pass("transaction \(txn) carries no cancellation date")
         }
+    }
+
+    /// The finding's words when a store event, not the receipt, says the purchase was refunded
+    /// before the credit.
+    public static func words(_ r: StoreRefund, creditedAt: Timestamp) -> (message: String, evidence: Evidence) {
+        ("the store refunded or revoked transaction \(r.transaction) on \(r.at.iso8601) (\(r.event), \(r.location)), "
+             + "before the order was credited on \(creditedAt.iso8601)",
+         Evidence(expected: "no refund before the credit", actual: r.at.iso8601,
+                  extra: [("transaction_id", .string(r.transaction)), ("event", .string(r.event)),
+                          ("refunded_at", .string(r.at.iso8601))]))
     }
 }

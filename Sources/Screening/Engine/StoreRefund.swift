@@ -1,0 +1,34 @@
+import IAPBasics
+
+/// What a believed store event says of one transaction: a refund (the store took the money
+/// back) or Apple's reversal of one (CONTRACT §9). Small, so a night of a million events
+/// keeps them all: the event's full record stays in its log, at `location`.
+public struct StoreRefund: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        case refund, reversal
+    }
+
+    public var kind: Kind
+    /// The claim key of the transaction (as `claimKey` makes it), once resolved.
+    public var key: String
+    /// The transaction as people know it: Apple transaction id, Google order id or token.
+    public var transaction: String
+    /// `REFUND`, `REVOKE`, `refund-history`, `voided`, `rtdn-voided`, `rtdn-revoked`, `REFUND_REVERSED`.
+    public var event: String
+    /// When the store refunded (or reversed).
+    public var at: Timestamp
+    public var reason: String?
+    public var source: String?
+    public var revocationType: String?
+    public var revocationPercentage: Int64?
+    public var location: SourceLocation
+
+    public init(kind: Kind, key: String, transaction: String, event: String, at: Timestamp, location: SourceLocation) {
+        self.kind = kind
+        self.key = key
+        self.transaction = transaction
+        self.event = event
+        self.at = at
+        self.location = location
+    }
+}
