@@ -80,6 +80,10 @@ public enum JWSBuilder {
         public var price: Int64?
         public var currency: String?
         public var appTransactionID: String?
+        /// How a refund or revocation took it back: `REFUND_FULL`, `REFUND_PRORATED`, `FAMILY_REVOKE`.
+        public var revocationType: String?
+        /// The share refunded, a percentage in milliunits (50000 = 50 %), beside `revocationType`.
+        public var revocationPercentage: Int64?
         /// Digits written after every date's milliseconds, as Xcode does (`"456"`: `….456`).
         public var millisecondFraction: String?
 
@@ -123,6 +127,9 @@ public enum JWSBuilder {
             put("price", price.map { .integer($0) })
             put("currency", currency.map { .string($0) })
             put("appTransactionId", appTransactionID.map { .string($0) })
+            // Newest keys last, as Apple's own fixture (signedTransactionWithRevocation.json) has them.
+            put("revocationType", revocationType.map { .string($0) })
+            put("revocationPercentage", revocationPercentage.map { .integer($0) })
             return o
         }
     }
