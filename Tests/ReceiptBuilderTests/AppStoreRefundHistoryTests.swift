@@ -39,4 +39,25 @@ struct AppStoreRefundHistoryTests {
         let keys = try payloadObject(ofJWS: JWSBuilder.transaction(spec, with: sharedWorld.get().jwsSigner)).keys
         #expect(keys.filter { $0.hasPrefix("revocation") }.isEmpty)
     }
+
+    @Test("a refund history page lists signed refunded transactions that each verify, and its revision")
+    func refundHistoryPage() throws {
+        let refunds = [try refundedTransaction(id: "2000000555000111"),
+                       try refundedTransaction(id: "2000000555000222", refundedAt: "2024-06-04T09:30:00Z")]
+        var page = try AppStoreEventBuilder.RefundHistoryPage(transactions: refunds, signedBy: sharedWorld.get().jwsSigner,
+                                                              revision: "revision-2")
+        page.hasMore = true
+
+        let parsed = try parsedObject(page.text)
+        #expect(parsed["revision"] == .string("revision-2"))
+        #expect(parsed["hasMore"] == .bool(true))
+        let signed = try #require(parsed["signedTransactions"]?.array).compactMap(\.string)
+        let purchases = try signed.flatMap { jws in
+            let (receipt, status) = try decodedAndVerified(jws)
+            #expect(status.verdict == .valid, "\(status.reason)")
+            return receipt.purchases
+        }
+        #expect(purchases.map(\.transactionID) == ["2000000555000111", "2000000555000222"])
+        #expect(purchases.map(\.cancellationDate) == [try time("2024-06-03T08:00:00Z"), try time("2024-06-04T09:30:00Z")])
+    }
 }
