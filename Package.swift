@@ -85,7 +85,9 @@ let package = Package(
             "IAPBasics", "JSONText", "DumpFormats", "Decompression", "ReceiptFormats", "Screening", "ReceiptVerification",
             "StoreReports",
         ], resources: [.copy("Corpus")]),
-        .testTarget(name: "ReceiptBuilderTests", dependencies: ["ReceiptBuilder", "StoreCrypto"]),
+        .testTarget(name: "ReceiptBuilderTests", dependencies: [
+            "ReceiptBuilder", "StoreCrypto", "IAPBasics", "JSONText", "ReceiptFormats", "ReceiptVerification",
+        ]),
         .testTarget(name: "IAPScreenCoreTests", dependencies: ["IAPScreenCore", "ReceiptBuilder", "JSONText", "Ledger", "Decompression"]),
     ],
     swiftLanguageModes: [.v6]

@@ -4,12 +4,6 @@ import ReceiptBuilder
 import StoreCrypto
 import Testing
 
-/// Keys are the slow part of a world: one set per test run.
-private let sharedKeys = Result { try TestPKI.Keys.generate() }
-private let sharedWorld = Result { try TestPKI(keys: sharedKeys.get()) }
-
-private func time(_ text: String) throws -> Timestamp { try #require(Timestamp.parse(text)) }
-
 /// Signs, verifies the signature with the leaf's key, the chain at `at`, then the marker policy:
 /// "ok" or the first reason for refusal.
 private func check(_ identity: SigningIdentity, against store: TrustStore, at: Timestamp,
