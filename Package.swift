@@ -60,7 +60,7 @@ let package = Package(
         // The commands.
         .target(name: "IAPScreenCore", dependencies: [
             "IAPBasics", "JSONText", "Decompression", "DumpFormats", "ReceiptFormats", "StoreCrypto", "ReceiptBuilder",
-            "Screening", "Ledger", "Reporting", "ReceiptVerification", "StoreReports", "Reconciliation",
+            "Screening", "Ledger", "Reporting", "ReceiptVerification", "StoreReports", "Reconciliation", "StoreEvents",
         ]),
         .executableTarget(name: "iapscreen", dependencies: ["IAPScreenCore", "CMimalloc"]),
         .executableTarget(name: "iapscreen-bench", dependencies: [

@@ -2,6 +2,24 @@ import IAPBasics
 import JSONText
 
 /// Everything summary.json says of a run (CONTRACT §7).
+/// summary.json's `store_events`: what the night's store-event logs held and what came of them.
+public struct StoreEventFigures: Sendable, Equatable {
+    public var read = 0, distinct = 0, refunds = 0, reversals = 0, matched = 0, unmatched = 0, invalid = 0
+    /// Distinct events per type, sorted by type.
+    public var byType: [(String, Int)] = []
+
+    public init() {}
+
+    public static func == (a: StoreEventFigures, b: StoreEventFigures) -> Bool { a.json == b.json }
+
+    public var json: JSONObject {
+        JSONObject([("read", .integer(read)), ("distinct", .integer(distinct)),
+                    ("by_type", .object(JSONObject(byType.map { (key: $0.0, value: .integer($0.1)) }))),
+                    ("refunds", .integer(refunds)), ("reversals", .integer(reversals)), ("matched", .integer(matched)),
+                    ("unmatched", .integer(unmatched)), ("invalid", .integer(invalid))])
+    }
+}
+
 public struct RunSummary: Sendable {
     public struct Input: Sendable {
         public var path: String
@@ -31,6 +49,8 @@ public struct RunSummary: Sendable {
     /// Amounts of flagged orders per currency.
     public var atRisk: [(String, DecimalAmount)]
     public var inputs: [Input]
+    /// What `--store-events` read (CONTRACT §9); nil without it.
+    public var storeEvents: StoreEventFigures?
     public var rulesSHA256: String
     public var ordersPerSecond: Double
 
@@ -74,6 +94,7 @@ public struct RunSummary: Sendable {
             ("by_rule", counts(byRule)),
             ("by_severity", counts(bySeverity)),
             ("at_risk", .object(JSONObject(atRisk.map { (key: $0.0, value: .string($0.1.description)) }))),
+        ] + (storeEvents.map { [("store_events", JSONValue.object($0.json))] } ?? []) + [
             ("inputs", .array(inputs.map {
                 .object(JSONObject([("path", .string($0.path)), ("sha256", .string($0.sha256)), ("records", .integer($0.records))]))
             })),

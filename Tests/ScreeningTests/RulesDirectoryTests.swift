@@ -35,7 +35,7 @@ struct RulesDirectoryTests {
     func defaults() throws {
         let dir = try TempRules([:])
         let rules = try dir.load().get()
-        #expect(NamedRules.standard.all.count == 14)
+        #expect(NamedRules.standard.all.count == 17)
         for rule in NamedRules.standard.all {
             #expect(rules.settings.isEnabled(rule.id))
             #expect(rules.settings.severity(rule.id) == rule.defaultSeverity)

@@ -28,6 +28,6 @@ func sha256(ofFile path: String) throws(InputError) -> String {
     return (try? hasher.finalize()).map(Digest.hex) ?? ""
 }
 
-private func startHash(_ path: String) throws(InputError) -> SHA256Hasher {
+func startHash(_ path: String) throws(InputError) -> SHA256Hasher {
     do { return try SHA256Hasher() } catch { throw InputError(path: path, reason: "cannot hash: \(error)") }
 }

@@ -6,7 +6,7 @@ import Screening
 import StoreCrypto
 
 /// One input file as summary.json reports it.
-struct InputRecord {
+struct InputRecord: Sendable {
     var path: String
     var sha256: String
     var records: Int

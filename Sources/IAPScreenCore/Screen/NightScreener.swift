@@ -15,6 +15,8 @@ struct NightScreener {
     let ledger: SQLiteLedger?
     let resolver: OrderResolver
     let evaluator: RuleEvaluator
+    /// The night's store events, read and verified (`--store-events`); nil without.
+    var events: StoreEventNight?
 
     struct Outcome {
         var newClaims: [(key: String, claim: Claim)]
@@ -23,6 +25,7 @@ struct NightScreener {
         var receipts: Int
         /// Seconds spent making the claims, before the reports (IAPSCREEN_TIMINGS).
         var claimSeconds: Double
+        var events: EventOutcome?
     }
 
     /// The night's claims: which purchase each order took, the replays they make, and the
@@ -37,6 +40,8 @@ struct NightScreener {
         var watched: Selection?
         /// The evaluator as the claims used it (with orders per user, when a rule asks).
         var evaluator: RuleEvaluator
+        /// What the store events did, when there were any.
+        var events: EventOutcome?
     }
 
     /// Hands each order's report to `sink` in input order (orders, malformed records and
@@ -103,7 +108,11 @@ struct NightScreener {
             if i == watch { watched = Selection.none }
             if let box = night.deferred(at: Int(i)) {
                 let order = screenOrder(slots[Int(i)], night)
-                let selection = book.select(for: order, digest: box.digest)
+                var claimant = Claimant(order)
+                claimant.handle = i
+                let selection = book.select(for: claimant, candidates: box.digest.candidates.map {
+                    ClaimCandidate($0, platform: box.digest.platform)
+                })
                 if i == watch { watched = selection }
                 late[i] = evaluator.findings(order: order, receipt: .decoded(box.digest), selection: selection)
             } else if let candidate = slots.with(Int(i), { $0.pointee.candidate }) {
@@ -126,8 +135,9 @@ struct NightScreener {
                 }
             }
         }
+        let judged = try events.map { try judge($0, book: book, night: night, late: &late) }
         return Claims(book: book, late: late, orders: orders, receipts: receipts,
-                      watched: watched, evaluator: evaluator)
+                      watched: watched, evaluator: evaluator, events: judged)
     }
 
     /// Writes the reports in input order from the claims made.
@@ -168,11 +178,14 @@ struct NightScreener {
             items.append(.extra(next))
             next += 1
         }
+        // After tonight's orders: what the store events found elsewhere, in their order.
+        let afterNight = claims.events?.afterNight ?? []
+        items += afterNight.indices.map { .afterNight($0) }
 
         // Built and formatted on both cores a chunk at a time; the ledger is asked in order.
         // A chunk is written out in order on a thread of its own while the next is built.
         try night.spill.flushPending()
-        let shared = SharedNight(night: night, screener: self, late: late, extra: extra)
+        let shared = SharedNight(night: night, screener: self, late: late, extra: extra, afterNight: afterNight)
         let appender = ChunkAppender(writer: writer)
         // On a thrown error too: the queue has let go of the writer before the caller abandons it.
         defer { appender.settle() }
@@ -193,7 +206,8 @@ struct NightScreener {
         }
         try appender.finish()
         // Without a ledger nothing remembers them: not worth a million lookups.
-        return Outcome(newClaims: ledger == nil ? [] : book.newClaims, orders: orders, receipts: receipts, claimSeconds: claimSeconds)
+        return Outcome(newClaims: ledger == nil ? [] : book.newClaims, orders: orders, receipts: receipts, claimSeconds: claimSeconds,
+                       events: claims.events)
     }
 
     /// Writes chunks of reports in order on a serial queue of its own, one chunk behind
@@ -234,6 +248,7 @@ struct NightScreener {
     enum ReportItem: Sendable {
         case slot(Int32)
         case extra(Int)
+        case afterNight(Int)
     }
 
     /// What the report workers read; nothing in it changes while they run, which is why
@@ -243,12 +258,15 @@ struct NightScreener {
         let screener: NightScreener
         let late: [Int32: [Finding]]
         let extra: [(position: Int, finding: Finding)]
+        let afterNight: [OrderReport]
 
-        init(night: NightLoader, screener: NightScreener, late: [Int32: [Finding]], extra: [(position: Int, finding: Finding)]) {
+        init(night: NightLoader, screener: NightScreener, late: [Int32: [Finding]], extra: [(position: Int, finding: Finding)],
+             afterNight: [OrderReport]) {
             self.night = night
             self.screener = screener
             self.late = late
             self.extra = extra
+            self.afterNight = afterNight
         }
 
         /// An item's report, its findings not yet marked by the ledger.
@@ -258,10 +276,16 @@ struct NightScreener {
                 let f = extra[k].finding
                 return OrderReport(orderID: f.orderID, userID: f.userID, platform: nil, productID: nil, amount: nil,
                                    currency: nil, createdAt: nil, findings: [f], isOrder: false)
+            case .afterNight(let k):
+                return afterNight[k]
             case .slot(let i):
                 let slot = night.slots[Int(i)]
                 let entry = try night.spilled(slot).map(night.spill.readFlushed)
-                let findings = (entry?.findings ?? []) + (late[i] ?? [])
+                var findings = (entry?.findings ?? []) + (late[i] ?? [])
+                // The receipt's cancellation and a store event may both say revoked: once is the finding.
+                if let first = findings.firstIndex(where: { $0.rule == Revoked.id.rawValue }) {
+                    findings = findings.enumerated().filter { $0.offset == first || $0.element.rule != Revoked.id.rawValue }.map(\.element)
+                }
                 guard !findings.isEmpty else { return nil }
                 let o = screener.screenOrder(slot, night)
                 return OrderReport(orderID: o.orderID, userID: o.userID,

@@ -18,6 +18,7 @@ enum ScreenCommand {
         name: "screen",
         summary: "Screen a night's orders and receipts for fraud and write the flagged-order reports.",
         options: ScreenSetup.inputOptions + [
+            StoreEventIntake.option,
             OptionSpec("--out", .one, valueName: "DIR", help: "Where the reports go (default ./iapscreen-report)."),
             OptionSpec("--fail-on", .one, help: "Exit 1 when a finding reaches this severity.",
                        choices: Severity.allCases.map(\.name)),
@@ -79,6 +80,21 @@ enum ScreenCommand {
         defer { _ = lock }
 
         let resolver = setup.resolver, evaluator = setup.evaluator, screening = setup.screening
+        // The store events first: they are judged once tonight's claims are made.
+        let eventPaths = args.many("--store-events")
+        var events: StoreEventNight?
+        if !eventPaths.isEmpty {
+            guard io.allReadable(eventPaths, command: spec.name, consequence: "nothing written, ledger unchanged") else {
+                return .unreadableInput
+            }
+            do {
+                events = try StoreEventIntake(rules: rules, verify: { setup.verifier.verify($0).status }, jobs: jobs,
+                                              limits: .standard).read(eventPaths)
+            } catch {
+                io.error("iapscreen screen: cannot read \(error.path): \(error.reason); nothing written, ledger unchanged")
+                return .unreadableInput
+            }
+        }
         let loader: NightLoader
         do {
             loader = try NightLoader(screening: screening, limits: .standard, jobs: jobs)
@@ -107,7 +123,7 @@ enum ScreenCommand {
             return .unreadableInput
         }
         do {
-            outcome = try NightScreener(rules: rules, ledger: ledger, resolver: resolver, evaluator: evaluator)
+            outcome = try NightScreener(rules: rules, ledger: ledger, resolver: resolver, evaluator: evaluator, events: events)
                 .screen(loader, writer: writer)
         } catch {
             progress.clear()
@@ -122,9 +138,10 @@ enum ScreenCommand {
         var status = ExitStatus.ok
         if let failOn, let worst = writer.tally.worst, worst >= failOn { status = .findingsAtThreshold }
         let elapsed = max(Clock.monotonicSeconds() - startedMonotonic, 1e-6)
-        let summary = Summaries.make(tally: writer.tally, orders: outcome.orders, receipts: outcome.receipts,
-                                     inputs: loader.inputs, rules: rules, started: started, finished: Clock.now(),
-                                     status: status, rate: Double(outcome.orders) / elapsed)
+        var summary = Summaries.make(tally: writer.tally, orders: outcome.orders, receipts: outcome.receipts,
+                                     inputs: loader.inputs + (events?.inputs ?? []), rules: rules, started: started,
+                                     finished: Clock.now(), status: status, rate: Double(outcome.orders) / elapsed)
+        summary.storeEvents = outcome.events.map(Summaries.storeEvents)
         do {
             try writer.finish(summary: summary, legend: RuleLegend(rules.settings))
         } catch {

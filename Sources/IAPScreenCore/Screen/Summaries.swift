@@ -18,6 +18,19 @@ enum Summaries {
             rulesSHA256: rulesDigest(rules), ordersPerSecond: rate)
     }
 
+    static func storeEvents(_ e: EventOutcome) -> StoreEventFigures {
+        var f = StoreEventFigures()
+        f.read = e.counts.read
+        f.distinct = e.counts.distinct
+        f.byType = e.counts.byType.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        f.refunds = e.counts.refunds
+        f.reversals = e.counts.reversals
+        f.matched = e.matched
+        f.unmatched = e.unmatched
+        f.invalid = e.counts.invalid
+        return f
+    }
+
     /// SHA-256 over every file that shapes the run: name, NUL, bytes, NUL; sorted by name.
     static func rulesDigest(_ rules: RulesDirectory) -> String {
         guard let hasher = try? SHA256Hasher() else { return "" }

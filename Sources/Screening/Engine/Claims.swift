@@ -158,6 +158,13 @@ public struct ClaimBook {
         remembered = kept.count
     }
 
+    /// Who took `key` first: the claim, the claimant's handle when it has one, and whether
+    /// the claim is the ledger's (an earlier night's) rather than tonight's.
+    public func taker(of key: String) -> (claim: Claim, handle: Int32?, remembered: Bool)? {
+        guard let v = taken[key], let c = holder(key) else { return nil }
+        return (c, v >= 0 ? v : nil, v < 0 && Int(-v) <= remembered)
+    }
+
     private func holder(_ key: String) -> Claim? {
         guard let v = taken[key] else { return nil }
         return v >= 0 ? claimOf(v) : kept[Int(-v) - 1]

@@ -29,6 +29,8 @@ public struct RefundJudge {
     }
 
     public struct Judged: Sendable {
+        /// Index of the refund in the list judged.
+        public var index: Int
         public var taker: Taker
         public var rule: any NamedRule.Type
         public var refund: StoreRefund
@@ -50,7 +52,7 @@ public struct RefundJudge {
     public func judge(_ refunds: [StoreRefund], taker: (String) -> Taker?, reportedRefund: (String) -> Bool) -> Outcome {
         var out = Outcome()
         var judgedKeys: Set<String> = []
-        for r in refunds {
+        for (index, r) in refunds.enumerated() {
             guard let t = taker(r.key) else {
                 out.unmatched += 1
                 continue
@@ -62,15 +64,15 @@ public struct RefundJudge {
                 if t.createdAt < r.at {
                     guard t.stillCredited else { continue }
                     let (m, e) = RefundedAfterCredit.words(r, creditedAt: t.createdAt)
-                    out.judged.append(Judged(taker: t, rule: RefundedAfterCredit.self, refund: r, message: m, evidence: e))
+                    out.judged.append(Judged(index: index, taker: t, rule: RefundedAfterCredit.self, refund: r, message: m, evidence: e))
                 } else {
                     let (m, e) = Revoked.words(r, creditedAt: t.createdAt)
-                    out.judged.append(Judged(taker: t, rule: Revoked.self, refund: r, message: m, evidence: e))
+                    out.judged.append(Judged(index: index, taker: t, rule: Revoked.self, refund: r, message: m, evidence: e))
                 }
             case .reversal:
                 guard reportedRefund(t.orderID) else { continue }
                 let (m, e) = RefundReversed.words(r)
-                out.judged.append(Judged(taker: t, rule: RefundReversed.self, refund: r, message: m, evidence: e))
+                out.judged.append(Judged(index: index, taker: t, rule: RefundReversed.self, refund: r, message: m, evidence: e))
             }
         }
         return out

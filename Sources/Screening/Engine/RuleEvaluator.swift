@@ -178,6 +178,16 @@ public struct RuleEvaluator: Sendable {
                        message: words.message, evidence: words.evidence)
     }
 
+    /// A finding of a store event on the order that took its transaction — tonight's or an
+    /// earlier night's — nil when its rule is off; exempt as any finding of that order.
+    public func eventFinding(_ rule: any NamedRule.Type, orderID: String, userID: String, createdAt: Timestamp,
+                             _ words: (message: String, evidence: Evidence)) -> Finding? {
+        guard rules.settings.isEnabled(rule.id) else { return nil }
+        let f = Finding(orderID: orderID, userID: userID, rule: rule.id.rawValue, severity: rules.settings.severity(rule.id),
+                        message: words.message, evidence: words.evidence)
+        return exempted(f, userID: userID, at: createdAt)
+    }
+
     // MARK: Custom rules
 
     private func customRules(_ order: ScreenOrder, _ d: ReceiptDigest, _ picked: Purchase?,
@@ -207,8 +217,12 @@ public struct RuleEvaluator: Sendable {
     // MARK: Exemption
 
     func applyExemption(_ f: Finding, _ order: ScreenOrder) -> Finding {
+        exempted(f, userID: order.userID, at: order.createdAt)
+    }
+
+    private func exempted(_ f: Finding, userID: String, at createdAt: Timestamp) -> Finding {
         guard rules.settings.reviewerExemptions.contains(f.rule),
-              rules.reviewers.window(for: order.userID, at: order.createdAt) != nil else { return f }
+              rules.reviewers.window(for: userID, at: createdAt) != nil else { return f }
         var exempt = f
         exempt.exempted = "reviewer"
         return exempt

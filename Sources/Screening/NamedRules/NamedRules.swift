@@ -24,6 +24,9 @@ public struct NamedRules: Sendable {
         OrphanReceipt.self,
         PurchaseNotCompleted.self,
         MalformedRecord.self,
+        RefundedAfterCredit.self,
+        RefundReversed.self,
+        StoreEventInvalid.self,
     ])
 
     /// A list of rules; ids are unique (a second rule of an id is a programming error).

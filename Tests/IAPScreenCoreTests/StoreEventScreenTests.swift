@@ -1,0 +1,125 @@
+import Foundation
+import IAPBasics
+import JSONText
+import ReceiptBuilder
+import Testing
+
+/// A night of five orders and a store-event log about them, signed by a test PKI.
+private struct RefundNight {
+    static let bundle = "com.example.game"
+    let scratch: Scratch
+    let pki: TestPKI
+
+    static func t(_ s: String) -> Timestamp { Timestamp.parse(s) ?? Timestamp(clampingMillis: 0) }
+
+    init() throws {
+        scratch = try Scratch()
+        pki = try TestPKI()
+        let rules = URL(fileURLWithPath: scratch.file("Rules"))
+        try pki.writeTrustDirectory(into: rules, googlePackageNames: [Self.bundle])
+        try scratch.write("Rules/catalog.csv", """
+            item_id,platform,product_id,type,price,currency
+            gems,ios,com.x.gems,consumable,0.99,USD
+            gems,android,gems_100,consumable,0.99,USD
+
+            """)
+        try scratch.write("Rules/apps.csv", "platform,app_id\nios,\(Self.bundle)\nandroid,\(Self.bundle)\n")
+        let rows = [
+            try order("A", txn: "1001", at: "2024-03-01T10:00:00Z"),
+            try order("B", txn: "1002", at: "2024-03-05T10:00:00Z"),
+            try googleOrder("C", orderID: "GPA.1", at: "2024-03-01T10:00:00Z"),
+            try order("D", txn: "1004", at: "2024-03-01T10:00:00Z", status: "refunded"),
+            try order("E", txn: "1005", at: "2024-03-01T10:00:00Z"),
+        ]
+        try scratch.write("orders.jsonl", rows.map { JSONValue.object($0).jsonText }.joined(separator: "\n") + "\n")
+        let other = try TestPKI()
+        let lines = [
+            "{\"signedPayload\":\"\(try notification("REFUND", uuid: "n-a", txn: "1001", revoked: "2024-03-04T00:00:00Z"))\"}",
+            try notification("REFUND", uuid: "n-a", txn: "1001", revoked: "2024-03-04T00:00:00Z"),
+            try notification("REFUND", uuid: "n-b", txn: "1002", revoked: "2024-03-03T00:00:00Z"),
+            #"{"purchaseToken":"tok-c","orderId":"GPA.1","voidedTimeMillis":"1709337600000","voidedSource":0,"voidedReason":6}"#,
+            #"{"purchaseToken":"tok-z","orderId":"GPA.999","voidedTimeMillis":"1709337600000"}"#,
+            try notification("REFUND_REVERSED", uuid: "n-e", txn: "1005", revoked: nil, signer: other),
+            "not an event",
+            try notification("REFUND", uuid: "n-d", txn: "1004", revoked: "2024-03-04T00:00:00Z"),
+        ]
+        try scratch.write("events.jsonl", lines.joined(separator: "\n") + "\n")
+    }
+
+    func order(_ id: String, txn: String, at: String, status: String = "credited") throws -> JSONObject {
+        let bought = Self.t(at).adding(days: -1) ?? Self.t(at)
+        let tx = JWSBuilder.Transaction(transactionID: txn, bundleID: Self.bundle, productID: "com.x.gems",
+                                        type: "Consumable", purchaseDate: bought, signedDate: bought)
+        return row(id, platform: "ios", txn: txn, at: at, status: status, receipt: try JWSBuilder.transaction(tx, with: pki.jwsSigner))
+    }
+
+    func googleOrder(_ id: String, orderID: String, at: String) throws -> JSONObject {
+        let data = GooglePurchaseBuilder.PurchaseData(orderID: orderID, packageName: Self.bundle, productID: "gems_100",
+                                                      purchaseTime: Self.t(at), purchaseToken: "tok-c", obfuscatedAccountID: nil)
+        return row(id, platform: "android", txn: orderID, at: at, status: "credited",
+                   receipt: try GooglePurchaseBuilder.payload(data, with: pki.googleSigner, wrapper: .dataAndSignature))
+    }
+
+    func row(_ id: String, platform: String, txn: String, at: String, status: String, receipt: String) -> JSONObject {
+        JSONObject([("order_id", .string(id)), ("user_id", .string("user-" + id)), ("item_id", .string("gems")),
+                    ("platform", .string(platform)), ("transaction_id", .string(txn)), ("amount", .string("0.99")),
+                    ("currency", .string("USD")), ("status", .string(status)), ("created_at", .string(at)),
+                    ("receipt", .string(receipt))])
+    }
+
+    func notification(_ type: String, uuid: String, txn: String, revoked: String?, signer: TestPKI? = nil) throws -> String {
+        var tx = JWSBuilder.Transaction(transactionID: txn, bundleID: Self.bundle, productID: "com.x.gems",
+                                        type: "Consumable", purchaseDate: Self.t("2024-02-29T00:00:00Z"),
+                                        signedDate: Self.t("2024-03-04T00:00:00Z"))
+        if let revoked {
+            tx.revocationDate = Self.t(revoked)
+            tx.revocationReason = 1
+        }
+        return try JWSBuilder.notification(
+            JWSBuilder.Notification(notificationType: type, notificationUUID: uuid, bundleID: Self.bundle,
+                                    signedDate: Self.t("2024-03-04T00:00:00Z"), transaction: tx),
+            with: (signer ?? pki).jwsSigner)
+    }
+
+    func screen() throws -> (run: ToolRun, findings: [FindingLine], summary: JSONObject) {
+        let run = try Tool.run(["screen", "--rules", "Rules", "--orders", "orders.jsonl", "--store-events", "events.jsonl",
+                                "--out", "out", "--ledger", "none", "--quiet"], in: scratch.path)
+        let findings = try FindingLine.read(scratch.file("out/findings.jsonl"))
+        let summary = try #require(try JSONParser.parse(try scratch.read("out/summary.json")).object)
+        return (run, findings, summary)
+    }
+}
+
+@Suite("Screening with store events")
+struct StoreEventScreenTests {
+    @Test("refunds after the credit are refunded-after-credit on their order, with evidence; a refund before it is revoked; forged and unreadable events are findings of their own; counts in summary.json")
+    func oneNight() throws {
+        let night = try RefundNight()
+        let (run, findings, summary) = try night.screen()
+        #expect(run.status == 0, "\(run.stderr)")
+        let byOrder = findings.map { "\($0.orderID ?? "-") \($0.rule)" }
+        #expect(byOrder == ["A refunded-after-credit", "B revoked", "C refunded-after-credit",
+                            "E store-event-invalid", "- malformed-record"])
+        let a = try #require(findings.first?.object["evidence"]?.object)
+        #expect(a["transaction_id"] == .string("1001") && a["event"] == .string("REFUND"))
+        #expect(a["refunded_at"] == .string("2024-03-04T00:00:00.000Z") && a["credited_at"] == .string("2024-03-01T10:00:00Z"))
+        #expect(a["reason"] == .string("app-issue") && a["source"] == .null)
+        let c = try #require(findings[2].object["evidence"]?.object)
+        #expect(c["event"] == .string("voided") && c["reason"] == .string("friendly-fraud") && c["source"] == .string("user"))
+        let e = try #require(findings[3].object["evidence"]?.object)
+        #expect(e["file"] == .string("events.jsonl") && e["line"] == .integer(6))
+        #expect(e["reason"]?.string?.hasPrefix("the signature does not verify") == true)
+        #expect(findings[3].object["user_id"] == .string("user-E"))
+        let m = try #require(findings[4].object["evidence"]?.object)
+        #expect(m["line"] == .integer(7))
+
+        let events = try #require(summary["store_events"]?.object)
+        #expect(events["read"] == .integer(7) && events["distinct"] == .integer(6))
+        #expect(events["by_type"] == .object(JSONObject([("REFUND", .integer(3)), ("REFUND_REVERSED", .integer(1)), ("voided", .integer(2))])))
+        #expect(events["refunds"] == .integer(5) && events["reversals"] == .integer(0) && events["invalid"] == .integer(1))
+        #expect(events["matched"] == .integer(3) && events["unmatched"] == .integer(2))
+        #expect(summary["flagged"] == .integer(3), "a forged event flags no order: it changes nothing")
+        let inputs = try #require(summary["inputs"]?.array)
+        #expect(inputs.last?.object?["path"] == .string("events.jsonl") && inputs.last?.object?["records"] == .integer(7))
+    }
+}
