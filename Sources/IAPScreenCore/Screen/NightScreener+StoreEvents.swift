@@ -22,13 +22,17 @@ extension NightScreener {
         for i in night.slots.indices where night.slots.with(i, { $0.pointee.order.status == .refunded }) {
             refundedTonight.insert(night.slots[i].order.orderID)
         }
+        let tokenKeys = tokenKeys(events.unresolvedTokens, night)
         var refunds: [StoreRefund] = []
         var refundAt: [Int: Int] = [:]  // item index -> refund index
         for (k, item) in events.items.enumerated() {
-            guard case .refund(let r, _) = item else { continue }
+            guard case .refund(var r, let token) = item else { continue }
             if r.key.isEmpty {
-                out.unmatched += 1  // a token no purchase of tonight's or the ledger's names
-                continue
+                guard let token, let key = tokenKeys[token] else {
+                    out.unmatched += 1  // a token no purchase of tonight's names
+                    continue
+                }
+                r.key = key
             }
             refundAt[k] = refunds.count
             refunds.append(r)
@@ -75,6 +79,22 @@ extension NightScreener {
                     late[slot, default: []].append(f)
                 } else {
                     out.afterNight.append(Self.eventReport(f, createdAt: j.taker.createdAt, isOrder: true))
+                }
+            }
+        }
+        return out
+    }
+
+    /// The claim keys of tonight's purchases that hold one of `tokens` (their orders were kept
+    /// whole until now for this).
+    private func tokenKeys(_ tokens: Set<String>, _ night: NightLoader) -> [String: String] {
+        guard !tokens.isEmpty else { return [:] }
+        var out: [String: String] = [:]
+        for i in night.slots.indices {
+            guard let digest = night.deferred(at: i)?.digest else { continue }
+            for p in digest.candidates {
+                if let token = p.purchaseToken, tokens.contains(token), let key = claimKey(p, platform: digest.platform) {
+                    out[token] = key
                 }
             }
         }

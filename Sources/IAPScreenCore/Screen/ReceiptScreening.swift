@@ -12,6 +12,9 @@ struct ReceiptScreening: Sendable {
     let evaluator: RuleEvaluator
     let limits: Limits
     let verify: @Sendable (Receipt) -> (SignatureStatus, forgery: String?)
+    /// Google purchase tokens the night's store events name without an order id: an order
+    /// whose receipt holds one is kept whole until the claims, which resolve the token.
+    var wantedTokens: Set<String> = []
 
     struct Outcome: Sendable {
         enum Kind: UInt8, Sendable {
@@ -41,7 +44,8 @@ struct ReceiptScreening: Sendable {
         let (signature, forgery) = verify(receipt)
         let digest = ReceiptDigest(receipt: receipt, signature: signature, forgery: forgery, for: order)
         var out = Outcome(kind: .decoded, receiptPlatform: receipt.platform)
-        if digest.candidates.count > 1 || evaluator.needsOrdersPerUser {
+        if digest.candidates.count > 1 || evaluator.needsOrdersPerUser
+            || (!wantedTokens.isEmpty && digest.candidates.contains { $0.purchaseToken.map(wantedTokens.contains) == true }) {
             out.deferred = ReceiptDigestBox(digest)
             return out
         }

@@ -79,7 +79,8 @@ enum ScreenCommand {
         }
         defer { _ = lock }
 
-        let resolver = setup.resolver, evaluator = setup.evaluator, screening = setup.screening
+        let resolver = setup.resolver, evaluator = setup.evaluator
+        var screening = setup.screening
         // The store events first: they are judged once tonight's claims are made.
         let eventPaths = args.many("--store-events")
         var events: StoreEventNight?
@@ -95,6 +96,7 @@ enum ScreenCommand {
                 return .unreadableInput
             }
         }
+        screening.wantedTokens = events?.unresolvedTokens ?? []
         let loader: NightLoader
         do {
             loader = try NightLoader(screening: screening, limits: .standard, jobs: jobs)
