@@ -79,6 +79,21 @@ struct JWSDecoderTests {
         #expect(JSONObject(p.extras)["revocation_reason"] == .number("1"))
     }
 
+    @Test("a prorated refund keeps its revocation type and percentage (milliunits) as written")
+    func proratedRefund() throws {
+        var t = try coinTransaction()
+        t.revocationDate = try stamp(october2023 + 86_400_000)
+        t.revocationReason = 0
+        var payload = t.payload
+        payload.members.append(("revocationType", .string("REFUND_PRORATED")))
+        payload.members.append(("revocationPercentage", .integer(33_333)))
+        let p = try #require(try decode(try JWSBuilder.sign(payload: payload, with: signer)).purchases.first)
+        let extras = JSONObject(p.extras)
+        #expect(extras["revocation_type"] == .string("REFUND_PRORATED"))
+        #expect(extras["revocation_percentage"] == .number("33333"))
+        #expect(p.extras.map(\.key).prefix(3) == ["revocation_reason", "revocation_type", "revocation_percentage"])
+    }
+
     @Test("an Xcode token: fractional milliseconds truncate, its key id and environment show")
     func xcodeToken() throws {
         var t = try coinTransaction()
