@@ -58,7 +58,7 @@ struct JWSDecoderTests {
         let expected = JWSSigned(signingInput: Array("\(segments[0]).\(segments[1])".utf8),
                                  signature: [UInt8](repeating: 0, count: 64), algorithm: "ES256",
                                  certificates: fakeChain, signedDate: try stamp(october2023 + 2000))
-        #expect(receipt.signed == .jws(expected, nested: nil))
+        #expect(receipt.signed == .jws(expected, nested: []))
     }
 
     @Test("a subscription period keeps its expiry, revocation and web order line item")
@@ -140,7 +140,7 @@ struct JWSDecoderTests {
         #expect(receipt.originalAppVersion == "1.0")
         #expect(receipt.purchases.isEmpty)
         #expect(receipt.creationDate == (try stamp(october2023)))
-        guard case .jws(let signed, nested: nil) = receipt.signed else {
+        guard case .jws(let signed, nested: []) = receipt.signed else {
             Issue.record("expected a lone JWS")
             return
         }
@@ -166,13 +166,13 @@ struct JWSDecoderTests {
         #expect(receipt.creationDate == (try stamp(october2023 + 5000)))
         #expect(receipt.purchases == (try decode(inner)).purchases)
         #expect(JSONObject(receipt.extras)["notification_type"] == .string("ONE_TIME_CHARGE"))
-        guard case .jws(let signedOuter, let signedInner?) = receipt.signed,
-              case .jws(let expectedInner, nil) = try decode(inner).signed else {
+        guard case .jws(let signedOuter, let nested) = receipt.signed,
+              case .jws(let expectedInner, []) = try decode(inner).signed else {
             Issue.record("expected a JWS with a nested one")
             return
         }
         #expect(signedOuter.signedDate == (try stamp(october2023 + 5000)))
-        #expect(signedInner == expectedInner)
+        #expect(nested == [NestedJWS(field: .signedTransactionInfo, signed: expectedInner)])
     }
 
     @Test("a notification without a transaction has no purchase")
@@ -182,7 +182,7 @@ struct JWSDecoderTests {
         let receipt = try decode(try JWSBuilder.notification(n, with: signer))
         #expect(receipt.purchases.isEmpty)
         #expect(receipt.environment == "Production")
-        guard case .jws(_, nested: nil) = receipt.signed else {
+        guard case .jws(_, nested: []) = receipt.signed else {
             Issue.record("expected no nested JWS")
             return
         }
@@ -199,7 +199,7 @@ struct JWSDecoderTests {
         #expect(receipt.appID == "com.example")
         #expect(receipt.purchases.isEmpty)
         #expect(receipt.creationDate == (try stamp(october2023)))
-        guard case .jws(let signed, nested: nil) = receipt.signed else {
+        guard case .jws(let signed, nested: []) = receipt.signed else {
             Issue.record("expected a lone JWS")
             return
         }
@@ -243,10 +243,11 @@ struct JWSDecoderTests {
         let receipt = try decode(try JWSBuilder.sign(payload: n.payload(signedTransactionInfo: inner), with: signer))
         #expect(receipt.jwsType == .notification)
         #expect(receipt.purchases.isEmpty)
-        guard case .jws(_, nested: .some) = receipt.signed else {
-            Issue.record("expected the nested transaction's signed material")
+        guard case .jws(_, let nested) = receipt.signed else {
+            Issue.record("expected a JWS")
             return
         }
+        #expect(nested.map(\.field) == [.signedTransactionInfo], "the nested transaction's signed material")
     }
 
     @Test("the sniffer's predicate accepts a JWS and nothing else")
