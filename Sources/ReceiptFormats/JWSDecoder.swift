@@ -100,6 +100,7 @@ public enum JWSDecoder {
     ///   `originalTransactionId`, `productId`, `appAccountToken`)  renewal-info: the one
     ///                                                           payload without `bundleId`
     ///   inside a notification's `signedTransactionInfo`        transaction, as it says
+    ///   inside a notification's `signedRenewalInfo`            renewal-info, as it says
     /// Without a `transactionId` it yields no purchase (nothing to claim); its signature is
     /// checked as any other's.
     private static func payloadType(_ f: StoreJSONFields,

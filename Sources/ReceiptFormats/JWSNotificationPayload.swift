@@ -9,7 +9,9 @@ import JSONText
 //   subtype, notificationUUID                                       extras
 //   signedDate                                                      creationDate, JWSSigned.signedDate
 //   data.signedTransactionInfo     a JWS signed transaction         purchases, nested signature
-//   data.environment               Production | Sandbox             environment (else the transaction's)
+//   data.signedRenewalInfo         a JWS renewal info               extras (renewal_info), nested signature
+//   data.environment               Production | Sandbox             environment (else the transaction's,
+//                                                                   else the renewal info's)
 //   data.bundleId                  "com.example.app"                appID (else the transaction's)
 //   data.appAppleId                1234567890                       appItemID (else the transaction's)
 //   data.bundleVersion             "42"                             appVersion
@@ -27,19 +29,22 @@ enum JWSNotificationPayload {
         guard let data = try f.object("data") else { return [] }
         var nested: [NestedJWS] = []
         var transaction: Receipt?
+        var renewal: Receipt?
         for field in NestedJWS.Field.allCases {
             guard let inner = try decodeNested(field, in: data, limits: limits) else { continue }
             if case .jws(let signed, _) = inner.signed { nested.append(NestedJWS(field: field, signed: signed)) }
             switch field {
             case .signedTransactionInfo: transaction = inner
+            case .signedRenewalInfo: renewal = inner
             }
         }
         receipt.purchases = transaction?.purchases ?? []
-        receipt.environment = try data.text("environment") ?? transaction?.environment
+        receipt.environment = try data.text("environment") ?? transaction?.environment ?? renewal?.environment
         receipt.appID = try data.text("bundleId") ?? transaction?.appID
         receipt.appItemID = try JWSPayloadCommon.appAppleID(data, extras: &receipt.extras) ?? transaction?.appItemID
         receipt.appVersion = try data.text("bundleVersion")
         data.copy(dataExtraKeys, into: &receipt.extras)
+        if let renewal { receipt.extras.append(("renewal_info", .object(renewalInfo(renewal)))) }
         return nested
     }
 
@@ -52,5 +57,13 @@ enum JWSNotificationPayload {
         }
         let inString = data.origin.inString(at: data.path + [.key(field.rawValue)], json: nil)
         return try JWSDecoder.decode(Array(text.utf8), origin: inString, limits: limits, in: field)
+    }
+
+    /// What renewal info says as its own `decode` would print it: environment, then its extras.
+    private static func renewalInfo(_ renewal: Receipt) -> JSONObject {
+        var o = JSONObject()
+        if let environment = renewal.environment { o.members.append(("environment", .string(environment))) }
+        o.members.append(contentsOf: renewal.extras)
+        return o
     }
 }

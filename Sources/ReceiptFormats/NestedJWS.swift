@@ -5,11 +5,13 @@ public struct NestedJWS: Sendable, Equatable {
     /// The keys of a notification's `data` that hold a JWS [formats.md §4.3; ASL-py `models/Data.py`].
     public enum Field: String, Sendable, CaseIterable {
         case signedTransactionInfo
+        case signedRenewalInfo
 
         /// The payload the key says it holds; a few-field payload is taken for it.
         public var payload: Receipt.JWSType {
             switch self {
             case .signedTransactionInfo: return .transaction
+            case .signedRenewalInfo: return .renewalInfo
             }
         }
 
@@ -17,6 +19,7 @@ public struct NestedJWS: Sendable, Equatable {
         var payloadName: String {
             switch self {
             case .signedTransactionInfo: return "a transaction"
+            case .signedRenewalInfo: return "renewal info"
             }
         }
     }

@@ -24,6 +24,14 @@ private func decode(_ jws: String) throws -> Receipt {
     try JWSDecoder.decode(Array(jws.utf8))
 }
 
+/// A DID_RENEW notification's payload around `data` as given (JWSBuilder writes no renewal info).
+private func didRenew(_ data: [(key: String, value: JSONValue)]) -> JSONObject {
+    JSONObject([
+        ("notificationType", .string("DID_RENEW")), ("notificationUUID", .string("c4f1e2d3-5a6b-4c7d-8e9f-0a1b2c3d4e5f")),
+        ("data", .object(JSONObject(data))), ("version", .string("2.0")), ("signedDate", .integer(october2023 + 5000)),
+    ])
+}
+
 @Suite("App Store JWS")
 struct JWSDecoderTests {
     @Test("a signed transaction decodes with its purchase and everything its signature check needs")
@@ -175,6 +183,54 @@ struct JWSDecoderTests {
         #expect(nested == [NestedJWS(field: .signedTransactionInfo, signed: expectedInner)])
     }
 
+    @Test("a notification keeps the signed material of its transaction and its renewal info, and what the renewal info says")
+    func notificationWithRenewalInfo() throws {
+        let transaction = try JWSBuilder.transaction(coinTransaction(), with: signer)
+        var info = JWSBuilder.RenewalInfo(originalTransactionID: "2000000456789012", productID: "vip.monthly",
+                                          autoRenewProductID: "vip.yearly", renewalDate: try stamp(october2023 + 2_592_000_000),
+                                          signedDate: try stamp(october2023 + 3000))
+        info.autoRenewStatus = 0
+        let renewal = try JWSBuilder.renewalInfo(info, with: signer)
+        let receipt = try decode(try JWSBuilder.sign(payload: didRenew([
+            ("bundleId", .string("com.example.game")), ("environment", .string("Production")),
+            ("signedTransactionInfo", .string(transaction)), ("signedRenewalInfo", .string(renewal)), ("status", .integer(1)),
+        ]), with: signer))
+        #expect(receipt.purchases == (try decode(transaction)).purchases)
+        guard case .jws(_, let nested) = receipt.signed,
+              case .jws(let signedTransaction, []) = try decode(transaction).signed,
+              case .jws(let signedRenewal, []) = try decode(renewal).signed else {
+            Issue.record("expected JWS throughout")
+            return
+        }
+        #expect(nested == [NestedJWS(field: .signedTransactionInfo, signed: signedTransaction),
+                           NestedJWS(field: .signedRenewalInfo, signed: signedRenewal)])
+        #expect(signedRenewal.signedDate == (try stamp(october2023 + 3000)), "checked at its own signedDate")
+        let extras = JSONObject(receipt.extras)
+        #expect(extras["subscription_status"] == .number("1"))
+        #expect(extras.keys.last == "renewal_info", "after what notifications printed before")
+        let renewalInfo = try #require(extras["renewal_info"]?.object)
+        #expect(renewalInfo["environment"] == .string("Production"))
+        #expect(renewalInfo["auto_renew_product_id"] == .string("vip.yearly"))
+        #expect(renewalInfo["auto_renew_status"] == .number("0"))
+        #expect(renewalInfo["original_transaction_id"] == .string("2000000456789012"))
+    }
+
+    @Test("a notification with renewal info alone has no purchase and takes its environment when data has none")
+    func notificationWithRenewalInfoAlone() throws {
+        var info = JWSBuilder.RenewalInfo(originalTransactionID: "2000000456789012", productID: "vip.monthly",
+                                          renewalDate: nil, signedDate: try stamp(october2023))
+        info.environment = "Sandbox"
+        let renewal = try JWSBuilder.renewalInfo(info, with: signer)
+        let receipt = try decode(try JWSBuilder.sign(payload: didRenew([("signedRenewalInfo", .string(renewal))]), with: signer))
+        #expect(receipt.purchases.isEmpty)
+        #expect(receipt.environment == "Sandbox")
+        guard case .jws(_, let nested) = receipt.signed else {
+            Issue.record("expected a JWS")
+            return
+        }
+        #expect(nested.map(\.field) == [.signedRenewalInfo])
+    }
+
     @Test("a notification without a transaction has no purchase")
     func notificationWithoutTransaction() throws {
         let n = JWSBuilder.Notification(notificationType: "TEST", notificationUUID: "u", bundleID: "com.example.game",
@@ -248,6 +304,15 @@ struct JWSDecoderTests {
             return
         }
         #expect(nested.map(\.field) == [.signedTransactionInfo], "the nested transaction's signed material")
+    }
+
+    @Test("a few-field payload inside signedRenewalInfo is renewal info, bundleId or not")
+    func fewFieldNestedRenewalInfo() throws {
+        let inner = try JWSBuilder.fewFields(JWSBuilder.FewFields(bundleID: "com.example.game", signedDate: try stamp(october2023)),
+                                             with: signer)
+        let receipt = try decode(try JWSBuilder.sign(payload: didRenew([("signedRenewalInfo", .string(inner))]), with: signer))
+        #expect(receipt.purchases.isEmpty)
+        #expect(JSONObject(receipt.extras)["renewal_info"] == .object(JSONObject([("environment", .string("Sandbox"))])))
     }
 
     @Test("the sniffer's predicate accepts a JWS and nothing else")
