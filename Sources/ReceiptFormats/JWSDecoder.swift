@@ -26,7 +26,7 @@ public enum JWSDecoder {
     }
 
     public static func decode(_ text: [UInt8], limits: Limits = .standard) throws(DecodeError) -> Receipt {
-        try decode(text, origin: .top(nil), limits: limits, nested: false)
+        try decode(text, origin: .top(nil), limits: limits, in: nil)
     }
 
     /// Whether a JSON object is a signed transaction's decoded payload stored without its JWS.
@@ -47,13 +47,14 @@ public enum JWSDecoder {
         return receipt
     }
 
-    /// `nested`: the JWS sits in a notification, where only a signed transaction belongs.
-    static func decode(_ text: [UInt8], origin: TextOrigin, limits: Limits, nested: Bool) throws(DecodeError) -> Receipt {
+    /// `field`: the notification key the JWS sits in, which says the one payload it may be.
+    static func decode(_ text: [UInt8], origin: TextOrigin, limits: Limits,
+                       in field: NestedJWS.Field?) throws(DecodeError) -> Receipt {
         let jws = try JWSCompact(parsing: text, origin: origin, limits: limits)
         let payload = jws.payload
-        let type = try payloadType(payload, nested: nested)
-        if nested, type != .transaction {
-            let reason = "the notification's signedTransactionInfo is \(type.rawValue), not a transaction"
+        let type = try payloadType(payload, expected: field?.payload)
+        if let field, type != field.payload {
+            let reason = "the notification's \(field.rawValue) is \(type.rawValue), not \(field.payloadName)"
             throw origin.relocate(DecodeError("bad-notification", reason, at: 0))
         }
         var receipt = Receipt(kind: .appleJWSTransaction, platform: .ios, signed: .none)
@@ -62,7 +63,7 @@ public enum JWSDecoder {
         let signedDate = try type == .appTransaction
             ? JWSAppTransactionPayload.verifyDate(payload)
             : payload.epochMillis("signedDate", truncating: true)
-        var inner: JWSSigned?
+        var inner: [NestedJWS] = []
         switch type {
         case .transaction:
             try JWSTransactionPayload.read(payload, into: &receipt)
@@ -99,15 +100,18 @@ public enum JWSDecoder {
     ///   `originalTransactionId`, `productId`, `appAccountToken`)  renewal-info: the one
     ///                                                           payload without `bundleId`
     ///   inside a notification's `signedTransactionInfo`        transaction, as it says
+    ///   inside a notification's `signedRenewalInfo`            renewal-info, as it says
     /// Without a `transactionId` it yields no purchase (nothing to claim); its signature is
     /// checked as any other's.
-    private static func payloadType(_ f: StoreJSONFields, nested: Bool) throws(DecodeError) -> Receipt.JWSType {
+    private static func payloadType(_ f: StoreJSONFields,
+                                    expected: Receipt.JWSType?) throws(DecodeError) -> Receipt.JWSType {
         if f.has("notificationType") { return .notification }
         if f.has("transactionId") { return .transaction }
         if renewalOnlyKeys.contains(where: f.has) { return .renewalInfo }
         if f.has("receiptType") || f.has("appTransactionId") || f.has("receiptCreationDate") { return .appTransaction }
         if ["environment", "signedDate", "bundleId"].contains(where: f.has) {
-            if nested || transactionOnlyKeys.contains(where: f.has) { return .transaction }
+            if let expected { return expected }
+            if transactionOnlyKeys.contains(where: f.has) { return .transaction }
             return .renewalInfo
         }
         throw f.origin.relocate(DecodeError("unknown-jws-payload",

@@ -9,7 +9,9 @@ import JSONText
 //   subtype, notificationUUID                                       extras
 //   signedDate                                                      creationDate, JWSSigned.signedDate
 //   data.signedTransactionInfo     a JWS signed transaction         purchases, nested signature
-//   data.environment               Production | Sandbox             environment (else the transaction's)
+//   data.signedRenewalInfo         a JWS renewal info               extras (renewal_info), nested signature
+//   data.environment               Production | Sandbox             environment (else the transaction's,
+//                                                                   else the renewal info's)
 //   data.bundleId                  "com.example.app"                appID (else the transaction's)
 //   data.appAppleId                1234567890                       appItemID (else the transaction's)
 //   data.bundleVersion             "42"                             appVersion
@@ -20,27 +22,48 @@ enum JWSNotificationPayload {
     /// `data.status` is the subscription's, not a verifyReceipt status.
     static let dataExtraKeys = [ExtraName("status", as: "subscription_status")]
 
-    /// Fills `receipt` and returns the nested transaction's signed material, if any.
-    static func read(_ f: StoreJSONFields, into receipt: inout Receipt, limits: Limits) throws(DecodeError) -> JWSSigned? {
+    /// Fills `receipt` and returns the signed material of the JWS `data` nests, in `Field` order.
+    static func read(_ f: StoreJSONFields, into receipt: inout Receipt,
+                     limits: Limits) throws(DecodeError) -> [NestedJWS] {
         f.copy(extraKeys, into: &receipt.extras)
-        guard let data = try f.object("data") else { return nil }
+        guard let data = try f.object("data") else { return [] }
+        var nested: [NestedJWS] = []
         var transaction: Receipt?
-        var nested: JWSSigned?
-        if let value = data.value("signedTransactionInfo") {
-            guard case .string(let text) = value else {
-                throw data.fail("bad-field-type", "expected a JWS, found \(value.kindName)", at: "signedTransactionInfo")
+        var renewal: Receipt?
+        for field in NestedJWS.Field.allCases {
+            guard let inner = try decodeNested(field, in: data, limits: limits) else { continue }
+            if case .jws(let signed, _) = inner.signed { nested.append(NestedJWS(field: field, signed: signed)) }
+            switch field {
+            case .signedTransactionInfo: transaction = inner
+            case .signedRenewalInfo: renewal = inner
             }
-            let inString = data.origin.inString(at: data.path + [.key("signedTransactionInfo")], json: nil)
-            let inner = try JWSDecoder.decode(Array(text.utf8), origin: inString, limits: limits, nested: true)
-            if case .jws(let signed, _) = inner.signed { nested = signed }
-            receipt.purchases = inner.purchases
-            transaction = inner
         }
-        receipt.environment = try data.text("environment") ?? transaction?.environment
+        receipt.purchases = transaction?.purchases ?? []
+        receipt.environment = try data.text("environment") ?? transaction?.environment ?? renewal?.environment
         receipt.appID = try data.text("bundleId") ?? transaction?.appID
         receipt.appItemID = try JWSPayloadCommon.appAppleID(data, extras: &receipt.extras) ?? transaction?.appItemID
         receipt.appVersion = try data.text("bundleVersion")
         data.copy(dataExtraKeys, into: &receipt.extras)
+        if let renewal { receipt.extras.append(("renewal_info", .object(renewalInfo(renewal)))) }
         return nested
+    }
+
+    /// The JWS under `field`, decoded as the payload that key holds; nil when absent.
+    private static func decodeNested(_ field: NestedJWS.Field, in data: StoreJSONFields,
+                                     limits: Limits) throws(DecodeError) -> Receipt? {
+        guard let value = data.value(field.rawValue) else { return nil }
+        guard case .string(let text) = value else {
+            throw data.fail("bad-field-type", "expected a JWS, found \(value.kindName)", at: field.rawValue)
+        }
+        let inString = data.origin.inString(at: data.path + [.key(field.rawValue)], json: nil)
+        return try JWSDecoder.decode(Array(text.utf8), origin: inString, limits: limits, in: field)
+    }
+
+    /// What renewal info says as its own `decode` would print it: environment, then its extras.
+    private static func renewalInfo(_ renewal: Receipt) -> JSONObject {
+        var o = JSONObject()
+        if let environment = renewal.environment { o.members.append(("environment", .string(environment))) }
+        o.members.append(contentsOf: renewal.extras)
+        return o
     }
 }

@@ -22,8 +22,9 @@ import JSONText
 //   inAppOwnershipType         PURCHASED | FAMILY_SHARED            ownership
 //   environment                Production | Sandbox | Xcode | LocalTesting   Receipt.environment
 //   appAppleId (also appItemID)                                     Receipt.appItemID, extras
-//   revocationReason, revocationType, offerType, storefront, price (milliunits), currency,
-//   transactionReason, appTransactionId, subscriptionGroupIdentifier          extras, as written
+//   revocationReason, revocationType, revocationPercentage (milliunits: 50000 = 50 %),
+//   offerType, storefront, price (milliunits), currency, transactionReason, appTransactionId,
+//   subscriptionGroupIdentifier                                     extras, as written
 // Without a `transactionId` (a payload of a few fields) there is no purchase: the
 // purchase's fields that are there go to the receipt's extras, as written.
 //
@@ -33,7 +34,7 @@ import JSONText
 // model may carry only those, so each is read when its plain key is absent.
 enum JWSTransactionPayload {
     static let extraKeys = ExtraName.list([
-        "revocationReason", "revocationType", "offerType", "storefront", "price", "currency",
+        "revocationReason", "revocationType", "revocationPercentage", "offerType", "storefront", "price", "currency",
         "transactionReason", "appTransactionId", "subscriptionGroupIdentifier",
     ])
 

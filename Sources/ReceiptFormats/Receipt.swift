@@ -176,8 +176,9 @@ public enum SignedMaterial: Sendable, Equatable {
     /// iOS 6: RSA signature over `0x02 ‖ purchase-info bytes`, with the leaf certificate
     /// (neither when the receipt came without its `signature`).
     case legacy(LegacySigned)
-    /// A compact JWS; a notification also carries its nested signed transaction.
-    case jws(JWSSigned, nested: JWSSigned?)
+    /// A compact JWS; a notification also carries the JWS its `data` nests, in `Field`
+    /// order. Empty for every other JWS: an empty array allocates nothing.
+    case jws(JWSSigned, nested: [NestedJWS])
     /// Google: the exact `originalJson` bytes and the base64-decoded signature (nil: unsigned).
     /// `storedAsObjectIn`: the key (`data`, Unity's `json`) that held originalJson as a JSON
     /// object instead of text; its bytes as they stand in the payload are what is checked.

@@ -88,13 +88,16 @@ public struct ReceiptVerifier: Sendable {
         return check(apple)
     }
 
-    /// A notification verifies only when it and its signed transaction both do.
-    private func verifyJWS(_ outer: JWSSigned, nested: JWSSigned?, chains: AppleChains) -> SignatureStatus {
+    /// A notification verifies only when it and every JWS its `data` nests do, each at its
+    /// own signedDate; the first that fails is named.
+    private func verifyJWS(_ outer: JWSSigned, nested: [NestedJWS], chains: AppleChains) -> SignatureStatus {
         let status = JWSSignature.verify(outer, chains: chains)
-        guard status.verdict == .valid, let nested else { return status }
-        let inner = JWSSignature.verify(nested, chains: chains)
-        guard inner.verdict == .valid else {
-            return SignatureStatus(inner.verdict, "signedTransactionInfo: \(inner.reason)")
+        guard status.verdict == .valid else { return status }
+        for inner in nested {
+            let check = JWSSignature.verify(inner.signed, chains: chains)
+            guard check.verdict == .valid else {
+                return SignatureStatus(check.verdict, "\(inner.field.rawValue): \(check.reason)")
+            }
         }
         return status
     }

@@ -24,6 +24,14 @@ private func decode(_ jws: String) throws -> Receipt {
     try JWSDecoder.decode(Array(jws.utf8))
 }
 
+/// A DID_RENEW notification's payload around `data` as given (JWSBuilder writes no renewal info).
+private func didRenew(_ data: [(key: String, value: JSONValue)]) -> JSONObject {
+    JSONObject([
+        ("notificationType", .string("DID_RENEW")), ("notificationUUID", .string("c4f1e2d3-5a6b-4c7d-8e9f-0a1b2c3d4e5f")),
+        ("data", .object(JSONObject(data))), ("version", .string("2.0")), ("signedDate", .integer(october2023 + 5000)),
+    ])
+}
+
 @Suite("App Store JWS")
 struct JWSDecoderTests {
     @Test("a signed transaction decodes with its purchase and everything its signature check needs")
@@ -58,7 +66,7 @@ struct JWSDecoderTests {
         let expected = JWSSigned(signingInput: Array("\(segments[0]).\(segments[1])".utf8),
                                  signature: [UInt8](repeating: 0, count: 64), algorithm: "ES256",
                                  certificates: fakeChain, signedDate: try stamp(october2023 + 2000))
-        #expect(receipt.signed == .jws(expected, nested: nil))
+        #expect(receipt.signed == .jws(expected, nested: []))
     }
 
     @Test("a subscription period keeps its expiry, revocation and web order line item")
@@ -77,6 +85,21 @@ struct JWSDecoderTests {
         #expect(p.expiresDate == (try stamp(october2023 + 2_592_000_000)))
         #expect(p.cancellationDate == (try stamp(october2023 + 86_400_000)))
         #expect(JSONObject(p.extras)["revocation_reason"] == .number("1"))
+    }
+
+    @Test("a prorated refund keeps its revocation type and percentage (milliunits) as written")
+    func proratedRefund() throws {
+        var t = try coinTransaction()
+        t.revocationDate = try stamp(october2023 + 86_400_000)
+        t.revocationReason = 0
+        var payload = t.payload
+        payload.members.append(("revocationType", .string("REFUND_PRORATED")))
+        payload.members.append(("revocationPercentage", .integer(33_333)))
+        let p = try #require(try decode(try JWSBuilder.sign(payload: payload, with: signer)).purchases.first)
+        let extras = JSONObject(p.extras)
+        #expect(extras["revocation_type"] == .string("REFUND_PRORATED"))
+        #expect(extras["revocation_percentage"] == .number("33333"))
+        #expect(p.extras.map(\.key).prefix(3) == ["revocation_reason", "revocation_type", "revocation_percentage"])
     }
 
     @Test("an Xcode token: fractional milliseconds truncate, its key id and environment show")
@@ -125,7 +148,7 @@ struct JWSDecoderTests {
         #expect(receipt.originalAppVersion == "1.0")
         #expect(receipt.purchases.isEmpty)
         #expect(receipt.creationDate == (try stamp(october2023)))
-        guard case .jws(let signed, nested: nil) = receipt.signed else {
+        guard case .jws(let signed, nested: []) = receipt.signed else {
             Issue.record("expected a lone JWS")
             return
         }
@@ -151,13 +174,61 @@ struct JWSDecoderTests {
         #expect(receipt.creationDate == (try stamp(october2023 + 5000)))
         #expect(receipt.purchases == (try decode(inner)).purchases)
         #expect(JSONObject(receipt.extras)["notification_type"] == .string("ONE_TIME_CHARGE"))
-        guard case .jws(let signedOuter, let signedInner?) = receipt.signed,
-              case .jws(let expectedInner, nil) = try decode(inner).signed else {
+        guard case .jws(let signedOuter, let nested) = receipt.signed,
+              case .jws(let expectedInner, []) = try decode(inner).signed else {
             Issue.record("expected a JWS with a nested one")
             return
         }
         #expect(signedOuter.signedDate == (try stamp(october2023 + 5000)))
-        #expect(signedInner == expectedInner)
+        #expect(nested == [NestedJWS(field: .signedTransactionInfo, signed: expectedInner)])
+    }
+
+    @Test("a notification keeps the signed material of its transaction and its renewal info, and what the renewal info says")
+    func notificationWithRenewalInfo() throws {
+        let transaction = try JWSBuilder.transaction(coinTransaction(), with: signer)
+        var info = JWSBuilder.RenewalInfo(originalTransactionID: "2000000456789012", productID: "vip.monthly",
+                                          autoRenewProductID: "vip.yearly", renewalDate: try stamp(october2023 + 2_592_000_000),
+                                          signedDate: try stamp(october2023 + 3000))
+        info.autoRenewStatus = 0
+        let renewal = try JWSBuilder.renewalInfo(info, with: signer)
+        let receipt = try decode(try JWSBuilder.sign(payload: didRenew([
+            ("bundleId", .string("com.example.game")), ("environment", .string("Production")),
+            ("signedTransactionInfo", .string(transaction)), ("signedRenewalInfo", .string(renewal)), ("status", .integer(1)),
+        ]), with: signer))
+        #expect(receipt.purchases == (try decode(transaction)).purchases)
+        guard case .jws(_, let nested) = receipt.signed,
+              case .jws(let signedTransaction, []) = try decode(transaction).signed,
+              case .jws(let signedRenewal, []) = try decode(renewal).signed else {
+            Issue.record("expected JWS throughout")
+            return
+        }
+        #expect(nested == [NestedJWS(field: .signedTransactionInfo, signed: signedTransaction),
+                           NestedJWS(field: .signedRenewalInfo, signed: signedRenewal)])
+        #expect(signedRenewal.signedDate == (try stamp(october2023 + 3000)), "checked at its own signedDate")
+        let extras = JSONObject(receipt.extras)
+        #expect(extras["subscription_status"] == .number("1"))
+        #expect(extras.keys.last == "renewal_info", "after what notifications printed before")
+        let renewalInfo = try #require(extras["renewal_info"]?.object)
+        #expect(renewalInfo["environment"] == .string("Production"))
+        #expect(renewalInfo["auto_renew_product_id"] == .string("vip.yearly"))
+        #expect(renewalInfo["auto_renew_status"] == .number("0"))
+        #expect(renewalInfo["original_transaction_id"] == .string("2000000456789012"))
+    }
+
+    @Test("a notification with renewal info alone has no purchase and takes its environment when data has none")
+    func notificationWithRenewalInfoAlone() throws {
+        var info = JWSBuilder.RenewalInfo(originalTransactionID: "2000000456789012", productID: "vip.monthly",
+                                          renewalDate: nil, signedDate: try stamp(october2023))
+        info.environment = "Sandbox"
+        let renewal = try JWSBuilder.renewalInfo(info, with: signer)
+        let receipt = try decode(try JWSBuilder.sign(payload: didRenew([("signedRenewalInfo", .string(renewal))]), with: signer))
+        #expect(receipt.purchases.isEmpty)
+        #expect(receipt.environment == "Sandbox")
+        guard case .jws(_, let nested) = receipt.signed else {
+            Issue.record("expected a JWS")
+            return
+        }
+        #expect(nested.map(\.field) == [.signedRenewalInfo])
     }
 
     @Test("a notification without a transaction has no purchase")
@@ -167,7 +238,7 @@ struct JWSDecoderTests {
         let receipt = try decode(try JWSBuilder.notification(n, with: signer))
         #expect(receipt.purchases.isEmpty)
         #expect(receipt.environment == "Production")
-        guard case .jws(_, nested: nil) = receipt.signed else {
+        guard case .jws(_, nested: []) = receipt.signed else {
             Issue.record("expected no nested JWS")
             return
         }
@@ -184,7 +255,7 @@ struct JWSDecoderTests {
         #expect(receipt.appID == "com.example")
         #expect(receipt.purchases.isEmpty)
         #expect(receipt.creationDate == (try stamp(october2023)))
-        guard case .jws(let signed, nested: nil) = receipt.signed else {
+        guard case .jws(let signed, nested: []) = receipt.signed else {
             Issue.record("expected a lone JWS")
             return
         }
@@ -228,10 +299,20 @@ struct JWSDecoderTests {
         let receipt = try decode(try JWSBuilder.sign(payload: n.payload(signedTransactionInfo: inner), with: signer))
         #expect(receipt.jwsType == .notification)
         #expect(receipt.purchases.isEmpty)
-        guard case .jws(_, nested: .some) = receipt.signed else {
-            Issue.record("expected the nested transaction's signed material")
+        guard case .jws(_, let nested) = receipt.signed else {
+            Issue.record("expected a JWS")
             return
         }
+        #expect(nested.map(\.field) == [.signedTransactionInfo], "the nested transaction's signed material")
+    }
+
+    @Test("a few-field payload inside signedRenewalInfo is renewal info, bundleId or not")
+    func fewFieldNestedRenewalInfo() throws {
+        let inner = try JWSBuilder.fewFields(JWSBuilder.FewFields(bundleID: "com.example.game", signedDate: try stamp(october2023)),
+                                             with: signer)
+        let receipt = try decode(try JWSBuilder.sign(payload: didRenew([("signedRenewalInfo", .string(inner))]), with: signer))
+        #expect(receipt.purchases.isEmpty)
+        #expect(JSONObject(receipt.extras)["renewal_info"] == .object(JSONObject([("environment", .string("Sandbox"))])))
     }
 
     @Test("the sniffer's predicate accepts a JWS and nothing else")

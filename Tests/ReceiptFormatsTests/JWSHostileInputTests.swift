@@ -113,9 +113,10 @@ struct JWSHostileInputTests {
         #expect(failure(jws(payload: #""text""#))?.code == "not-an-object")
     }
 
-    @Test("a broken nested transaction is reported at its place in the outer text")
-    func brokenNestedTransaction() throws {
-        let outerPayload = #"{"notificationType":"REFUND","data":{"signedTransactionInfo":"abc.def"}}"#
+    @Test("a broken nested JWS is reported at its place in the outer text",
+          arguments: ["signedTransactionInfo", "signedRenewalInfo"])
+    func brokenNestedJWS(_ key: String) throws {
+        let outerPayload = #"{"notificationType":"REFUND","data":{""# + key + #"":"abc.def"}}"#
         let text = jws(payload: outerPayload)
         let error = failure(text)
         #expect(error?.code == "bad-jws")
@@ -123,10 +124,33 @@ struct JWSHostileInputTests {
         #expect(error?.offset == inSegment(segment(header).utf8.count + 1, closingQuote))
     }
 
-    @Test("a notification may only nest a signed transaction")
-    func nestedRenewalInfo() throws {
+    @Test("a nested value that is not a JWS string is refused at that value, named",
+          arguments: ["signedTransactionInfo", "signedRenewalInfo"])
+    func nestedNotAString(_ key: String) throws {
+        let payloadStart = segment(header).utf8.count + 1
+        for (value, kind) in [("42", "a number"), (#"{"signedDate":1}"#, "an object"), ("[]", "a list"), ("true", "true/false")] {
+            let outerPayload = #"{"notificationType":"DID_RENEW","data":{"status":1,""# + key + #"":"# + value + "}}"
+            let error = failure(jws(payload: outerPayload))
+            #expect(error?.code == "bad-field-type")
+            #expect(error?.reason == "data.\(key): expected a JWS, found \(kind)")
+            #expect(error?.offset == inSegment(payloadStart, try offset(of: value, in: outerPayload)), "\(kind)")
+        }
+    }
+
+    @Test("signedTransactionInfo may only hold a transaction, signedRenewalInfo only renewal info")
+    func nestedOfTheWrongType() throws {
         let renewal = jws(payload: #"{"autoRenewProductId":"vip","signedDate":1698148900000}"#)
         let outer = jws(payload: #"{"notificationType":"DID_RENEW","data":{"signedTransactionInfo":""# + renewal + #""}}"#)
         #expect(failure(outer)?.code == "bad-notification")
+        #expect(failure(outer)?.reason == "the notification's signedTransactionInfo is renewal-info, not a transaction")
+
+        let transaction = jws(payload: #"{"transactionId":"2000000456789012","signedDate":1698148900000}"#)
+        let swapped = jws(payload: #"{"notificationType":"DID_RENEW","data":{"signedRenewalInfo":""# + transaction + #""}}"#)
+        #expect(failure(swapped)?.code == "bad-notification")
+        #expect(failure(swapped)?.reason == "the notification's signedRenewalInfo is transaction, not renewal info")
+
+        let notification = jws(payload: #"{"notificationType":"TEST"}"#)
+        let nestedTwice = jws(payload: #"{"notificationType":"DID_RENEW","data":{"signedRenewalInfo":""# + notification + #""}}"#)
+        #expect(failure(nestedTwice)?.code == "bad-notification", "no notification inside a notification")
     }
 }

@@ -73,7 +73,7 @@ struct JWSVerificationTests {
     func everyPayloadAndSignatureByte() throws {
         let receipt = try Make.decode(JWSBuilder.transaction(Make.transaction(signed: Self.signed),
                                                              with: VerificationWorld.ours().jwsSigner))
-        guard case .jws(let signed, nested: nil) = receipt.signed else {
+        guard case .jws(let signed, nested: []) = receipt.signed else {
             Issue.record("not a JWS: \(receipt.signed)")
             return
         }
@@ -177,7 +177,7 @@ struct JWSVerificationTests {
 
     private func status(_ verifier: ReceiptVerifier, _ receipt: Receipt, _ signed: JWSSigned) -> SignatureStatus {
         var changed = receipt
-        changed.signed = .jws(signed, nested: nil)
+        changed.signed = .jws(signed, nested: [])
         return verifier.status(of: changed)
     }
 
