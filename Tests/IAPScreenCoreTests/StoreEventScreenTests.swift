@@ -30,6 +30,7 @@ private struct RefundNight {
             try googleOrder("C", orderID: "GPA.1", at: "2024-03-01T10:00:00Z"),
             try order("D", txn: "1004", at: "2024-03-01T10:00:00Z", status: "refunded"),
             try order("E", txn: "1005", at: "2024-03-01T10:00:00Z"),
+            try googleOrder("F", orderID: "GPA.6", token: "tok-f", at: "2024-03-01T11:00:00Z"),
         ]
         try scratch.write("orders.jsonl", rows.map { JSONValue.object($0).jsonText }.joined(separator: "\n") + "\n")
         let other = try TestPKI()
@@ -42,6 +43,8 @@ private struct RefundNight {
             try notification("REFUND_REVERSED", uuid: "n-e", txn: "1005", revoked: nil, signer: other),
             "not an event",
             try notification("REFUND", uuid: "n-d", txn: "1004", revoked: "2024-03-04T00:00:00Z"),
+            // A revoked subscription names only its purchase token.
+            #"{"version":"1.0","packageName":"com.example.game","eventTimeMillis":"1709337600000","subscriptionNotification":{"version":"1.0","notificationType":12,"purchaseToken":"tok-f","subscriptionId":"gems_100"}}"#,
         ]
         try scratch.write("events.jsonl", lines.joined(separator: "\n") + "\n")
     }
@@ -53,9 +56,9 @@ private struct RefundNight {
         return row(id, platform: "ios", txn: txn, at: at, status: status, receipt: try JWSBuilder.transaction(tx, with: pki.jwsSigner))
     }
 
-    func googleOrder(_ id: String, orderID: String, at: String) throws -> JSONObject {
+    func googleOrder(_ id: String, orderID: String, token: String = "tok-c", at: String) throws -> JSONObject {
         let data = GooglePurchaseBuilder.PurchaseData(orderID: orderID, packageName: Self.bundle, productID: "gems_100",
-                                                      purchaseTime: Self.t(at), purchaseToken: "tok-c", obfuscatedAccountID: nil)
+                                                      purchaseTime: Self.t(at), purchaseToken: token, obfuscatedAccountID: nil)
         return row(id, platform: "android", txn: orderID, at: at, status: "credited",
                    receipt: try GooglePurchaseBuilder.payload(data, with: pki.googleSigner, wrapper: .dataAndSignature))
     }
@@ -98,28 +101,31 @@ struct StoreEventScreenTests {
         let (run, findings, summary) = try night.screen()
         #expect(run.status == 0, "\(run.stderr)")
         let byOrder = findings.map { "\($0.orderID ?? "-") \($0.rule)" }
-        #expect(byOrder == ["A refunded-after-credit", "B revoked", "C refunded-after-credit",
+        #expect(byOrder == ["A refunded-after-credit", "B revoked", "C refunded-after-credit", "F refunded-after-credit",
                             "E store-event-invalid", "- malformed-record"])
+        #expect(findings[3].object["evidence"]?.object?["event"] == .string("rtdn-revoked"))
+        #expect(findings[3].object["evidence"]?.object?["transaction_id"] == .string("GPA.6"), "the token resolved to its purchase's order id")
         let a = try #require(findings.first?.object["evidence"]?.object)
         #expect(a["transaction_id"] == .string("1001") && a["event"] == .string("REFUND"))
         #expect(a["refunded_at"] == .string("2024-03-04T00:00:00.000Z") && a["credited_at"] == .string("2024-03-01T10:00:00Z"))
         #expect(a["reason"] == .string("app-issue") && a["source"] == .null)
         let c = try #require(findings[2].object["evidence"]?.object)
         #expect(c["event"] == .string("voided") && c["reason"] == .string("friendly-fraud") && c["source"] == .string("user"))
-        let e = try #require(findings[3].object["evidence"]?.object)
+        let e = try #require(findings[4].object["evidence"]?.object)
         #expect(e["file"] == .string("events.jsonl") && e["line"] == .integer(6))
         #expect(e["reason"]?.string?.hasPrefix("the signature does not verify") == true)
-        #expect(findings[3].object["user_id"] == .string("user-E"))
-        let m = try #require(findings[4].object["evidence"]?.object)
+        #expect(findings[4].object["user_id"] == .string("user-E"))
+        let m = try #require(findings[5].object["evidence"]?.object)
         #expect(m["line"] == .integer(7))
 
         let events = try #require(summary["store_events"]?.object)
-        #expect(events["read"] == .integer(7) && events["distinct"] == .integer(6))
-        #expect(events["by_type"] == .object(JSONObject([("REFUND", .integer(3)), ("REFUND_REVERSED", .integer(1)), ("voided", .integer(2))])))
-        #expect(events["refunds"] == .integer(5) && events["reversals"] == .integer(0) && events["invalid"] == .integer(1))
-        #expect(events["matched"] == .integer(3) && events["unmatched"] == .integer(2))
-        #expect(summary["flagged"] == .integer(3), "a forged event flags no order: it changes nothing")
+        #expect(events["read"] == .integer(8) && events["distinct"] == .integer(7))
+        #expect(events["by_type"] == .object(JSONObject([("REFUND", .integer(3)), ("REFUND_REVERSED", .integer(1)),
+                                                          ("rtdn-revoked", .integer(1)), ("voided", .integer(2))])))
+        #expect(events["refunds"] == .integer(6) && events["reversals"] == .integer(0) && events["invalid"] == .integer(1))
+        #expect(events["matched"] == .integer(4) && events["unmatched"] == .integer(2))
+        #expect(summary["flagged"] == .integer(4), "a forged event flags no order: it changes nothing")
         let inputs = try #require(summary["inputs"]?.array)
-        #expect(inputs.last?.object?["path"] == .string("events.jsonl") && inputs.last?.object?["records"] == .integer(7))
+        #expect(inputs.last?.object?["path"] == .string("events.jsonl") && inputs.last?.object?["records"] == .integer(8))
     }
 }

@@ -33,6 +33,8 @@ extension NightScreener {
                     continue
                 }
                 r.key = key
+                // The transaction as people know it: the purchase's order id, not its token.
+                r.transaction = key.firstIndex(of: ":").map { String(key[key.index(after: $0)...]) } ?? key
             }
             refundAt[k] = refunds.count
             refunds.append(r)
