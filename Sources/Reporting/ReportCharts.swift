@@ -127,26 +127,36 @@ public struct ReportCharts: Sendable {
 
     /// Flagged orders per day: the last `days` calendar days up to the latest, as columns.
     func daysChart(days: Int64 = 62) -> String {
-        var out = "<figure class=\"chart-box\" id=\"chart-days\"><figcaption>Flagged orders per day (UTC, by credit time)</figcaption>"
-        guard let last = flaggedPerDay.keys.max() else { return out + "<p class=\"empty\">No flagged orders.</p></figure>" }
-        let first = max(flaggedPerDay.keys.min() ?? last, last - days + 1)
+        ReportCharts.perDayChart(flaggedPerDay, id: "chart-days", caption: "Flagged orders per day (UTC, by credit time)",
+                                 title: "Flagged orders per day", what: "flagged", counted: "flagged orders",
+                                 empty: "No flagged orders.", days: days)
+    }
+
+    /// Counts per UTC day (days since 1970-01-01) as columns: the last `days` days up to the
+    /// latest drawn, every day listed beside them. A column's tooltip says "`n` `what`", the
+    /// note on days not drawn counts `counted`.
+    public static func perDayChart(_ perDay: [Int64: Int], id: String, caption: String, title: String, what: String,
+                                   counted: String, empty: String, days: Int64 = 62) -> String {
+        var out = "<figure class=\"chart-box\" id=\"\(id)\"><figcaption>\(HTMLText.escape(caption))</figcaption>"
+        guard let last = perDay.keys.max() else { return out + "<p class=\"empty\">\(HTMLText.escape(empty))</p></figure>" }
+        let first = max(perDay.keys.min() ?? last, last - days + 1)
         let shown = Array(first...last)
-        let top = shown.map { flaggedPerDay[$0] ?? 0 }.max() ?? 1
+        let top = shown.map { perDay[$0] ?? 0 }.max() ?? 1
         let plotTop = 18.0, plotHeight = 150.0, left = 40.0
         let base = plotTop + plotHeight
         let slot = (Double(ReportCharts.width) - left - 10) / Double(shown.count)
-        var svg = ReportCharts.svgOpen(height: Int(base) + 22, title: "Flagged orders per day")
+        var svg = ReportCharts.svgOpen(height: Int(base) + 22, title: title)
         svg += "<line x1=\"\(Int(left))\" y1=\"\(Int(base))\" x2=\"\(ReportCharts.width - 10)\" y2=\"\(Int(base))\" stroke=\"#999\"/>"
         svg += ReportCharts.svgText(left - 4, plotTop + 4, String(top), anchor: "end", cls: "axis")
         svg += ReportCharts.svgText(left - 4, base, "0", anchor: "end", cls: "axis")
         let labelEvery = max(1, Int((Double(shown.count) / 8).rounded(.up)))
         for (i, day) in shown.enumerated() {
-            let n = flaggedPerDay[day] ?? 0
+            let n = perDay[day] ?? 0
             let x = left + Double(i) * slot
             let h = plotHeight * Double(n) / Double(max(top, 1))
             let name = ReportCharts.dayName(day)
             if n > 0 {
-                svg += ReportCharts.svgRect(x + slot * 0.1, base - h, slot * 0.8, h, fill: "#c0392b", title: "\(name): \(n) flagged")
+                svg += ReportCharts.svgRect(x + slot * 0.1, base - h, slot * 0.8, h, fill: "#c0392b", title: "\(name): \(n) \(what)")
                 if slot >= 16 { svg += ReportCharts.svgText(x + slot / 2, base - h - 3, String(n), anchor: "middle") }
             }
             if i % labelEvery == 0 {
@@ -154,16 +164,16 @@ public struct ReportCharts: Sendable {
             }
         }
         out += "<div class=\"chart-body\"><div class=\"chart-draw\">" + svg + "</svg>"
-        let earlier = flaggedPerDay.filter { $0.key < first }
+        let earlier = perDay.filter { $0.key < first }
         if !earlier.isEmpty {
-            out += "<p class=\"note\">\(earlier.values.reduce(0, +)) flagged orders on \(earlier.count) earlier days are not drawn; "
+            out += "<p class=\"note\">\(earlier.values.reduce(0, +)) \(counted) on \(earlier.count) earlier days are not drawn; "
                 + "they are in the list below and in the table.</p>"
         }
         out += "</div><ul class=\"numbers days\">"
-        for (day, n) in flaggedPerDay.sorted(by: { $0.key > $1.key }).prefix(400) {
+        for (day, n) in perDay.sorted(by: { $0.key > $1.key }).prefix(400) {
             out += "<li><span>\(ReportCharts.dayName(day))</span> <b>\(n)</b></li>"
         }
-        if flaggedPerDay.count > 400 { out += "<li>… and \(flaggedPerDay.count - 400) earlier days</li>" }
+        if perDay.count > 400 { out += "<li>… and \(perDay.count - 400) earlier days</li>" }
         return out + "</ul></div></figure>"
     }
 

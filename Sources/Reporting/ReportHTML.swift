@@ -93,7 +93,7 @@ public enum ReportHTML {
     public static func assemble(summary s: RunSummary, tally: Tally, strings: SharedStrings, hashes: Hashes,
                                 legend: RuleLegend, emit: (Part) throws -> Void) rethrows {
         try emit(.text(head(s, hashes) + totals(s) + "<section id=\"charts\"><h2>Charts</h2>" + tally.charts.html(legend: legend)
-            + "</section>\n"
+            + "</section>\n" + (s.storeEvents.map(storeEvents) ?? "")
             + ordersSection(s, tally) + "<script type=\"application/json\" id=\"data-rows\">[\n"))
         try emit(.data(.rows))
         try emit(.text("]</script>\n</section>\n" + audit(id: "exempted", title: "Reviewer-exempted findings", count: tally.exempted,
@@ -169,6 +169,27 @@ public enum ReportHTML {
                 + s.bySeverity.map { "<span class=\"sev-\(e($0.0))\">\(e($0.0))</span> \($0.1)" }.joined(separator: ", ") + "</p>"
         }
         return out + "</section>\n"
+    }
+
+    /// What `--store-events` read: the events by type, what came of them, refunds per day.
+    static func storeEvents(_ f: StoreEventFigures) -> String {
+        let e = HTMLText.escape
+        var out = "<section id=\"store-events\"><h2>Store events</h2><p>\(grouped(f.read)) read, \(grouped(f.distinct)) distinct; "
+            + "\(grouped(f.refunds)) refunds and \(grouped(f.reversals)) reversals, \(grouped(f.matched)) of them matched to an order "
+            + "and \(grouped(f.unmatched)) unmatched; \(grouped(f.invalid)) not believed (store-event-invalid). The refund findings "
+            + "(refunded-after-credit, revoked, refund-reversed) are in the table of flagged orders with their evidence.</p>"
+            + "<div class=\"charts\"><figure class=\"chart-box\" id=\"events-by-type\"><figcaption>Distinct events by type</figcaption>"
+        if f.byType.isEmpty {
+            out += "<p class=\"empty\">No events.</p>"
+        } else {
+            out += "<table class=\"numbers\"><thead><tr><th>type</th><th>events</th></tr></thead><tbody>"
+            for (type, n) in f.byType { out += "<tr><td>\(e(type))</td><td class=\"n\">\(grouped(n))</td></tr>" }
+            out += "</tbody></table>"
+        }
+        out += "</figure>" + ReportCharts.perDayChart(f.refundsPerDay, id: "chart-refunds", caption: "Refunds per day (UTC, by refund time)",
+                                                    title: "Refunds per day", what: "refunds", counted: "refunds",
+                                                    empty: "No refunds.")
+        return out + "</div></section>\n"
     }
 
     /// 87757 as 87,757.

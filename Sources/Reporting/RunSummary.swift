@@ -7,6 +7,8 @@ public struct StoreEventFigures: Sendable, Equatable {
     public var read = 0, distinct = 0, refunds = 0, reversals = 0, matched = 0, unmatched = 0, invalid = 0
     /// Distinct events per type, sorted by type.
     public var byType: [(String, Int)] = []
+    /// Believed refunds per UTC day of the refund (days since 1970-01-01), for the report's chart.
+    public var refundsPerDay: [Int64: Int] = [:]
 
     public init() {}
 

@@ -125,6 +125,12 @@ struct StoreEventScreenTests {
         #expect(events["refunds"] == .integer(6) && events["reversals"] == .integer(0) && events["invalid"] == .integer(1))
         #expect(events["matched"] == .integer(4) && events["unmatched"] == .integer(2))
         #expect(summary["flagged"] == .integer(4), "a forged event flags no order: it changes nothing")
+        let page = try night.scratch.read("out/report.html")
+        let start = try #require(page.range(of: "<section id=\"store-events\">"))
+        let section = String(page[start.lowerBound...].prefix(20_000))
+        #expect(section.contains("8 read, 7 distinct; 6 refunds and 0 reversals, 4 of them matched to an order and 2 unmatched; 1 not believed"))
+        #expect(section.contains("<tr><td>rtdn-revoked</td><td class=\"n\">1</td></tr>"))
+        #expect(section.contains("<li><span>2024-03-04</span> <b>2</b></li><li><span>2024-03-03</span> <b>1</b></li><li><span>2024-03-02</span> <b>3</b></li>"))
         let inputs = try #require(summary["inputs"]?.array)
         #expect(inputs.last?.object?["path"] == .string("events.jsonl") && inputs.last?.object?["records"] == .integer(8))
     }

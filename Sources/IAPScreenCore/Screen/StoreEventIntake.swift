@@ -23,6 +23,8 @@ struct StoreEventNight: Sendable {
     struct Counts: Sendable, Equatable {
         var read = 0, distinct = 0, refunds = 0, reversals = 0, invalid = 0
         var byType: [String: Int] = [:]
+        /// Believed refunds per UTC day (days since 1970-01-01).
+        var refundsPerDay: [Int64: Int] = [:]
     }
 
     var items: [Item] = []
@@ -103,7 +105,13 @@ struct StoreEventIntake {
                 continue
             }
             guard let refund = refund(e) else { continue }
-            if refund.0.kind == .refund { night.counts.refunds += 1 } else { night.counts.reversals += 1 }
+            if refund.0.kind == .refund {
+                night.counts.refunds += 1
+                let ms = refund.0.at.millis
+                night.counts.refundsPerDay[ms >= 0 ? ms / 86_400_000 : (ms + 1) / 86_400_000 - 1, default: 0] += 1
+            } else {
+                night.counts.reversals += 1
+            }
             night.items.append(.refund(refund.0, token: refund.token))
         }
     }

@@ -28,6 +28,7 @@ enum Summaries {
         f.matched = e.matched
         f.unmatched = e.unmatched
         f.invalid = e.counts.invalid
+        f.refundsPerDay = e.counts.refundsPerDay
         return f
     }
 
