@@ -134,4 +134,26 @@ struct StoreEventScreenTests {
         let inputs = try #require(summary["inputs"]?.array)
         #expect(inputs.last?.object?["path"] == .string("events.jsonl") && inputs.last?.object?["records"] == .integer(8))
     }
+
+    @Test("explain lists the store events of the order's transaction and their findings")
+    func explain() throws {
+        let night = try RefundNight()
+        func explain(_ order: String) throws -> String {
+            let r = try Tool.run(["explain", "--order", order, "--rules", "Rules", "--orders", "orders.jsonl",
+                                  "--store-events", "events.jsonl", "--ledger", "none"], in: night.scratch.path)
+            #expect(r.status == 0, "\(r.stderr)")
+            return r.stdout
+        }
+        let a = try explain("A")
+        #expect(a.contains("store events of its transaction:\n  REFUND at 2024-03-04T00:00:00.000Z (events.jsonl:1): refund, reason app-issue"))
+        #expect(!a.contains("events.jsonl:2"), "the same notification logged twice is one event")
+        #expect(a.contains("verdict: flagged, highest severity high:\n  high refunded-after-credit: the store refunded transaction 1001"))
+        let e = try explain("E")
+        #expect(e.contains("  REFUND_REVERSED (events.jsonl:6): not believed: the signature does not verify"))
+        let f = try explain("F")
+        #expect(f.contains("  rtdn-revoked at 2024-03-02T00:00:00.000Z (events.jsonl:9): refund"))
+        let none = try Tool.run(["explain", "--order", "A", "--rules", "Rules", "--orders", "orders.jsonl", "--ledger", "none"],
+                                in: night.scratch.path)
+        #expect(!none.stdout.contains("store events"), "without --store-events explain says nothing of them")
+    }
 }

@@ -14,7 +14,7 @@ enum ExplainCommand {
         name: "explain",
         summary: "Say why one order was flagged or not: every rule, its receipt entry, the ledger, exemptions.",
         options: [OptionSpec("--order", .one, valueName: "ID", help: "The order to explain. Required.")]
-            + ScreenSetup.inputOptions,
+            + ScreenSetup.inputOptions + [StoreEventIntake.option],
         details: """
         Prints to stdout. The whole night is read, as screen reads it, because whether an order
         replays a transaction depends on the orders credited before it and on the ledger,
@@ -50,9 +50,16 @@ enum ExplainCommand {
             }
         }
 
+        let events: StoreEventNight?
+        switch StoreEventIntake.read(args, setup: setup, command: spec.name, io: io) {
+        case .success(let e): events = e
+        case .failure(let stop): return stop.status
+        }
+        var screening = setup.screening
+        screening.wantedTokens = events?.unresolvedTokens ?? []
         let night: NightLoader
         do {
-            night = try NightLoader(screening: setup.screening, limits: .standard, jobs: setup.jobs, watching: orderID)
+            night = try NightLoader(screening: screening, limits: .standard, jobs: setup.jobs, watching: orderID)
         } catch {
             io.error("iapscreen explain: \(error)")
             return .unreadableInput
@@ -69,7 +76,8 @@ enum ExplainCommand {
                      + "a row too broken to read has no order id: see malformed-record findings")
             return .usage
         }
-        let screener = NightScreener(rules: setup.rules, ledger: ledger, resolver: setup.resolver, evaluator: setup.evaluator)
+        let screener = NightScreener(rules: setup.rules, ledger: ledger, resolver: setup.resolver, evaluator: setup.evaluator,
+                                     events: events)
         let claims: NightScreener.Claims
         do {
             claims = try screener.makeClaims(night, watch: Int32(slot))
@@ -78,7 +86,7 @@ enum ExplainCommand {
             return .unreadableInput
         }
         let explanation = OrderExplanation(night: night, slot: slot, setup: setup, claims: claims, ledger: ledger,
-                                           ledgerNote: ledgerNote)
+                                           ledgerNote: ledgerNote, events: events)
         io.out.write(explanation.text())
         return .ok
     }

@@ -14,6 +14,8 @@ struct OrderExplanation {
     let claims: NightScreener.Claims
     let ledger: SQLiteLedger?
     let ledgerNote: String
+    /// The night's store events, when `--store-events` named logs.
+    let events: StoreEventNight?
 
     func text() -> String {
         var out: [String] = []
@@ -66,18 +68,24 @@ struct OrderExplanation {
         out += receiptLines
 
         let selection = claims.watched ?? .none
+        var keys: [String] = []
         if let receipt = decoded {
             let (signature, forgery) = setup.verifier.verify(receipt)
             out.append("  signature: \(signature.verdict.rawValue) (\(signature.reason))"
                        + (forgery.map { "; forged: \($0)" } ?? ""))
             let digest = ReceiptDigest(receipt: receipt, signature: signature, forgery: forgery, for: order)
             state = .decoded(digest)
+            keys = ClaimBook.keys(of: digest) + digest.candidates.compactMap(\.purchaseToken)
             out.append("")
             out += entryLines(order: order, digest: digest, selection: selection)
         }
 
         let trace = RuleTrace()
         var findings = claims.evaluator.findings(order: order, receipt: state, selection: selection, trace: trace)
+        // What the store events found on this order, once (a receipt's revocation and an event's are one finding).
+        for f in claims.events?.bySlot[Int32(slot)] ?? [] where !(f.rule == Revoked.id.rawValue && findings.contains { $0.rule == f.rule }) {
+            findings.append(f)
+        }
         findings = findings.map(marked)
         out.append("")
         out.append("rules:")
@@ -88,6 +96,10 @@ struct OrderExplanation {
 
         out.append("")
         out += exemptionLines(order: order)
+        if let events {
+            out.append("")
+            out += eventLines(events, keys: Set(keys))
+        }
 
         out.append("")
         if findings.isEmpty {
@@ -176,6 +188,29 @@ struct OrderExplanation {
 
     private func tonight(_ orderID: String) -> Bool {
         night.slots.indices.contains { night.slots[$0].order.orderID == orderID }
+    }
+
+    /// The store events that name the order's transaction (its claim key, or for Google its
+    /// purchase token), as the night read them.
+    private func eventLines(_ events: StoreEventNight, keys: Set<String>) -> [String] {
+        var lines: [String] = []
+        for item in events.items {
+            switch item {
+            case .refund(let r, let token) where keys.contains(r.key) || token.map(keys.contains) == true:
+                let what = r.kind == .refund ? "refund" : "reversal of a refund"
+                lines.append("  \(r.event) at \(r.at.iso8601) (\(r.location)): \(what)"
+                             + (r.reason.map { ", reason \($0)" } ?? "") + (r.source.map { ", asked by \($0)" } ?? ""))
+            case .invalid(let type, let transaction?, let location, let reason) where keys.contains(transaction):
+                lines.append("  \(type) (\(location)): not believed: \(reason)")
+            default:
+                continue
+            }
+        }
+        guard !lines.isEmpty else {
+            return ["store events: none of the \(events.counts.read) read names its transaction"
+                    + (keys.isEmpty ? " (the order took no receipt entry)" : "")]
+        }
+        return ["store events of its transaction:"] + lines
     }
 
     private func exemptionLines(order: ScreenOrder) -> [String] {

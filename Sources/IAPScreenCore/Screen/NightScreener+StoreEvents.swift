@@ -8,6 +8,8 @@ import Screening
 /// the events were read.
 struct EventOutcome: Sendable {
     var afterNight: [OrderReport] = []
+    /// The findings the events gave tonight's orders, by slot (for `explain`).
+    var bySlot: [Int32: [Finding]] = [:]
     var counts = StoreEventNight.Counts()
     var matched = 0
     var unmatched = 0
@@ -79,6 +81,7 @@ extension NightScreener {
                                                      createdAt: j.taker.createdAt, (j.message, j.evidence)) else { continue }
                 if let slot = j.taker.slot {
                     late[slot, default: []].append(f)
+                    out.bySlot[slot, default: []].append(f)
                 } else {
                     out.afterNight.append(Self.eventReport(f, createdAt: j.taker.createdAt, isOrder: true))
                 }

@@ -82,19 +82,10 @@ enum ScreenCommand {
         let resolver = setup.resolver, evaluator = setup.evaluator
         var screening = setup.screening
         // The store events first: they are judged once tonight's claims are made.
-        let eventPaths = args.many("--store-events")
-        var events: StoreEventNight?
-        if !eventPaths.isEmpty {
-            guard io.allReadable(eventPaths, command: spec.name, consequence: "nothing written, ledger unchanged") else {
-                return .unreadableInput
-            }
-            do {
-                events = try StoreEventIntake(rules: rules, verify: { setup.verifier.verify($0).status }, jobs: jobs,
-                                              limits: .standard).read(eventPaths)
-            } catch {
-                io.error("iapscreen screen: cannot read \(error.path): \(error.reason); nothing written, ledger unchanged")
-                return .unreadableInput
-            }
+        let events: StoreEventNight?
+        switch StoreEventIntake.read(args, setup: setup, command: spec.name, io: io) {
+        case .success(let e): events = e
+        case .failure(let stop): return stop.status
         }
         screening.wantedTokens = events?.unresolvedTokens ?? []
         let loader: NightLoader

@@ -44,6 +44,25 @@ struct StoreEventIntake {
     static let option = OptionSpec("--store-events", .many, valueName: "PATH",
                                    help: "Store-event logs: App Store notifications, refund history, Google voided purchases, RTDN (.gz ok).")
 
+    /// The logs `--store-events` names, read for `command`; nil without the flag. A log that
+    /// cannot be read is said here and ends the run with exit 3.
+    static func read(_ args: ParsedArguments, setup: ScreenSetup, command: String,
+                     io: Console) -> Result<StoreEventNight?, ScreenSetup.Stop> {
+        let paths = args.many("--store-events")
+        guard !paths.isEmpty else { return .success(nil) }
+        guard io.allReadable(paths, command: command, consequence: "nothing written, ledger unchanged") else {
+            return .failure(ScreenSetup.Stop(status: .unreadableInput))
+        }
+        let verifier = setup.verifier
+        do {
+            return .success(try StoreEventIntake(rules: setup.rules, verify: { verifier.verify($0).status }, jobs: setup.jobs,
+                                                 limits: .standard).read(paths))
+        } catch {
+            io.error("iapscreen \(command): cannot read \(error.path): \(error.reason); nothing written, ledger unchanged")
+            return .failure(ScreenSetup.Stop(status: .unreadableInput))
+        }
+    }
+
     let rules: RulesDirectory
     let verify: @Sendable (Receipt) -> SignatureStatus
     let jobs: Int
