@@ -156,4 +156,21 @@ struct StoreEventScreenTests {
                                 in: night.scratch.path)
         #expect(!none.stdout.contains("store events"), "without --store-events explain says nothing of them")
     }
+
+    @Test("custom rules may ask user.refunds and event.reason: judged once the events are")
+    func customRules() throws {
+        let night = try RefundNight()
+        try night.scratch.write("Rules/refunds.rules", """
+            flag medium serial-refunder if user.refunds >= 1 and order.platform = "ios"
+            flag high friendly-fraud-refund if event.reason = "friendly-fraud"
+
+            """)
+        let (run, findings, _) = try night.screen()
+        #expect(run.status == 0, "\(run.stderr)")
+        let custom = findings.filter { $0.rule == "serial-refunder" || $0.rule == "friendly-fraud-refund" }
+            .map { "\($0.orderID ?? "-") \($0.rule)" }
+        #expect(custom == ["A serial-refunder", "B serial-refunder", "C friendly-fraud-refund"])
+        let c = try #require(findings.first { $0.rule == "friendly-fraud-refund" }?.object["evidence"]?.object)
+        #expect(c["event.reason"] == .string("friendly-fraud"))
+    }
 }

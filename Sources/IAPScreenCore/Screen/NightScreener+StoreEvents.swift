@@ -13,6 +13,9 @@ struct EventOutcome: Sendable {
     var counts = StoreEventNight.Counts()
     var matched = 0
     var unmatched = 0
+    /// For the custom-rule fields `user.refunds` and `event.reason`.
+    var refundsPerUser: [String: Int] = [:]
+    var reasons: [String: String] = [:]
 }
 
 extension NightScreener {
@@ -58,6 +61,8 @@ extension NightScreener {
         }
         out.matched += judged.matched
         out.unmatched += judged.unmatched
+        out.refundsPerUser = judged.refundsPerUser
+        out.reasons = judged.reasons
         var byRefund: [Int: RefundJudge.Judged] = [:]
         for j in judged.judged { byRefund[j.index] = j }
 

@@ -102,6 +102,9 @@ struct NightScreener {
         book.reserve(screenable.count)
         var late: [Int32: [Finding]] = [:]
         var watched: Selection?
+        // Custom rules that ask what the store events said wait for them to be judged.
+        let afterEvents = events != nil && evaluator.needsStoreEventFields
+        var waiting: [(slot: Int32, selection: Selection)] = []
         for i in screenable {
             // Fields are read in place: copying a million slots was most of this loop.
             guard slots.with(Int(i), { $0.pointee.outcomeKind != nil }) else { continue }
@@ -114,7 +117,11 @@ struct NightScreener {
                     ClaimCandidate($0, platform: box.digest.platform)
                 })
                 if i == watch { watched = selection }
-                late[i] = evaluator.findings(order: order, receipt: .decoded(box.digest), selection: selection)
+                if afterEvents {
+                    waiting.append((i, selection))
+                } else {
+                    late[i] = evaluator.findings(order: order, receipt: .decoded(box.digest), selection: selection)
+                }
             } else if let candidate = slots.with(Int(i), { $0.pointee.candidate }) {
                 let claimant = slots.with(Int(i)) { s in
                     Claimant(orderID: s.pointee.order.orderID, userID: s.pointee.order.userID, createdAt: s.pointee.order.createdAt,
@@ -136,6 +143,15 @@ struct NightScreener {
             }
         }
         let judged = try events.map { try judge($0, book: book, night: night, late: &late) }
+        if let judged {
+            evaluator.refundsPerUser = judged.refundsPerUser
+            evaluator.refundReasons = judged.reasons
+        }
+        for (i, selection) in waiting {
+            guard let box = night.deferred(at: Int(i)) else { continue }
+            let found = evaluator.findings(order: screenOrder(slots[Int(i)], night), receipt: .decoded(box.digest), selection: selection)
+            late[i] = found + (late[i] ?? [])
+        }
         return Claims(book: book, late: late, orders: orders, receipts: receipts,
                       watched: watched, evaluator: evaluator, events: judged)
     }

@@ -44,7 +44,7 @@ struct ReceiptScreening: Sendable {
         let (signature, forgery) = verify(receipt)
         let digest = ReceiptDigest(receipt: receipt, signature: signature, forgery: forgery, for: order)
         var out = Outcome(kind: .decoded, receiptPlatform: receipt.platform)
-        if digest.candidates.count > 1 || evaluator.needsOrdersPerUser
+        if digest.candidates.count > 1 || evaluator.needsOrdersPerUser || evaluator.needsStoreEventFields
             || (!wantedTokens.isEmpty && digest.candidates.contains { $0.purchaseToken.map(wantedTokens.contains) == true }) {
             out.deferred = ReceiptDigestBox(digest)
             return out

@@ -5,7 +5,7 @@ import ReceiptFormats
 /// The value of each custom-rule field for one order, its receipt and its picked purchase.
 enum FieldValues {
     static func value(_ f: ConditionField, order: ScreenOrder, digest d: ReceiptDigest, purchase p: Purchase?,
-                      ordersOfUser: Int?) -> FieldValue {
+                      ordersOfUser: Int?, refundsOfUser: Int? = nil, eventReason: String? = nil) -> FieldValue {
         func text(_ s: String?) -> FieldValue { s.map { .text($0) } ?? .null }
         func time(_ t: Timestamp?) -> FieldValue { t.map { .time($0) } ?? .null }
         switch f {
@@ -39,6 +39,8 @@ enum FieldValues {
             guard let bought = p?.purchaseDate else { return .null }
             return .number(Double(order.createdAt.millis - bought.millis) / 86_400_000)
         case .userOrders: return ordersOfUser.map { .number(Double($0)) } ?? .null
+        case .userRefunds: return refundsOfUser.map { .number(Double($0)) } ?? .null
+        case .eventReason: return text(eventReason)
         }
     }
 

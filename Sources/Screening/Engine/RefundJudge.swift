@@ -43,6 +43,10 @@ public struct RefundJudge {
         public var judged: [Judged] = []
         public var matched = 0
         public var unmatched = 0
+        /// Refunds matched to each user's orders (for `user.refunds`), and the reason of the
+        /// first refund of each order (for `event.reason`).
+        public var refundsPerUser: [String: Int] = [:]
+        public var reasons: [String: String] = [:]
     }
 
     public init() {}
@@ -61,6 +65,8 @@ public struct RefundJudge {
             switch r.kind {
             case .refund:
                 guard judgedKeys.insert(r.key).inserted else { continue }
+                out.refundsPerUser[t.userID, default: 0] += 1
+                if out.reasons[t.orderID] == nil, let reason = r.reason { out.reasons[t.orderID] = reason }
                 if t.createdAt < r.at {
                     guard t.stillCredited else { continue }
                     let (m, e) = RefundedAfterCredit.words(r, creditedAt: t.createdAt)

@@ -17,6 +17,11 @@ public struct RuleEvaluator: Sendable {
     public let rules: RulesDirectory
     /// Credited orders per user in this run (for `user.orders`); empty when no rule asks.
     public var ordersPerUser: [String: Int] = [:]
+    /// Refunds the night's store events matched to each user's orders (`user.refunds`); nil
+    /// when no store events were read.
+    public var refundsPerUser: [String: Int]?
+    /// Why the store refunded an order's purchase, by order id (`event.reason`).
+    public var refundReasons: [String: String] = [:]
     private let shared: SharedRules
     /// The named rules with this run's settings, in the list's order.
     private let tuned: [TunedRule]
@@ -59,6 +64,12 @@ public struct RuleEvaluator: Sendable {
 
     public var needsOrdersPerUser: Bool {
         rules.settings.customRules.contains { $0.condition.fields.contains(.userOrders) }
+    }
+
+    /// A custom rule asks what the store events said (`user.refunds`, `event.reason`): its
+    /// orders are judged once the events are.
+    public var needsStoreEventFields: Bool {
+        rules.settings.customRules.contains { $0.condition.fields.contains { $0 == .userRefunds || $0 == .eventReason } }
     }
 
     /// `trace`, when given, learns what every rule concluded and why (for `explain`).
@@ -194,8 +205,10 @@ public struct RuleEvaluator: Sendable {
                              trace: RuleTrace?) -> [Finding] {
         let custom = rules.settings.customRules
         guard !custom.isEmpty else { return [] }
+        let refunds = refundsPerUser.map { $0[order.userID] ?? 0 }
         let lookup = { (f: ConditionField) in FieldValues.value(f, order: order, digest: d, purchase: picked,
-                                                              ordersOfUser: ordersPerUser[order.userID]) }
+                                                              ordersOfUser: ordersPerUser[order.userID], refundsOfUser: refunds,
+                                                              eventReason: refundReasons[order.orderID]) }
         return custom.compactMap { rule in
             let holds = rule.condition.holds(lookup)
             if let trace {

@@ -37,6 +37,8 @@ public enum ConditionField: String, Sendable, CaseIterable {
     case purchaseExpiresDate = "purchase.expires_date"
     case purchaseAgeDays = "purchase.age_days"
     case userOrders = "user.orders"
+    case userRefunds = "user.refunds"
+    case eventReason = "event.reason"
 
     public enum Kind: Sendable {
         case text, number, time
@@ -44,7 +46,7 @@ public enum ConditionField: String, Sendable, CaseIterable {
 
     public var kind: Kind {
         switch self {
-        case .orderAmount, .orderHour, .receiptPurchaseCount, .purchaseQuantity, .purchaseAgeDays, .userOrders:
+        case .orderAmount, .orderHour, .receiptPurchaseCount, .purchaseQuantity, .purchaseAgeDays, .userOrders, .userRefunds:
             return .number
         case .orderCreatedAt, .purchaseDate, .purchaseExpiresDate:
             return .time
@@ -81,6 +83,8 @@ public enum ConditionField: String, Sendable, CaseIterable {
         case .purchaseExpiresDate: return "when its subscription period ends"
         case .purchaseAgeDays: return "days between the purchase and the order's credit"
         case .userOrders: return "how many credited orders the same user has in this run"
+        case .userRefunds: return "refunds the store events of this run matched to the user's orders (with --store-events)"
+        case .eventReason: return "why the store refunded the order's purchase: other, app-issue, remorse, fraud, friendly-fraud, chargeback, ..."
         }
     }
 }
