@@ -60,6 +60,15 @@ struct AppleMatcher {
         days[key, default: [:]][e.day] = t
     }
 
+    /// Takes one sale out of the report's units: a transaction compared on its own.
+    mutating func removeSale(product: String, day: Int, currency: String, amount: DecimalAmount) {
+        let key = Key(product: product, currency: currency)
+        guard var t = days[key]?[day], t.soldUnits > 0 else { return }
+        t.soldUnits -= 1
+        t.soldAmount = t.soldAmount - amount
+        days[key, default: [:]][day] = t
+    }
+
     static func saturating(_ a: Int64, _ b: Int64) -> Int64 {
         let (sum, overflow) = a.addingReportingOverflow(b)
         return overflow ? (b > 0 ? .max : .min) : sum

@@ -3,11 +3,13 @@ import StoreReports
 
 /// The differences `reconcile` reports (CONTRACT §8), in the order reports list them.
 public enum Bucket: String, Sendable, CaseIterable, Hashable, Comparable {
-    /// Google: the store charged, no credited order — a user paid and got nothing.
+    /// Google, and Apple where store events name the transaction: the store charged, no
+    /// credited order — a user paid and got nothing.
     case lostOrder = "lost-order"
     /// Google: a credited order the store never charged — fraud or a test purchase.
     case unpaidCredit = "unpaid-credit"
-    /// Google: the store refunded, our order is still credited.
+    /// Google, and Apple where a store event names the refund: the store refunded, our order
+    /// is still credited.
     case refundedStillCredited = "refunded-still-credited"
     /// Google: both sides have the order; amount, currency or product differ.
     case amountMismatch = "amount-mismatch"

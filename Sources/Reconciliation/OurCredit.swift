@@ -7,7 +7,8 @@ public struct OurCredit: Sendable, Equatable {
     public var orderID: String
     public var store: StoreName
     /// Google's order number: the order's `transaction_id`, else its receipt's `orderId`;
-    /// nil when neither says (a test purchase has none).
+    /// nil when neither says (a test purchase has none). Apple: the order's `transaction_id`
+    /// (compared per transaction when a store event names it).
     public var storeOrderID: String?
     public var productID: String
     public var createdAt: Timestamp

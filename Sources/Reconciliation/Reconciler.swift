@@ -9,6 +9,8 @@ public struct Reconciler {
     public let window: DayWindow
     private var google: GoogleMatcher
     private var apple: AppleMatcher
+    private var appleTransactions = AppleTransactions()
+    private var appleTaken = 0
 
     public init(window: DayWindow) {
         self.window = window
@@ -21,10 +23,20 @@ public struct Reconciler {
         google.reserve(credits)
     }
 
+    /// An App Store transaction a store event names: add them all before the credits.
+    public mutating func add(_ event: AppleTransactionEvent) {
+        appleTransactions.add(event)
+    }
+
     public mutating func add(_ credit: OurCredit) {
         switch credit.store {
         case .google: google.add(credit)
-        case .apple: apple.add(credit)
+        case .apple:
+            if appleTransactions.take(credit) {
+                appleTaken += 1
+            } else {
+                apple.add(credit)
+            }
         }
     }
 
@@ -41,14 +53,21 @@ public struct Reconciler {
     public func finish(stores: Set<StoreName> = Set(StoreName.allCases)) -> ReconciliationOutcome {
         var ledger = Ledger()
         if stores.contains(.google) { google.finish(into: &ledger) }
-        if stores.contains(.apple) { apple.finish(into: &ledger) }
+        if stores.contains(.apple) {
+            var units = apple
+            for sale in appleTransactions.sales {
+                units.removeSale(product: sale.product, day: sale.day, currency: sale.currency, amount: sale.amount)
+            }
+            units.finish(into: &ledger)
+            appleTransactions.finish(window: window, into: &ledger)
+        }
         let sorted = ledger.differences.sorted { a, b in
             (a.store, a.day, a.bucket, a.productID, a.storeOrderID ?? "", a.orderID ?? "")
                 < (b.store, b.day, b.bucket, b.productID, b.storeOrderID ?? "", b.orderID ?? "")
         }
         return ReconciliationOutcome(differences: sorted, totals: ledger.totals,
                                      creditsCompared: (stores.contains(.google) ? google.creditCount : 0)
-                                         + (stores.contains(.apple) ? apple.creditCount : 0),
+                                         + (stores.contains(.apple) ? apple.creditCount + appleTaken : 0),
                                      eventsCompared: google.eventCount + apple.eventCount)
     }
 }

@@ -72,10 +72,20 @@ enum AppleEvents {
         e.environment = receipt.environment
         e.signed = receipt
         if let p {
+            e.purchaseDate = p.purchaseDate
+            e.price = extraInt(p.extras, "price").flatMap(milliunits)
+            e.currency = extra(p.extras, "currency")
             e.reason = extraInt(p.extras, "revocation_reason").map { $0 == 0 ? "other" : $0 == 1 ? "app-issue" : String($0) }
             e.revocationType = extra(p.extras, "revocation_type")
             e.revocationPercentage = extraInt(p.extras, "revocation_percentage")
         }
+    }
+
+    /// 4990 milliunits as 4.99.
+    static func milliunits(_ m: Int64) -> DecimalAmount? {
+        let whole = m / 1000, rest = (m % 1000).magnitude
+        let fraction = String(rest + 1000).dropFirst()
+        return DecimalAmount((m < 0 && whole == 0 ? "-" : "") + "\(whole).\(fraction)")
     }
 
     static func extra(_ extras: [(key: String, value: JSONValue)], _ key: String) -> String? {

@@ -36,6 +36,11 @@ public struct StoreEvent: Sendable {
     /// Google's purchase token.
     public var purchaseToken: String?
     public var productID: String?
+    /// Apple: when the transaction was bought, and its price (from milliunits) and currency,
+    /// for `reconcile`'s comparison per transaction.
+    public var purchaseDate: Timestamp?
+    public var price: DecimalAmount?
+    public var currency: String?
     /// Bundle id or package name.
     public var appID: String?
     public var environment: String?

@@ -149,7 +149,7 @@ final class OurSide {
             // store's rows (our packages' reports), never our credits. The store has no such
             // charge, so it is an unpaid credit.
             out.append(OurCredit(orderID: row.orderID, store: platform == .android ? .google : .apple,
-                                 storeOrderID: platform == .android ? (row.transactionID ?? facts?.orderNumber) : nil,
+                                 storeOrderID: platform == .android ? (row.transactionID ?? facts?.orderNumber) : row.transactionID,
                                  productID: productID, createdAt: row.createdAt, amount: amount,
                                  currency: currency.uppercased(), refunded: stored.status == .refunded))
         }

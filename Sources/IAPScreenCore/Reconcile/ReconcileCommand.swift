@@ -5,6 +5,7 @@ import Decompression
 import Foundation
 import IAPBasics
 import ReceiptFormats
+import ReceiptVerification
 import Reconciliation
 import Screening
 import StoreReports
@@ -20,6 +21,7 @@ enum ReconcileCommand {
             OptionSpec("--receipts", .many, valueName: "PATH", help: "Receipts dumps (order_id, receipt, received_at)."),
             OptionSpec("--store-report", .many, valueName: "PATH",
                        help: "Google Play sales/earnings reports (.zip, .csv) and Apple Sales Summary reports (.txt.gz). Required."),
+            StoreEventIntake.option,
             OptionSpec("--rules", .one, valueName: "DIR", help: "Rules directory: catalog.csv and apps.csv (default ./Rules)."),
             OptionSpec("--out", .one, valueName: "DIR", help: "Where the reports go (default ./iapscreen-report)."),
             OptionSpec("--from", .one, valueName: "DATE", help: "First UTC day compared, YYYY-MM-DD (default: all)."),
@@ -32,7 +34,9 @@ enum ReconcileCommand {
         details: """
         Reads the store reports by content (zip, gzip, UTF-8 or UTF-16 with BOM; columns by header
         name; preamble and Total_ lines skipped). Google is matched order by order on the order
-        number; Apple by units per product, Pacific report day and currency. Writes
+        number; Apple by units per product, Pacific report day and currency, except the
+        transactions that --store-events names (charges and refunds of orders whose row gives
+        its transaction_id), which are compared one by one. Writes
         reconciliation.csv (one row per difference) and reconciliation.json (per store and
         currency: matched, lost-order, unpaid-credit, refunded-still-credited, amount-mismatch,
         unit-difference, timing-difference; inputs; skipped rows) into --out. A store is compared
@@ -76,14 +80,26 @@ enum ReconcileCommand {
         let failOn = args.one("--fail-on").flatMap(Severity.init(name:))
         let outDir = args.one("--out") ?? "iapscreen-report"
         guard let rules = io.loadRules(args, command: "reconcile", notDone: "nothing was reconciled") else { return .usage }
-        guard io.allReadable(orders + receipts + reports, command: "reconcile", consequence: "nothing written") else {
+        let eventPaths = args.many("--store-events")
+        guard io.allReadable(orders + receipts + reports + eventPaths, command: "reconcile", consequence: "nothing written") else {
             return .unreadableInput
+        }
+        var verifier: ReceiptVerifier?
+        if !eventPaths.isEmpty {
+            do {
+                verifier = try ReceiptVerifier(appleAnchorFiles: rules.appleTrustFiles, googleKeyFiles: rules.googleKeyFiles)
+            } catch {
+                io.error("\(error.path): error: \(error.reason)")
+                io.error("iapscreen reconcile: the Rules directory has 1 problem(s); nothing was reconciled")
+                return .usage
+            }
         }
 
         let limits = Limits.standard
         var reconciler = Reconciler(window: window)
         let ours = OurSide(limits: limits)
         var inputs: [InputRecord] = []
+        var eventInputs: [InputRecord] = []
         var skipped: [SkippedRow] = []
         var ignored = 0
         var storesRead: Set<StoreName> = []
@@ -94,11 +110,20 @@ enum ReconcileCommand {
             try ours.load(orders: orders, receipts: receipts, progress: progress)
             let ordersRead = ours.orderCount
             timings.append(("dumps", Clock.monotonicSeconds()))
+            if let verifier {
+                // Apple's transactions the events name are compared one by one: known before the credits.
+                var intake = StoreEventIntake(rules: rules, verify: { verifier.verify($0).status },
+                                              jobs: ProcessInfo.processInfo.activeProcessorCount, limits: limits)
+                intake.keepsAppleTransactions = true
+                let events = try intake.read(eventPaths)
+                for t in events.appleTransactions { reconciler.add(t) }
+                eventInputs = events.inputs
+            }
             let credits = ours.credits(rules: rules)
             reconciler.reserve(credits: credits.count)
             for credit in credits { reconciler.add(credit) }
             timings.append(("credits", Clock.monotonicSeconds()))
-            inputs = ours.inputs
+            inputs = ours.inputs + eventInputs
             skipped = ours.skipped
             for path in reports {
                 var rows = 0

@@ -2,6 +2,7 @@ import Dispatch
 import DumpFormats
 import IAPBasics
 import ReceiptFormats
+import Reconciliation
 import Screening
 import StoreCrypto
 import StoreEvents
@@ -29,6 +30,8 @@ struct StoreEventNight: Sendable {
 
     var items: [Item] = []
     var counts = Counts()
+    /// The App Store charges and refunds believed, for `reconcile` (kept only when it asks).
+    var appleTransactions: [AppleTransactionEvent] = []
     /// Each log with its SHA-256 and the events it held (summary.json's inputs).
     var inputs: [InputRecord] = []
 
@@ -67,6 +70,8 @@ struct StoreEventIntake {
     let verify: @Sendable (Receipt) -> SignatureStatus
     let jobs: Int
     let limits: Limits
+    /// `reconcile` compares Apple per transaction where events name one.
+    var keepsAppleTransactions = false
 
     /// Events are verified this many at a time on every core.
     static let batch = 1024
@@ -122,6 +127,15 @@ struct StoreEventIntake {
                 night.counts.invalid += 1
                 night.items.append(.invalid(type: e.type, transaction: e.transactionID, location: e.location, reason: reason))
                 continue
+            }
+            if keepsAppleTransactions, e.store == .apple, let txn = e.transactionID {
+                switch e.meaning {
+                case .charge, .refund:
+                    night.appleTransactions.append(AppleTransactionEvent(
+                        kind: e.meaning == .charge ? .charge : .refund, transactionID: txn, productID: e.productID,
+                        purchaseDate: e.purchaseDate, price: e.price, currency: e.currency))
+                case .reversal, .other: break
+                }
             }
             guard let refund = refund(e) else { continue }
             if refund.0.kind == .refund {
