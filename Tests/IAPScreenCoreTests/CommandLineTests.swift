@@ -1,4 +1,5 @@
 import Foundation
+import JSONText
 import Testing
 
 @Suite("The command line")
@@ -119,9 +120,14 @@ struct ShippedRulesTests {
         let r = try Tool.run(["screen", "--rules", root + "/samples/Rules",
                               "--orders", root + "/samples/orders-appstore.csv.gz", root + "/samples/orders-storekit.xml.gz",
                               root + "/samples/orders-play.jsonl.gz", "--receipts", root + "/samples/receipts-appstore.csv.gz",
+                              "--store-events", root + "/samples/store-events.jsonl.gz",
                               "--out", s.file("out"), "--ledger", "sqlite:" + s.file("ledger.sqlite")])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.hasPrefix("iapscreen: "))
+        let readme = try String(contentsOfFile: root + "/README.md", encoding: .utf8)
+        #expect(readme.contains("iapscreen screen --rules samples/Rules --orders samples/orders-*.gz "
+                                + "--receipts samples/receipts-appstore.csv.gz --store-events samples/store-events.jsonl.gz\n"),
+                "the README's first command is the one this test runs")
         let findings = try FindingLine.read(s.file("out/findings.jsonl"))
         let expectedText = try String(contentsOfFile: root + "/samples/expected.csv", encoding: .utf8)
         var flaggedIDs = Set<String>()
@@ -131,6 +137,10 @@ struct ShippedRulesTests {
         }
         let got = Set(findings.filter { $0.exempted == nil && $0.rule != "malformed-record" }.compactMap(\.orderID))
         #expect(got == flaggedIDs)
+        let summary = try #require(try JSONParser.parse(try s.read("out/summary.json")).object)
+        let planted = try #require(try JSONParser.parse(try String(contentsOfFile: root + "/samples/expected-store-events.json",
+                                                                   encoding: .utf8)).object)
+        #expect(summary["store_events"] == planted["store_events"], "summary.json's store_events against samples/expected-store-events.json")
     }
 
     @Test("the README's reconcile command reconciles the shipped samples exactly as samples/expected-reconciliation.csv says")

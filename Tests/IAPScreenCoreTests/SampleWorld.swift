@@ -34,9 +34,28 @@ final class SampleWorld: Sendable {
 
     var receipts: String { path + "/receipts-appstore.csv.gz" }
 
-    func screenArguments(out: String, ledger: String = "none") -> [String] {
-        ["screen", "--rules", path + "/Rules", "--orders"] + orders + ["--receipts", receipts, "--out", out, "--ledger", ledger]
+    /// What the stores said after the credit (the world's refunds, forgeries, duplicates, …).
+    var storeEvents: String { path + "/store-events.jsonl.gz" }
+
+    func screenArguments(out: String, ledger: String = "none", storeEvents withEvents: Bool = false) -> [String] {
+        ["screen", "--rules", path + "/Rules", "--orders"] + orders + ["--receipts", receipts]
+            + (withEvents ? ["--store-events", storeEvents] : []) + ["--out", out, "--ledger", ledger]
     }
+
+    /// expected-store-events.json: summary.json's `store_events` for the world screened with
+    /// its log, and how many of the log's lines are no event.
+    func storeEventExpectations() throws -> (storeEvents: JSONValue, malformedLines: Int) {
+        let text = try String(contentsOfFile: path + "/expected-store-events.json", encoding: .utf8)
+        let o = try #require(try JSONParser.parse(text).object)
+        return (try #require(o["store_events"]), Int(try #require(o["malformed_lines"]?.int64)))
+    }
+
+    /// The cases expected.csv gives orders an event was planted on.
+    static let eventCases = [
+        "event-refund-notification", "event-refund-notification-history", "event-refund-history",
+        "event-refund-before-credit", "event-forged-refund-notification", "event-voided-purchase-page",
+        "event-voided-purchase", "event-rtdn-voided", "event-rtdn-subscription-revoked", "event-refund-of-refunded-order",
+    ]
 
     /// expected.csv: order id -> (flagged rules, exempted rules, case).
     func expectations() throws -> [String: (flagged: Set<String>, exempted: Set<String>, name: String)] {

@@ -6,17 +6,24 @@ import Testing
 @Suite("Screening a generated world", .serialized)
 struct ScreenWorldTests {
     /// Every planted case flagged with the right rule id, exempted where it should be, and
-    /// no clean order or legitimate look-alike flagged.
-    func checkWorld(_ world: SampleWorld) throws {
+    /// no clean order or legitimate look-alike flagged. With its store-event log, the orders
+    /// events were planted on get what expected.csv says, a forged event flags nothing, and
+    /// summary.json counts the events as expected-store-events.json does; without it, those
+    /// orders are clean, as they were before the log.
+    func checkWorld(_ world: SampleWorld, storeEvents: Bool) throws {
         let s = try Scratch()
-        let run = try Tool.run(world.screenArguments(out: s.file("out")))
+        let run = try Tool.run(world.screenArguments(out: s.file("out"), storeEvents: storeEvents))
         #expect(run.status == 0, "\(run.stderr)")
-        let expected = try world.expectations()
+        var expected = try world.expectations()
+        if !storeEvents {
+            for (id, e) in expected where SampleWorld.eventCases.contains(e.name) { expected[id] = ([], [], e.name) }
+        }
+        let log = try world.storeEventExpectations()
         var flagged: [String: Set<String>] = [:], exempted: [String: Set<String>] = [:]
         var malformed = 0
         for f in try FindingLine.read(s.file("out/findings.jsonl")) {
             if f.rule == "malformed-record" { malformed += 1; continue }
-            let id = try #require(f.orderID)
+            let id = try #require(f.orderID, "\(f.rule) names no order")
             if f.exempted == nil { flagged[id, default: []].insert(f.rule) } else { exempted[id, default: []].insert(f.rule) }
         }
         for (id, e) in expected {
@@ -24,21 +31,42 @@ struct ScreenWorldTests {
             #expect((exempted[id] ?? []) == e.exempted, "\(id) (\(e.name))")
         }
         for id in flagged.keys { #expect(expected[id] != nil, "unplanned finding on \(id)") }
-        #expect(malformed == expected.values.filter { $0.flagged.contains("malformed-record") }.count)
+        #expect(malformed == expected.values.filter { $0.flagged.contains("malformed-record") }.count
+                + (storeEvents ? log.malformedLines : 0))
         let planted = Set(expected.values.map(\.name))
         for name in ["replay", "restore", "renewal", "reviewer-sandbox", "late-lost-order", "duplicate-row"] {
             #expect(planted.contains(name), "the world should plant \(name)")
         }
+        guard storeEvents else { return }
+        let summary = try #require(try JSONParser.parse(try s.read("out/summary.json")).object)
+        #expect(summary["store_events"] == log.storeEvents, "summary.json's store_events against expected-store-events.json")
+        // Findings that flag no order: an unreadable row, a receipt without its order, and an
+        // event not believed (it names the order its transaction belongs to, and changes nothing).
+        let unflagging: Set<String> = ["malformed-record", "orphan-receipt", "store-event-invalid"]
+        let rows = try s.read("out/flagged.csv").split(separator: "\n").dropFirst()
+        let flaggedCSV = Set(rows.map { String($0.prefix { $0 != "," }) })
+        #expect(flaggedCSV == Set(expected.filter { !$0.value.flagged.subtracting(unflagging).isEmpty }.keys))
+        for (id, e) in expected where e.name == "event-forged-refund-notification" {
+            #expect(!flaggedCSV.contains(id), "\(id): a forged refund flags its order")
+        }
     }
 
-    @Test("the shipped-size world: every planted case flagged right, nothing clean flagged")
+    @Test("the shipped-size world with its store events: every planted case flagged right, nothing clean flagged")
     func plantedCases() throws {
-        try checkWorld(try SampleWorld.shared.get())
+        let world = try SampleWorld.shared.get()
+        try checkWorld(world, storeEvents: true)
+        let planted = Set(try world.expectations().values.map(\.name))
+        for name in SampleWorld.eventCases { #expect(planted.contains(name), "the world should plant \(name)") }
+    }
+
+    @Test("without its store events the world says what it said before them: the orders events were planted on are clean")
+    func withoutStoreEvents() throws {
+        try checkWorld(try SampleWorld.shared.get(), storeEvents: false)
     }
 
     @Test("other seeds and sizes hold too")
     func otherSeeds() throws {
-        try checkWorld(try SampleWorld(orders: 250, seed: 4242))
+        try checkWorld(try SampleWorld(orders: 250, seed: 4242), storeEvents: true)
     }
 
     @Test("reports: flagged.csv, findings.jsonl and summary.json say the same thing")

@@ -101,7 +101,7 @@ struct SamplePlanner {
             return .app(spec)
         case .jws:
             var tx = JWSBuilder.Transaction(transactionID: txnID, bundleID: SampleCatalog.bundleID, productID: productID,
-                                            type: jwsType(item.type), purchaseDate: bought, signedDate: at(bought, seconds: 1))
+                                            type: SamplePlanner.jwsType(item.type), purchaseDate: bought, signedDate: at(bought, seconds: 1))
             tx.environment = environment
             tx.expiresDate = expires
             tx.revocationDate = cancelled
@@ -120,7 +120,8 @@ struct SamplePlanner {
         }
     }
 
-    private func jwsType(_ t: ProductType) -> String {
+    /// The StoreKit 2 `type` of a catalog product type.
+    static func jwsType(_ t: ProductType) -> String {
         switch t {
         case .consumable: return "Consumable"
         case .nonConsumable: return "Non-Consumable"
@@ -390,13 +391,5 @@ struct SamplePlanner {
         o.transactionID = recorded(o.proof)
     }
 
-    private mutating func uuid() -> String {
-        let hex = Array("0123456789abcdef")
-        var s = ""
-        for i in 0..<32 {
-            if [8, 12, 16, 20].contains(i) { s.append("-") }
-            s.append(hex[random.below(16)])
-        }
-        return s
-    }
+    private mutating func uuid() -> String { random.uuid() }
 }

@@ -89,14 +89,17 @@ struct SampleStoreSide {
         return sale
     }
 
-    /// Takes one planned order (once, however often its row is written).
-    mutating func add(_ o: PlannedOrder) {
+    /// Takes one planned order (once, however often its row is written); true when a
+    /// reconciliation difference was planted on it.
+    @discardableResult
+    mutating func add(_ o: PlannedOrder) -> Bool {
         let google = o.store == .google
         let item = SampleCatalog.items.first { $0.id == o.itemID } ?? SampleCatalog.items[0]
         let amount = o.amount ?? item.price
         var caseName = o.caseName
         var sale = SampleStoreSide.sale(of: o)
-        if o.caseName == "clean", random.chance(0.12) {
+        let twisted = o.caseName == "clean" && random.chance(0.12)
+        if twisted {
             let twists = google ? SampleStoreSide.googleTwists : SampleStoreSide.appleTwists
             let twist = twists[turn % twists.count]
             turn += 1
@@ -124,12 +127,13 @@ struct SampleStoreSide {
         // Our side, as reconcile compares it.
         // An order that names no platform and has no receipt cannot be given to either store.
         guard o.status == "credited" || o.status == "refunded", o.environment != "sandbox", !o.brokenCreatedAt,
-              o.statesPlatform, DecimalAmount(amount).map({ !$0.isZero }) ?? true else { return }
+              o.statesPlatform, DecimalAmount(amount).map({ !$0.isZero }) ?? true else { return twisted }
         var number = o.transactionID
         if number == nil, case .google(let d, _) = o.proof { number = d.orderID }
         let credit = Credit(orderID: o.orderID, number: google ? number : nil, product: google ? item.google : item.apple,
                             time: o.createdAt, amount: amount, refunded: o.status == "refunded", caseName: caseName)
         if google { googleCredits.append(credit) } else { appleCredits.append(credit) }
+        return twisted
     }
 
     // MARK: Writing

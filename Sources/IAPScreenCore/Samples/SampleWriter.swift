@@ -11,8 +11,9 @@ import Reporting
 
 /// Writes the demo world: three orders dumps (CSV, mysqldump XML, mongoexport JSON Lines,
 /// all gzipped), a receipts dump, a complete Rules directory whose trust anchors verify
-/// every receipt, `expected.csv`, which says what screening must flag, and the stores'
-/// reports with `expected-reconciliation.csv` (see `SampleStoreSide`).
+/// every receipt, `expected.csv`, which says what screening must flag, the stores'
+/// reports with `expected-reconciliation.csv` (see `SampleStoreSide`), and the store-event
+/// log with `expected-store-events.json` (see `SampleStoreEvents`).
 struct SampleWriter {
     let directory: String
     let pki: TestPKI
@@ -22,6 +23,8 @@ struct SampleWriter {
         var orders = 0
         var planted = 0
         var plantedReconciliation = 0
+        /// What the store-event log holds.
+        var events = SampleStoreEvents.Tally()
     }
 
     func write(orders total: Int, seed: UInt64, start: Timestamp) throws -> Counts {
@@ -38,6 +41,7 @@ struct SampleWriter {
 
         var planner = SamplePlanner(seed: seed, start: start)
         var stores = SampleStoreSide(seed: seed)
+        var events = try SampleStoreEvents(directory: directory, pki: pki, seed: seed, start: start)
         var counts = Counts()
         while counts.orders < total {
             // Plan a batch serially (the seed decides everything), sign it on every core.
@@ -49,9 +53,12 @@ struct SampleWriter {
                 batch += group
             }
             let payloads = try sign(batch, groupStart: groupStart)
-            for (i, o) in batch.enumerated() {
+            for (i, planned) in batch.enumerated() {
+                var o = planned
                 if o.caseName != "clean" { counts.planted += 1 }
-                stores.add(o)
+                let twisted = stores.add(o)
+                // After the stores' side, which draws on the case as planned: an event may change it.
+                try events.add(&o, storeTwisted: twisted)
                 expected += SpreadsheetCSV.row([o.orderID, o.expected.joined(separator: ";"), o.exempted.joined(separator: ";"), o.caseName])
                 let payload = payloads[i]
                 for _ in 0..<(o.duplicated ? 2 : 1) {
@@ -74,6 +81,7 @@ struct SampleWriter {
         try Data(expected.utf8).write(to: URL(fileURLWithPath: path(SampleFiles.expected)))
         try stores.write(into: directory)
         counts.plantedReconciliation = stores.planted
+        counts.events = try events.finish(into: directory)
         try Data(try SampleExamples.text(pki: pki, at: start).utf8).write(to: URL(fileURLWithPath: path(SampleFiles.examples)))
         return counts
     }
@@ -232,6 +240,7 @@ enum SampleFiles {
     static let playOrders = "orders-play.jsonl.gz"
     static let receipts = "receipts-appstore.csv.gz"
     static let expected = "expected.csv"
+    static let storeEvents = SampleStoreEvents.file
     static let examples = "receipt-examples.txt"
     static let orders = [appStoreOrders, storeKitOrders, playOrders]
 }

@@ -20,9 +20,13 @@ enum SamplesCommand {
         pki/), and expected.csv: each planted order, the rules that must flag it, the rules
         that must exempt it, and its case; store-reports/ (Google Play sales and earnings
         zips, Apple Sales Summary .txt.gz) with expected-reconciliation.csv, every row reconcile
-        must report. The same seed and size give the same orders; signatures differ because
-        every world gets fresh test keys.
-        Screen it:  iapscreen screen --rules DIR/Rules --orders DIR/orders-*.gz --receipts DIR/receipts-appstore.csv.gz
+        must report; store-events.jsonl.gz, what the stores said after the credit (App Store
+        notifications and refund history, Google voided purchases and RTDN pushes: refunds
+        planted on some orders, which expected.csv names event-*, forged, duplicate, unmatched
+        and unreadable lines among them) with expected-store-events.json, what summary.json's
+        store_events must say. The same seed and size give the same orders and events;
+        signatures differ because every world gets fresh test keys.
+        Screen it:  iapscreen screen --rules DIR/Rules --orders DIR/orders-*.gz --receipts DIR/receipts-appstore.csv.gz --store-events DIR/store-events.jsonl.gz
         Reconcile:  iapscreen reconcile --rules DIR/Rules --orders DIR/orders-*.gz --receipts DIR/receipts-appstore.csv.gz --store-report DIR/store-reports/*
         """)
 
@@ -50,7 +54,8 @@ enum SamplesCommand {
             let counts = try SampleWriter(directory: out, pki: pki, jobs: max(1, jobs))
                 .write(orders: orders, seed: UInt64(seed), start: night)
             io.error("iapscreen samples: \(counts.orders) orders (\(counts.planted) planted cases, "
-                     + "\(counts.plantedReconciliation) planted store differences) in \(out)")
+                     + "\(counts.plantedReconciliation) planted store differences, "
+                     + "\(counts.events.read) store events about \(counts.events.orders) orders) in \(out)")
             return .ok
         } catch {
             io.error("iapscreen samples: cannot write the world in \(out): \(error)")

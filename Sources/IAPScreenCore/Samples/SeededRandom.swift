@@ -20,4 +20,15 @@ struct SeededRandom: RandomNumberGenerator {
     mutating func chance(_ p: Double) -> Bool { Double(next() >> 11) / Double(1 << 53) < p }
 
     mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
+
+    /// A lowercase UUID-shaped string (32 hex digits in 8-4-4-4-12), from 32 draws.
+    mutating func uuid() -> String {
+        let hex = Array("0123456789abcdef")
+        var s = ""
+        for i in 0..<32 {
+            if [8, 12, 16, 20].contains(i) { s.append("-") }
+            s.append(hex[below(16)])
+        }
+        return s
+    }
 }
