@@ -83,7 +83,7 @@ let package = Package(
         .testTarget(name: "ReceiptVerificationTests", dependencies: ["ReceiptVerification", "ReceiptBuilder", "StoreCrypto"]),
         .testTarget(name: "HostileInputTests", dependencies: [
             "IAPBasics", "JSONText", "DumpFormats", "Decompression", "ReceiptFormats", "Screening", "ReceiptVerification",
-            "StoreReports",
+            "StoreReports", "StoreEvents",
         ], resources: [.copy("Corpus")]),
         .testTarget(name: "ReceiptBuilderTests", dependencies: [
             "ReceiptBuilder", "StoreCrypto", "IAPBasics", "JSONText", "ReceiptFormats", "ReceiptVerification",

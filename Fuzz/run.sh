@@ -2,7 +2,7 @@
 # Builds every libFuzzer harness in Fuzz/ against the package's module sources and runs
 # each one, one at a time, for SECONDS seconds (default 60).
 #
-#   Fuzz/run.sh [seconds] [target ...]      targets: json base64 receipt plist csv jsonl xml gzip rules storereport
+#   Fuzz/run.sh [seconds] [target ...]      targets: json base64 receipt plist csv jsonl xml gzip rules storereport events
 #
 # Findings (crash-*, leak-*, timeout-*, oom-*) land in Fuzz/out/findings/<target>/; the
 # working corpora in Fuzz/out/corpus/<target>/ (seeded from samples/ and the committed
@@ -18,7 +18,7 @@ shift || true
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 OUT="$ROOT/Fuzz/out"
 BUILD="$OUT/build"
-ALL_TARGETS=(json base64 receipt plist csv jsonl xml gzip rules storereport)
+ALL_TARGETS=(json base64 receipt plist csv jsonl xml gzip rules storereport events)
 TARGETS=("${@:-${ALL_TARGETS[@]}}")
 [ "$#" -eq 0 ] && TARGETS=("${ALL_TARGETS[@]}")
 
@@ -33,16 +33,17 @@ LIBS=(-lz -lisal -lxml2 -lcrypto)
 
 # Library modules in dependency order; each becomes BUILD/<Module>.swiftmodule + .o,
 # instrumented for coverage (fuzzer) and ASan like the harness itself.
-MODULES=(IAPBasics JSONText Decompression XMLStream StoreCrypto DumpFormats StoreReports ReceiptFormats Screening ReceiptVerification)
+MODULES=(IAPBasics JSONText Decompression XMLStream StoreCrypto DumpFormats StoreReports ReceiptFormats StoreEvents Screening
+         ReceiptVerification)
 
 # The longest input the fuzzer makes for a target: 64 KiB, but 16 KiB for the readers of
-# records (dumps, gzip, store reports, Rules). Their cost grows with the records an input
-# holds, and a fuzzer rewarded for every new loop count drifts towards inputs of ten
-# thousand one-byte lines (65 ms a run at 64 KiB); every cap of Limits.small is reached
-# well within 16 KiB.
+# records (dumps, gzip, store reports, Rules, store events). Their cost grows with the
+# records an input holds, and a fuzzer rewarded for every new loop count drifts towards
+# inputs of ten thousand one-byte lines (65 ms a run at 64 KiB); every cap of Limits.small
+# is reached well within 16 KiB, and a signed App Store notification is some 9 KiB.
 max_len() {
     case "$1" in
-        csv|jsonl|xml|gzip|storereport|rules) echo 16384 ;;
+        csv|jsonl|xml|gzip|storereport|rules|events) echo 16384 ;;
         *) echo 65536 ;;
     esac
 }
@@ -127,6 +128,10 @@ seed() {
             ;;
         storereport)
             for f in "$ROOT"/samples/store-reports/*; do cp "$f" "$dir/"; done
+            ;;
+        events)
+            # Every shape of CONTRACT §9, written by StoreEventsTests/FuzzSeedTests.swift.
+            cp "$ROOT"/Fuzz/seeds/events/* "$dir/"
             ;;
         rules)
             # One "file" holds several files: each starts with a line `@@ name`.

@@ -8,7 +8,9 @@ import JSONText
 /// one), one JSON document (a page written pretty), or a CSV/TSV/XML dump whose rows carry
 /// the event in a payload column. The layout is told from the extension (`.csv`, `.tsv`,
 /// `.xml`), else from the first line: a line that is JSON or a JWS makes JSON Lines, JSON
-/// that does not end on its line makes a document, anything else a dump with a header.
+/// that does not end on its line makes a document (if the whole file is one JSON value),
+/// anything else a dump with a header (but not in a file named `.jsonl`, `.ndjson` or
+/// `.json`: there it is a bad line).
 public final class StoreEventFile {
     public enum Layout: Sendable, Equatable {
         case lines, document
@@ -123,15 +125,23 @@ public final class StoreEventFile {
         }
         let first = try lineReader(source, limits: limits, buffers: buffers, observed: false).next()
         guard let line = first, !line.tooLong, let byte = line.bytes.first else { return .lines }
+        // Named JSON Lines (`.jsonl`, `.ndjson`, `.json`): lines or one document, never a
+        // dump, so a first line that is no event is one bad line, not a header.
+        let named = DumpFormat.byExtension(of: source.name) == .jsonLines
         switch byte {
-        case 0x3C: return .dump(.xml)
+        case 0x3C: return named ? .lines : .dump(.xml)
         case 0x7B, 0x5B, 0x22:
             // JSON that ends on its line is JSON Lines; a document written over many lines is not.
             var lineLimits = limits
             lineLimits.maxPayloadBytes = max(limits.maxPayloadBytes, limits.maxRecordBytes)
-            return (try? JSONParser.parse(line.bytes, limits: lineLimits)) != nil || !opensDocument(line.bytes) ? .lines : .document
+            if (try? JSONParser.parse(line.bytes, limits: lineLimits)) != nil || !opensDocument(line.bytes) { return .lines }
+            // A document only when the whole file is one JSON value: a first line that merely
+            // starts like one (a logged webhook body `{"a":[`) must not swallow the log's events.
+            let whole = try lineReader(source, limits: limits, buffers: buffers, observed: false).rest(maxBytes: limits.maxRecordBytes)
+            guard let whole, (try? JSONParser.parse(whole, limits: lineLimits)) != nil else { return .lines }
+            return .document
         default:
-            if looksLikeJWS(line.bytes) { return .lines }
+            if named || looksLikeJWS(line.bytes) { return .lines }
             return .dump(line.bytes.contains(0x09) && !line.bytes.contains(0x2C) ? .tsv : .csv)
         }
     }

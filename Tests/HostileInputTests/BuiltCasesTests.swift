@@ -6,6 +6,7 @@ import JSONText
 import ReceiptFormats
 import ReceiptVerification
 import Screening
+import StoreEvents
 import Testing
 
 /// Hostile cases too big to commit: built here, each read within its caps.
@@ -431,5 +432,59 @@ struct BuiltCasesTests {
             return
         }
         #expect(!problems.list.isEmpty)
+    }
+
+    // MARK: store events
+
+    /// A JWS signed by no one: header, payload and a zero signature, base64url.
+    func unsignedJWS(_ payload: String) -> String {
+        let segment = { (text: String) in Base64.encode(Array(text.utf8), alphabet: .url) }
+        return segment(#"{"alg":"ES256","x5c":[]}"#) + "." + segment(payload) + "." + Base64.encode([UInt8](repeating: 0, count: 64), alphabet: .url)
+    }
+
+    @Test("a 1 MB orderId, purchaseToken or transactionId within the record cap is kept whole in every shape that carries it")
+    func storeEventHugeIDs() throws {
+        let scratch = try ScratchDirectory()
+        let order = "GPA." + String(repeating: "7", count: 1 << 20)
+        let token = String(repeating: "t", count: 1 << 20)
+        let voided = #"{"purchaseToken":"tok","orderId":"\#(order)","voidedTimeMillis":"1709553600000"}"#
+        let byToken = #"{"purchaseToken":"\#(token)","voidedTimeMillis":"1709553600000"}"#
+        let rtdn = #"{"packageName":"com.example.game","eventTimeMillis":"1709553600000","voidedPurchaseNotification":{"purchaseToken":"tok","orderId":"\#(order)"}}"#
+        let push = #"{"message":{"data":"\#(Base64.encode(Array(rtdn.utf8)))","messageId":"1"}}"#
+        let txn = "2" + String(repeating: "0", count: 1 << 20)
+        let transaction = unsignedJWS(#"{"transactionId":"\#(txn)","originalTransactionId":"1","bundleId":"com.example.game","productId":"gems_550","purchaseDate":1709294400000,"type":"Consumable","signedDate":1709553600000,"revocationDate":1709553600000,"environment":"Production"}"#)
+        let notification = unsignedJWS(#"{"notificationType":"REFUND","notificationUUID":"u-1","data":{"bundleId":"com.example.game","environment":"Production","signedTransactionInfo":"\#(transaction)"},"version":"2.0","signedDate":1709553600000}"#)
+        let noEvent = #"{"\#(token)":1}"#
+        let lines = [voided, #"{"voidedPurchases":[\#(voided),\#(byToken)]}"#, rtdn, push, notification,
+                     #"{"signedPayload":"\#(notification)"}"#, noEvent, voided]
+        let path = try scratch.write("huge-ids.jsonl", Array(lines.joined(separator: "\n").utf8))
+        let file = try StoreEventFile(.path(path, observer: nil))
+        var events: [StoreEvent] = [], problems: [UnreadableRecord] = []
+        while let parsed = try file.next() {
+            events += parsed.events
+            problems += parsed.problems
+        }
+        #expect(events.map(\.type) == ["voided", "voided", "voided", "rtdn-voided", "rtdn-voided", "REFUND", "REFUND", "voided"])
+        #expect(events.map { $0.transactionID?.utf8.count ?? $0.purchaseToken?.utf8.count ?? 0 }
+                == [order, order, token, order, order, txn, txn, order].map(\.utf8.count))
+        #expect(problems.map(\.location.position) == [.line(7)])
+        #expect(problems.first?.reason.hasPrefix("a JSON object that is no store event") == true)
+    }
+
+    @Test("a store-event line or document nested 10⁶ deep is a problem at its line, and the next line still reads")
+    func storeEventDeep() throws {
+        let scratch = try ScratchDirectory()
+        let deep = [UInt8](repeating: UInt8(ascii: "["), count: Self.million)
+        let voided = Array(#"{"purchaseToken":"tok","orderId":"GPA.1","voidedTimeMillis":"1709553600000"}"#.utf8)
+        let payloads = Array(String(repeating: #"{"payload":"#, count: 100_000).utf8)
+        let lines = Array(#"{"voidedPurchases":"#.utf8) + deep + [0x0A] + payloads + [0x0A] + voided + [0x0A]
+        let document = Array("{\n  \"voidedPurchases\": [\n".utf8) + deep
+        // The document is no JSON value (too deep), so it reads as lines: `{`, a key, the deep array.
+        for (name, bytes, at, events) in [("deep.jsonl", lines, ["1", "2"], 1), ("deep.json", document, ["1", "2", "3"], 0)] {
+            let result = readStoreEvents(try scratch.write(name, bytes))
+            #expect(result.problems.map { String($0.prefix { $0 != ":" }) } == at, "\(name): \(result)")
+            #expect(result.problems.last?.contains("not JSON: JSON nesting deeper than 64") == true, "\(name): \(result)")
+            #expect(result.events == events, "\(name): \(result)")
+        }
     }
 }

@@ -8,8 +8,9 @@ import Testing
 
 /// One committed hostile case: `Corpus/<target>/<what-it-is>--<expected>.<ext>`.
 /// `<expected>` is `ok`, a `DecodeError` code (payload readers), `nil` (timestamps),
-/// `malformed` or an `InputError` code (dumps), `problems` (Rules directories). A name
-/// starting `small-` is read with `Limits.small`.
+/// `malformed` or an `InputError` code (dumps), `problems` (Rules directories, store-event
+/// logs, whose problems `storeEventCorpus` lists). A name starting `small-` is read with
+/// `Limits.small`.
 struct CorpusCase: CustomTestStringConvertible, Sendable {
     let target: String
     let name: String
@@ -43,7 +44,7 @@ struct CorpusTests {
     func bundled() throws {
         let root = try #require(Bundle.module.url(forResource: "Corpus", withExtension: nil))
         var total = 0
-        for target in ["json", "base64", "timestamp", "receipt", "plist", "csv", "jsonl", "xml", "gzip", "rules", "storereport"] {
+        for target in ["json", "base64", "timestamp", "receipt", "plist", "csv", "jsonl", "xml", "gzip", "rules", "storereport", "events"] {
             let cases = corpus(target)
             #expect(!cases.isEmpty, "no corpus for \(target) under \(root.path)")
             for c in cases {
@@ -126,6 +127,27 @@ struct CorpusTests {
         } catch {
             #expect(error.code == c.expected, "\(error)")
         }
+    }
+
+    @Test("store-event logs: every bad event is a problem at its line, and reading goes on", arguments: corpus("events"))
+    func storeEvents(_ c: CorpusCase) throws {
+        let result = readStoreEvents(c.path, limits: c.limits)
+        let expected = try #require(storeEventCorpus[c.name], "\(c.name) has no entry in storeEventCorpus")
+        #expect(result.summary == c.expected, "\(result)")
+        #expect(result.events == expected.events, "\(result)")
+        #expect(result.problems.count == expected.problems.count, "\(result)")
+        for (got, want) in zip(result.problems, expected.problems) {
+            #expect(got.hasPrefix(want), "\(got)")
+        }
+        if let verifier = sampleVerifier {
+            // A hostile App Store event that reads (a cut signature, none at all) never verifies.
+            for signed in result.signed { #expect(verifier.verify(signed).status.verdict != .valid) }
+        }
+    }
+
+    @Test("every store-event case has its problems listed")
+    func storeEventCasesListed() {
+        #expect(Set(corpus("events").map(\.name)) == Set(storeEventCorpus.keys))
     }
 
     @Test("Rules directories (`@@ <file>` sections)", arguments: corpus("rules"))

@@ -191,3 +191,44 @@ struct StoreEventReadingTests {
         #expect(reasons[9] == "voidedPurchases[0]: a voided purchase with neither orderId nor purchaseToken")
     }
 }
+
+@Suite("Telling a store-event file's layout")
+struct StoreEventLayoutTests {
+    @Test("a file named JSON Lines whose first line is no event reads on as lines: that line is one problem, not a header")
+    func badFirstLineOfJSONLines() throws {
+        let jws = try EventWorld.notification("REFUND", uuid: "u-first")
+        let voided = #"{"purchaseToken":"tok-1","orderId":"GPA.1","voidedTimeMillis":"1709553600000"}"#
+        for first in [String(jws.prefix(200)), "5", "<html>", "id,payload"] {
+            for name in ["events.jsonl", "events.ndjson.gz", "events.json"] {
+                let r = try EventWorld.read(first + "\n" + jws + "\n" + voided + "\n", name: name)
+                #expect(r.layout == .lines, "\(first) in \(name)")
+                #expect(r.events.map(\.type) == ["REFUND", "voided"], "\(first) in \(name)")
+                #expect(r.problems.map(\.location.description) == ["\(name):1"], "\(first) in \(name)")
+            }
+        }
+        // Without such a name, the first line still tells a dump.
+        #expect(try EventWorld.read("id,payload\n1,\(jws)\n", name: "events").layout == .dump(.csv))
+        #expect(try EventWorld.read("<?xml version=\"1.0\"?>\n<mysqldump/>\n", name: "events.log").layout == .dump(.xml))
+    }
+
+    @Test("a first line that only starts a document does not swallow the log: unless the whole file is one JSON value, it reads as lines")
+    func firstLineStartsADocument() throws {
+        let jws = try EventWorld.notification("REFUND", uuid: "u-doc")
+        let voided = #"{"purchaseToken":"tok-1","orderId":"GPA.1","voidedTimeMillis":"1709553600000"}"#
+        for first in [#"{"a":["#, "{", "[", #"{"signedPayload":"#, #"{"voidedPurchases":[{"orderId":"x"},"#] {
+            for name in ["events.jsonl", "events"] {
+                let r = try EventWorld.read(first + "\n" + jws + "\n" + voided + "\n", name: name)
+                #expect(r.layout == .lines, "\(first) in \(name)")
+                #expect(r.events.map(\.type) == ["REFUND", "voided"], "\(first) in \(name)")
+                #expect(r.problems.map(\.location.description) == ["\(name):1"], "\(first) in \(name)")
+            }
+        }
+        // A page written pretty is still one document; cut short, each of its lines is a problem.
+        let page = "{\n  \"voidedPurchases\": [\n    \(voided),\n    \(voided)\n  ]\n}\n"
+        let whole = try EventWorld.read(page, name: "page.json")
+        #expect(whole.layout == .document && whole.events.count == 2 && whole.problems.isEmpty)
+        let cut = try EventWorld.read("{\n  \"voidedPurchases\": [\n    \(voided),\n    \(voided),\n", name: "page.json")
+        #expect(cut.layout == .lines && cut.events.isEmpty)
+        #expect(cut.problems.map(\.location.description) == (1...4).map { "page.json:\($0)" })
+    }
+}
