@@ -51,7 +51,9 @@ func runEventsOnlyBenchmark(events: Int, orders: Int?, say: (String) -> Void) {
     say("  " + storeEventsLine(log.directory + "/report-events-only/summary.json"))
 }
 
-/// The tool, the world (generated if need be) and the log (written if need be).
+/// The tool, the world (generated if need be) and the log (written if need be, by a child:
+/// a child's peak RSS as `wait4` reports it starts from the RSS of the process that spawned
+/// it, so this one stays small).
 private func prepareEventLog(events: Int, orders: Int?, say: (String) -> Void) -> (String, StoreEventLog)? {
     var lines: [String] = []
     defer { lines.forEach(say) }
@@ -65,13 +67,25 @@ private func prepareEventLog(events: Int, orders: Int?, say: (String) -> Void) -
         return (tool, log)
     }
     say("writing \(events) store events for the world in \(world.directory) …")
-    do {
-        lines = try log.write()
-    } catch {
-        lines = ["cannot write the store-event log in \(log.directory): \(error)"]
+    let r = spawn(CommandLine.arguments[0], ["events-log", String(events), String(world.orders)])
+    guard r.status == 0, log.cached() != nil else {
+        lines = ["the store-event log was not written (exit \(r.status))"]
         return nil
     }
     return (tool, log)
+}
+
+/// `events-log N ORDERS` (what `events` and `events-only` run when the log is not cached):
+/// writes the log of N store events for the cached world of ORDERS orders; false if it could not.
+func writeEventLog(events: Int, orders: Int, say: (String) -> Void) -> Bool {
+    let world = BenchWorld(orders: orders)
+    do {
+        try StoreEventLog(events: events, world: world).write().forEach(say)
+        return true
+    } catch {
+        say("cannot write the store-event log for \(world.directory): \(error)")
+        return false
+    }
 }
 
 struct TimedRun {

@@ -25,6 +25,11 @@ struct BenchWorld {
     let directory: String
     let orders: Int
 
+    init(orders: Int) {
+        self.orders = orders
+        directory = NSTemporaryDirectory() + "iapscreen-bench-world-\(orders)"
+    }
+
     static let orderDumps = ["orders-appstore.csv.gz", "orders-storekit.xml.gz", "orders-play.jsonl.gz"]
     static let receiptDump = "receipts-appstore.csv.gz"
 
@@ -41,7 +46,7 @@ struct BenchWorld {
 
 /// The cached world of `orders` orders, generated first if it is not there yet (a line says so).
 func benchWorld(orders: Int, tool: String, lines: inout [String]) -> BenchWorld? {
-    let world = BenchWorld(directory: NSTemporaryDirectory() + "iapscreen-bench-world-\(orders)", orders: orders)
+    let world = BenchWorld(orders: orders)
     if !FileManager.default.fileExists(atPath: world.directory + "/expected.csv") {
         let t0 = monotonicSeconds()
         let r = spawn(tool, ["samples", "--out", world.directory, "--orders", String(orders), "--seed", "1"])
@@ -69,7 +74,9 @@ func iapscreenTool(_ lines: inout [String]) -> String? {
 }
 
 /// Runs a child and returns its exit status, peak resident set size and CPU time (user and
-/// system, all its threads, from `wait4`'s rusage).
+/// system, all its threads, from `wait4`'s rusage). The peak is at least this process's RSS
+/// when it spawned the child (Linux keeps the high-water mark of the memory it execs from):
+/// spawn from a small process to measure a small child.
 func spawn(_ path: String, _ args: [String]) -> (status: Int32, maxRSSKiB: Int, cpuSeconds: Double) {
     var pid: pid_t = 0
     let argv = ([path] + args).map { strdup($0) } + [nil]

@@ -32,6 +32,8 @@ case "events":
     runEventsBenchmark(events: size ?? 100_000, orders: second, say: say)
 case "events-only":
     runEventsOnlyBenchmark(events: size ?? 100_000, orders: second, say: say)
+case "events-log":
+    if !writeEventLog(events: size ?? 100_000, orders: second ?? 1_000_000, say: say) { exit(1) }
 default:
     print("""
     usage: iapscreen-bench <benchmark> [size] [jobs or orders]
