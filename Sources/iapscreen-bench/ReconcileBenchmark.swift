@@ -9,11 +9,10 @@ import Foundation
 /// with its peak RSS, then timed again with the same report given twice (twice the rows,
 /// the same orders), which shows memory does not grow with the report.
 func runReconcileBenchmark(orders: Int) -> [String] {
-    let tool = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("iapscreen").path
-    guard FileManager.default.isExecutableFile(atPath: tool) else { return ["build iapscreen first: \(tool) is missing"] }
+    var lines: [String] = []
+    guard let tool = iapscreenTool(&lines) else { return lines }
     let dir = NSTemporaryDirectory() + "iapscreen-bench-reconcile-\(orders)"
     let sales = dir + "/salesreport_202403.zip", dump = dir + "/orders.csv.gz"
-    var lines: [String] = []
     if !FileManager.default.fileExists(atPath: sales) {
         let t0 = monotonicSeconds()
         do {
@@ -23,7 +22,6 @@ func runReconcileBenchmark(orders: Int) -> [String] {
         }
         lines.append("month: \(orders) orders and their sales rows generated in \(format2(monotonicSeconds() - t0)) s (cached in \(dir))")
     }
-    let size = { (p: String) in (try? FileManager.default.attributesOfItem(atPath: p)[.size] as? Int) ?? 0 }
     // Rows: one charge per order, a refund for every 50th, and a lost order for every 1000th.
     let rows = orders + orders / 50 + orders / 1000
     for copies in [1, 2] {
@@ -33,8 +31,9 @@ func runReconcileBenchmark(orders: Int) -> [String] {
         let r = spawn(tool, args)
         let seconds = monotonicSeconds() - t0
         lines.append("reconcile: \(orders) orders, \(rows * copies) sales rows (\(copies == 1 ? "" : "the report twice, ")"
-                     + "\(size(sales) * copies / 1_000_000) MB zipped), exit \(r.status)")
-        lines.append("  \(format2(seconds)) s, \(Int(Double(rows * copies) / seconds)) rows/s, peak RSS \(r.maxRSSKiB / 1024) MiB")
+                     + "\(fileSize(sales) * copies / 1_000_000) MB zipped), exit \(r.status)")
+        lines.append("  \(format2(seconds)) s wall, \(format2(r.cpuSeconds)) CPU-s, \(Int(Double(rows * copies) / seconds)) rows/s, "
+                     + "peak RSS \(r.maxRSSKiB / 1024) MiB")
     }
     return lines
 }

@@ -16,10 +16,9 @@ import Foundation
 /// purchases older than the proof age (expired-validity) as it happens, spread over
 /// 45 days, 8 products, 3 currencies and both platforms.
 func runReportBenchmark(findings: Int) -> [String] {
-    let tool = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("iapscreen").path
-    guard FileManager.default.isExecutableFile(atPath: tool) else { return ["build iapscreen first: \(tool) is missing"] }
-    let dir = NSTemporaryDirectory() + "iapscreen-bench-report-\(findings)"
     var lines: [String] = []
+    guard let tool = iapscreenTool(&lines) else { return lines }
+    let dir = NSTemporaryDirectory() + "iapscreen-bench-report-\(findings)"
     if !FileManager.default.fileExists(atPath: dir + "/orders.csv") {
         do {
             let planted = try writeReportNight(dir, findings: findings)
@@ -33,9 +32,10 @@ func runReportBenchmark(findings: Int) -> [String] {
                          "--ledger", "none", "--quiet"])
     let screenSeconds = monotonicSeconds() - t0
     let page = dir + "/report/report.html"
-    let bytes = (try? FileManager.default.attributesOfItem(atPath: page)[.size] as? Int) ?? 0
+    let bytes = fileSize(page)
     let written = (try? String(contentsOfFile: dir + "/report/findings.jsonl", encoding: .utf8))?.split(separator: "\n").count ?? 0
-    lines.append("screen: exit \(r.status), \(written) findings in \(format2(screenSeconds)) s, peak RSS \(r.maxRSSKiB / 1024) MiB")
+    lines.append("screen: exit \(r.status), \(written) findings in \(format2(screenSeconds)) s wall, \(format2(r.cpuSeconds)) CPU-s, "
+                 + "peak RSS \(r.maxRSSKiB / 1024) MiB")
     lines.append("report.html: \(format2(Double(bytes) / 1_000_000)) MB (\(bytes) bytes, \(bytes / max(written, 1)) bytes a finding)")
 
     guard let browser = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"]

@@ -1,10 +1,19 @@
 // Benchmarks that print numbers (run with `swift run -c release iapscreen-bench <what>`).
 // Speed is measured here, never by timed tests.
+#if canImport(Glibc)
+import Glibc
+#endif
 
 let args = Array(CommandLine.arguments.dropFirst())
 let what = args.first ?? "help"
 let size = args.dropFirst().first.flatMap { Int($0) }
-let jobs = args.dropFirst(2).first.flatMap { Int($0) }
+let second = args.dropFirst(2).first.flatMap { Int($0) }
+
+/// A line now, not when the benchmark ends (writing a large log takes minutes).
+func say(_ line: String) {
+    print(line)
+    fflush(nil)
+}
 
 switch what {
 case "dumps":
@@ -14,19 +23,28 @@ case "decode":
 case "verify":
     for line in runVerifyBenchmark(receipts: size ?? 20_000) { print(line) }
 case "screen":
-    for line in runScreenBenchmark(orders: size ?? 100_000, jobs: jobs) { print(line) }
+    for line in runScreenBenchmark(orders: size ?? 100_000, jobs: second) { print(line) }
 case "reconcile":
     for line in runReconcileBenchmark(orders: size ?? 1_000_000) { print(line) }
 case "report":
     for line in runReportBenchmark(findings: size ?? 100_000) { print(line) }
+case "events":
+    runEventsBenchmark(events: size ?? 100_000, orders: second, say: say)
+case "events-only":
+    runEventsOnlyBenchmark(events: size ?? 100_000, orders: second, say: say)
+case "events-log":
+    if !writeEventLog(events: size ?? 100_000, orders: second ?? 1_000_000, say: say) { exit(1) }
 default:
     print("""
-    usage: iapscreen-bench <benchmark> [size] [jobs]
+    usage: iapscreen-bench <benchmark> [size] [jobs or orders]
       dumps [MB]             read CSV / JSON Lines / XML dumps, plain and gzipped (default 200 MB)
       decode [N]             decode N ~10 KB app receipts on one core (default 200000)
       verify [N]             signature checks per receipt kind, chain cache on and off (default 20000)
       screen [N] [jobs]      generate (once, cached in /tmp) and screen a world of N orders (default 100000)
       reconcile [N]          a month of Google sales rows against N orders, once and with the report twice (default 1000000)
       report [N]             a night of N findings (cached in /tmp): report.html's size, its open time in Chromium
+      events [N] [orders]    a log of N store events (cached in /tmp) for the screen world of ORDERS orders (default 10 N,
+                             at most 1000000): screened with the events, then without, back to back (default 100000)
+      events-only [N] [orders]  the same log of N store events with a one-order dump: events/s read, verified, matched
     """)
 }
