@@ -33,7 +33,7 @@ public final class StoreEventFile {
 
     public let path: String
     public let layout: Layout
-    private let limits: Limits
+    public let limits: Limits
     private var lines: LogLineReader?
     private var dump: DumpReader?
     private var document: [UInt8]?
@@ -62,19 +62,39 @@ public final class StoreEventFile {
         }
     }
 
+    /// One line, row or document, not yet parsed (so that parsing can run on any thread),
+    /// or the problem of reading it.
+    public enum Unit: Sendable {
+        case payload([UInt8], SourceLocation)
+        case problem(UnreadableRecord)
+    }
+
     /// The events (and problems) of the next line, row or document; nil at the end.
     public func next() throws(InputError) -> StoreEventParser.Parsed? {
+        switch try nextUnit() {
+        case nil: return nil
+        case .payload(let bytes, let location)?: return StoreEventParser.parse(bytes, at: location, limits: limits)
+        case .problem(let p)?:
+            var parsed = StoreEventParser.Parsed()
+            parsed.problems.append(p)
+            return parsed
+        }
+    }
+
+    /// The next line, row or document as it stands; nil at the end. Parse it with
+    /// `StoreEventParser.parse(_:at:limits:)` and this file's `limits`.
+    public func nextUnit() throws(InputError) -> Unit? {
         if let lines {
             guard let line = try lines.next() else { return nil }
             let location = SourceLocation(file: path, line: line.number)
             guard !line.tooLong else { return problem(location, "line is longer than \(limits.maxRecordBytes) bytes") }
-            return StoreEventParser.parse(line.bytes, at: location, limits: limits)
+            return .payload(line.bytes, location)
         }
         if let bytes = document {
             document = nil
             let location = SourceLocation(file: path, line: 1)
             guard !documentTooLong else { return problem(location, "the document is longer than \(limits.maxRecordBytes) bytes") }
-            return StoreEventParser.parse(bytes, at: location, limits: limits)
+            return .payload(bytes, location)
         }
         if let dump {
             switch try dump.next() {
@@ -89,21 +109,19 @@ public final class StoreEventFile {
     /// Raw bytes of the file read so far (for progress).
     public var rawBytesRead: Int64 { lines?.rawBytesRead ?? dump?.rawBytesRead ?? 0 }
 
-    private func row(_ r: DumpRecord) -> StoreEventParser.Parsed {
+    private func row(_ r: DumpRecord) -> Unit {
         for name in StoreEventParser.payloadColumns {
             guard let field = r.fields.last(where: { $0.name.lowercased() == name }) else { continue }
             switch field.value {
-            case .text(let text): return StoreEventParser.parse(Array(text.utf8), at: r.location, limits: limits)
+            case .text(let text): return .payload(Array(text.utf8), r.location)
             case .null, .timestamp: return problem(r.location, "the \(field.name) column holds no event")
             }
         }
         return problem(r.location, "no column holds the event (\(StoreEventParser.payloadColumns.joined(separator: ", ")))")
     }
 
-    private func problem(_ location: SourceLocation, _ reason: String) -> StoreEventParser.Parsed {
-        var p = StoreEventParser.Parsed()
-        p.problems.append(UnreadableRecord(location: location, reason: reason))
-        return p
+    private func problem(_ location: SourceLocation, _ reason: String) -> Unit {
+        .problem(UnreadableRecord(location: location, reason: reason))
     }
 
     private static func lineReader(_ source: Source, limits: Limits, buffers: ReadBuffers,

@@ -173,4 +173,17 @@ struct StoreEventScreenTests {
         let c = try #require(findings.first { $0.rule == "friendly-fraud-refund" }?.object["evidence"]?.object)
         #expect(c["event.reason"] == .string("friendly-fraud"))
     }
+
+    @Test("a forgery logged first under a genuine event's identity does not make the genuine one a duplicate")
+    func forgeryFirst() throws {
+        let night = try RefundNight()
+        let forger = try TestPKI()
+        try night.scratch.write("events.jsonl", [
+            try night.notification("REFUND_REVERSED", uuid: "n-a", txn: "1001", revoked: nil, signer: forger),
+            try night.notification("REFUND", uuid: "n-a", txn: "1001", revoked: "2024-03-04T00:00:00Z"),
+        ].joined(separator: "\n") + "\n")
+        let (_, findings, summary) = try night.screen()
+        #expect(findings.map { "\($0.orderID ?? "-") \($0.rule)" } == ["A refunded-after-credit", "A store-event-invalid"])
+        #expect(summary["store_events"]?.object?["refunds"] == .integer(1))
+    }
 }

@@ -43,6 +43,22 @@ struct StoreEventNight: Sendable {
     }
 }
 
+/// An event's identity as the night remembers it: two 64-bit hashes, keyed afresh by every
+/// run (so that no one can craft a collision in advance), instead of the whole text.
+struct EventIdentity: Hashable, Sendable {
+    let a: UInt64, b: UInt64
+
+    init(_ text: String) {
+        var h1 = Hasher(), h2 = Hasher()
+        h1.combine(UInt8(1))
+        h2.combine(UInt8(2))
+        h1.combine(text)
+        h2.combine(text)
+        a = UInt64(bitPattern: Int64(h1.finalize()))
+        b = UInt64(bitPattern: Int64(h2.finalize()))
+    }
+}
+
 struct StoreEventIntake {
     static let option = OptionSpec("--store-events", .many, valueName: "PATH",
                                    help: "Store-event logs: App Store notifications, refund history, Google voided purchases, RTDN (.gz ok).")
@@ -73,79 +89,112 @@ struct StoreEventIntake {
     /// `reconcile` compares Apple per transaction where events name one.
     var keepsAppleTransactions = false
 
-    /// Events are verified this many at a time on every core.
+    /// Lines are parsed and verified this many at a time on every core.
     static let batch = 1024
 
     func read(_ paths: [String]) throws(InputError) -> StoreEventNight {
         var night = StoreEventNight()
-        var seen: Set<String> = []
+        var seen: Set<EventIdentity> = []
         for path in paths {
             let hasher = try startHash(path)
             let file = try StoreEventFile(.path(path, observer: { chunk in try? hasher.update(chunk) }), limits: limits)
-            var pending: [StoreEvent] = []
+            var units: [StoreEventFile.Unit] = []
+            units.reserveCapacity(Self.batch)
             var events = 0
-            while let parsed = try file.next() {
-                if !parsed.problems.isEmpty {
-                    // What is pending was read before: it keeps its place.
-                    take(pending, into: &night)
-                    pending = []
-                    for p in parsed.problems { night.items.append(.malformed(p)) }
-                }
-                for e in parsed.events {
-                    events += 1
-                    night.counts.read += 1
-                    guard seen.insert(e.identity).inserted else { continue }
-                    night.counts.distinct += 1
-                    night.counts.byType[e.type, default: 0] += 1
-                    pending.append(e)
-                    if pending.count == Self.batch { take(pending, into: &night); pending = [] }
+            while let unit = try file.nextUnit() {
+                units.append(unit)
+                if units.count == Self.batch {
+                    events += take(units, into: &night, seen: &seen)
+                    units.removeAll(keepingCapacity: true)
                 }
             }
-            take(pending, into: &night)
+            events += take(units, into: &night, seen: &seen)
             night.inputs.append(InputRecord(path: path, sha256: (try? hasher.finalize()).map(Digest.hex) ?? "", records: events))
         }
         return night
     }
 
-    /// Verifies a batch on every core, then keeps what each event says, in order.
-    private func take(_ events: [StoreEvent], into night: inout StoreEventNight) {
-        guard !events.isEmpty else { return }
-        var doubts = [String?](repeating: nil, count: events.count)
-        let parts = min(max(jobs, 1), events.count)
-        doubts.withUnsafeMutableBufferPointer { out in
+    /// What one event comes to, worked out on any thread.
+    struct Taken: Sendable {
+        var identity: EventIdentity
+        var type: String
+        var doubt: String?
+        var transaction: String?
+        var location: SourceLocation
+        var refund: (StoreRefund, token: String?)?
+        var apple: AppleTransactionEvent?
+    }
+
+    /// Parses and verifies a batch on every core, then keeps what it says, in order; the
+    /// number of events it held.
+    private func take(_ units: [StoreEventFile.Unit], into night: inout StoreEventNight, seen: inout Set<EventIdentity>) -> Int {
+        guard !units.isEmpty else { return 0 }
+        var results = [(problems: [UnreadableRecord], events: [Taken])?](repeating: nil, count: units.count)
+        let parts = min(max(jobs, 1), units.count)
+        results.withUnsafeMutableBufferPointer { out in
             nonisolated(unsafe) let out = out
             DispatchQueue.concurrentPerform(iterations: parts) { part in
                 var k = part
-                while k < events.count {
-                    out[k] = doubt(events[k])
+                while k < units.count {
+                    out[k] = work(units[k])
                     k += parts
                 }
             }
         }
-        for (e, doubt) in zip(events, doubts) {
-            if let reason = doubt {
-                night.counts.invalid += 1
-                night.items.append(.invalid(type: e.type, transaction: e.transactionID, location: e.location, reason: reason))
-                continue
-            }
-            if keepsAppleTransactions, e.store == .apple, let txn = e.transactionID {
-                switch e.meaning {
-                case .charge, .refund:
-                    night.appleTransactions.append(AppleTransactionEvent(
-                        kind: e.meaning == .charge ? .charge : .refund, transactionID: txn, productID: e.productID,
-                        purchaseDate: e.purchaseDate, price: e.price, currency: e.currency))
-                case .reversal, .other: break
+        var events = 0
+        for case let (problems, taken)? in results {
+            for p in problems { night.items.append(.malformed(p)) }
+            for t in taken {
+                events += 1
+                night.counts.read += 1
+                let fresh = !seen.contains(t.identity)
+                if let reason = t.doubt {
+                    // Not believed, so it does not stand for its identity: a forgery logged
+                    // first must not make the genuine event a duplicate.
+                    if fresh { count(t, &night) }
+                    night.counts.invalid += 1
+                    night.items.append(.invalid(type: t.type, transaction: t.transaction, location: t.location, reason: reason))
+                    continue
                 }
+                guard fresh else { continue }
+                seen.insert(t.identity)
+                count(t, &night)
+                if keepsAppleTransactions, let a = t.apple { night.appleTransactions.append(a) }
+                guard let (r, token) = t.refund else { continue }
+                if r.kind == .refund {
+                    night.counts.refunds += 1
+                    let ms = r.at.millis
+                    night.counts.refundsPerDay[ms >= 0 ? ms / 86_400_000 : (ms + 1) / 86_400_000 - 1, default: 0] += 1
+                } else {
+                    night.counts.reversals += 1
+                }
+                night.items.append(.refund(r, token: token))
             }
-            guard let refund = refund(e) else { continue }
-            if refund.0.kind == .refund {
-                night.counts.refunds += 1
-                let ms = refund.0.at.millis
-                night.counts.refundsPerDay[ms >= 0 ? ms / 86_400_000 : (ms + 1) / 86_400_000 - 1, default: 0] += 1
-            } else {
-                night.counts.reversals += 1
-            }
-            night.items.append(.refund(refund.0, token: refund.token))
+        }
+        return events
+    }
+
+    private func count(_ t: Taken, _ night: inout StoreEventNight) {
+        night.counts.distinct += 1
+        night.counts.byType[t.type, default: 0] += 1
+    }
+
+    /// One unit parsed, each event verified and reduced to what the night keeps.
+    private func work(_ unit: StoreEventFile.Unit) -> (problems: [UnreadableRecord], events: [Taken]) {
+        switch unit {
+        case .problem(let p): return ([p], [])
+        case .payload(let bytes, let location):
+            let parsed = StoreEventParser.parse(bytes, at: location, limits: limits)
+            return (parsed.problems, parsed.events.map { e in
+                var apple: AppleTransactionEvent?
+                if keepsAppleTransactions, e.store == .apple, let txn = e.transactionID, e.meaning == .charge || e.meaning == .refund {
+                    apple = AppleTransactionEvent(kind: e.meaning == .charge ? .charge : .refund, transactionID: txn,
+                                                  productID: e.productID, purchaseDate: e.purchaseDate, price: e.price,
+                                                  currency: e.currency)
+                }
+                return Taken(identity: EventIdentity(e.identity), type: e.type, doubt: doubt(e), transaction: e.transactionID,
+                             location: e.location, refund: refund(e), apple: apple)
+            })
         }
     }
 
