@@ -86,7 +86,7 @@ private struct RefundNight {
 
     func screen() throws -> (run: ToolRun, findings: [FindingLine], summary: JSONObject) {
         let run = try Tool.run(["screen", "--rules", "Rules", "--orders", "orders.jsonl", "--store-events", "events.jsonl",
-                                "--out", "out", "--ledger", "none", "--quiet"], in: scratch.path)
+                                "--out", "out", "--ledger", "none", "--quiet", "--metrics", "iapscreen.prom"], in: scratch.path)
         let findings = try FindingLine.read(scratch.file("out/findings.jsonl"))
         let summary = try #require(try JSONParser.parse(try scratch.read("out/summary.json")).object)
         return (run, findings, summary)
@@ -131,6 +131,9 @@ struct StoreEventScreenTests {
         #expect(section.contains("8 read, 7 distinct; 6 refunds and 0 reversals, 4 of them matched to an order and 2 unmatched; 1 not believed"))
         #expect(section.contains("<tr><td>rtdn-revoked</td><td class=\"n\">1</td></tr>"))
         #expect(section.contains("<li><span>2024-03-04</span> <b>2</b></li><li><span>2024-03-03</span> <b>1</b></li><li><span>2024-03-02</span> <b>3</b></li>"))
+        let metrics = try night.scratch.read("iapscreen.prom")
+        #expect(metrics.contains("iapscreen_store_events{type=\"REFUND\"} 3\n"))
+        #expect(metrics.contains("iapscreen_store_events{type=\"rtdn-revoked\"} 1\n"))
         let inputs = try #require(summary["inputs"]?.array)
         #expect(inputs.last?.object?["path"] == .string("events.jsonl") && inputs.last?.object?["records"] == .integer(8))
     }

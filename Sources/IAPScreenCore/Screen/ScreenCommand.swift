@@ -158,7 +158,8 @@ enum ScreenCommand {
                             now - screened, PublicKey.es256TablesBuilt))
         }
         if !quiet { io.error(Summaries.text(summary, outDir: outDir)) }
-        figures = RunMetrics.Figures(summary: summary, findings: writer.tally.findingsByRuleAndSeverity)
+        figures = RunMetrics.Figures(summary: summary, findings: writer.tally.findingsByRuleAndSeverity,
+                                     storeEvents: summary.storeEvents?.byType.map { (type: $0.0, count: $0.1) } ?? [])
         return status
     }
 }
