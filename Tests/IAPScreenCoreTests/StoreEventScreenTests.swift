@@ -138,6 +138,15 @@ struct StoreEventScreenTests {
         #expect(inputs.last?.object?["path"] == .string("events.jsonl") && inputs.last?.object?["records"] == .integer(8))
     }
 
+    @Test("the summary on stderr counts the store events")
+    func stderrSummary() throws {
+        let night = try RefundNight()
+        let run = try Tool.run(["screen", "--rules", "Rules", "--orders", "orders.jsonl", "--store-events", "events.jsonl",
+                                "--out", "out", "--ledger", "none"], in: night.scratch.path)
+        #expect(run.status == 0)
+        #expect(run.stderr.contains("store events: 8 read (7 distinct), 6 refunds, 0 reversals, 4 matched, 2 unmatched, 1 not believed"))
+    }
+
     @Test("explain lists the store events of the order's transaction and their findings")
     func explain() throws {
         let night = try RefundNight()

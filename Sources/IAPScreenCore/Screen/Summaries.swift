@@ -48,6 +48,10 @@ enum Summaries {
             + "\(s.exempted) exempted, \(s.malformed) malformed; \(Int(s.ordersPerSecond)) orders/s"
         if !s.bySeverity.isEmpty { out += "\n  findings: " + s.bySeverity.map { "\($0.0) \($0.1)" }.joined(separator: ", ") }
         if !s.atRisk.isEmpty { out += "\n  at risk: " + s.atRisk.map { "\($0.0) \($0.1)" }.joined(separator: ", ") }
+        if let e = s.storeEvents {
+            out += "\n  store events: \(e.read) read (\(e.distinct) distinct), \(e.refunds) refunds, \(e.reversals) reversals, "
+                + "\(e.matched) matched, \(e.unmatched) unmatched, \(e.invalid) not believed"
+        }
         out += "\n  reports in \(outDir)"
         if s.exitStatus == ExitStatus.findingsAtThreshold.rawValue { out += "\n  exit 1: findings at or above --fail-on" }
         return out
