@@ -43,19 +43,25 @@ struct StoreEventNight: Sendable {
     }
 }
 
-/// An event's identity as the night remembers it: two 64-bit hashes, keyed afresh by every
-/// run (so that no one can craft a collision in advance), instead of the whole text.
+/// An event's identity as the night remembers it: the first 16 bytes of the SHA-256 of its
+/// text — small, the same in every run (so a ledger can keep it too), and no one can make two
+/// identities meet.
 struct EventIdentity: Hashable, Sendable {
     let a: UInt64, b: UInt64
 
     init(_ text: String) {
-        var h1 = Hasher(), h2 = Hasher()
-        h1.combine(UInt8(1))
-        h2.combine(UInt8(2))
-        h1.combine(text)
-        h2.combine(text)
-        a = UInt64(bitPattern: Int64(h1.finalize()))
-        b = UInt64(bitPattern: Int64(h2.finalize()))
+        guard let d = try? Digest.sha256(Array(text.utf8)), d.count >= 16 else {
+            // OpenSSL failing to hash is no input's doing; a keyed hash still tells identities apart.
+            var h1 = Hasher(), h2 = Hasher()
+            h1.combine(UInt8(1))
+            h2.combine(UInt8(2))
+            h1.combine(text)
+            h2.combine(text)
+            (a, b) = (UInt64(bitPattern: Int64(h1.finalize())), UInt64(bitPattern: Int64(h2.finalize())))
+            return
+        }
+        a = d[0..<8].reduce(0) { $0 << 8 | UInt64($1) }
+        b = d[8..<16].reduce(0) { $0 << 8 | UInt64($1) }
     }
 }
 
