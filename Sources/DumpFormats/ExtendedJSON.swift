@@ -12,7 +12,7 @@ import JSONText
 /// keep their exact text, booleans become `true`/`false`; any other object or array (a
 /// receipt stored as an object) becomes its compact JSON text. A `$date` that is not a
 /// time stays text, so the mapping can say what it was.
-enum ExtendedJSON {
+public enum ExtendedJSON {
     private static let scalarWrappers: Set<String> = ["$numberLong", "$numberInt", "$numberDouble", "$numberDecimal", "$oid"]
 
     static func dumpValue(_ value: JSONValue) -> DumpValue {
@@ -47,7 +47,8 @@ enum ExtendedJSON {
     }
 
     /// "an array", "a string", … for a malformed-record reason.
-    static func kind(of value: JSONValue) -> String {
+    /// A JSON value's kind in words (`an object`, `a number`), for messages about input.
+    public static func kind(of value: JSONValue) -> String {
         switch value {
         case .null: return "null"
         case .bool: return "a boolean"

@@ -98,7 +98,7 @@ enum GoogleEvents {
         case nil, .null?: return nil
         case .string(let s)?: return s.isEmpty ? nil : s
         case let other?:
-            throw UnreadableRecord(location: location, reason: "\(key) is \(kind(other)), not text")
+            throw UnreadableRecord(location: location, reason: "\(key) is \(ExtendedJSON.kind(of: other)), not text")
         }
     }
 
@@ -107,7 +107,7 @@ enum GoogleEvents {
         case nil, .null?: return nil
         case .object(let x)?: return x
         case let other?:
-            throw UnreadableRecord(location: location, reason: "\(key) is \(kind(other)), not an object")
+            throw UnreadableRecord(location: location, reason: "\(key) is \(ExtendedJSON.kind(of: other)), not an object")
         }
     }
 
@@ -115,7 +115,7 @@ enum GoogleEvents {
     private static func millis(_ o: JSONObject, _ key: String, _ location: SourceLocation) throws(UnreadableRecord) -> Timestamp? {
         guard let value = o[key], !value.isNull else { return nil }
         guard let n = value.int64, let t = Timestamp(millis: n) else {
-            throw UnreadableRecord(location: location, reason: "\(key) is not epoch milliseconds: \(String((value.scalarText ?? kind(value)).prefix(40)))")
+            throw UnreadableRecord(location: location, reason: "\(key) is not epoch milliseconds: \(String((value.scalarText ?? ExtendedJSON.kind(of: value)).prefix(40)))")
         }
         return t
     }
@@ -125,19 +125,8 @@ enum GoogleEvents {
                              _ location: SourceLocation) throws(UnreadableRecord) -> String? {
         guard let value = o[key], !value.isNull else { return nil }
         guard let n = value.int64 else {
-            throw UnreadableRecord(location: location, reason: "\(key) is not a number: \(String((value.scalarText ?? kind(value)).prefix(40)))")
+            throw UnreadableRecord(location: location, reason: "\(key) is not a number: \(String((value.scalarText ?? ExtendedJSON.kind(of: value)).prefix(40)))")
         }
         return words.indices.contains(Int(clamping: n)) ? words[Int(n)] : String(n)
-    }
-
-    static func kind(_ v: JSONValue) -> String {
-        switch v {
-        case .null: return "null"
-        case .bool: return "a boolean"
-        case .number: return "a number"
-        case .string: return "text"
-        case .array: return "an array"
-        case .object: return "an object"
-        }
     }
 }

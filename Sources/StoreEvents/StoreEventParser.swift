@@ -58,7 +58,7 @@ public enum StoreEventParser {
         case .object(let o):
             try object(o, location, limits, &out)
         default:
-            throw UnreadableRecord(location: location, reason: "JSON \(GoogleEvents.kind(value)) is no store event")
+            throw UnreadableRecord(location: location, reason: "JSON \(ExtendedJSON.kind(of: value)) is no store event")
         }
     }
 
@@ -66,7 +66,7 @@ public enum StoreEventParser {
                                _ out: inout Parsed) throws(UnreadableRecord) {
         if let payload = o["signedPayload"] {
             guard let jws = payload.string else {
-                throw UnreadableRecord(location: location, reason: "signedPayload is \(GoogleEvents.kind(payload)), not a JWS")
+                throw UnreadableRecord(location: location, reason: "signedPayload is \(ExtendedJSON.kind(of: payload)), not a JWS")
             }
             out.events.append(try AppleEvents.notification(jws: jws, at: location, limits: limits))
         } else if let history = o["notificationHistory"] {
@@ -79,14 +79,14 @@ public enum StoreEventParser {
         } else if let transactions = o["signedTransactions"] {
             try page(transactions, "signedTransactions", location, &out) { entry throws(UnreadableRecord) in
                 guard let jws = entry.string else {
-                    throw UnreadableRecord(location: location, reason: "an entry that is \(GoogleEvents.kind(entry)), not a JWS")
+                    throw UnreadableRecord(location: location, reason: "an entry that is \(ExtendedJSON.kind(of: entry)), not a JWS")
                 }
                 return try AppleEvents.refundHistory(jws: jws, at: location, limits: limits)
             }
         } else if let voided = o["voidedPurchases"] {
             try page(voided, "voidedPurchases", location, &out) { entry throws(UnreadableRecord) in
                 guard let v = entry.object else {
-                    throw UnreadableRecord(location: location, reason: "an entry that is \(GoogleEvents.kind(entry)), not an object")
+                    throw UnreadableRecord(location: location, reason: "an entry that is \(ExtendedJSON.kind(of: entry)), not an object")
                 }
                 return try GoogleEvents.voided(v, at: location)
             }
@@ -101,7 +101,7 @@ public enum StoreEventParser {
             switch payload.value {
             case .string(let text): try read(Array(text.utf8), location, limits, &out)
             case .object: try recognise(payload.value, location, limits, &out)
-            default: throw UnreadableRecord(location: location, reason: "\(payload.key) is \(GoogleEvents.kind(payload.value)), not an event")
+            default: throw UnreadableRecord(location: location, reason: "\(payload.key) is \(ExtendedJSON.kind(of: payload.value)), not an event")
             }
         } else {
             throw UnreadableRecord(location: location, reason: "a JSON object that is no store event (keys: \(o.keys.prefix(8).joined(separator: ", ")))")
@@ -112,7 +112,7 @@ public enum StoreEventParser {
     private static func page(_ value: JSONValue, _ key: String, _ location: SourceLocation, _ out: inout Parsed,
                              _ entry: (JSONValue) throws(UnreadableRecord) -> StoreEvent) throws(UnreadableRecord) {
         guard let entries = value.array else {
-            throw UnreadableRecord(location: location, reason: "\(key) is \(GoogleEvents.kind(value)), not an array")
+            throw UnreadableRecord(location: location, reason: "\(key) is \(ExtendedJSON.kind(of: value)), not an array")
         }
         for (i, e) in entries.enumerated() {
             do throws(UnreadableRecord) {

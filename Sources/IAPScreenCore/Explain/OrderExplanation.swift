@@ -81,12 +81,9 @@ struct OrderExplanation {
         }
 
         let trace = RuleTrace()
-        var findings = claims.evaluator.findings(order: order, receipt: state, selection: selection, trace: trace)
-        // What the store events found on this order, once (a receipt's revocation and an event's are one finding).
-        for f in claims.events?.bySlot[Int32(slot)] ?? [] where !(f.rule == Revoked.id.rawValue && findings.contains { $0.rule == f.rule }) {
-            findings.append(f)
-        }
-        findings = findings.map(marked)
+        // With what the store events found on this order.
+        let found = claims.evaluator.findings(order: order, receipt: state, selection: selection, trace: trace)
+        let findings = Revoked.once(found + (claims.events?.bySlot[Int32(slot)] ?? [])).map(marked)
         out.append("")
         out.append("rules:")
         let width = max(24, trace.lines.map(\.rule.count).max() ?? 0)

@@ -297,11 +297,7 @@ struct NightScreener {
             case .slot(let i):
                 let slot = night.slots[Int(i)]
                 let entry = try night.spilled(slot).map(night.spill.readFlushed)
-                var findings = (entry?.findings ?? []) + (late[i] ?? [])
-                // The receipt's cancellation and a store event may both say revoked: once is the finding.
-                if let first = findings.firstIndex(where: { $0.rule == Revoked.id.rawValue }) {
-                    findings = findings.enumerated().filter { $0.offset == first || $0.element.rule != Revoked.id.rawValue }.map(\.element)
-                }
+                let findings = Revoked.once((entry?.findings ?? []) + (late[i] ?? []))
                 guard !findings.isEmpty else { return nil }
                 let o = screener.screenOrder(slot, night)
                 return OrderReport(orderID: o.orderID, userID: o.userID,

@@ -27,6 +27,11 @@ public struct RuleEvaluator: Sendable {
     private let tuned: [TunedRule]
     /// What the engine asks at each stage (indexed by `RuleStage.rawValue`).
     private let steps: [[Step]]
+    /// A custom rule asks `user.orders`: every decoded order is judged once the night is read.
+    public let needsOrdersPerUser: Bool
+    /// A custom rule asks what the store events said (`user.refunds`, `event.reason`): its
+    /// orders are judged once the events are.
+    public let needsStoreEventFields: Bool
 
     /// A named rule as this run's Rules set it.
     struct TunedRule: Sendable {
@@ -46,6 +51,10 @@ public struct RuleEvaluator: Sendable {
     public init(rules: RulesDirectory) {
         self.rules = rules
         shared = SharedRules(rules)
+        // Asked for every order: decided once here.
+        let asked = rules.settings.customRules.flatMap(\.condition.fields)
+        needsOrdersPerUser = asked.contains(.userOrders)
+        needsStoreEventFields = asked.contains(.userRefunds) || asked.contains(.eventReason)
         let s = rules.settings
         let tuned = s.named.all.map { r in
             TunedRule(rule: r, id: r.id, stage: r.stage, enabled: s.isEnabled(r.id), severity: s.severity(r.id))
@@ -62,15 +71,7 @@ public struct RuleEvaluator: Sendable {
         }
     }
 
-    public var needsOrdersPerUser: Bool {
-        rules.settings.customRules.contains { $0.condition.fields.contains(.userOrders) }
-    }
 
-    /// A custom rule asks what the store events said (`user.refunds`, `event.reason`): its
-    /// orders are judged once the events are.
-    public var needsStoreEventFields: Bool {
-        rules.settings.customRules.contains { $0.condition.fields.contains { $0 == .userRefunds || $0 == .eventReason } }
-    }
 
     /// `trace`, when given, learns what every rule concluded and why (for `explain`).
     public func findings(order: ScreenOrder, receipt: ReceiptState, selection: Selection,

@@ -31,4 +31,11 @@ public enum Revoked: NamedRule {
                   extra: [("transaction_id", .string(r.transaction)), ("event", .string(r.event)),
                           ("refunded_at", .string(r.at.iso8601))]))
     }
+
+    /// An order's findings with one `revoked` at most: the receipt's cancellation and a store
+    /// event may both say it, and it is one finding (the first).
+    public static func once(_ findings: [Finding]) -> [Finding] {
+        guard let first = findings.firstIndex(where: { $0.rule == id.rawValue }) else { return findings }
+        return findings.enumerated().filter { $0.offset == first || $0.element.rule != id.rawValue }.map(\.element)
+    }
 }
