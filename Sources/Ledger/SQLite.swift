@@ -33,9 +33,52 @@ final class SQLiteDatabase {
     func execute(_ sql: String) throws(LedgerError) {
         var message: UnsafeMutablePointer<CChar>?
         guard sqlite3_exec(handle, sql, nil, nil, &message) == SQLITE_OK else {
-            let text = (message.map { String(cString: $0) } ?? "") + " [\(lastError)]"
+            // exec's message is usually errmsg again: say it once, with the code.
+            let said = message.map { String(cString: $0) } ?? ""
             sqlite3_free(message)
+            let text = lastError.hasPrefix(said) ? lastError : "\(said) [\(lastError)]"
             throw LedgerError("ledger: \(text)")
+        }
+    }
+
+    /// One write transaction around `body`, taken at once (BEGIN IMMEDIATE) so no other
+    /// writer slips in between our reads and writes; rolled back if anything in it fails.
+    func writing<T>(_ body: () throws(LedgerError) -> T) throws(LedgerError) -> T {
+        try transaction("BEGIN IMMEDIATE", body)
+    }
+
+    /// One read transaction around `body`: a bulk lookup sees one snapshot and takes the
+    /// WAL read lock once, not once per key. Inside an open transaction, just `body`.
+    func reading<T>(_ body: () throws(LedgerError) -> T) throws(LedgerError) -> T {
+        guard sqlite3_get_autocommit(handle) != 0 else { return try body() }
+        return try transaction("BEGIN", body)
+    }
+
+    private func transaction<T>(_ begin: String, _ body: () throws(LedgerError) -> T) throws(LedgerError) -> T {
+        try execute(begin)
+        do throws(LedgerError) {
+            let value = try body()
+            try execute("COMMIT")
+            return value
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// `stmt` (one `?`) run once per key inside one read transaction: the bulk lookup every
+    /// `…(of:)` is. `row` reads the first row of a key; nil leaves the key out.
+    func lookUp<T>(_ stmt: SQLiteStatement, _ keys: [String], _ row: (SQLiteStatement) -> T?) throws(LedgerError)
+        -> [String: T] {
+        try reading { () throws(LedgerError) in
+            var out: [String: T] = [:]
+            out.reserveCapacity(min(keys.count, 1 << 16))
+            for key in keys {
+                stmt.bind(1, key)
+                defer { stmt.reset() }
+                if try stmt.step(), let value = row(stmt) { out[key] = value }
+            }
+            return out
         }
     }
 
