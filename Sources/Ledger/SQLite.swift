@@ -1,9 +1,27 @@
 import CSQLite3
 
-/// A SQLite error with SQLite's own message.
+/// Why the ledger cannot be used: a code tests and callers compare, and a message people
+/// read (SQLite's own, where SQLite said it).
 public struct LedgerError: Error, Sendable, CustomStringConvertible {
+    public enum Code: Sendable, Equatable {
+        /// SQLite refused (cannot open, disk, busy, corrupt, ...).
+        case sqlite
+        /// The file carries a schema version newer than this build reads.
+        case newerSchema
+        /// The file carries a schema version no iapscreen wrote.
+        case unknownSchema
+        /// A SQLite file, but not one iapscreen wrote.
+        case notALedger
+        /// An older ledger could not be brought to this schema; the file is as it was.
+        case migrationFailed
+    }
+
+    public var code: Code
     public var message: String
-    public init(_ message: String) { self.message = message }
+    public init(_ message: String, code: Code = .sqlite) {
+        self.message = message
+        self.code = code
+    }
     public var description: String { message }
 }
 
@@ -80,6 +98,13 @@ final class SQLiteDatabase {
             }
             return out
         }
+    }
+
+    /// `PRAGMA user_version`: the schema version this file says it has.
+    func userVersion() throws(LedgerError) -> Int64 {
+        let stmt = try prepare("PRAGMA user_version")
+        guard try stmt.step() else { throw LedgerError("ledger: PRAGMA user_version gave no row") }
+        return stmt.int(0)
     }
 
     func prepare(_ sql: String) throws(LedgerError) -> SQLiteStatement {

@@ -38,12 +38,37 @@ public struct RunRecord: Sendable {
     }
 }
 
-/// The replay memory and review desk of iapscreen in one SQLite file.
+/// A completed run as the ledger keeps it.
+public struct RecordedRun: Sendable, Equatable {
+    /// What `RememberedEvent.firstRun` names.
+    public var id: Int64
+    /// `YYYY-MM-DDTHH:MM:SSZ`
+    public var startedAt: String
+    public var finishedAt: String
+    public var orders: Int
+    public var flagged: Int
+
+    public init(id: Int64, startedAt: String, finishedAt: String, orders: Int, flagged: Int) {
+        self.id = id
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+        self.orders = orders
+        self.flagged = flagged
+    }
+}
+
+/// The replay memory and review desk of iapscreen in one SQLite file (schema 2, see
+/// `LedgerSchema`; an older file is migrated on open).
 ///
-///     claims(key PK, order_id, user_id, created_at ms)   first taker of each store transaction
+///     claims(key PK, order_id, user_id, created_at ms,      first taker of each store transaction,
+///            product_id, amount, currency,                   what it bought,
+///            purchase_token, platform)                       and Google's token (indexed)
 ///     reported(order_id, rule PK)                          findings reported by completed runs
 ///     reviews(order_id PK, verdict, note, by, at)          reviewers' decisions
 ///     runs(id PK, started_at, finished_at, orders, flagged)
+///     store_events(identity PK, type, first_run)           every distinct store event read
+///     refunds(key PK, refunded_at ms, event, reason,       the earliest refund of each claim key,
+///             source, identity, reversed_at ms)            and when Apple reversed it
 public final class SQLiteLedger: ClaimLedger {
     let db: SQLiteDatabase
     public let path: String
@@ -51,25 +76,31 @@ public final class SQLiteLedger: ClaimLedger {
     private let lookupReported: SQLiteStatement
     private let lookupReview: SQLiteStatement
 
-    static let schema = """
-        CREATE TABLE IF NOT EXISTS claims(key TEXT PRIMARY KEY, order_id TEXT NOT NULL, user_id TEXT NOT NULL,
-                                          created_at INTEGER NOT NULL) WITHOUT ROWID;
-        CREATE TABLE IF NOT EXISTS reported(order_id TEXT NOT NULL, rule TEXT NOT NULL,
-                                            PRIMARY KEY(order_id, rule)) WITHOUT ROWID;
-        CREATE TABLE IF NOT EXISTS reviews(order_id TEXT PRIMARY KEY, verdict TEXT NOT NULL, note TEXT, by TEXT,
-                                           at TEXT NOT NULL) WITHOUT ROWID;
-        CREATE TABLE IF NOT EXISTS runs(id INTEGER PRIMARY KEY, started_at TEXT NOT NULL, finished_at TEXT NOT NULL,
-                                        orders INTEGER NOT NULL, flagged INTEGER NOT NULL);
-        """
+    /// The schema this build writes, and the newest it reads.
+    public static let schemaVersion = Int(LedgerSchema.current)
 
+    /// Opens (creating or migrating) the ledger. A file of a newer schema, or one that is no
+    /// iapscreen ledger, is refused before anything is written to it.
     public init(path: String) throws(LedgerError) {
         self.path = path
         db = try SQLiteDatabase(path: path)
+        let state: LedgerSchema.State
+        do throws(LedgerError) {
+            state = try LedgerSchema.inspect(db, path: path)
+        } catch where error.code == .sqlite {
+            // e.g. not a database at all: SQLite says so at the first read.
+            throw LedgerError("cannot open ledger \(path): \(db.lastError)")
+        }
         try db.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-65536;")
-        try db.execute(SQLiteLedger.schema)
+        if state != .current { try LedgerSchema.upgrade(db, path: path, from: state) }
         lookupClaim = try db.prepare("SELECT order_id, user_id, created_at FROM claims WHERE key = ?")
         lookupReported = try db.prepare("SELECT 1 FROM reported WHERE order_id = ? AND rule = ?")
         lookupReview = try db.prepare("SELECT verdict, note, by, at FROM reviews WHERE order_id = ?")
+    }
+
+    /// The schema version the file says it has (after opening, always `schemaVersion`).
+    public func storedSchemaVersion() throws(LedgerError) -> Int {
+        Int(try db.userVersion())
     }
 
     public func claims(of keys: [String]) throws -> [String: Claim] {
@@ -96,6 +127,19 @@ public final class SQLiteLedger: ClaimLedger {
         defer { lookupReview.reset() }
         guard try lookupReview.step(), let verdict = lookupReview.text(0), let at = lookupReview.text(3) else { return nil }
         return Review(verdict: verdict, note: lookupReview.text(1), by: lookupReview.text(2), at: at)
+    }
+
+    /// The last `count` completed runs, newest first.
+    public func recentRuns(_ count: Int) throws(LedgerError) -> [RecordedRun] {
+        let stmt = try db.prepare("SELECT id, started_at, finished_at, orders, flagged FROM runs ORDER BY id DESC LIMIT ?")
+        stmt.bind(1, Int64(clamping: count))
+        var runs: [RecordedRun] = []
+        while try stmt.step() {
+            guard let started = stmt.text(1), let finished = stmt.text(2), let orders = Int(exactly: stmt.int(3)),
+                  let flagged = Int(exactly: stmt.int(4)) else { continue }
+            runs.append(RecordedRun(id: stmt.int(0), startedAt: started, finishedAt: finished, orders: orders, flagged: flagged))
+        }
+        return runs
     }
 
     /// Records a completed run: its new claims (the first taker stays), what it reported.
