@@ -17,6 +17,32 @@ public struct Review: Sendable, Equatable {
     }
 }
 
+/// What the ledger keeps of a claim beside its order, user and time, so a finding on an
+/// order credited on an earlier night can name its product and money (CONTRACT §9), and a
+/// Google refund that names only a purchase token finds its claim. nil: not known (every
+/// claim from a schema-0 ledger).
+public struct ClaimDetails: Sendable, Equatable {
+    public var productID: String?
+    /// The order's amount as its dump wrote it (decimal text, e.g. `4.99`).
+    public var amount: String?
+    public var currency: String?
+    /// Google's purchase token.
+    public var purchaseToken: String?
+    /// `ios` or `android`.
+    public var platform: String?
+
+    public init(productID: String? = nil, amount: String? = nil, currency: String? = nil, purchaseToken: String? = nil,
+                platform: String? = nil) {
+        self.productID = productID
+        self.amount = amount
+        self.currency = currency
+        self.purchaseToken = purchaseToken
+        self.platform = platform
+    }
+
+    public static let unknown = ClaimDetails()
+}
+
 /// What a completed run leaves in the ledger, written in one transaction after the reports.
 public struct RunRecord: Sendable {
     public var startedAt: Timestamp
@@ -26,21 +52,24 @@ public struct RunRecord: Sendable {
     public var newClaims: [(key: String, claim: Claim)]
     /// (order id, rule) of every finding reported, so the next run can say `seen`.
     public var reported: [(orderID: String, rule: String)]
+    /// Details of new claims, by claim key; a claim without an entry keeps NULLs.
+    public var claimDetails: [String: ClaimDetails]
 
     public init(startedAt: Timestamp, finishedAt: Timestamp, orders: Int, flagged: Int,
-                newClaims: [(key: String, claim: Claim)], reported: [(orderID: String, rule: String)]) {
+                newClaims: [(key: String, claim: Claim)], reported: [(orderID: String, rule: String)],
+                claimDetails: [String: ClaimDetails] = [:]) {
         self.startedAt = startedAt
         self.finishedAt = finishedAt
         self.orders = orders
         self.flagged = flagged
         self.newClaims = newClaims
         self.reported = reported
+        self.claimDetails = claimDetails
     }
 }
 
 /// A completed run as the ledger keeps it.
 public struct RecordedRun: Sendable, Equatable {
-    /// What `RememberedEvent.firstRun` names.
     public var id: Int64
     /// `YYYY-MM-DDTHH:MM:SSZ`
     public var startedAt: String
@@ -73,6 +102,8 @@ public final class SQLiteLedger: ClaimLedger {
     let db: SQLiteDatabase
     public let path: String
     private let lookupClaim: SQLiteStatement
+    private let lookupClaimDetails: SQLiteStatement
+    private let lookupToken: SQLiteStatement
     private let lookupReported: SQLiteStatement
     private let lookupReview: SQLiteStatement
 
@@ -94,6 +125,10 @@ public final class SQLiteLedger: ClaimLedger {
         try db.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-65536;")
         if state != .current { try LedgerSchema.upgrade(db, path: path, from: state) }
         lookupClaim = try db.prepare("SELECT order_id, user_id, created_at FROM claims WHERE key = ?")
+        lookupClaimDetails = try db.prepare("SELECT order_id, user_id, created_at, product_id, amount, currency, "
+            + "purchase_token, platform FROM claims WHERE key = ?")
+        // The first claim of a token: a subscription's renewals share it.
+        lookupToken = try db.prepare("SELECT key FROM claims WHERE purchase_token = ? ORDER BY created_at, key LIMIT 1")
         lookupReported = try db.prepare("SELECT 1 FROM reported WHERE order_id = ? AND rule = ?")
         lookupReview = try db.prepare("SELECT verdict, note, by, at FROM reviews WHERE order_id = ?")
     }
@@ -105,6 +140,23 @@ public final class SQLiteLedger: ClaimLedger {
 
     public func claims(of keys: [String]) throws -> [String: Claim] {
         try db.lookUp(lookupClaim, keys, SQLiteLedger.claim)
+    }
+
+    /// Earlier claims of these keys with what the ledger knows of each (schema-0 claims:
+    /// all details nil).
+    public func claimsWithDetails(of keys: [String]) throws(LedgerError) -> [String: (claim: Claim, details: ClaimDetails)] {
+        try db.lookUp(lookupClaimDetails, keys) { s in
+            SQLiteLedger.claim(s).map { claim in
+                (claim, ClaimDetails(productID: s.text(3), amount: s.text(4), currency: s.text(5), purchaseToken: s.text(6),
+                                     platform: s.text(7)))
+            }
+        }
+    }
+
+    /// The claim key of each purchase token the ledger keeps (token -> key); a token with
+    /// several claims (a subscription's renewals) gives its first: earliest created, then key.
+    public func claimKeys(forTokens tokens: [String]) throws(LedgerError) -> [String: String] {
+        try db.lookUp(lookupToken, tokens) { $0.text(0) }
     }
 
     /// A claim from columns 0-2 (order_id, user_id, created_at); nil for a row whose time is
@@ -142,15 +194,25 @@ public final class SQLiteLedger: ClaimLedger {
         return runs
     }
 
-    /// Records a completed run: its new claims (the first taker stays), what it reported.
+    /// Records a completed run in one transaction: its new claims with their details (the
+    /// first taker stays), what it reported, the run.
     public func record(_ run: RunRecord) throws(LedgerError) {
         try db.writing { () throws(LedgerError) in
-            let claim = try db.prepare("INSERT OR IGNORE INTO claims(key, order_id, user_id, created_at) VALUES (?, ?, ?, ?)")
+            let claim = try db.prepare("INSERT OR IGNORE INTO claims(key, order_id, user_id, created_at, product_id, amount, "
+                + "currency, purchase_token, platform) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+            // In key order: each insert lands beside the last one, on pages already in cache.
             for (key, c) in run.newClaims.sorted(by: { $0.key < $1.key }) {
                 claim.bind(1, key)
                 claim.bind(2, c.orderID)
                 claim.bind(3, c.userID)
                 claim.bind(4, c.createdAt.millis)
+                if let d = run.claimDetails[key] {
+                    claim.bind(5, d.productID)
+                    claim.bind(6, d.amount)
+                    claim.bind(7, d.currency)
+                    claim.bind(8, d.purchaseToken)
+                    claim.bind(9, d.platform)
+                }
                 try claim.run()
             }
             let reported = try db.prepare("INSERT OR IGNORE INTO reported(order_id, rule) VALUES (?, ?)")

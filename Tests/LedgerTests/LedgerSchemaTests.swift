@@ -39,6 +39,11 @@ final class LedgerSchemaTests {
             #expect(claims["100000000000066"] == Claim(orderID: "ORD-1000001", userID: "user-10335",
                                                        createdAt: Timestamp(clampingMillis: 1_709_327_272_000)))
             #expect(claims["g:GPA.3326-0329-0000-00329"]?.orderID == "ORD-1000004")
+            // What schema 0 never kept stays unknown.
+            let detailed = try ledger.claimsWithDetails(of: keys)
+            #expect(detailed.count == 191)
+            #expect(detailed.values.allSatisfy { $0.details == .unknown })
+            #expect(try ledger.claimKeys(forTokens: ["any"]).isEmpty)
             for pair in reported {
                 let parts = pair.split(separator: " ").map(String.init)
                 #expect(try ledger.wasReported(orderID: parts[0], rule: parts[1]), "\(pair)")
@@ -50,12 +55,14 @@ final class LedgerSchemaTests {
             #expect(try ledger.recentRuns(10).map { [$0.id, Int64($0.orders), Int64($0.flagged)] } == [[1, 197, 21]])
 
             // The night after the migration adds to it.
-            try ledger.record(night(claims: [("100000000000066", claim("ORD-2")), ("g:GPA.new", claim("ORD-3"))]))
+            try ledger.record(night(claims: [("100000000000066", claim("ORD-2")), ("g:GPA.new", claim("ORD-3"))],
+                                    details: ["g:GPA.new": ClaimDetails(productID: "coins", amount: "0.99", currency: "EUR",
+                                                                        purchaseToken: "tok", platform: "android")]))
         }
         let reopened = try SQLiteLedger(path: path)
         #expect(try reopened.storedSchemaVersion() == 2)
         #expect(try reopened.claims(of: ["100000000000066"])["100000000000066"]?.orderID == "ORD-1000001")
-        #expect(try reopened.claims(of: ["g:GPA.new"])["g:GPA.new"]?.orderID == "ORD-3")
+        #expect(try reopened.claimKeys(forTokens: ["tok"]) == ["tok": "g:GPA.new"])
         #expect(try reopened.recentRuns(10).map(\.id) == [2, 1])
     }
 

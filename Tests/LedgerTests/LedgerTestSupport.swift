@@ -62,9 +62,11 @@ func claim(_ order: String, _ user: String = "u1", _ seconds: Int64 = 0) -> Clai
 }
 
 /// A run that leaves only what is given.
-func night(claims: [(String, Claim)] = [], reported: [(String, String)] = []) -> RunRecord {
+func night(claims: [(String, Claim)] = [], reported: [(String, String)] = [], details: [String: ClaimDetails] = [:])
+    -> RunRecord {
     RunRecord(startedAt: at(0), finishedAt: at(60), orders: claims.count, flagged: 0,
-              newClaims: claims.map { (key: $0.0, claim: $0.1) }, reported: reported.map { (orderID: $0.0, rule: $0.1) })
+              newClaims: claims.map { (key: $0.0, claim: $0.1) }, reported: reported.map { (orderID: $0.0, rule: $0.1) },
+              claimDetails: details)
 }
 
 /// Opening `path` must fail with `code`; returns the error for its message.
