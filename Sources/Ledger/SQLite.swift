@@ -100,6 +100,9 @@ final class SQLiteDatabase {
         }
     }
 
+    /// The rowid the last INSERT on this connection gave.
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
     /// `PRAGMA user_version`: the schema version this file says it has.
     func userVersion() throws(LedgerError) -> Int64 {
         let stmt = try prepare("PRAGMA user_version")
@@ -162,6 +165,11 @@ final class SQLiteStatement {
     }
 
     func int(_ column: Int32) -> Int64 { sqlite3_column_int64(stmt, column) }
+
+    /// nil for NULL (`int` would say 0).
+    func optionalInt(_ column: Int32) -> Int64? {
+        sqlite3_column_type(stmt, column) == SQLITE_NULL ? nil : sqlite3_column_int64(stmt, column)
+    }
 
     /// Runs a statement that returns no rows.
     func run() throws(LedgerError) {

@@ -54,10 +54,17 @@ public struct RunRecord: Sendable {
     public var reported: [(orderID: String, rule: String)]
     /// Details of new claims, by claim key; a claim without an entry keeps NULLs.
     public var claimDetails: [String: ClaimDetails]
+    /// Refunds read tonight. A key the ledger already has keeps the earlier refund.
+    public var refunds: [RememberedRefund]
+    /// Apple's reversals of refunds: sets the refund's `reversedAt` (the earliest stays).
+    public var reversals: [(key: String, at: Timestamp)]
+    /// Every distinct store event read tonight; one the ledger knows keeps its first run.
+    public var events: [(identity: String, type: String)]
 
     public init(startedAt: Timestamp, finishedAt: Timestamp, orders: Int, flagged: Int,
                 newClaims: [(key: String, claim: Claim)], reported: [(orderID: String, rule: String)],
-                claimDetails: [String: ClaimDetails] = [:]) {
+                claimDetails: [String: ClaimDetails] = [:], refunds: [RememberedRefund] = [],
+                reversals: [(key: String, at: Timestamp)] = [], events: [(identity: String, type: String)] = []) {
         self.startedAt = startedAt
         self.finishedAt = finishedAt
         self.orders = orders
@@ -65,11 +72,15 @@ public struct RunRecord: Sendable {
         self.newClaims = newClaims
         self.reported = reported
         self.claimDetails = claimDetails
+        self.refunds = refunds
+        self.reversals = reversals
+        self.events = events
     }
 }
 
 /// A completed run as the ledger keeps it.
 public struct RecordedRun: Sendable, Equatable {
+    /// What `RememberedEvent.firstRun` names.
     public var id: Int64
     /// `YYYY-MM-DDTHH:MM:SSZ`
     public var startedAt: String
@@ -106,6 +117,8 @@ public final class SQLiteLedger: ClaimLedger {
     private let lookupToken: SQLiteStatement
     private let lookupReported: SQLiteStatement
     private let lookupReview: SQLiteStatement
+    let lookupRefund: SQLiteStatement
+    let lookupEvent: SQLiteStatement
 
     /// The schema this build writes, and the newest it reads.
     public static let schemaVersion = Int(LedgerSchema.current)
@@ -131,6 +144,9 @@ public final class SQLiteLedger: ClaimLedger {
         lookupToken = try db.prepare("SELECT key FROM claims WHERE purchase_token = ? ORDER BY created_at, key LIMIT 1")
         lookupReported = try db.prepare("SELECT 1 FROM reported WHERE order_id = ? AND rule = ?")
         lookupReview = try db.prepare("SELECT verdict, note, by, at FROM reviews WHERE order_id = ?")
+        lookupRefund = try db.prepare("SELECT key, refunded_at, event, reason, source, identity, reversed_at FROM refunds "
+            + "WHERE key = ?")
+        lookupEvent = try db.prepare("SELECT identity, type, first_run FROM store_events WHERE identity = ?")
     }
 
     /// The schema version the file says it has (after opening, always `schemaVersion`).
@@ -195,7 +211,7 @@ public final class SQLiteLedger: ClaimLedger {
     }
 
     /// Records a completed run in one transaction: its new claims with their details (the
-    /// first taker stays), what it reported, the run.
+    /// first taker stays), what it reported, the run, its store events, refunds and reversals.
     public func record(_ run: RunRecord) throws(LedgerError) {
         try db.writing { () throws(LedgerError) in
             let claim = try db.prepare("INSERT OR IGNORE INTO claims(key, order_id, user_id, created_at, product_id, amount, "
@@ -227,6 +243,7 @@ public final class SQLiteLedger: ClaimLedger {
             runRow.bind(3, Int64(run.orders))
             runRow.bind(4, Int64(run.flagged))
             try runRow.run()
+            try recordStoreEvents(run, runID: db.lastInsertRowID)
         }
     }
 

@@ -57,13 +57,15 @@ final class LedgerSchemaTests {
             // The night after the migration adds to it.
             try ledger.record(night(claims: [("100000000000066", claim("ORD-2")), ("g:GPA.new", claim("ORD-3"))],
                                     details: ["g:GPA.new": ClaimDetails(productID: "coins", amount: "0.99", currency: "EUR",
-                                                                        purchaseToken: "tok", platform: "android")]))
+                                                                        purchaseToken: "tok", platform: "android")],
+                                    events: [("uuid-1", "REFUND")]))
         }
         let reopened = try SQLiteLedger(path: path)
         #expect(try reopened.storedSchemaVersion() == 2)
         #expect(try reopened.claims(of: ["100000000000066"])["100000000000066"]?.orderID == "ORD-1000001")
         #expect(try reopened.claimKeys(forTokens: ["tok"]) == ["tok": "g:GPA.new"])
         #expect(try reopened.recentRuns(10).map(\.id) == [2, 1])
+        #expect(try reopened.events(["uuid-1"])["uuid-1"]?.firstRun == 2)
     }
 
     @Test("a migrated ledger has the same tables, columns and indexes as a new one")

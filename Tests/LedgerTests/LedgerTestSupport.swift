@@ -62,11 +62,13 @@ func claim(_ order: String, _ user: String = "u1", _ seconds: Int64 = 0) -> Clai
 }
 
 /// A run that leaves only what is given.
-func night(claims: [(String, Claim)] = [], reported: [(String, String)] = [], details: [String: ClaimDetails] = [:])
+func night(claims: [(String, Claim)] = [], reported: [(String, String)] = [], details: [String: ClaimDetails] = [:],
+           refunds: [RememberedRefund] = [], reversals: [(String, Timestamp)] = [], events: [(String, String)] = [])
     -> RunRecord {
     RunRecord(startedAt: at(0), finishedAt: at(60), orders: claims.count, flagged: 0,
               newClaims: claims.map { (key: $0.0, claim: $0.1) }, reported: reported.map { (orderID: $0.0, rule: $0.1) },
-              claimDetails: details)
+              claimDetails: details, refunds: refunds, reversals: reversals.map { (key: $0.0, at: $0.1) },
+              events: events.map { (identity: $0.0, type: $0.1) })
 }
 
 /// Opening `path` must fail with `code`; returns the error for its message.
