@@ -1,9 +1,27 @@
 import CSQLite3
 
-/// A SQLite error with SQLite's own message.
+/// Why the ledger cannot be used: a code tests and callers compare, and a message people
+/// read (SQLite's own, where SQLite said it).
 public struct LedgerError: Error, Sendable, CustomStringConvertible {
+    public enum Code: Sendable, Equatable {
+        /// SQLite refused (cannot open, disk, busy, corrupt, ...).
+        case sqlite
+        /// The file carries a schema version newer than this build reads.
+        case newerSchema
+        /// The file carries a schema version no iapscreen wrote.
+        case unknownSchema
+        /// A SQLite file, but not one iapscreen wrote.
+        case notALedger
+        /// An older ledger could not be brought to this schema; the file is as it was.
+        case migrationFailed
+    }
+
+    public var code: Code
     public var message: String
-    public init(_ message: String) { self.message = message }
+    public init(_ message: String, code: Code = .sqlite) {
+        self.message = message
+        self.code = code
+    }
     public var description: String { message }
 }
 
@@ -33,10 +51,63 @@ final class SQLiteDatabase {
     func execute(_ sql: String) throws(LedgerError) {
         var message: UnsafeMutablePointer<CChar>?
         guard sqlite3_exec(handle, sql, nil, nil, &message) == SQLITE_OK else {
-            let text = (message.map { String(cString: $0) } ?? "") + " [\(lastError)]"
+            // exec's message is usually errmsg again: say it once, with the code.
+            let said = message.map { String(cString: $0) } ?? ""
             sqlite3_free(message)
+            let text = lastError.hasPrefix(said) ? lastError : "\(said) [\(lastError)]"
             throw LedgerError("ledger: \(text)")
         }
+    }
+
+    /// One write transaction around `body`, taken at once (BEGIN IMMEDIATE) so no other
+    /// writer slips in between our reads and writes; rolled back if anything in it fails.
+    func writing<T>(_ body: () throws(LedgerError) -> T) throws(LedgerError) -> T {
+        try transaction("BEGIN IMMEDIATE", body)
+    }
+
+    /// One read transaction around `body`: a bulk lookup sees one snapshot and takes the
+    /// WAL read lock once, not once per key. Inside an open transaction, just `body`.
+    func reading<T>(_ body: () throws(LedgerError) -> T) throws(LedgerError) -> T {
+        guard sqlite3_get_autocommit(handle) != 0 else { return try body() }
+        return try transaction("BEGIN", body)
+    }
+
+    private func transaction<T>(_ begin: String, _ body: () throws(LedgerError) -> T) throws(LedgerError) -> T {
+        try execute(begin)
+        do throws(LedgerError) {
+            let value = try body()
+            try execute("COMMIT")
+            return value
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// `stmt` (one `?`) run once per key inside one read transaction: the bulk lookup every
+    /// `…(of:)` is. `row` reads the first row of a key; nil leaves the key out.
+    func lookUp<T>(_ stmt: SQLiteStatement, _ keys: [String], _ row: (SQLiteStatement) -> T?) throws(LedgerError)
+        -> [String: T] {
+        try reading { () throws(LedgerError) in
+            var out: [String: T] = [:]
+            out.reserveCapacity(min(keys.count, 1 << 16))
+            for key in keys {
+                stmt.bind(1, key)
+                defer { stmt.reset() }
+                if try stmt.step(), let value = row(stmt) { out[key] = value }
+            }
+            return out
+        }
+    }
+
+    /// The rowid the last INSERT on this connection gave.
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// `PRAGMA user_version`: the schema version this file says it has.
+    func userVersion() throws(LedgerError) -> Int64 {
+        let stmt = try prepare("PRAGMA user_version")
+        guard try stmt.step() else { throw LedgerError("ledger: PRAGMA user_version gave no row") }
+        return stmt.int(0)
     }
 
     func prepare(_ sql: String) throws(LedgerError) -> SQLiteStatement {
@@ -94,6 +165,11 @@ final class SQLiteStatement {
     }
 
     func int(_ column: Int32) -> Int64 { sqlite3_column_int64(stmt, column) }
+
+    /// nil for NULL (`int` would say 0).
+    func optionalInt(_ column: Int32) -> Int64? {
+        sqlite3_column_type(stmt, column) == SQLITE_NULL ? nil : sqlite3_column_int64(stmt, column)
+    }
 
     /// Runs a statement that returns no rows.
     func run() throws(LedgerError) {

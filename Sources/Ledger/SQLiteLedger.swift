@@ -17,6 +17,32 @@ public struct Review: Sendable, Equatable {
     }
 }
 
+/// What the ledger keeps of a claim beside its order, user and time, so a finding on an
+/// order credited on an earlier night can name its product and money (CONTRACT §9), and a
+/// Google refund that names only a purchase token finds its claim. nil: not known (every
+/// claim from a schema-0 ledger).
+public struct ClaimDetails: Sendable, Equatable {
+    public var productID: String?
+    /// The order's amount as its dump wrote it (decimal text, e.g. `4.99`).
+    public var amount: String?
+    public var currency: String?
+    /// Google's purchase token.
+    public var purchaseToken: String?
+    /// `ios` or `android`.
+    public var platform: String?
+
+    public init(productID: String? = nil, amount: String? = nil, currency: String? = nil, purchaseToken: String? = nil,
+                platform: String? = nil) {
+        self.productID = productID
+        self.amount = amount
+        self.currency = currency
+        self.purchaseToken = purchaseToken
+        self.platform = platform
+    }
+
+    public static let unknown = ClaimDetails()
+}
+
 /// What a completed run leaves in the ledger, written in one transaction after the reports.
 public struct RunRecord: Sendable {
     public var startedAt: Timestamp
@@ -26,63 +52,134 @@ public struct RunRecord: Sendable {
     public var newClaims: [(key: String, claim: Claim)]
     /// (order id, rule) of every finding reported, so the next run can say `seen`.
     public var reported: [(orderID: String, rule: String)]
+    /// Details of new claims, by claim key; a claim without an entry keeps NULLs.
+    public var claimDetails: [String: ClaimDetails]
+    /// Refunds read tonight. A key the ledger already has keeps the earlier refund.
+    public var refunds: [RememberedRefund]
+    /// Apple's reversals of refunds: sets the refund's `reversedAt` (the earliest stays).
+    public var reversals: [(key: String, at: Timestamp)]
+    /// Every distinct store event read tonight; one the ledger knows keeps its first run.
+    public var events: [(identity: String, type: String)]
 
     public init(startedAt: Timestamp, finishedAt: Timestamp, orders: Int, flagged: Int,
-                newClaims: [(key: String, claim: Claim)], reported: [(orderID: String, rule: String)]) {
+                newClaims: [(key: String, claim: Claim)], reported: [(orderID: String, rule: String)],
+                claimDetails: [String: ClaimDetails] = [:], refunds: [RememberedRefund] = [],
+                reversals: [(key: String, at: Timestamp)] = [], events: [(identity: String, type: String)] = []) {
         self.startedAt = startedAt
         self.finishedAt = finishedAt
         self.orders = orders
         self.flagged = flagged
         self.newClaims = newClaims
         self.reported = reported
+        self.claimDetails = claimDetails
+        self.refunds = refunds
+        self.reversals = reversals
+        self.events = events
     }
 }
 
-/// The replay memory and review desk of iapscreen in one SQLite file.
+/// A completed run as the ledger keeps it.
+public struct RecordedRun: Sendable, Equatable {
+    /// What `RememberedEvent.firstRun` names.
+    public var id: Int64
+    /// `YYYY-MM-DDTHH:MM:SSZ`
+    public var startedAt: String
+    public var finishedAt: String
+    public var orders: Int
+    public var flagged: Int
+
+    public init(id: Int64, startedAt: String, finishedAt: String, orders: Int, flagged: Int) {
+        self.id = id
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+        self.orders = orders
+        self.flagged = flagged
+    }
+}
+
+/// The replay memory and review desk of iapscreen in one SQLite file (schema 2, see
+/// `LedgerSchema`; an older file is migrated on open).
 ///
-///     claims(key PK, order_id, user_id, created_at ms)   first taker of each store transaction
+///     claims(key PK, order_id, user_id, created_at ms,      first taker of each store transaction,
+///            product_id, amount, currency,                   what it bought,
+///            purchase_token, platform)                       and Google's token (indexed)
 ///     reported(order_id, rule PK)                          findings reported by completed runs
 ///     reviews(order_id PK, verdict, note, by, at)          reviewers' decisions
 ///     runs(id PK, started_at, finished_at, orders, flagged)
+///     store_events(identity PK, type, first_run)           every distinct store event read
+///     refunds(key PK, refunded_at ms, event, reason,       the earliest refund of each claim key,
+///             source, identity, reversed_at ms)            and when Apple reversed it
 public final class SQLiteLedger: ClaimLedger {
     let db: SQLiteDatabase
     public let path: String
     private let lookupClaim: SQLiteStatement
+    private let lookupClaimDetails: SQLiteStatement
+    private let lookupToken: SQLiteStatement
     private let lookupReported: SQLiteStatement
     private let lookupReview: SQLiteStatement
+    let lookupRefund: SQLiteStatement
+    let lookupEvent: SQLiteStatement
 
-    static let schema = """
-        CREATE TABLE IF NOT EXISTS claims(key TEXT PRIMARY KEY, order_id TEXT NOT NULL, user_id TEXT NOT NULL,
-                                          created_at INTEGER NOT NULL) WITHOUT ROWID;
-        CREATE TABLE IF NOT EXISTS reported(order_id TEXT NOT NULL, rule TEXT NOT NULL,
-                                            PRIMARY KEY(order_id, rule)) WITHOUT ROWID;
-        CREATE TABLE IF NOT EXISTS reviews(order_id TEXT PRIMARY KEY, verdict TEXT NOT NULL, note TEXT, by TEXT,
-                                           at TEXT NOT NULL) WITHOUT ROWID;
-        CREATE TABLE IF NOT EXISTS runs(id INTEGER PRIMARY KEY, started_at TEXT NOT NULL, finished_at TEXT NOT NULL,
-                                        orders INTEGER NOT NULL, flagged INTEGER NOT NULL);
-        """
+    /// The schema this build writes, and the newest it reads.
+    public static let schemaVersion = Int(LedgerSchema.current)
 
+    /// Opens (creating or migrating) the ledger. A file of a newer schema, or one that is no
+    /// iapscreen ledger, is refused before anything is written to it.
     public init(path: String) throws(LedgerError) {
         self.path = path
         db = try SQLiteDatabase(path: path)
+        let state: LedgerSchema.State
+        do throws(LedgerError) {
+            state = try LedgerSchema.inspect(db, path: path)
+        } catch where error.code == .sqlite {
+            // e.g. not a database at all: SQLite says so at the first read.
+            throw LedgerError("cannot open ledger \(path): \(db.lastError)")
+        }
         try db.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-65536;")
-        try db.execute(SQLiteLedger.schema)
+        if state != .current { try LedgerSchema.upgrade(db, path: path, from: state) }
         lookupClaim = try db.prepare("SELECT order_id, user_id, created_at FROM claims WHERE key = ?")
+        lookupClaimDetails = try db.prepare("SELECT order_id, user_id, created_at, product_id, amount, currency, "
+            + "purchase_token, platform FROM claims WHERE key = ?")
+        // The first claim of a token: a subscription's renewals share it.
+        lookupToken = try db.prepare("SELECT key FROM claims WHERE purchase_token = ? ORDER BY created_at, key LIMIT 1")
         lookupReported = try db.prepare("SELECT 1 FROM reported WHERE order_id = ? AND rule = ?")
         lookupReview = try db.prepare("SELECT verdict, note, by, at FROM reviews WHERE order_id = ?")
+        lookupRefund = try db.prepare("SELECT key, refunded_at, event, reason, source, identity, reversed_at FROM refunds "
+            + "WHERE key = ?")
+        lookupEvent = try db.prepare("SELECT identity, type, first_run FROM store_events WHERE identity = ?")
+    }
+
+    /// The schema version the file says it has (after opening, always `schemaVersion`).
+    public func storedSchemaVersion() throws(LedgerError) -> Int {
+        Int(try db.userVersion())
     }
 
     public func claims(of keys: [String]) throws -> [String: Claim] {
-        var out: [String: Claim] = [:]
-        for key in keys {
-            lookupClaim.bind(1, key)
-            defer { lookupClaim.reset() }
-            if try lookupClaim.step(), let order = lookupClaim.text(0), let user = lookupClaim.text(1),
-               let at = Timestamp(millis: lookupClaim.int(2)) {
-                out[key] = Claim(orderID: order, userID: user, createdAt: at)
+        try db.lookUp(lookupClaim, keys, SQLiteLedger.claim)
+    }
+
+    /// Earlier claims of these keys with what the ledger knows of each (schema-0 claims:
+    /// all details nil).
+    public func claimsWithDetails(of keys: [String]) throws(LedgerError) -> [String: (claim: Claim, details: ClaimDetails)] {
+        try db.lookUp(lookupClaimDetails, keys) { s in
+            SQLiteLedger.claim(s).map { claim in
+                (claim, ClaimDetails(productID: s.text(3), amount: s.text(4), currency: s.text(5), purchaseToken: s.text(6),
+                                     platform: s.text(7)))
             }
         }
-        return out
+    }
+
+    /// The claim key of each purchase token the ledger keeps (token -> key); a token with
+    /// several claims (a subscription's renewals) gives its first: earliest created, then key.
+    public func claimKeys(forTokens tokens: [String]) throws(LedgerError) -> [String: String] {
+        try db.lookUp(lookupToken, tokens) { $0.text(0) }
+    }
+
+    /// A claim from columns 0-2 (order_id, user_id, created_at); nil for a row whose time is
+    /// out of range (as `claims(of:)` always did).
+    private static func claim(_ s: SQLiteStatement) -> Claim? {
+        guard let order = s.text(0), let user = s.text(1), let at = Timestamp(millis: s.int(2)) else { return nil }
+        return Claim(orderID: order, userID: user, createdAt: at)
     }
 
     /// Whether an earlier completed run reported this finding.
@@ -100,16 +197,38 @@ public final class SQLiteLedger: ClaimLedger {
         return Review(verdict: verdict, note: lookupReview.text(1), by: lookupReview.text(2), at: at)
     }
 
-    /// Records a completed run: its new claims (the first taker stays), what it reported.
+    /// The last `count` completed runs, newest first.
+    public func recentRuns(_ count: Int) throws(LedgerError) -> [RecordedRun] {
+        let stmt = try db.prepare("SELECT id, started_at, finished_at, orders, flagged FROM runs ORDER BY id DESC LIMIT ?")
+        stmt.bind(1, Int64(clamping: count))
+        var runs: [RecordedRun] = []
+        while try stmt.step() {
+            guard let started = stmt.text(1), let finished = stmt.text(2), let orders = Int(exactly: stmt.int(3)),
+                  let flagged = Int(exactly: stmt.int(4)) else { continue }
+            runs.append(RecordedRun(id: stmt.int(0), startedAt: started, finishedAt: finished, orders: orders, flagged: flagged))
+        }
+        return runs
+    }
+
+    /// Records a completed run in one transaction: its new claims with their details (the
+    /// first taker stays), what it reported, the run, its store events, refunds and reversals.
     public func record(_ run: RunRecord) throws(LedgerError) {
-        try db.execute("BEGIN IMMEDIATE")
-        do throws(LedgerError) {
-            let claim = try db.prepare("INSERT OR IGNORE INTO claims(key, order_id, user_id, created_at) VALUES (?, ?, ?, ?)")
+        try db.writing { () throws(LedgerError) in
+            let claim = try db.prepare("INSERT OR IGNORE INTO claims(key, order_id, user_id, created_at, product_id, amount, "
+                + "currency, purchase_token, platform) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+            // In key order: each insert lands beside the last one, on pages already in cache.
             for (key, c) in run.newClaims.sorted(by: { $0.key < $1.key }) {
                 claim.bind(1, key)
                 claim.bind(2, c.orderID)
                 claim.bind(3, c.userID)
                 claim.bind(4, c.createdAt.millis)
+                if let d = run.claimDetails[key] {
+                    claim.bind(5, d.productID)
+                    claim.bind(6, d.amount)
+                    claim.bind(7, d.currency)
+                    claim.bind(8, d.purchaseToken)
+                    claim.bind(9, d.platform)
+                }
                 try claim.run()
             }
             let reported = try db.prepare("INSERT OR IGNORE INTO reported(order_id, rule) VALUES (?, ?)")
@@ -124,10 +243,7 @@ public final class SQLiteLedger: ClaimLedger {
             runRow.bind(3, Int64(run.orders))
             runRow.bind(4, Int64(run.flagged))
             try runRow.run()
-            try db.execute("COMMIT")
-        } catch {
-            try? db.execute("ROLLBACK")
-            throw error
+            try recordStoreEvents(run, runID: db.lastInsertRowID)
         }
     }
 

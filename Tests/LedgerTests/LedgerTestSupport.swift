@@ -1,0 +1,85 @@
+import Foundation
+import IAPBasics
+@testable import Ledger
+import Screening
+import Testing
+
+/// A directory of its own for each test, removed afterwards.
+final class Scratch {
+    let dir = NSTemporaryDirectory() + "ledger-" + UUID().uuidString
+
+    init() throws {
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: dir) }
+
+    func path(_ name: String) -> String { dir + "/" + name }
+
+    /// A copy of the ledger that iapscreen 3855577 (before schema versions) wrote: `screen`
+    /// over `samples --orders 200 --seed 3`, then two `review`s (Tests/Fixtures/Ledger/README.md).
+    func schema0Ledger(_ name: String = "old.sqlite") throws -> String {
+        let copy = path(name)
+        try FileManager.default.copyItem(atPath: Scratch.schema0Fixture, toPath: copy)
+        return copy
+    }
+
+    static let schema0Fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/Ledger/schema0-ledger.sqlite").path
+}
+
+/// The file's bytes, to show a refused or failed open left it as it was.
+func bytes(_ path: String) throws -> Data {
+    try Data(contentsOf: URL(fileURLWithPath: path))
+}
+
+/// SQL straight on a file, beside the ledger: to build odd old files and look at what a
+/// ledger wrote. The connection closes before this returns.
+func rawSQL(_ path: String, _ sql: String) throws {
+    try SQLiteDatabase(path: path).execute(sql)
+}
+
+/// The first column of every row of `sql`, as text.
+func rawColumn(_ path: String, _ sql: String) throws -> [String] {
+    let db = try SQLiteDatabase(path: path)
+    let stmt = try db.prepare(sql)
+    var out: [String] = []
+    while try stmt.step() { out.append(stmt.text(0) ?? "NULL") }
+    return out
+}
+
+func rawUserVersion(_ path: String) throws -> Int64 {
+    try SQLiteDatabase(path: path).userVersion()
+}
+
+/// A time `seconds` after 2024-03-01T00:00:00Z.
+func at(_ seconds: Int64) -> Timestamp {
+    Timestamp(clampingMillis: 1_709_251_200_000 + seconds * 1000)
+}
+
+func claim(_ order: String, _ user: String = "u1", _ seconds: Int64 = 0) -> Claim {
+    Claim(orderID: order, userID: user, createdAt: at(seconds))
+}
+
+/// A run that leaves only what is given.
+func night(claims: [(String, Claim)] = [], reported: [(String, String)] = [], details: [String: ClaimDetails] = [:],
+           refunds: [RememberedRefund] = [], reversals: [(String, Timestamp)] = [], events: [(String, String)] = [])
+    -> RunRecord {
+    RunRecord(startedAt: at(0), finishedAt: at(60), orders: claims.count, flagged: 0,
+              newClaims: claims.map { (key: $0.0, claim: $0.1) }, reported: reported.map { (orderID: $0.0, rule: $0.1) },
+              claimDetails: details, refunds: refunds, reversals: reversals.map { (key: $0.0, at: $0.1) },
+              events: events.map { (identity: $0.0, type: $0.1) })
+}
+
+/// Opening `path` must fail with `code`; returns the error for its message.
+func openingFails(_ path: String, _ code: LedgerError.Code, sourceLocation: Testing.SourceLocation = #_sourceLocation)
+    -> LedgerError? {
+    do {
+        _ = try SQLiteLedger(path: path)
+        Issue.record("opened \(path)", sourceLocation: sourceLocation)
+        return nil
+    } catch {
+        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+        return error
+    }
+}
