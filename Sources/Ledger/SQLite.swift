@@ -29,9 +29,11 @@ public struct LedgerError: Error, Sendable, CustomStringConvertible {
 final class SQLiteDatabase {
     private(set) var handle: OpaquePointer?
 
-    init(path: String) throws(LedgerError) {
+    /// `readOnly`: SQLite itself refuses every write, and a missing file is not created.
+    init(path: String, readOnly: Bool = false) throws(LedgerError) {
         var db: OpaquePointer?
-        let rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+        let mode = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        let rc = sqlite3_open_v2(path, &db, mode | SQLITE_OPEN_NOMUTEX, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close(db)

@@ -43,17 +43,29 @@ public struct ClaimDetails: Sendable, Equatable {
     public static let unknown = ClaimDetails()
 }
 
+/// A store transaction taken first tonight, with what the order bought.
+public struct NewClaim: Sendable {
+    public var key: String
+    public var claim: Claim
+    public var details: ClaimDetails
+
+    public init(key: String, claim: Claim, details: ClaimDetails = .unknown) {
+        self.key = key
+        self.claim = claim
+        self.details = details
+    }
+}
+
 /// What a completed run leaves in the ledger, written in one transaction after the reports.
 public struct RunRecord: Sendable {
     public var startedAt: Timestamp
     public var finishedAt: Timestamp
     public var orders: Int
     public var flagged: Int
-    public var newClaims: [(key: String, claim: Claim)]
+    /// Claims to remember; a key the ledger has keeps its first taker.
+    public var newClaims: [NewClaim]
     /// (order id, rule) of every finding reported, so the next run can say `seen`.
     public var reported: [(orderID: String, rule: String)]
-    /// Details of new claims, by claim key; a claim without an entry keeps NULLs.
-    public var claimDetails: [String: ClaimDetails]
     /// Refunds read tonight. A key the ledger already has keeps the earlier refund.
     public var refunds: [RememberedRefund]
     /// Apple's reversals of refunds: sets the refund's `reversedAt` (the earliest stays).
@@ -62,8 +74,7 @@ public struct RunRecord: Sendable {
     public var events: [(identity: String, type: String)]
 
     public init(startedAt: Timestamp, finishedAt: Timestamp, orders: Int, flagged: Int,
-                newClaims: [(key: String, claim: Claim)], reported: [(orderID: String, rule: String)],
-                claimDetails: [String: ClaimDetails] = [:], refunds: [RememberedRefund] = [],
+                newClaims: [NewClaim], reported: [(orderID: String, rule: String)], refunds: [RememberedRefund] = [],
                 reversals: [(key: String, at: Timestamp)] = [], events: [(identity: String, type: String)] = []) {
         self.startedAt = startedAt
         self.finishedAt = finishedAt
@@ -71,7 +82,6 @@ public struct RunRecord: Sendable {
         self.flagged = flagged
         self.newClaims = newClaims
         self.reported = reported
-        self.claimDetails = claimDetails
         self.refunds = refunds
         self.reversals = reversals
         self.events = events
@@ -114,20 +124,24 @@ public final class SQLiteLedger: ClaimLedger {
     public let path: String
     private let lookupClaim: SQLiteStatement
     private let lookupClaimDetails: SQLiteStatement
-    private let lookupToken: SQLiteStatement
+    /// nil on a schema-0 file opened read-only: it has no such column or table.
+    private let lookupToken: SQLiteStatement?
     private let lookupReported: SQLiteStatement
     private let lookupReview: SQLiteStatement
-    let lookupRefund: SQLiteStatement
-    let lookupEvent: SQLiteStatement
+    let lookupRefund: SQLiteStatement?
+    let lookupEvent: SQLiteStatement?
 
     /// The schema this build writes, and the newest it reads.
     public static let schemaVersion = Int(LedgerSchema.current)
 
     /// Opens (creating or migrating) the ledger. A file of a newer schema, or one that is no
     /// iapscreen ledger, is refused before anything is written to it.
-    public init(path: String) throws(LedgerError) {
+    ///
+    /// `readOnly` (explain): nothing is created, migrated or written; a schema-0 file is read
+    /// as it is (its claims without details, no events or refunds remembered).
+    public init(path: String, readOnly: Bool = false) throws(LedgerError) {
         self.path = path
-        db = try SQLiteDatabase(path: path)
+        db = try SQLiteDatabase(path: path, readOnly: readOnly)
         let state: LedgerSchema.State
         do throws(LedgerError) {
             state = try LedgerSchema.inspect(db, path: path)
@@ -135,18 +149,27 @@ public final class SQLiteLedger: ClaimLedger {
             // e.g. not a database at all: SQLite says so at the first read.
             throw LedgerError("cannot open ledger \(path): \(db.lastError)")
         }
-        try db.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-65536;")
-        if state != .current { try LedgerSchema.upgrade(db, path: path, from: state) }
+        let details: String
+        if readOnly {
+            guard state != .empty else { throw LedgerError("ledger \(path) is empty: no run has written it", code: .notALedger) }
+            details = state == .current ? "product_id, amount, currency, purchase_token, platform"
+                : "NULL, NULL, NULL, NULL, NULL"
+        } else {
+            try db.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-65536;")
+            if state != .current { try LedgerSchema.upgrade(db, path: path, from: state) }
+            details = "product_id, amount, currency, purchase_token, platform"
+        }
+        let remembers = !readOnly || state == .current
         lookupClaim = try db.prepare("SELECT order_id, user_id, created_at FROM claims WHERE key = ?")
-        lookupClaimDetails = try db.prepare("SELECT order_id, user_id, created_at, product_id, amount, currency, "
-            + "purchase_token, platform FROM claims WHERE key = ?")
+        lookupClaimDetails = try db.prepare("SELECT order_id, user_id, created_at, \(details) FROM claims WHERE key = ?")
         // The first claim of a token: a subscription's renewals share it.
-        lookupToken = try db.prepare("SELECT key FROM claims WHERE purchase_token = ? ORDER BY created_at, key LIMIT 1")
+        lookupToken = remembers
+            ? try db.prepare("SELECT key FROM claims WHERE purchase_token = ? ORDER BY created_at, key LIMIT 1") : nil
         lookupReported = try db.prepare("SELECT 1 FROM reported WHERE order_id = ? AND rule = ?")
         lookupReview = try db.prepare("SELECT verdict, note, by, at FROM reviews WHERE order_id = ?")
-        lookupRefund = try db.prepare("SELECT key, refunded_at, event, reason, source, identity, reversed_at FROM refunds "
-            + "WHERE key = ?")
-        lookupEvent = try db.prepare("SELECT identity, type, first_run FROM store_events WHERE identity = ?")
+        lookupRefund = remembers ? try db.prepare("SELECT key, refunded_at, event, reason, source, identity, reversed_at "
+            + "FROM refunds WHERE key = ?") : nil
+        lookupEvent = remembers ? try db.prepare("SELECT identity, type, first_run FROM store_events WHERE identity = ?") : nil
     }
 
     /// The schema version the file says it has (after opening, always `schemaVersion`).
@@ -172,7 +195,8 @@ public final class SQLiteLedger: ClaimLedger {
     /// The claim key of each purchase token the ledger keeps (token -> key); a token with
     /// several claims (a subscription's renewals) gives its first: earliest created, then key.
     public func claimKeys(forTokens tokens: [String]) throws(LedgerError) -> [String: String] {
-        try db.lookUp(lookupToken, tokens) { $0.text(0) }
+        guard let lookupToken else { return [:] }
+        return try db.lookUp(lookupToken, tokens) { $0.text(0) }
     }
 
     /// A claim from columns 0-2 (order_id, user_id, created_at); nil for a row whose time is
@@ -217,18 +241,17 @@ public final class SQLiteLedger: ClaimLedger {
             let claim = try db.prepare("INSERT OR IGNORE INTO claims(key, order_id, user_id, created_at, product_id, amount, "
                 + "currency, purchase_token, platform) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
             // In key order: each insert lands beside the last one, on pages already in cache.
-            for (key, c) in run.newClaims.sorted(by: { $0.key < $1.key }) {
-                claim.bind(1, key)
+            for new in run.newClaims.sorted(by: { $0.key < $1.key }) {
+                let c = new.claim, d = new.details
+                claim.bind(1, new.key)
                 claim.bind(2, c.orderID)
                 claim.bind(3, c.userID)
                 claim.bind(4, c.createdAt.millis)
-                if let d = run.claimDetails[key] {
-                    claim.bind(5, d.productID)
-                    claim.bind(6, d.amount)
-                    claim.bind(7, d.currency)
-                    claim.bind(8, d.purchaseToken)
-                    claim.bind(9, d.platform)
-                }
+                claim.bind(5, d.productID)
+                claim.bind(6, d.amount)
+                claim.bind(7, d.currency)
+                claim.bind(8, d.purchaseToken)
+                claim.bind(9, d.platform)
                 try claim.run()
             }
             let reported = try db.prepare("INSERT OR IGNORE INTO reported(order_id, rule) VALUES (?, ?)")

@@ -44,7 +44,8 @@ public struct RememberedEvent: Sendable, Equatable {
 extension SQLiteLedger {
     /// The remembered refunds of these claim keys, by key.
     public func refunds(of keys: [String]) throws(LedgerError) -> [String: RememberedRefund] {
-        try db.lookUp(lookupRefund, keys) { s in
+        guard let lookupRefund else { return [:] }
+        return try db.lookUp(lookupRefund, keys) { s in
             // A time out of range is no refund we can reason about: left out, as a claim's is.
             guard let key = s.text(0), let at = Timestamp(millis: s.int(1)), let event = s.text(2), let identity = s.text(5)
             else { return nil }
@@ -53,14 +54,35 @@ extension SQLiteLedger {
         }
     }
 
+    /// Whether any completed run left a refund (most nights' ledgers: the lookups of
+    /// tonight's claims against refunds are skipped when none did).
+    public func hasRefunds() throws(LedgerError) -> Bool {
+        guard lookupRefund != nil else { return false }
+        return try db.prepare("SELECT 1 FROM refunds LIMIT 1").step()
+    }
+
+    /// Remembered refunds per user whose claim they refund (`user.refunds`, CONTRACT §9): one
+    /// per refunded claim.
+    public func refundsPerUser() throws(LedgerError) -> [String: Int] {
+        guard lookupRefund != nil else { return [:] }
+        let stmt = try db.prepare("SELECT c.user_id, COUNT(*) FROM refunds r JOIN claims c ON c.key = r.key GROUP BY c.user_id")
+        var out: [String: Int] = [:]
+        while try stmt.step() {
+            if let user = stmt.text(0) { out[user] = Int(clamping: stmt.int(1)) }
+        }
+        return out
+    }
+
     /// Which of these store event identities an earlier completed run read.
     public func knownEvents(_ identities: [String]) throws(LedgerError) -> Set<String> {
-        Set(try db.lookUp(lookupEvent, identities) { _ in () }.keys)
+        guard let lookupEvent else { return [] }
+        return Set(try db.lookUp(lookupEvent, identities) { _ in () }.keys)
     }
 
     /// The store events of these identities that earlier completed runs read, by identity.
     public func events(_ identities: [String]) throws(LedgerError) -> [String: RememberedEvent] {
-        try db.lookUp(lookupEvent, identities) { s in
+        guard let lookupEvent else { return [:] }
+        return try db.lookUp(lookupEvent, identities) { s in
             guard let identity = s.text(0), let type = s.text(1) else { return nil }
             return RememberedEvent(identity: identity, type: type, firstRun: s.optionalInt(2))
         }

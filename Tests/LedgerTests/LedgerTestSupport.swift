@@ -66,8 +66,8 @@ func night(claims: [(String, Claim)] = [], reported: [(String, String)] = [], de
            refunds: [RememberedRefund] = [], reversals: [(String, Timestamp)] = [], events: [(String, String)] = [])
     -> RunRecord {
     RunRecord(startedAt: at(0), finishedAt: at(60), orders: claims.count, flagged: 0,
-              newClaims: claims.map { (key: $0.0, claim: $0.1) }, reported: reported.map { (orderID: $0.0, rule: $0.1) },
-              claimDetails: details, refunds: refunds, reversals: reversals.map { (key: $0.0, at: $0.1) },
+              newClaims: claims.map { NewClaim(key: $0.0, claim: $0.1, details: details[$0.0] ?? .unknown) },
+              reported: reported.map { (orderID: $0.0, rule: $0.1) }, refunds: refunds, reversals: reversals.map { (key: $0.0, at: $0.1) },
               events: events.map { (identity: $0.0, type: $0.1) })
 }
 

@@ -20,7 +20,7 @@ final class SQLiteLedgerTests {
 
     func run(_ claims: [(String, Claim)], reported: [(String, String)] = []) -> RunRecord {
         RunRecord(startedAt: Timestamp(millis: 0)!, finishedAt: Timestamp(millis: 1000)!, orders: claims.count, flagged: 0,
-                  newClaims: claims.map { (key: $0.0, claim: $0.1) }, reported: reported.map { (orderID: $0.0, rule: $0.1) })
+                  newClaims: claims.map { NewClaim(key: $0.0, claim: $0.1) }, reported: reported.map { (orderID: $0.0, rule: $0.1) })
     }
 
     @Test("claims survive reopening, and the first taker of a transaction stays its owner")

@@ -25,9 +25,18 @@ struct LockedLedger {
                 io.error("iapscreen \(command): cannot lock the ledger (\(lockPath)): \(reason)")
                 return .failure(Refusal(status: .unreadableInput))
             }
+        } catch let error as LedgerError {
+            io.error("iapscreen \(command): \(error); \(consequence)")
+            return .failure(Refusal(status: status(of: error)))
         } catch {
-            io.error("iapscreen \(command): \(error)")
+            io.error("iapscreen \(command): \(error); \(consequence)")
             return .failure(Refusal(status: .unreadableInput))
         }
+    }
+
+    /// A ledger of a newer schema is a usage error (use the newer iapscreen, CONTRACT §10);
+    /// anything else that keeps it from being read is exit 3.
+    static func status(of error: LedgerError) -> ExitStatus {
+        error.code == .newerSchema ? .usage : .unreadableInput
     }
 }

@@ -39,11 +39,11 @@ enum ExplainCommand {
         if case .sqlite(let path) = setup.ledgerSpec {
             if FileManager.default.fileExists(atPath: path) {
                 do {
-                    ledger = try SQLiteLedger(path: path)
+                    ledger = try SQLiteLedger(path: path, readOnly: true)
                     ledgerNote = "ledger \(path)"
                 } catch {
                     io.error("iapscreen explain: cannot read the ledger \(path): \(error)")
-                    return .unreadableInput
+                    return LockedLedger.status(of: error)
                 }
             } else {
                 ledgerNote = "no ledger yet at \(path) (no earlier run)"
@@ -57,6 +57,7 @@ enum ExplainCommand {
         }
         var screening = setup.screening
         screening.wantedTokens = events?.unresolvedTokens ?? []
+        screening.keepsTokens = ledger != nil
         let night: NightLoader
         do {
             night = try NightLoader(screening: screening, limits: .standard, jobs: setup.jobs, watching: orderID)

@@ -193,9 +193,9 @@ struct OrderExplanation {
         var lines: [String] = []
         for item in events.items {
             switch item {
-            case .refund(let r, let token) where keys.contains(r.key) || token.map(keys.contains) == true:
+            case .refund(let r, let token, _) where keys.contains(r.key) || token.map(keys.contains) == true:
                 let what = r.kind == .refund ? "refund" : "reversal of a refund"
-                lines.append("  \(r.event) at \(r.at.iso8601) (\(r.location)): \(what)"
+                lines.append("  \(r.event) at \(r.at.iso8601) (\(r.saidWhere)): \(what)"
                              + (r.reason.map { ", reason \($0)" } ?? "") + (r.source.map { ", asked by \($0)" } ?? ""))
             case .invalid(let type, let transaction?, let location, let reason) where keys.contains(transaction):
                 lines.append("  \(type) (\(location)): not believed: \(reason)")

@@ -134,6 +134,8 @@ final class NightLoader {
     struct Rare {
         var spilled: FindingSpill.Ref?
         var deferred: ReceiptDigestBox?
+        /// A Google purchase's token, kept for the ledger (`ReceiptScreening.keepsTokens`).
+        var purchaseToken: String?
     }
 
     private(set) var slots = SlotStore()
@@ -144,6 +146,17 @@ final class NightLoader {
     /// The same for slot `i`, read in place.
     func spilled(at i: Int) -> FindingSpill.Ref? { rare(slots.with(i) { $0.pointee.rareIndex })?.spilled }
     func deferred(at i: Int) -> ReceiptDigestBox? { rare(slots.with(i) { $0.pointee.rareIndex })?.deferred }
+    /// Tonight's slots of these orders (a scan: asked for a few).
+    func slots(ofOrders ids: Set<String>) -> [String: Int32] {
+        guard !ids.isEmpty else { return [:] }
+        var out: [String: Int32] = [:]
+        for i in slots.indices {
+            let id = slots.with(i) { $0.pointee.order.orderID }
+            if ids.contains(id) { out[id] = Int32(i) }
+        }
+        return out
+    }
+    func purchaseToken(at i: Int) -> String? { rare(slots.with(i) { $0.pointee.rareIndex })?.purchaseToken }
     private func rare(_ index: Int32) -> Rare? { index < 0 ? nil : rare[Int(index)] }
     private var slotOf: [String: Int32] = [:]
     private(set) var malformed: [MalformedItem] = []
@@ -290,9 +303,11 @@ final class NightLoader {
             kept.findings = nil
         }
         parts.deferred = outcome.deferred
+        parts.purchaseToken = outcome.purchaseToken
         kept.deferred = nil
+        kept.purchaseToken = nil
         // A slot settled again (a later row of the order) leaves its old entry unused.
-        if parts.spilled != nil || parts.deferred != nil {
+        if parts.spilled != nil || parts.deferred != nil || parts.purchaseToken != nil {
             slots[slot].rareIndex = Int32(rare.count)
             rare.append(parts)
         } else {

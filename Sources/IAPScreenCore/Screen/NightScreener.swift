@@ -19,7 +19,7 @@ struct NightScreener {
     var events: StoreEventNight?
 
     struct Outcome {
-        var newClaims: [(key: String, claim: Claim)]
+        var newClaims: [NewClaim]
         /// Distinct credited orders, and those with a receipt.
         var orders: Int
         var receipts: Int
@@ -74,6 +74,15 @@ struct NightScreener {
             for i in screenable { evaluator.ordersPerUser[slots[Int(i)].order.userID, default: 0] += 1 }
         }
 
+        // Refunds the ledger remembers are looked up for the keys tonight's orders take.
+        let checksRefunds = try ledger?.hasRefunds() ?? false
+        var took: [(lookup: String, key: String)] = []
+        func noteTaking(_ selection: Selection, key: String?, token: String?) {
+            guard checksRefunds, case .picked = selection, let key else { return }
+            took.append((key, key))
+            if let token, !key.hasPrefix("gt:") { took.append(("gt:" + token, key)) }
+        }
+
         // Claims, in claim order, on top of the ledger's earlier claims.
         var book = ClaimBook { i in
             let o = slots[Int(i)].order
@@ -103,7 +112,7 @@ struct NightScreener {
         var late: [Int32: [Finding]] = [:]
         var watched: Selection?
         // Custom rules that ask what the store events said wait for them to be judged.
-        let afterEvents = events != nil && evaluator.needsStoreEventFields
+        let afterEvents = (events != nil || checksRefunds) && evaluator.needsStoreEventFields
         var waiting: [(slot: Int32, selection: Selection)] = []
         for i in screenable {
             // Fields are read in place: copying a million slots was most of this loop.
@@ -117,6 +126,10 @@ struct NightScreener {
                     ClaimCandidate($0, platform: box.digest.platform)
                 })
                 if i == watch { watched = selection }
+                if case .picked(let c) = selection, box.digest.candidates.indices.contains(c) {
+                    let p = box.digest.candidates[c]
+                    noteTaking(selection, key: claimKey(p, platform: box.digest.platform), token: p.purchaseToken)
+                }
                 if afterEvents {
                     waiting.append((i, selection))
                 } else {
@@ -136,13 +149,25 @@ struct NightScreener {
                     selection = book.select(for: c, candidates: [candidate])
                 }
                 if i == watch { watched = selection }
+                noteTaking(selection, key: candidate.key, token: night.purchaseToken(at: Int(i)))
                 if case .replayOf(_, let original, let key) = selection,
                    let f = evaluator.replayFinding(order: screenOrder(slots[Int(i)], night), transaction: candidate.transactionText, original: original, key: key) {
                     late[i] = [f]
                 }
             }
         }
-        let judged = try events.map { try judge($0, book: book, night: night, late: &late) }
+        var remembered: [RememberedTaking] = []
+        if let ledger, !took.isEmpty {
+            let found = try ledger.refunds(of: Array(Set(took.map(\.lookup))))
+            var keys: Set<String> = []
+            for t in took {
+                // A refund Apple reversed no longer stands.
+                guard let r = found[t.lookup], r.reversedAt == nil, keys.insert(t.key).inserted else { continue }
+                remembered.append(RememberedTaking(key: t.key, refund: r))
+            }
+        }
+        let judged = events != nil || checksRefunds
+            ? try judge(events, remembered: remembered, book: book, night: night, late: &late) : nil
         if let judged {
             evaluator.refundsPerUser = judged.refundsPerUser
             evaluator.refundReasons = judged.reasons
@@ -222,8 +247,42 @@ struct NightScreener {
         }
         try appender.finish()
         // Without a ledger nothing remembers them: not worth a million lookups.
-        return Outcome(newClaims: ledger == nil ? [] : book.newClaims, orders: orders, receipts: receipts, claimSeconds: claimSeconds,
+        return Outcome(newClaims: ledger == nil ? [] : newClaims(book, night), orders: orders, receipts: receipts, claimSeconds: claimSeconds,
                        events: claims.events)
+    }
+
+    /// Tonight's new claims with what each order bought, for the ledger (built on every core:
+    /// a night of a million claims resolves a million orders).
+    private func newClaims(_ book: ClaimBook, _ night: NightLoader) -> [NewClaim] {
+        let taken = book.newClaims
+        var out = [NewClaim?](repeating: nil, count: taken.count)
+        let parts = taken.count < 1024 ? 1 : 8
+        let size = (taken.count + parts - 1) / parts
+        // Nothing they read changes while they run.
+        nonisolated(unsafe) let screener = self, night = night
+        out.withUnsafeMutableBufferPointer { out in
+            nonisolated(unsafe) let out = out
+            DispatchQueue.concurrentPerform(iterations: parts) { part in
+                for k in min(taken.count, part * size)..<min(taken.count, (part + 1) * size) {
+                    let t = taken[k]
+                    out[k] = NewClaim(key: t.key, claim: t.claim,
+                                      details: t.handle.map { screener.details(of: $0, key: t.key, night) } ?? .unknown)
+                }
+            }
+        }
+        return out.compactMap { $0 }
+    }
+
+    /// What the order in slot `i` bought, as the ledger keeps it beside its claim of `key`.
+    private func details(of i: Int32, key: String, _ night: NightLoader) -> ClaimDetails {
+        let slot = night.slots[Int(i)]
+        let o = screenOrder(slot, night)
+        var token = night.purchaseToken(at: Int(i))
+        if token == nil, let digest = night.deferred(slot)?.digest, digest.platform == .android {
+            token = digest.candidates.first { claimKey($0, platform: .android) == key }?.purchaseToken
+        }
+        return ClaimDetails(productID: o.expectedProductID, amount: o.amount, currency: o.currency, purchaseToken: token,
+                            platform: (o.platform ?? slot.outcome?.receiptPlatform)?.rawValue)
     }
 
     /// Writes chunks of reports in order on a serial queue of its own, one chunk behind

@@ -15,6 +15,9 @@ struct ReceiptScreening: Sendable {
     /// Google purchase tokens the night's store events name without an order id: an order
     /// whose receipt holds one is kept whole until the claims, which resolve the token.
     var wantedTokens: Set<String> = []
+    /// With a ledger: a Google purchase's token is kept beside its claim, so that a later
+    /// night's refund naming only the token finds it.
+    var keepsTokens = false
 
     struct Outcome: Sendable {
         enum Kind: UInt8, Sendable {
@@ -30,6 +33,8 @@ struct ReceiptScreening: Sendable {
         var findings: [UInt8]?
         /// Several purchases could be the order's: everything is decided after claims.
         var deferred: ReceiptDigestBox?
+        /// The candidate's Google purchase token (`keepsTokens`).
+        var purchaseToken: String?
     }
 
     func screen(_ row: OrderRow, index: Int, payload: [UInt8]?) -> Outcome {
@@ -52,6 +57,7 @@ struct ReceiptScreening: Sendable {
         // With one candidate or none, the rules come out the same whichever way the
         // claims go; only a replay finding may be added later.
         out.candidate = digest.candidates.first.map { ClaimCandidate($0, platform: digest.platform) }
+        if keepsTokens, digest.platform == .android { out.purchaseToken = digest.candidates.first?.purchaseToken }
         let findings = evaluator.findings(order: order, receipt: .decoded(digest),
                                           selection: digest.candidates.isEmpty ? .none : .picked(0))
         // Only flagged orders carry their receipt's key fields to the reports.

@@ -83,11 +83,12 @@ enum ScreenCommand {
         var screening = setup.screening
         // The store events first: they are judged once tonight's claims are made.
         let events: StoreEventNight?
-        switch StoreEventIntake.read(args, setup: setup, command: spec.name, io: io) {
+        switch StoreEventIntake.read(args, setup: setup, command: spec.name, remembering: ledger != nil, io: io) {
         case .success(let e): events = e
         case .failure(let stop): return stop.status
         }
         screening.wantedTokens = events?.unresolvedTokens ?? []
+        screening.keepsTokens = ledger != nil
         let loader: NightLoader
         do {
             loader = try NightLoader(screening: screening, limits: .standard, jobs: jobs)
@@ -134,7 +135,7 @@ enum ScreenCommand {
         var summary = Summaries.make(tally: writer.tally, orders: outcome.orders, receipts: outcome.receipts,
                                      inputs: loader.inputs + (events?.inputs ?? []), rules: rules, started: started,
                                      finished: Clock.now(), status: status, rate: Double(outcome.orders) / elapsed)
-        summary.storeEvents = outcome.events.map(Summaries.storeEvents)
+        summary.storeEvents = events == nil ? nil : outcome.events.map(Summaries.storeEvents)
         do {
             try writer.finish(summary: summary, legend: RuleLegend(rules.settings))
         } catch {
@@ -144,8 +145,10 @@ enum ScreenCommand {
         }
         if let ledger {
             do {
+                let memory = outcome.events?.memory ?? EventMemory()
                 try ledger.record(RunRecord(startedAt: started, finishedAt: summary.finishedAt, orders: outcome.orders,
-                                            flagged: summary.flagged, newClaims: outcome.newClaims, reported: writer.reported))
+                                            flagged: summary.flagged, newClaims: outcome.newClaims, reported: writer.reported,
+                                            refunds: memory.refunds, reversals: memory.reversals, events: memory.events))
             } catch {
                 io.error("iapscreen screen: reports written, but the ledger could not be updated: \(error)")
                 return .unreadableInput

@@ -16,7 +16,7 @@ struct StoreEventNight: Sendable {
     enum Item: Sendable {
         /// `key` is empty when the event names only a Google purchase token (`token`): the
         /// claims resolve it, if a purchase of tonight's or the ledger's has that token.
-        case refund(StoreRefund, token: String?)
+        case refund(StoreRefund, token: String?, identity: EventIdentity)
         case invalid(type: String, transaction: String?, location: SourceLocation, reason: String)
         case malformed(UnreadableRecord)
     }
@@ -34,11 +34,14 @@ struct StoreEventNight: Sendable {
     var appleTransactions: [AppleTransactionEvent] = []
     /// Each log with its SHA-256 and the events it held (summary.json's inputs).
     var inputs: [InputRecord] = []
+    /// Every distinct event believed, in the order read, for the ledger to remember (kept
+    /// only when it asks; the type strings are shared).
+    var believed: [(identity: EventIdentity, type: String)] = []
 
     /// Tokens of refunds that name no order id, for the claims to resolve.
     var unresolvedTokens: Set<String> {
         var out: Set<String> = []
-        for case .refund(let r, let token?) in items where r.key.isEmpty { out.insert(token) }
+        for case .refund(let r, let token?, _) in items where r.key.isEmpty { out.insert(token) }
         return out
     }
 }
@@ -63,6 +66,15 @@ struct EventIdentity: Hashable, Sendable {
         a = d[0..<8].reduce(0) { $0 << 8 | UInt64($1) }
         b = d[8..<16].reduce(0) { $0 << 8 | UInt64($1) }
     }
+
+    /// 32 hex digits, as the ledger keeps it.
+    var hex: String {
+        func digits(_ v: UInt64) -> String {
+            let h = String(v, radix: 16)
+            return String(repeating: "0", count: 16 - h.count) + h
+        }
+        return digits(a) + digits(b)
+    }
 }
 
 struct StoreEventIntake {
@@ -71,7 +83,8 @@ struct StoreEventIntake {
 
     /// The logs `--store-events` names, read for `command`; nil without the flag. A log that
     /// cannot be read is said here and ends the run with exit 3.
-    static func read(_ args: ParsedArguments, setup: ScreenSetup, command: String,
+    /// `remembering`: a ledger will keep the night's events (their identities are kept).
+    static func read(_ args: ParsedArguments, setup: ScreenSetup, command: String, remembering: Bool = false,
                      io: Console) -> Result<StoreEventNight?, ScreenSetup.Stop> {
         let paths = args.many("--store-events")
         guard !paths.isEmpty else { return .success(nil) }
@@ -80,8 +93,10 @@ struct StoreEventIntake {
         }
         let verifier = setup.verifier
         do {
-            return .success(try StoreEventIntake(rules: setup.rules, verify: { verifier.verify($0).status }, jobs: setup.jobs,
-                                                 limits: .standard).read(paths))
+            var intake = StoreEventIntake(rules: setup.rules, verify: { verifier.verify($0).status }, jobs: setup.jobs,
+                                          limits: .standard)
+            intake.keepsIdentities = remembering
+            return .success(try intake.read(paths))
         } catch {
             io.error("iapscreen \(command): cannot read \(error.path): \(error.reason); nothing written, ledger unchanged")
             return .failure(ScreenSetup.Stop(status: .unreadableInput))
@@ -94,6 +109,8 @@ struct StoreEventIntake {
     let limits: Limits
     /// `reconcile` compares Apple per transaction where events name one.
     var keepsAppleTransactions = false
+    /// `screen` with a ledger remembers every believed event by its identity.
+    var keepsIdentities = false
 
     /// Lines are parsed and verified this many at a time on every core.
     static let batch = 1024
@@ -101,6 +118,7 @@ struct StoreEventIntake {
     func read(_ paths: [String]) throws(InputError) -> StoreEventNight {
         var night = StoreEventNight()
         var seen: Set<EventIdentity> = []
+        var typeNames: [String: String] = [:]
         for path in paths {
             let hasher = try startHash(path)
             let file = try StoreEventFile(.path(path, observer: { chunk in try? hasher.update(chunk) }), limits: limits)
@@ -110,11 +128,11 @@ struct StoreEventIntake {
             while let unit = try file.nextUnit() {
                 units.append(unit)
                 if units.count == Self.batch {
-                    events += take(units, into: &night, seen: &seen)
+                    events += take(units, into: &night, seen: &seen, typeNames: &typeNames)
                     units.removeAll(keepingCapacity: true)
                 }
             }
-            events += take(units, into: &night, seen: &seen)
+            events += take(units, into: &night, seen: &seen, typeNames: &typeNames)
             night.inputs.append(InputRecord(path: path, sha256: (try? hasher.finalize()).map(Digest.hex) ?? "", records: events))
         }
         return night
@@ -133,7 +151,8 @@ struct StoreEventIntake {
 
     /// Parses and verifies a batch on every core, then keeps what it says, in order; the
     /// number of events it held.
-    private func take(_ units: [StoreEventFile.Unit], into night: inout StoreEventNight, seen: inout Set<EventIdentity>) -> Int {
+    private func take(_ units: [StoreEventFile.Unit], into night: inout StoreEventNight, seen: inout Set<EventIdentity>,
+                      typeNames: inout [String: String]) -> Int {
         guard !units.isEmpty else { return 0 }
         var results = [(problems: [UnreadableRecord], events: [Taken])?](repeating: nil, count: units.count)
         let parts = min(max(jobs, 1), units.count)
@@ -165,6 +184,11 @@ struct StoreEventIntake {
                 guard fresh else { continue }
                 seen.insert(t.identity)
                 count(t, &night)
+                if keepsIdentities {
+                    let type = typeNames[t.type] ?? t.type
+                    typeNames[type] = type
+                    night.believed.append((t.identity, type))
+                }
                 if keepsAppleTransactions, let a = t.apple { night.appleTransactions.append(a) }
                 guard let (r, token) = t.refund else { continue }
                 if r.kind == .refund {
@@ -174,7 +198,7 @@ struct StoreEventIntake {
                 } else {
                     night.counts.reversals += 1
                 }
-                night.items.append(.refund(r, token: token))
+                night.items.append(.refund(r, token: token, identity: t.identity))
             }
         }
         return events

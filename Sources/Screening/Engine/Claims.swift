@@ -134,12 +134,12 @@ public struct ClaimBook {
         self.init(claimOf: { _ in Claim(orderID: "", userID: "", createdAt: Timestamp(clampingMillis: 0)) })
     }
 
-    /// Keys newly taken tonight (not remembered from the ledger), with their claim, in no
-    /// particular order, for the ledger to remember.
-    public var newClaims: [(key: String, claim: Claim)] {
+    /// Keys newly taken tonight (not remembered from the ledger), with their claim and the
+    /// claimant's handle when it had one, in no particular order, for the ledger to remember.
+    public var newClaims: [(key: String, claim: Claim, handle: Int32?)] {
         taken.compactMap { key, v in
             guard v >= 0 || Int(-v) > remembered else { return nil }
-            return holder(key).map { (key, $0) }
+            return holder(key).map { (key, $0, v >= 0 ? v : nil) }
         }
     }
 

@@ -52,20 +52,25 @@ public struct RefundJudge {
     public init() {}
 
     /// `taker` finds a transaction's first taker by claim key; `reportedRefund` says whether an
-    /// earlier run reported `refunded-after-credit` on an order.
-    public func judge(_ refunds: [StoreRefund], taker: (String) -> Taker?, reportedRefund: (String) -> Bool) -> Outcome {
+    /// earlier run reported `refunded-after-credit` on an order. The first `tonight` refunds
+    /// are tonight's events (counted matched or unmatched); those after them are refunds the
+    /// ledger remembers. `alreadyCounted` names the keys whose refund `user.refunds` counts
+    /// from the ledger already.
+    public func judge(_ refunds: [StoreRefund], tonight: Int? = nil, taker: (String) -> Taker?,
+                      alreadyCounted: (String) -> Bool = { _ in false }, reportedRefund: (String) -> Bool) -> Outcome {
         var out = Outcome()
         var judgedKeys: Set<String> = []
+        let tonight = tonight ?? refunds.count
         for (index, r) in refunds.enumerated() {
             guard let t = taker(r.key) else {
-                out.unmatched += 1
+                if index < tonight { out.unmatched += 1 }
                 continue
             }
-            out.matched += 1
+            if index < tonight { out.matched += 1 }
             switch r.kind {
             case .refund:
                 guard judgedKeys.insert(r.key).inserted else { continue }
-                out.refundsPerUser[t.userID, default: 0] += 1
+                if !alreadyCounted(r.key) { out.refundsPerUser[t.userID, default: 0] += 1 }
                 if out.reasons[t.orderID] == nil, let reason = r.reason { out.reasons[t.orderID] = reason }
                 if t.createdAt < r.at {
                     guard t.stillCredited else { continue }

@@ -21,9 +21,11 @@ public struct StoreRefund: Sendable, Equatable {
     public var source: String?
     public var revocationType: String?
     public var revocationPercentage: Int64?
-    public var location: SourceLocation
+    /// Where the event stands in tonight's logs; nil: a refund the ledger remembers from an
+    /// earlier night.
+    public var location: SourceLocation?
 
-    public init(kind: Kind, key: String, transaction: String, event: String, at: Timestamp, location: SourceLocation) {
+    public init(kind: Kind, key: String, transaction: String, event: String, at: Timestamp, location: SourceLocation?) {
         self.kind = kind
         self.key = key
         self.transaction = transaction
@@ -31,4 +33,7 @@ public struct StoreRefund: Sendable, Equatable {
         self.at = at
         self.location = location
     }
+
+    /// Where it was said, for messages.
+    public var saidWhere: String { location.map(\.description) ?? "remembered by the ledger" }
 }

@@ -10,7 +10,7 @@ public enum RefundReversed: NamedRule {
     public static let stage = RuleStage.night
 
     public static func words(_ r: StoreRefund) -> (message: String, evidence: Evidence) {
-        ("Apple reversed the refund of transaction \(r.transaction) on \(r.at.iso8601) (\(r.event), \(r.location)); "
+        ("Apple reversed the refund of transaction \(r.transaction) on \(r.at.iso8601) (\(r.event), \(r.saidWhere)); "
              + "an earlier run reported it refunded-after-credit, so the order may be owed its credit back",
          Evidence(expected: "a refund that stands", actual: "reversed \(r.at.iso8601)",
                   extra: [("transaction_id", .string(r.transaction)), ("event", .string(r.event)),

@@ -21,7 +21,7 @@ public enum RefundedAfterCredit: NamedRule {
         if let t = r.revocationType { extra.append(("revocation_type", .string(t))) }
         if let p = r.revocationPercentage { extra.append(("revocation_percentage", .integer(p))) }
         let why = r.reason.map { ", reason \($0)" } ?? ""
-        return ("the store refunded transaction \(r.transaction) on \(r.at.iso8601) (\(r.event)\(why), \(r.location)), "
+        return ("the store refunded transaction \(r.transaction) on \(r.at.iso8601) (\(r.event)\(why), \(r.saidWhere)), "
                     + "after the order was credited on \(creditedAt.iso8601); the order is still credited",
                 Evidence(expected: "a purchase the store kept", actual: "refunded \(r.at.iso8601)", extra: extra))
     }

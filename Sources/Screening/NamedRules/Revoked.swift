@@ -25,7 +25,7 @@ public enum Revoked: NamedRule {
     /// The finding's words when a store event, not the receipt, says the purchase was refunded
     /// before the credit.
     public static func words(_ r: StoreRefund, creditedAt: Timestamp) -> (message: String, evidence: Evidence) {
-        ("the store refunded or revoked transaction \(r.transaction) on \(r.at.iso8601) (\(r.event), \(r.location)), "
+        ("the store refunded or revoked transaction \(r.transaction) on \(r.at.iso8601) (\(r.event), \(r.saidWhere)), "
              + "before the order was credited on \(creditedAt.iso8601)",
          Evidence(expected: "no refund before the credit", actual: r.at.iso8601,
                   extra: [("transaction_id", .string(r.transaction)), ("event", .string(r.event)),
