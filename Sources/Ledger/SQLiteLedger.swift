@@ -202,7 +202,10 @@ public final class SQLiteLedger: ClaimLedger {
     /// A claim from columns 0-2 (order_id, user_id, created_at); nil for a row whose time is
     /// out of range (as `claims(of:)` always did).
     private static func claim(_ s: SQLiteStatement) -> Claim? {
-        guard let order = s.text(0), let user = s.text(1), let at = Timestamp(millis: s.int(2)) else { return nil }
+        // Dumps mostly give whole seconds: a time kept without milliseconds prints as they wrote it.
+        let millis = s.int(2)
+        guard let order = s.text(0), let user = s.text(1), let at = Timestamp(millis: millis, hasMilliseconds: millis % 1000 != 0)
+        else { return nil }
         return Claim(orderID: order, userID: user, createdAt: at)
     }
 
