@@ -9,12 +9,12 @@ import Testing
 /// two brings new orders and the stores' word on both nights' orders; night three brings a
 /// reversal and a purchase refunded on night two credited again.
 private struct ThreeNights {
-    static let bundle = "com.example.game"
+    static let bundle = StoreEventFixtures.bundle
     let scratch: Scratch
     let pki: TestPKI
     let forger: TestPKI
 
-    static func t(_ s: String) -> Timestamp { Timestamp.parse(s) ?? Timestamp(clampingMillis: 0) }
+    static func t(_ s: String) -> Timestamp { StoreEventFixtures.t(s) }
 
     init() throws {
         scratch = try Scratch()
@@ -88,25 +88,14 @@ private struct ThreeNights {
 
     func row(_ id: String, user: String?, platform: String, item: String, txn: String, amount: String, currency: String,
              at: String, status: String, receipt: String) -> JSONObject {
-        JSONObject([("order_id", .string(id)), ("user_id", .string(user ?? "user-" + id)), ("item_id", .string(item)),
-                    ("platform", .string(platform)), ("transaction_id", .string(txn)), ("amount", .string(amount)),
-                    ("currency", .string(currency)), ("status", .string(status)), ("created_at", .string(at)),
-                    ("receipt", .string(receipt))])
+        StoreEventFixtures.row(id, user: user ?? "user-" + id, platform: platform, item: item, txn: txn, amount: amount,
+                               currency: currency, at: at, status: status, receipt: receipt)
     }
 
     /// A REFUND (with `at` its revocation date) or REFUND_REVERSED notification.
     func notification(_ type: String, uuid: String, txn: String, at: String?, signer: TestPKI? = nil) throws -> String {
-        var tx = JWSBuilder.Transaction(transactionID: txn, bundleID: Self.bundle, productID: "com.x.gems",
-                                        type: "Consumable", purchaseDate: Self.t("2024-02-29T00:00:00Z"),
-                                        signedDate: Self.t("2024-03-04T00:00:00Z"))
-        if let at {
-            tx.revocationDate = Self.t(at)
-            tx.revocationReason = 0
-        }
-        return try JWSBuilder.notification(
-            JWSBuilder.Notification(notificationType: type, notificationUUID: uuid, bundleID: Self.bundle,
-                                    signedDate: Self.t("2024-03-08T00:00:00Z"), transaction: tx),
-            with: (signer ?? pki).jwsSigner)
+        try StoreEventFixtures.notification(type, uuid: uuid, txn: txn, revoked: at, reason: 0,
+                                            signedDate: "2024-03-08T00:00:00Z", signer: signer ?? pki)
     }
 
     struct Night {

@@ -6,11 +6,11 @@ import Testing
 
 /// A night of five orders and a store-event log about them, signed by a test PKI.
 private struct RefundNight {
-    static let bundle = "com.example.game"
+    static let bundle = StoreEventFixtures.bundle
     let scratch: Scratch
     let pki: TestPKI
 
-    static func t(_ s: String) -> Timestamp { Timestamp.parse(s) ?? Timestamp(clampingMillis: 0) }
+    static func t(_ s: String) -> Timestamp { StoreEventFixtures.t(s) }
 
     init() throws {
         scratch = try Scratch()
@@ -64,24 +64,13 @@ private struct RefundNight {
     }
 
     func row(_ id: String, platform: String, txn: String, at: String, status: String, receipt: String) -> JSONObject {
-        JSONObject([("order_id", .string(id)), ("user_id", .string("user-" + id)), ("item_id", .string("gems")),
-                    ("platform", .string(platform)), ("transaction_id", .string(txn)), ("amount", .string("0.99")),
-                    ("currency", .string("USD")), ("status", .string(status)), ("created_at", .string(at)),
-                    ("receipt", .string(receipt))])
+        StoreEventFixtures.row(id, user: "user-" + id, platform: platform, txn: txn, amount: "0.99", currency: "USD", at: at,
+                               status: status, receipt: receipt)
     }
 
     func notification(_ type: String, uuid: String, txn: String, revoked: String?, signer: TestPKI? = nil) throws -> String {
-        var tx = JWSBuilder.Transaction(transactionID: txn, bundleID: Self.bundle, productID: "com.x.gems",
-                                        type: "Consumable", purchaseDate: Self.t("2024-02-29T00:00:00Z"),
-                                        signedDate: Self.t("2024-03-04T00:00:00Z"))
-        if let revoked {
-            tx.revocationDate = Self.t(revoked)
-            tx.revocationReason = 1
-        }
-        return try JWSBuilder.notification(
-            JWSBuilder.Notification(notificationType: type, notificationUUID: uuid, bundleID: Self.bundle,
-                                    signedDate: Self.t("2024-03-04T00:00:00Z"), transaction: tx),
-            with: (signer ?? pki).jwsSigner)
+        try StoreEventFixtures.notification(type, uuid: uuid, txn: txn, revoked: revoked, reason: 1,
+                                            signedDate: "2024-03-04T00:00:00Z", signer: signer ?? pki)
     }
 
     func screen() throws -> (run: ToolRun, findings: [FindingLine], summary: JSONObject) {
