@@ -8,7 +8,7 @@ struct RefundJudgeTests {
 
     static func refund(_ key: String, at: String, kind: StoreRefund.Kind = .refund, event: String = "REFUND",
                        line: Int = 1) -> StoreRefund {
-        var r = StoreRefund(kind: kind, key: key, transaction: key, event: event, at: t(at),
+        var r = StoreRefund(kind: kind, key: key, event: event, at: t(at),
                             location: SourceLocation(file: "events.jsonl", line: line))
         r.reason = "app-issue"
         return r
@@ -29,11 +29,11 @@ struct RefundJudgeTests {
         #expect(out.judged.map(\.taker.orderID) == ["o-tonight", "o-earlier"])
         #expect(out.judged.allSatisfy { $0.rule.id == RefundedAfterCredit.id })
         #expect(out.matched == 3 && out.unmatched == 1)
-        let e = out.judged[0].evidence.json
+        let e = out.judged[0].words.evidence.json
         #expect(e["transaction_id"] == .string("100") && e["event"] == .string("REFUND"))
         #expect(e["refunded_at"] == .string("2024-03-02T00:00:00Z") && e["credited_at"] == .string("2024-03-01T10:00:00Z"))
         #expect(e["reason"] == .string("app-issue") && e["source"] == .null)
-        #expect(out.judged[0].message.contains("events.jsonl:1"))
+        #expect(out.judged[0].words.message.contains("events.jsonl:1"))
     }
 
     @Test("before the credit: revoked (a refunded purchase credited again); a transaction is judged once a night")
@@ -41,7 +41,7 @@ struct RefundJudgeTests {
         let refunds = [Self.refund("400", at: "2024-03-02T00:00:00Z"), Self.refund("400", at: "2024-03-03T00:00:00Z", event: "refund-history")]
         let out = RefundJudge().judge(refunds, taker: { Self.takers[$0] }, reportedRefund: { _ in false })
         #expect(out.judged.map { $0.rule.id } == [Revoked.id])
-        #expect(out.judged.first?.evidence.json["refunded_at"] == .string("2024-03-02T00:00:00Z"))
+        #expect(out.judged.first?.words.evidence.json["refunded_at"] == .string("2024-03-02T00:00:00Z"))
         #expect(out.matched == 2)
     }
 
@@ -52,6 +52,6 @@ struct RefundJudgeTests {
         let out = RefundJudge().judge(reversals, taker: { Self.takers[$0] }, reportedRefund: { $0 == "o-earlier" })
         #expect(out.judged.map(\.taker.orderID) == ["o-earlier"])
         #expect(out.judged.first?.rule.id == RefundReversed.id)
-        #expect(out.judged.first?.evidence.json["reversed_at"] == .string("2024-03-06T00:00:00Z"))
+        #expect(out.judged.first?.words.evidence.json["reversed_at"] == .string("2024-03-06T00:00:00Z"))
     }
 }

@@ -56,7 +56,7 @@ enum ExplainCommand {
         case .failure(let stop): return stop.status
         }
         var screening = setup.screening
-        screening.wantedTokens = events?.unresolvedTokens ?? []
+        screening.hashesTokens = events != nil
         screening.keepsTokens = ledger != nil
         let night: NightLoader
         do {

@@ -156,6 +156,10 @@ final class NightLoader {
         }
         return out
     }
+    /// Each slot's Google token hash (`ReceiptScreening.hashesTokens`): a dense array, only
+    /// as long as the last slot that has one.
+    private var tokenHashes: [UInt64] = []
+    func tokenHash(at i: Int) -> UInt64 { i < tokenHashes.count ? tokenHashes[i] : 0 }
     func purchaseToken(at i: Int) -> String? { rare(slots.with(i) { $0.pointee.rareIndex })?.purchaseToken }
     private func rare(_ index: Int32) -> Rare? { index < 0 ? nil : rare[Int(index)] }
     private var slotOf: [String: Int32] = [:]
@@ -304,6 +308,12 @@ final class NightLoader {
         }
         parts.deferred = outcome.deferred
         parts.purchaseToken = outcome.purchaseToken
+        if outcome.tokenHash != 0 {
+            if tokenHashes.count <= slot { tokenHashes += repeatElement(0, count: slot + 1 - tokenHashes.count) }
+            tokenHashes[slot] = outcome.tokenHash
+        } else if slot < tokenHashes.count {
+            tokenHashes[slot] = 0
+        }
         kept.deferred = nil
         kept.purchaseToken = nil
         // A slot settled again (a later row of the order) leaves its old entry unused.

@@ -9,7 +9,9 @@ import Screening
 /// after tonight's orders, in the order the events were read.
 struct EventOutcome: Sendable {
     var afterNight: [OrderReport] = []
-    /// The findings the events gave tonight's orders, by slot (for `explain`).
+    /// Refunds judged on tonight's orders, by slot: their findings are made as the reports are.
+    var pending: [Int32: [RefundJudge.Judged]] = [:]
+    /// The findings the events gave the watched slot (`explain`).
     var bySlot: [Int32: [Finding]] = [:]
     var counts = StoreEventNight.Counts()
     var matched = 0
@@ -41,7 +43,7 @@ extension NightScreener {
     /// Judges tonight's events (nil without `--store-events`) and the refunds the ledger
     /// remembers of transactions tonight's orders took.
     func judge(_ events: StoreEventNight?, remembered: [RememberedTaking], book: ClaimBook, night: NightLoader,
-               late: inout [Int32: [Finding]]) throws -> EventOutcome {
+               watch: Int32?) throws -> EventOutcome {
         var out = EventOutcome(counts: events?.counts ?? .init())
         let items = events?.items ?? []
         // Orders tonight's dump marks refunded were given back already: no refund finding.
@@ -54,40 +56,55 @@ extension NightScreener {
         if let ledger, let tokens = events?.unresolvedTokens.subtracting(tokenKeys.keys), !tokens.isEmpty {
             tokenKeys.merge(try ledger.claimKeys(forTokens: Array(tokens))) { tonight, _ in tonight }
         }
-        var refunds: [StoreRefund] = []
-        var refundAt: [Int: Int] = [:]  // item index -> refund index
+        // Token-only refunds resolved here (few): by item index. Nothing else is copied: a
+        // night of a million events keeps its refunds once, in `items`.
+        var resolved: [Int: String] = [:]
         for (k, item) in items.enumerated() {
-            guard case .refund(var r, let token, let identity) = item else { continue }
-            if r.key.isEmpty, let token, let key = tokenKeys[token] {
-                r.key = key
-                // The transaction as people know it: the purchase's order id, not its token.
-                r.transaction = key.firstIndex(of: ":").map { String(key[key.index(after: $0)...]) } ?? key
+            guard case .refund(let r, let token, let identity) = item else { continue }
+            var key = r.key
+            if key.isEmpty, let token, let found = tokenKeys[token] {
+                key = found
+                resolved[k] = found
             }
-            remember(r, token: token, identity: identity, in: &out.memory)
-            guard !r.key.isEmpty else {
-                out.unmatched += 1  // a token no purchase of tonight's or the ledger's names
-                continue
-            }
-            refundAt[k] = refunds.count
-            refunds.append(r)
+            if ledger != nil { remember(r, key: key, token: token, identity: identity, in: &out.memory) }
+            if key.isEmpty { out.unmatched += 1 }  // a token no purchase of tonight's or the ledger's names
         }
-        out.memory.events = events?.believed.map { ($0.identity.hex, $0.type) } ?? []
-        let tonightCount = refunds.count
-        for m in remembered {
-            var r = StoreRefund(kind: .refund, key: m.key, transaction: Self.transactionText(m.key), event: m.refund.event,
-                                at: m.refund.refundedAt, location: nil)
+        if ledger != nil { out.memory.events = events?.believed.map { ($0.identity.hex, $0.type) } ?? [] }
+        /// Tonight's refunds and reversals with a key, in the order read.
+        let tonight = items.indices.lazy.compactMap { k -> StoreRefund? in
+            guard case .refund(var r, _, _) = items[k] else { return nil }
+            if let key = resolved[k] { r.key = key }
+            return r.key.isEmpty ? nil : r
+        }
+        let rememberedRefunds = remembered.map { m in
+            var r = StoreRefund(kind: .refund, key: m.key, event: m.refund.event, at: m.refund.refundedAt, location: nil)
             r.reason = m.refund.reason
             r.source = m.refund.source
-            refunds.append(r)
+            return r
         }
 
         // Transactions whose first taker is an earlier night's: the ledger's claim, with what it bought.
-        var named = refunds.map(\.key)
-        for case .invalid(_, let transaction?, _, _) in items { named.append(transaction) }
-        let askLedger = Set(named.filter { book.taker(of: $0).map { $0.remembered } ?? true })
-        let earlier = try ledger?.claimsWithDetails(of: Array(askLedger)) ?? [:]
-        // An earlier night's claim whose order is in tonight's dump again (a rerun) is that order's.
-        let rerunSlots = night.slots(ofOrders: Set(askLedger.compactMap { book.taker(of: $0)?.claim.orderID }))
+        var earlier: [String: (claim: Claim, details: ClaimDetails)] = [:]
+        var rerunSlots: [String: Int32] = [:]
+        var ledgerCounted: Set<String> = []
+        if let ledger {
+            var named: Set<String> = []
+            for r in tonight where book.taker(of: r.key).map({ $0.remembered }) ?? true { named.insert(r.key) }
+            for r in rememberedRefunds where book.taker(of: r.key).map({ $0.remembered }) ?? true { named.insert(r.key) }
+            for case .invalid(_, let transaction?, _, _) in items where book.taker(of: transaction).map({ $0.remembered }) ?? true {
+                named.insert(transaction)
+            }
+            earlier = try ledger.claimsWithDetails(of: Array(named))
+            // An earlier night's claim whose order is in tonight's dump again (a rerun) is that order's.
+            rerunSlots = night.slots(ofOrders: Set(named.compactMap { book.taker(of: $0)?.claim.orderID }))
+            // `user.refunds` counts the ledger's refunds of its claims, and tonight's it does not hold yet.
+            if evaluator.needsStoreEventFields {
+                out.refundsPerUser = try ledger.refundsPerUser()
+                let keys = Set(tonight.map(\.key)).union(rememberedRefunds.map(\.key))
+                let known = try ledger.refunds(of: Array(keys))
+                ledgerCounted = Set(known.keys.filter { key in earlier[key] != nil || book.taker(of: key)?.remembered == true })
+            }
+        }
         func taker(_ key: String) -> RefundJudge.Taker? {
             if let t = book.taker(of: key) {
                 let slot = t.remembered ? rerunSlots[t.claim.orderID] : t.handle
@@ -99,14 +116,7 @@ extension NightScreener {
                       stillCredited: !refundedTonight.contains($0.claim.orderID))
             }
         }
-        // `user.refunds` counts the ledger's refunds of its claims, and tonight's it does not hold yet.
-        var ledgerCounted: Set<String> = []
-        if evaluator.needsStoreEventFields, let ledger {
-            out.refundsPerUser = try ledger.refundsPerUser()
-            let known = try ledger.refunds(of: Array(Set(refunds.map(\.key))))
-            ledgerCounted = Set(known.keys.filter { key in earlier[key] != nil || book.taker(of: key)?.remembered == true })
-        }
-        let judged = RefundJudge().judge(refunds, tonight: tonightCount, taker: taker,
+        let judged = RefundJudge(countsPerUser: evaluator.needsStoreEventFields).judge(tonight, remembered: rememberedRefunds, taker: taker,
                                          alreadyCounted: { ledgerCounted.contains($0) }) { order in
             (try? ledger?.wasReported(orderID: order, rule: RefundedAfterCredit.id.rawValue)) == true
         }
@@ -118,16 +128,18 @@ extension NightScreener {
         for j in judged.judged { byRefund[j.index] = j }
 
         func place(_ j: RefundJudge.Judged) {
-            guard let f = evaluator.eventFinding(j.rule, orderID: j.taker.orderID, userID: j.taker.userID,
-                                                 createdAt: j.taker.createdAt, (j.message, j.evidence)) else { return }
             if let slot = j.taker.slot {
-                late[slot, default: []].append(f)
-                out.bySlot[slot, default: []].append(f)
-            } else {
+                guard evaluator.isEnabled(j.rule) else { return }
+                out.pending[slot, default: []].append(j)
+                if slot == watch, let f = finding(j) { out.bySlot[slot, default: []].append(f) }
+                return
+            }
+            if let f = finding(j) {
                 out.afterNight.append(Self.eventReport(f, createdAt: j.taker.createdAt, isOrder: true,
                                                        details: earlier[j.refund.key]?.details))
             }
         }
+        var ordinal = -1  // counts as the judge's index does: keyed refunds, then the remembered
         for (k, item) in items.enumerated() {
             switch item {
             case .malformed(let m):
@@ -142,19 +154,28 @@ extension NightScreener {
                     finding.userID = order?.userID
                     out.afterNight.append(Self.eventReport(finding, createdAt: order?.createdAt, isOrder: false))
                 }
-            case .refund:
-                if let r = refundAt[k], let j = byRefund[r] { place(j) }
+            case .refund(let r, _, _):
+                guard !r.key.isEmpty || resolved[k] != nil else { continue }
+                ordinal += 1
+                if let j = byRefund[ordinal] { place(j) }
             }
         }
-        for r in tonightCount..<refunds.count { if let j = byRefund[r] { place(j) } }
+        for _ in rememberedRefunds {
+            ordinal += 1
+            if let j = byRefund[ordinal] { place(j) }
+        }
         return out
+    }
+
+    /// The finding of a judged refund (nil when its rule is off).
+    func finding(_ j: RefundJudge.Judged) -> Finding? {
+        evaluator.eventFinding(j.rule, orderID: j.taker.orderID, userID: j.taker.userID, createdAt: j.taker.createdAt, j.words)
     }
 
     /// A believed refund or reversal as the ledger keeps it: by its claim key, or — when no
     /// purchase names its token yet — by `gt:` + the token, so a later credit still finds it.
-    private func remember(_ r: StoreRefund, token: String?, identity: EventIdentity, in memory: inout EventMemory) {
-        let key = r.key.isEmpty ? token.map { "gt:" + $0 } : r.key
-        guard let key else { return }
+    private func remember(_ r: StoreRefund, key: String, token: String?, identity: EventIdentity, in memory: inout EventMemory) {
+        guard let key = key.isEmpty ? token.map({ "gt:" + $0 }) : key else { return }
         switch r.kind {
         case .refund:
             memory.refunds.append(RememberedRefund(key: key, refundedAt: r.at, event: r.event, reason: r.reason, source: r.source,
@@ -164,24 +185,33 @@ extension NightScreener {
         }
     }
 
-    static func transactionText(_ key: String) -> String {
-        key.firstIndex(of: ":").map { String(key[key.index(after: $0)...]) } ?? key
-    }
-
-    /// The claim keys of tonight's purchases that hold one of `tokens` (their orders were kept
-    /// whole until now for this).
+    /// The claim keys of tonight's purchases that hold one of `tokens`: a receipt kept whole
+    /// for the claims says its tokens; any other Google purchase left its token's hash.
     private func tokenKeys(_ tokens: Set<String>, _ night: NightLoader) -> [String: String] {
         guard !tokens.isEmpty else { return [:] }
-        var out: [String: String] = [:]
+        var byHash: [UInt64: String] = [:]
+        for t in tokens { byHash[TokenHash.of(t)] = t }
+        // A subscription's renewals share its token: the earliest credited order's purchase is the one.
+        var out: [String: (key: String, at: Int64)] = [:]
+        func found(_ token: String, _ key: String, slot i: Int) {
+            let at = night.slots.with(i) { $0.pointee.order.createdAt.millis }
+            if let seen = out[token], seen.at <= at { return }
+            out[token] = (key, at)
+        }
         for i in night.slots.indices {
-            guard let digest = night.deferred(at: i)?.digest else { continue }
-            for p in digest.candidates {
-                if let token = p.purchaseToken, tokens.contains(token), let key = claimKey(p, platform: digest.platform) {
-                    out[token] = key
+            if let digest = night.deferred(at: i)?.digest {
+                for p in digest.candidates {
+                    if let token = p.purchaseToken, tokens.contains(token), let key = claimKey(p, platform: digest.platform) {
+                        found(token, key, slot: i)
+                    }
                 }
+            } else if case let h = night.tokenHash(at: i), h != 0, let token = byHash[h],
+                      night.purchaseToken(at: i).map({ $0 == token }) ?? true,
+                      let key = night.slots.with(i, { $0.pointee.candidate?.key }) {
+                found(token, key, slot: i)
             }
         }
-        return out
+        return out.mapValues(\.key)
     }
 
     /// A report of its own for a finding after tonight's orders; an order of an earlier night

@@ -167,7 +167,7 @@ struct NightScreener {
             }
         }
         let judged = events != nil || checksRefunds
-            ? try judge(events, remembered: remembered, book: book, night: night, late: &late) : nil
+            ? try judge(events, remembered: remembered, book: book, night: night, watch: watch) : nil
         if let judged {
             evaluator.refundsPerUser = judged.refundsPerUser
             evaluator.refundReasons = judged.reasons
@@ -185,6 +185,7 @@ struct NightScreener {
     private func report(_ night: NightLoader, claims: Claims, claimSeconds: Double, writer: ReportWriter) throws -> Outcome {
         let slots = night.slots
         let late = claims.late, book = claims.book
+        let pending = claims.events?.pending ?? [:]
         let orders = claims.orders, receipts = claims.receipts
 
         // Reports in input order: slots are in first-appearance order; malformed records
@@ -208,7 +209,7 @@ struct NightScreener {
                 (Int(s.pointee.position), s.pointee.order.status == .credited && s.pointee.outcomeKind != nil)
             }
             guard reported,
-                  night.spilled(at: i) != nil || late[Int32(i)] != nil else { continue }
+                  night.spilled(at: i) != nil || late[Int32(i)] != nil || pending[Int32(i)] != nil else { continue }
             while next < extra.count, extra[next].position < position {
                 items.append(.extra(next))
                 next += 1
@@ -226,7 +227,7 @@ struct NightScreener {
         // Built and formatted on both cores a chunk at a time; the ledger is asked in order.
         // A chunk is written out in order on a thread of its own while the next is built.
         try night.spill.flushPending()
-        let shared = SharedNight(night: night, screener: self, late: late, extra: extra, afterNight: afterNight)
+        let shared = SharedNight(night: night, screener: self, late: late, pending: pending, extra: extra, afterNight: afterNight)
         let appender = ChunkAppender(writer: writer)
         // On a thrown error too: the queue has let go of the writer before the caller abandons it.
         defer { appender.settle() }
@@ -332,14 +333,17 @@ struct NightScreener {
         let night: NightLoader
         let screener: NightScreener
         let late: [Int32: [Finding]]
+        /// Refunds judged on tonight's orders, their findings made here, after the order's others.
+        let pending: [Int32: [RefundJudge.Judged]]
         let extra: [(position: Int, finding: Finding)]
         let afterNight: [OrderReport]
 
-        init(night: NightLoader, screener: NightScreener, late: [Int32: [Finding]], extra: [(position: Int, finding: Finding)],
-             afterNight: [OrderReport]) {
+        init(night: NightLoader, screener: NightScreener, late: [Int32: [Finding]], pending: [Int32: [RefundJudge.Judged]],
+             extra: [(position: Int, finding: Finding)], afterNight: [OrderReport]) {
             self.night = night
             self.screener = screener
             self.late = late
+            self.pending = pending
             self.extra = extra
             self.afterNight = afterNight
         }
@@ -356,7 +360,8 @@ struct NightScreener {
             case .slot(let i):
                 let slot = night.slots[Int(i)]
                 let entry = try night.spilled(slot).map(night.spill.readFlushed)
-                let findings = Revoked.once((entry?.findings ?? []) + (late[i] ?? []))
+                let events = pending[i]?.compactMap(screener.finding) ?? []
+                let findings = Revoked.once((entry?.findings ?? []) + (late[i] ?? []) + events)
                 guard !findings.isEmpty else { return nil }
                 let o = screener.screenOrder(slot, night)
                 return OrderReport(orderID: o.orderID, userID: o.userID,

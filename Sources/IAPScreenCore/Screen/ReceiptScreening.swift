@@ -12,9 +12,9 @@ struct ReceiptScreening: Sendable {
     let evaluator: RuleEvaluator
     let limits: Limits
     let verify: @Sendable (Receipt) -> (SignatureStatus, forgery: String?)
-    /// Google purchase tokens the night's store events name without an order id: an order
-    /// whose receipt holds one is kept whole until the claims, which resolve the token.
-    var wantedTokens: Set<String> = []
+    /// With store events: each Google purchase's token is remembered by its hash, for a
+    /// refund that names only a token to find its order (`TokenHash`).
+    var hashesTokens = false
     /// With a ledger: a Google purchase's token is kept beside its claim, so that a later
     /// night's refund naming only the token finds it.
     var keepsTokens = false
@@ -33,8 +33,9 @@ struct ReceiptScreening: Sendable {
         var findings: [UInt8]?
         /// Several purchases could be the order's: everything is decided after claims.
         var deferred: ReceiptDigestBox?
-        /// The candidate's Google purchase token (`keepsTokens`).
+        /// The candidate's Google purchase token (`keepsTokens`), and its hash (`hashesTokens`; 0: none).
         var purchaseToken: String?
+        var tokenHash: UInt64 = 0
     }
 
     func screen(_ row: OrderRow, index: Int, payload: [UInt8]?) -> Outcome {
@@ -49,15 +50,17 @@ struct ReceiptScreening: Sendable {
         let (signature, forgery) = verify(receipt)
         let digest = ReceiptDigest(receipt: receipt, signature: signature, forgery: forgery, for: order)
         var out = Outcome(kind: .decoded, receiptPlatform: receipt.platform)
-        if digest.candidates.count > 1 || evaluator.needsOrdersPerUser || evaluator.needsStoreEventFields
-            || (!wantedTokens.isEmpty && digest.candidates.contains { $0.purchaseToken.map(wantedTokens.contains) == true }) {
+        if digest.candidates.count > 1 || evaluator.needsOrdersPerUser || evaluator.needsStoreEventFields {
             out.deferred = ReceiptDigestBox(digest)
             return out
         }
         // With one candidate or none, the rules come out the same whichever way the
         // claims go; only a replay finding may be added later.
         out.candidate = digest.candidates.first.map { ClaimCandidate($0, platform: digest.platform) }
-        if keepsTokens, digest.platform == .android { out.purchaseToken = digest.candidates.first?.purchaseToken }
+        if digest.platform == .android, let token = digest.candidates.first?.purchaseToken {
+            if keepsTokens { out.purchaseToken = token }
+            if hashesTokens { out.tokenHash = TokenHash.of(token) }
+        }
         let findings = evaluator.findings(order: order, receipt: .decoded(digest),
                                           selection: digest.candidates.isEmpty ? .none : .picked(0))
         // Only flagged orders carry their receipt's key fields to the reports.

@@ -81,18 +81,21 @@ enum ScreenCommand {
 
         let resolver = setup.resolver, evaluator = setup.evaluator
         var screening = setup.screening
-        // The store events first: they are judged once tonight's claims are made.
-        let events: StoreEventNight?
-        switch StoreEventIntake.read(args, setup: setup, command: spec.name, remembering: ledger != nil, io: io) {
-        case .success(let e): events = e
+        // The store events are read while the orders are (both on every core); they are
+        // judged once tonight's claims are made.
+        let reading: StoreEventIntake.Reading?
+        switch StoreEventIntake.start(args, setup: setup, command: spec.name, remembering: ledger != nil, io: io,
+                                      inBackground: true) {
+        case .success(let r): reading = r
         case .failure(let stop): return stop.status
         }
-        screening.wantedTokens = events?.unresolvedTokens ?? []
+        screening.hashesTokens = reading != nil
         screening.keepsTokens = ledger != nil
         let loader: NightLoader
         do {
             loader = try NightLoader(screening: screening, limits: .standard, jobs: jobs)
         } catch {
+            reading?.abandon()
             io.error("iapscreen screen: \(error)")
             return .unreadableInput
         }
@@ -102,8 +105,16 @@ enum ScreenCommand {
             try loader.load(orders: orders, receipts: receipts, progress: progress)
         } catch {
             progress.clear()
+            reading?.abandon()
             io.error("iapscreen screen: cannot read \(error.path): \(error.reason); nothing written, ledger unchanged")
             return .unreadableInput
+        }
+        let events: StoreEventNight?
+        switch reading?.finish(command: spec.name, io: io) ?? .success(nil) {
+        case .success(let e): events = e
+        case .failure(let stop):
+            progress.clear()
+            return stop.status
         }
         let loaded = Clock.monotonicSeconds()
         progress.phase("claiming transactions and writing the reports", count: loader.slots.count)

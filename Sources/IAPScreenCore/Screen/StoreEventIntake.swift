@@ -1,3 +1,4 @@
+import Decompression
 import Dispatch
 import DumpFormats
 import IAPBasics
@@ -86,20 +87,66 @@ struct StoreEventIntake {
     /// `remembering`: a ledger will keep the night's events (their identities are kept).
     static func read(_ args: ParsedArguments, setup: ScreenSetup, command: String, remembering: Bool = false,
                      io: Console) -> Result<StoreEventNight?, ScreenSetup.Stop> {
+        switch start(args, setup: setup, command: command, remembering: remembering, io: io, inBackground: false) {
+        case .failure(let stop): return .failure(stop)
+        case .success(nil): return .success(nil)
+        case .success(let reading?): return reading.finish(command: command, io: io)
+        }
+    }
+
+    /// The logs `--store-events` names, being read (on a thread of their own when
+    /// `inBackground`, so that they are read while the orders are); nil without the flag. A log
+    /// that cannot be opened is said here (exit 3).
+    static func start(_ args: ParsedArguments, setup: ScreenSetup, command: String, remembering: Bool, io: Console,
+                      inBackground: Bool) -> Result<Reading?, ScreenSetup.Stop> {
         let paths = args.many("--store-events")
         guard !paths.isEmpty else { return .success(nil) }
         guard io.allReadable(paths, command: command, consequence: "nothing written, ledger unchanged") else {
             return .failure(ScreenSetup.Stop(status: .unreadableInput))
         }
         let verifier = setup.verifier
-        do {
-            var intake = StoreEventIntake(rules: setup.rules, verify: { verifier.verify($0).status }, jobs: setup.jobs,
-                                          limits: .standard)
-            intake.keepsIdentities = remembering
-            return .success(try intake.read(paths))
-        } catch {
-            io.error("iapscreen \(command): cannot read \(error.path): \(error.reason); nothing written, ledger unchanged")
-            return .failure(ScreenSetup.Stop(status: .unreadableInput))
+        var intake = StoreEventIntake(rules: setup.rules, verify: { verifier.verify($0).status }, jobs: setup.jobs,
+                                      limits: .standard)
+        intake.keepsIdentities = remembering
+        return .success(Reading(intake, paths: paths, inBackground: inBackground))
+    }
+
+    /// Logs being read; `finish` waits for them.
+    final class Reading: @unchecked Sendable {
+        /// Written by the reading thread before it ends, read after `join`.
+        private var result: Result<StoreEventNight, InputError>?
+        private var thread: JoinedThread?
+
+        init(_ intake: StoreEventIntake, paths: [String], inBackground: Bool) {
+            guard inBackground else {
+                result = Result { () throws(InputError) in try intake.read(paths) }
+                return
+            }
+            thread = JoinedThread { [self] in
+                result = Result { () throws(InputError) in try intake.read(paths) }
+            }
+        }
+
+        /// Waits for the reading to end, its result unwanted (the run has failed already).
+        func abandon() {
+            thread?.join()
+            thread = nil
+        }
+
+        /// The night's events, or — said on stderr — exit 3 when a log broke off.
+        func finish(command: String, io: Console) -> Result<StoreEventNight?, ScreenSetup.Stop> {
+            thread?.join()
+            thread = nil
+            switch result {
+            case .success(let night)?:
+                return .success(night)
+            case .failure(let error)?:
+                io.error("iapscreen \(command): cannot read \(error.path): \(error.reason); nothing written, ledger unchanged")
+                return .failure(ScreenSetup.Stop(status: .unreadableInput))
+            case nil:
+                io.error("iapscreen \(command): the store events were not read; nothing written, ledger unchanged")
+                return .failure(ScreenSetup.Stop(status: .unreadableInput))
+            }
         }
     }
 
@@ -256,25 +303,26 @@ struct StoreEventIntake {
         case .charge, .other: return nil
         }
         guard let at = e.at else { return nil }
-        var key = "", transaction = ""
+        let key: String
+        var token: String?
         switch e.store {
         case .apple:
             guard let t = e.transactionID, !t.isEmpty, t != "0" else { return nil }
-            (key, transaction) = (t, t)
+            key = t
         case .google:
-            if let order = e.transactionID {
-                (key, transaction) = ("g:" + order, order)
-            } else if let token = e.purchaseToken {
-                transaction = token
+            if let order = e.transactionID, !order.isEmpty {
+                key = "g:" + order
+            } else if let t = e.purchaseToken, !t.isEmpty {
+                (key, token) = ("", t)
             } else {
                 return nil
             }
         }
-        var r = StoreRefund(kind: kind, key: key, transaction: transaction, event: e.type, at: at, location: e.location)
+        var r = StoreRefund(kind: kind, key: key, token: token, event: e.type, at: at, location: e.location)
         r.reason = e.reason
         r.source = e.source
         r.revocationType = e.revocationType
         r.revocationPercentage = e.revocationPercentage
-        return (r, key.isEmpty ? e.purchaseToken : nil)
+        return (r, token)
     }
 }

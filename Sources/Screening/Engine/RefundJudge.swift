@@ -28,14 +28,35 @@ public struct RefundJudge {
         }
     }
 
+    /// Which rule a refund calls for.
+    public enum Call: Sendable {
+        case refundedAfterCredit, revoked, refundReversed
+    }
+
+    /// A refund judged: small, so a night of many keeps them until its reports; the finding's
+    /// words are made when it is reported.
     public struct Judged: Sendable {
         /// Index of the refund in the list judged.
         public var index: Int
         public var taker: Taker
-        public var rule: any NamedRule.Type
+        public var call: Call
         public var refund: StoreRefund
-        public var message: String
-        public var evidence: Evidence
+
+        public var rule: any NamedRule.Type {
+            switch call {
+            case .refundedAfterCredit: RefundedAfterCredit.self
+            case .revoked: Revoked.self
+            case .refundReversed: RefundReversed.self
+            }
+        }
+
+        public var words: (message: String, evidence: Evidence) {
+            switch call {
+            case .refundedAfterCredit: RefundedAfterCredit.words(refund, creditedAt: taker.createdAt)
+            case .revoked: Revoked.words(refund, creditedAt: taker.createdAt)
+            case .refundReversed: RefundReversed.words(refund)
+            }
+        }
     }
 
     public struct Outcome: Sendable {
@@ -49,43 +70,51 @@ public struct RefundJudge {
         public var reasons: [String: String] = [:]
     }
 
-    public init() {}
+    /// Whether `refundsPerUser` and `reasons` are wanted (a custom rule asks them).
+    public var countsPerUser: Bool
+
+    public init(countsPerUser: Bool = true) {
+        self.countsPerUser = countsPerUser
+    }
 
     /// `taker` finds a transaction's first taker by claim key; `reportedRefund` says whether an
-    /// earlier run reported `refunded-after-credit` on an order. The first `tonight` refunds
-    /// are tonight's events (counted matched or unmatched); those after them are refunds the
-    /// ledger remembers. `alreadyCounted` names the keys whose refund `user.refunds` counts
-    /// from the ledger already.
-    public func judge(_ refunds: [StoreRefund], tonight: Int? = nil, taker: (String) -> Taker?,
+    /// earlier run reported `refunded-after-credit` on an order. `refunds` are tonight's events
+    /// (counted matched or unmatched); `remembered`, judged after them, refunds the ledger
+    /// keeps of transactions tonight's orders took. `alreadyCounted` names the keys whose
+    /// refund `user.refunds` counts from the ledger already. A `Judged` index counts through
+    /// both, tonight's first.
+    public func judge(_ refunds: some Sequence<StoreRefund>, remembered: [StoreRefund] = [], taker: (String) -> Taker?,
                       alreadyCounted: (String) -> Bool = { _ in false }, reportedRefund: (String) -> Bool) -> Outcome {
         var out = Outcome()
         var judgedKeys: Set<String> = []
-        let tonight = tonight ?? refunds.count
-        for (index, r) in refunds.enumerated() {
+        var index = -1
+        func judge(_ r: StoreRefund, tonight: Bool) {
+            index += 1
             guard let t = taker(r.key) else {
-                if index < tonight { out.unmatched += 1 }
-                continue
+                if tonight { out.unmatched += 1 }
+                return
             }
-            if index < tonight { out.matched += 1 }
+            if tonight { out.matched += 1 }
             switch r.kind {
             case .refund:
-                guard judgedKeys.insert(r.key).inserted else { continue }
-                if !alreadyCounted(r.key) { out.refundsPerUser[t.userID, default: 0] += 1 }
-                if out.reasons[t.orderID] == nil, let reason = r.reason { out.reasons[t.orderID] = reason }
+                guard judgedKeys.insert(r.key).inserted else { return }
+                if countsPerUser {
+                    if !alreadyCounted(r.key) { out.refundsPerUser[t.userID, default: 0] += 1 }
+                    if out.reasons[t.orderID] == nil, let reason = r.reason { out.reasons[t.orderID] = reason }
+                }
                 if t.createdAt < r.at {
-                    guard t.stillCredited else { continue }
-                    let (m, e) = RefundedAfterCredit.words(r, creditedAt: t.createdAt)
-                    out.judged.append(Judged(index: index, taker: t, rule: RefundedAfterCredit.self, refund: r, message: m, evidence: e))
+                    guard t.stillCredited else { return }
+                    out.judged.append(Judged(index: index, taker: t, call: .refundedAfterCredit, refund: r))
                 } else {
-                    let (m, e) = Revoked.words(r, creditedAt: t.createdAt)
-                    out.judged.append(Judged(index: index, taker: t, rule: Revoked.self, refund: r, message: m, evidence: e))
+                    out.judged.append(Judged(index: index, taker: t, call: .revoked, refund: r))
                 }
             case .reversal:
-                guard reportedRefund(t.orderID) else { continue }
-                let (m, e) = RefundReversed.words(r)
-                out.judged.append(Judged(index: index, taker: t, rule: RefundReversed.self, refund: r, message: m, evidence: e))
+                guard reportedRefund(t.orderID) else { return }
+                out.judged.append(Judged(index: index, taker: t, call: .refundReversed, refund: r))
             }
         }
+        for r in refunds { judge(r, tonight: true) }
+        for r in remembered { judge(r, tonight: false) }
         return out
     }
 }

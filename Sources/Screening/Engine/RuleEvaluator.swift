@@ -192,6 +192,9 @@ public struct RuleEvaluator: Sendable {
 
     /// A finding of a store event on the order that took its transaction — tonight's or an
     /// earlier night's — nil when its rule is off; exempt as any finding of that order.
+    /// Whether the Rules leave `rule` on.
+    public func isEnabled(_ rule: any NamedRule.Type) -> Bool { rules.settings.isEnabled(rule.id) }
+
     public func eventFinding(_ rule: any NamedRule.Type, orderID: String, userID: String, createdAt: Timestamp,
                              _ words: (message: String, evidence: Evidence)) -> Finding? {
         guard rules.settings.isEnabled(rule.id) else { return nil }

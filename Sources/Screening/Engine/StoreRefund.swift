@@ -10,9 +10,17 @@ public struct StoreRefund: Sendable, Equatable {
 
     public var kind: Kind
     /// The claim key of the transaction (as `claimKey` makes it), once resolved.
-    public var key: String
-    /// The transaction as people know it: Apple transaction id, Google order id or token.
-    public var transaction: String
+    public var key: String {
+        didSet { unkeyedName = nil }
+    }
+    /// What names the transaction while `key` is empty (a Google purchase token).
+    private var unkeyedName: String?
+    /// The transaction as people know it: Apple transaction id, Google order id or token
+    /// (the key without its store prefix: kept once, not twice).
+    public var transaction: String {
+        if key.isEmpty { return unkeyedName ?? "" }
+        return key.firstIndex(of: ":").map { String(key[key.index(after: $0)...]) } ?? key
+    }
     /// `REFUND`, `REVOKE`, `refund-history`, `voided`, `rtdn-voided`, `rtdn-revoked`, `REFUND_REVERSED`.
     public var event: String
     /// When the store refunded (or reversed).
@@ -25,10 +33,11 @@ public struct StoreRefund: Sendable, Equatable {
     /// earlier night.
     public var location: SourceLocation?
 
-    public init(kind: Kind, key: String, transaction: String, event: String, at: Timestamp, location: SourceLocation?) {
+    /// `token`: what names the transaction when `key` is empty (a Google purchase token).
+    public init(kind: Kind, key: String, token: String? = nil, event: String, at: Timestamp, location: SourceLocation?) {
         self.kind = kind
         self.key = key
-        self.transaction = transaction
+        self.unkeyedName = key.isEmpty ? token : nil
         self.event = event
         self.at = at
         self.location = location
