@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import IAPBasics
 import JSONText
 
@@ -29,30 +32,57 @@ struct JWSCompact {
         var end = text.count
         while start < end, JWSCompact.isSpace(text[start]) { start += 1 }
         while end > start, JWSCompact.isSpace(text[end - 1]) { end -= 1 }
-        var dots: [Int] = []
-        for i in start..<end where text[i] == 0x2E {
-            dots.append(i)
-            guard dots.count < 3 else {
-                let reason = "a compact JWS has 3 dot-separated segments; a fourth starts here"
-                throw origin.relocate(DecodeError("bad-jws", reason, at: i))
+        let dots = try JWSCompact.dots(text, start..<end, origin)
+        // The header as read before, when it is byte for byte one read before; errors come in
+        // the order they always did (each segment's base64, then the header's JSON).
+        let cached = text.withUnsafeBufferPointer { all in
+            JWSHeaderCache.shared.lookUp(UnsafeBufferPointer(rebasing: all[start..<dots.0]), limits: limits)
+        }
+        let header = cached == nil ? try JWSCompact.segment(text, start..<dots.0, "header", origin, limits) : []
+        let payload = try JWSCompact.segment(text, (dots.0 + 1)..<dots.1, "payload", origin, limits)
+        signature = try JWSCompact.segment(text, (dots.1 + 1)..<end, "signature", origin, limits)
+        signingInput = Array(text[start..<dots.1])
+
+        if let cached {
+            (algorithm, keyID, certificates) = (cached.algorithm, cached.keyID, cached.certificates)
+        } else {
+            let headerOrigin = JWSCompact.inSegment(at: start, json: header, origin)
+            let headerFields = try StoreJSONFields.parse(header, origin: headerOrigin, limits: limits, what: "the JWS header")
+            algorithm = try headerFields.text("alg")
+            keyID = try headerFields.text("kid")
+            certificates = try JWSCompact.certificateChain(headerFields, limits: limits)
+            let parsed = JWSHeaderCache.Parsed(algorithm: algorithm, keyID: keyID, certificates: certificates)
+            text.withUnsafeBufferPointer { all in
+                JWSHeaderCache.shared.keep(UnsafeBufferPointer(rebasing: all[start..<dots.0]), limits: limits, parsed)
             }
         }
-        guard dots.count == 2 else {
-            let reason = "a compact JWS has 3 dot-separated segments, found \(dots.count + 1)"
-            throw origin.relocate(DecodeError("bad-jws", reason, at: end))
-        }
-        let header = try JWSCompact.segment(text, start..<dots[0], "header", origin, limits)
-        let payload = try JWSCompact.segment(text, (dots[0] + 1)..<dots[1], "payload", origin, limits)
-        signature = try JWSCompact.segment(text, (dots[1] + 1)..<end, "signature", origin, limits)
-        signingInput = Array(text[start..<dots[1]])
-
-        let headerOrigin = JWSCompact.inSegment(at: start, json: header, origin)
-        let headerFields = try StoreJSONFields.parse(header, origin: headerOrigin, limits: limits, what: "the JWS header")
-        algorithm = try headerFields.text("alg")
-        keyID = try headerFields.text("kid")
-        certificates = try JWSCompact.certificateChain(headerFields, limits: limits)
-        let payloadOrigin = JWSCompact.inSegment(at: dots[0] + 1, json: payload, origin)
+        let payloadOrigin = JWSCompact.inSegment(at: dots.0 + 1, json: payload, origin)
         self.payload = try StoreJSONFields.parse(payload, origin: payloadOrigin, limits: limits, what: "the JWS payload")
+    }
+
+    /// Where the two dots are (memchr: a notification is several kilobytes); any other count
+    /// of segments than three is an error at the place it shows.
+    private static func dots(_ text: [UInt8], _ range: Range<Int>, _ origin: TextOrigin) throws(DecodeError) -> (Int, Int) {
+        var found: [Int] = []
+        text.withUnsafeBufferPointer { all in
+            guard let base = all.baseAddress else { return }
+            var at = range.lowerBound
+            while at < range.upperBound, found.count < 3,
+                  let hit = memchr(base + at, 0x2E, range.upperBound - at) {
+                let i = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                found.append(i)
+                at = i + 1
+            }
+        }
+        if found.count == 3 {
+            let reason = "a compact JWS has 3 dot-separated segments; a fourth starts here"
+            throw origin.relocate(DecodeError("bad-jws", reason, at: found[2]))
+        }
+        guard found.count == 2 else {
+            let reason = "a compact JWS has 3 dot-separated segments, found \(found.count + 1)"
+            throw origin.relocate(DecodeError("bad-jws", reason, at: range.upperBound))
+        }
+        return (found[0], found[1])
     }
 
     private static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }

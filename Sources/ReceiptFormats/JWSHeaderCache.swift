@@ -1,0 +1,47 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import IAPBasics
+import Synchronization
+
+/// The JWS headers read last, as parsed: the App Store signs every JWS of a period with one
+/// certificate chain, so nearly every header repeats byte for byte, and its three base64
+/// certificates (most of a notification's bytes) need decoding once, not twice per event.
+/// A hit is an exact match of the header's text under the same limits, so it parses as it
+/// did; headers that failed are never kept.
+final class JWSHeaderCache: Sendable {
+    struct Parsed: Sendable {
+        var algorithm: String?
+        var keyID: String?
+        var certificates: [[UInt8]]
+    }
+
+    static let shared = JWSHeaderCache()
+
+    /// A few, newest first: a night may carry several chains (a renewal of Apple's leaf, a forger's).
+    private static let capacity = 4
+    /// Larger headers are parsed each time rather than kept.
+    private static let maxHeaderBytes = 16 << 10
+    private let entries = Mutex<[(text: [UInt8], limits: Limits, parsed: Parsed)]>([])
+
+    func lookUp(_ text: UnsafeBufferPointer<UInt8>, limits: Limits) -> Parsed? {
+        entries.withLock { list in
+            for e in list where e.text.count == text.count && e.limits == limits {
+                let same = e.text.withUnsafeBufferPointer { kept in
+                    guard let a = kept.baseAddress, let b = text.baseAddress else { return kept.isEmpty }
+                    return memcmp(a, b, text.count) == 0
+                }
+                if same { return e.parsed }
+            }
+            return nil
+        }
+    }
+
+    func keep(_ text: UnsafeBufferPointer<UInt8>, limits: Limits, _ parsed: Parsed) {
+        guard text.count <= Self.maxHeaderBytes else { return }
+        entries.withLock { list in
+            list.insert((Array(text), limits, parsed), at: 0)
+            if list.count > Self.capacity { list.removeLast() }
+        }
+    }
+}
