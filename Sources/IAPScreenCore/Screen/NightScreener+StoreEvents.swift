@@ -45,7 +45,7 @@ extension NightScreener {
     func judge(_ events: StoreEventNight?, remembered: [RememberedTaking], book: ClaimBook, night: NightLoader,
                watch: Int32?) throws -> EventOutcome {
         var out = EventOutcome(counts: events?.counts ?? .init())
-        let items = events?.items ?? []
+        let items = events?.items ?? StoreEventNight().items
         // Orders tonight's dump marks refunded were given back already: no refund finding.
         var refundedTonight: Set<String> = []
         for i in night.slots.indices where night.slots.with(i, { $0.pointee.order.status == .refunded }) {
@@ -57,7 +57,7 @@ extension NightScreener {
             tokenKeys.merge(try ledger.claimKeys(forTokens: Array(tokens))) { tonight, _ in tonight }
         }
         // Token-only refunds resolved here (few): by item index. Nothing else is copied: a
-        // night of a million events keeps its refunds once, in `items`.
+        // night of a million events keeps its refunds once, packed (`NightRefunds`).
         var resolved: [Int: String] = [:]
         for (k, item) in items.enumerated() {
             guard case .refund(let r, let token, let identity) = item else { continue }
@@ -71,8 +71,8 @@ extension NightScreener {
         }
         if ledger != nil { out.memory.events = events?.believed.map { ($0.identity.hex, $0.type) } ?? [] }
         /// Tonight's refunds and reversals with a key, in the order read.
-        let tonight = items.indices.lazy.compactMap { k -> StoreRefund? in
-            guard case .refund(var r, _, _) = items[k] else { return nil }
+        let tonight = items.enumerated().lazy.compactMap { k, item -> StoreRefund? in
+            guard case .refund(var r, _, _) = item else { return nil }
             if let key = resolved[k] { r.key = key }
             return r.key.isEmpty ? nil : r
         }

@@ -29,7 +29,36 @@ struct StoreEventNight: Sendable {
         var refundsPerDay: [Int64: Int] = [:]
     }
 
-    var items: [Item] = []
+    /// Believed refunds and reversals, packed, in the order read.
+    var refunds = NightRefunds()
+    /// Events not believed and lines that are no event, each with how many refunds were read before it.
+    var others: [(before: Int, item: Item)] = []
+
+    /// Everything in the order read (refunds unpacked one at a time).
+    var items: Items { Items(night: self) }
+
+    struct Items: Sequence {
+        let night: StoreEventNight
+
+        struct Iterator: IteratorProtocol {
+            let night: StoreEventNight
+            var refund = 0, other = 0
+
+            mutating func next() -> Item? {
+                if other < night.others.count, night.others[other].before <= refund {
+                    other += 1
+                    return night.others[other - 1].item
+                }
+                guard refund < night.refunds.count else { return nil }
+                let r = night.refunds[refund]
+                refund += 1
+                return .refund(r.refund, token: r.token, identity: r.identity)
+            }
+        }
+
+        func makeIterator() -> Iterator { Iterator(night: night) }
+    }
+
     var counts = Counts()
     /// The App Store charges and refunds believed, for `reconcile` (kept only when it asks).
     var appleTransactions: [AppleTransactionEvent] = []
@@ -40,11 +69,7 @@ struct StoreEventNight: Sendable {
     var believed: [(identity: EventIdentity, type: String)] = []
 
     /// Tokens of refunds that name no order id, for the claims to resolve.
-    var unresolvedTokens: Set<String> {
-        var out: Set<String> = []
-        for case .refund(let r, let token?, _) in items where r.key.isEmpty { out.insert(token) }
-        return out
-    }
+    var unresolvedTokens: Set<String> { refunds.unresolvedTokens }
 }
 
 /// An event's identity as the night remembers it: the first 16 bytes of the SHA-256 of its
@@ -215,7 +240,7 @@ struct StoreEventIntake {
         }
         var events = 0
         for case let (problems, taken)? in results {
-            for p in problems { night.items.append(.malformed(p)) }
+            for p in problems { night.others.append((night.refunds.count, .malformed(p))) }
             for t in taken {
                 events += 1
                 night.counts.read += 1
@@ -225,7 +250,8 @@ struct StoreEventIntake {
                     // first must not make the genuine event a duplicate.
                     if fresh { count(t, &night) }
                     night.counts.invalid += 1
-                    night.items.append(.invalid(type: t.type, transaction: t.transaction, location: t.location, reason: reason))
+                    night.others.append((night.refunds.count,
+                                         .invalid(type: t.type, transaction: t.transaction, location: t.location, reason: reason)))
                     continue
                 }
                 guard fresh else { continue }
@@ -245,7 +271,7 @@ struct StoreEventIntake {
                 } else {
                     night.counts.reversals += 1
                 }
-                night.items.append(.refund(r, token: token, identity: t.identity))
+                night.refunds.append(r, token: token, identity: t.identity)
             }
         }
         return events
