@@ -9,8 +9,8 @@ import Screening
 /// after tonight's orders, in the order the events were read.
 struct EventOutcome: Sendable {
     var afterNight: [OrderReport] = []
-    /// Refunds judged on tonight's orders, by slot: their findings are made as the reports are.
-    var pending: [Int32: [RefundJudge.Judged]] = [:]
+    /// Refunds judged on tonight's orders: their findings are made as the reports are.
+    var pending = PendingRefunds()
     /// The findings the events gave the watched slot (`explain`).
     var bySlot: [Int32: [Finding]] = [:]
     var counts = StoreEventNight.Counts()
@@ -56,25 +56,32 @@ extension NightScreener {
         if let ledger, let tokens = events?.unresolvedTokens.subtracting(tokenKeys.keys), !tokens.isEmpty {
             tokenKeys.merge(try ledger.claimKeys(forTokens: Array(tokens))) { tonight, _ in tonight }
         }
-        // Token-only refunds resolved here (few): by item index. Nothing else is copied: a
+        // Token-only refunds resolved here (few), by refund index. Nothing else is copied: a
         // night of a million events keeps its refunds once, packed (`NightRefunds`).
-        var resolved: [Int: String] = [:]
-        for (k, item) in items.enumerated() {
-            guard case .refund(let r, let token, let identity) = item else { continue }
+        let packed = events?.refunds ?? NightRefunds()
+        var resolved: [Int32: String] = [:]
+        // The judge's index of each of tonight's refunds -> its index in `packed`.
+        var keyed: [Int32] = []
+        for i in 0..<packed.count {
+            let (r, token, identity) = packed[i]
             var key = r.key
             if key.isEmpty, let token, let found = tokenKeys[token] {
                 key = found
-                resolved[k] = found
+                resolved[Int32(i)] = found
             }
             if ledger != nil { remember(r, key: key, token: token, identity: identity, in: &out.memory) }
-            if key.isEmpty { out.unmatched += 1 }  // a token no purchase of tonight's or the ledger's names
+            if key.isEmpty {
+                out.unmatched += 1  // a token no purchase of tonight's or the ledger's names
+            } else {
+                keyed.append(Int32(i))
+            }
         }
         if ledger != nil { out.memory.events = events?.believed.map { ($0.identity.hex, $0.type) } ?? [] }
         /// Tonight's refunds and reversals with a key, in the order read.
-        let tonight = items.enumerated().lazy.compactMap { k, item -> StoreRefund? in
-            guard case .refund(var r, _, _) = item else { return nil }
-            if let key = resolved[k] { r.key = key }
-            return r.key.isEmpty ? nil : r
+        let tonight = keyed.lazy.map { i in
+            var r = packed[Int(i)].refund
+            if let key = resolved[i] { r.key = key }
+            return r
         }
         let rememberedRefunds = remembered.map { m in
             var r = StoreRefund(kind: .refund, key: m.key, event: m.refund.event, at: m.refund.refundedAt, location: nil)
@@ -127,10 +134,11 @@ extension NightScreener {
         var byRefund: [Int: RefundJudge.Judged] = [:]
         for j in judged.judged { byRefund[j.index] = j }
 
+        out.pending = PendingRefunds(packed: packed, keyed: keyed, resolved: resolved, remembered: rememberedRefunds)
         func place(_ j: RefundJudge.Judged) {
             if let slot = j.taker.slot {
                 guard evaluator.isEnabled(j.rule) else { return }
-                out.pending[slot, default: []].append(j)
+                out.pending.add(j, slot: slot)
                 if slot == watch, let f = finding(j) { out.bySlot[slot, default: []].append(f) }
                 return
             }
@@ -139,8 +147,9 @@ extension NightScreener {
                                                        details: earlier[j.refund.key]?.details))
             }
         }
-        var ordinal = -1  // counts as the judge's index does: keyed refunds, then the remembered
-        for (k, item) in items.enumerated() {
+        var ordinal = 0  // the judge's index: tonight's keyed refunds, then the remembered
+        var refundIndex = 0
+        for item in items {
             switch item {
             case .malformed(let m):
                 if let f = evaluator.nightFinding(MalformedRecord.self, orderID: nil, MalformedRecord.words(location: m.location, reason: m.reason)) {
@@ -154,16 +163,18 @@ extension NightScreener {
                     finding.userID = order?.userID
                     out.afterNight.append(Self.eventReport(finding, createdAt: order?.createdAt, isOrder: false))
                 }
-            case .refund(let r, _, _):
-                guard !r.key.isEmpty || resolved[k] != nil else { continue }
-                ordinal += 1
+            case .refund:
+                defer { refundIndex += 1 }
+                guard ordinal < keyed.count, keyed[ordinal] == Int32(refundIndex) else { continue }
                 if let j = byRefund[ordinal] { place(j) }
+                ordinal += 1
             }
         }
         for _ in rememberedRefunds {
-            ordinal += 1
             if let j = byRefund[ordinal] { place(j) }
+            ordinal += 1
         }
+        out.pending.settle()
         return out
     }
 

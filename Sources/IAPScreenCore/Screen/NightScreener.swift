@@ -185,7 +185,7 @@ struct NightScreener {
     private func report(_ night: NightLoader, claims: Claims, claimSeconds: Double, writer: ReportWriter) throws -> Outcome {
         let slots = night.slots
         let late = claims.late, book = claims.book
-        let pending = claims.events?.pending ?? [:]
+        let pending = claims.events?.pending ?? PendingRefunds()
         let orders = claims.orders, receipts = claims.receipts
 
         // Reports in input order: slots are in first-appearance order; malformed records
@@ -209,7 +209,7 @@ struct NightScreener {
                 (Int(s.pointee.position), s.pointee.order.status == .credited && s.pointee.outcomeKind != nil)
             }
             guard reported,
-                  night.spilled(at: i) != nil || late[Int32(i)] != nil || pending[Int32(i)] != nil else { continue }
+                  night.spilled(at: i) != nil || late[Int32(i)] != nil || pending.has(Int32(i)) else { continue }
             while next < extra.count, extra[next].position < position {
                 items.append(.extra(next))
                 next += 1
@@ -334,11 +334,11 @@ struct NightScreener {
         let screener: NightScreener
         let late: [Int32: [Finding]]
         /// Refunds judged on tonight's orders, their findings made here, after the order's others.
-        let pending: [Int32: [RefundJudge.Judged]]
+        let pending: PendingRefunds
         let extra: [(position: Int, finding: Finding)]
         let afterNight: [OrderReport]
 
-        init(night: NightLoader, screener: NightScreener, late: [Int32: [Finding]], pending: [Int32: [RefundJudge.Judged]],
+        init(night: NightLoader, screener: NightScreener, late: [Int32: [Finding]], pending: PendingRefunds,
              extra: [(position: Int, finding: Finding)], afterNight: [OrderReport]) {
             self.night = night
             self.screener = screener
@@ -360,10 +360,11 @@ struct NightScreener {
             case .slot(let i):
                 let slot = night.slots[Int(i)]
                 let entry = try night.spilled(slot).map(night.spill.readFlushed)
-                let events = pending[i]?.compactMap(screener.finding) ?? []
+                let o = screener.screenOrder(slot, night)
+                let taker = RefundJudge.Taker(orderID: o.orderID, userID: o.userID, createdAt: o.createdAt, slot: i, stillCredited: true)
+                let events = pending.judged(for: i, taker: taker).compactMap(screener.finding)
                 let findings = Revoked.once((entry?.findings ?? []) + (late[i] ?? []) + events)
                 guard !findings.isEmpty else { return nil }
-                let o = screener.screenOrder(slot, night)
                 return OrderReport(orderID: o.orderID, userID: o.userID,
                                    platform: (o.platform ?? slot.outcome?.receiptPlatform)?.rawValue,
                                    productID: o.expectedProductID, amount: o.amount, currency: o.currency,

@@ -42,6 +42,13 @@ public struct RefundJudge {
         public var call: Call
         public var refund: StoreRefund
 
+        public init(index: Int, taker: Taker, call: Call, refund: StoreRefund) {
+            self.index = index
+            self.taker = taker
+            self.call = call
+            self.refund = refund
+        }
+
         public var rule: any NamedRule.Type {
             switch call {
             case .refundedAfterCredit: RefundedAfterCredit.self
