@@ -187,4 +187,33 @@ struct StoreEventScreenTests {
         #expect(findings.map { "\($0.orderID ?? "-") \($0.rule)" } == ["A refunded-after-credit", "A store-event-invalid"])
         #expect(summary["store_events"]?.object?["refunds"] == .integer(1))
     }
+
+    @Test("a store-event log that breaks off is exit 3 naming it, read beside the orders or not: no report, the ledger as it was")
+    func brokenLog() throws {
+        let night = try RefundNight()
+        let gz = try Tool.runProgram("/bin/gzip", ["-k", "-f", "events.jsonl"], in: night.scratch.path)
+        #expect(gz.status == 0, "\(gz.stderr)")
+        let whole = try Data(contentsOf: URL(fileURLWithPath: night.scratch.file("events.jsonl.gz")))
+        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: night.scratch.file("broken.jsonl.gz")))
+        func screen(_ events: String, out: String) throws -> ToolRun {
+            try Tool.run(["screen", "--rules", "Rules", "--orders", "orders.jsonl", "--store-events", events, "--out", out,
+                          "--ledger", "sqlite:ledger.sqlite", "--quiet"], in: night.scratch.path)
+        }
+        #expect(try screen("events.jsonl.gz", out: "out-good").status == 0)
+        let ledger = URL(fileURLWithPath: night.scratch.file("ledger.sqlite"))
+        let before = try Data(contentsOf: ledger)
+        let broken = try screen("broken.jsonl.gz", out: "out-broken")
+        #expect(broken.status == 3)
+        #expect(broken.stderr.contains("cannot read broken.jsonl.gz") && broken.stderr.contains("ledger unchanged"), "\(broken.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: night.scratch.file("out-broken/findings.jsonl")))
+        #expect(try Data(contentsOf: ledger) == before)
+        // The orders failing while the events are still being read: the orders' error, exit 3.
+        #expect(try Tool.runProgram("/bin/gzip", ["-k", "-f", "orders.jsonl"], in: night.scratch.path).status == 0)
+        let orderBytes = try Data(contentsOf: URL(fileURLWithPath: night.scratch.file("orders.jsonl.gz")))
+        try orderBytes.prefix(orderBytes.count / 2).write(to: URL(fileURLWithPath: night.scratch.file("bad-orders.jsonl.gz")))
+        let orders = try Tool.run(["screen", "--rules", "Rules", "--orders", "bad-orders.jsonl.gz", "--store-events", "events.jsonl.gz",
+                                   "--out", "out-orders", "--ledger", "none", "--quiet"], in: night.scratch.path)
+        #expect(orders.status == 3)
+        #expect(orders.stderr.contains("bad-orders.jsonl.gz"), "\(orders.stderr)")
+    }
 }
