@@ -45,20 +45,35 @@ extension SQLiteLedger {
     /// The remembered refunds of these claim keys, by key.
     public func refunds(of keys: [String]) throws(LedgerError) -> [String: RememberedRefund] {
         guard let lookupRefund else { return [:] }
-        return try db.lookUp(lookupRefund, keys) { s in
-            // A time out of range is no refund we can reason about: left out, as a claim's is.
-            guard let key = s.text(0), let at = Timestamp(millis: s.int(1)), let event = s.text(2), let identity = s.text(5)
-            else { return nil }
-            return RememberedRefund(key: key, refundedAt: at, event: event, reason: s.text(3), source: s.text(4),
-                                    identity: identity, reversedAt: s.optionalInt(6).flatMap { Timestamp(millis: $0) })
-        }
+        return try db.lookUp(lookupRefund, keys, SQLiteLedger.refund)
     }
 
-    /// Whether any completed run left a refund (most nights' ledgers: the lookups of
-    /// tonight's claims against refunds are skipped when none did).
-    public func hasRefunds() throws(LedgerError) -> Bool {
-        guard lookupRefund != nil else { return false }
-        return try db.prepare("SELECT 1 FROM refunds LIMIT 1").step()
+    /// Every remembered refund, by key: cheaper than a lookup per key when tonight takes more
+    /// keys than the ledger has refunds (the usual night).
+    public func allRefunds() throws(LedgerError) -> [String: RememberedRefund] {
+        guard lookupRefund != nil else { return [:] }
+        let stmt = try db.prepare("SELECT key, refunded_at, event, reason, source, identity, reversed_at FROM refunds")
+        var out: [String: RememberedRefund] = [:]
+        while try stmt.step() {
+            if let r = SQLiteLedger.refund(stmt) { out[r.key] = r }
+        }
+        return out
+    }
+
+    /// How many refunds completed runs left (none: tonight's claims need no refund lookups).
+    public func refundCount() throws(LedgerError) -> Int {
+        guard lookupRefund != nil else { return 0 }
+        let stmt = try db.prepare("SELECT COUNT(*) FROM refunds")
+        return try stmt.step() ? Int(clamping: stmt.int(0)) : 0
+    }
+
+    /// A refund from columns key, refunded_at, event, reason, source, identity, reversed_at; nil
+    /// for a time out of range (no refund we can reason about: left out, as a claim's is).
+    private static func refund(_ s: SQLiteStatement) -> RememberedRefund? {
+        guard let key = s.text(0), let at = Timestamp(millis: s.int(1)), let event = s.text(2), let identity = s.text(5)
+        else { return nil }
+        return RememberedRefund(key: key, refundedAt: at, event: event, reason: s.text(3), source: s.text(4),
+                                identity: identity, reversedAt: s.optionalInt(6).flatMap { Timestamp(millis: $0) })
     }
 
     /// Remembered refunds per user whose claim they refund (`user.refunds`, CONTRACT §9): one

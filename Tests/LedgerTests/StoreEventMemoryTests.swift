@@ -75,6 +75,9 @@ final class StoreEventMemoryTests {
         #expect(remembered["g:GPA.1"] == earlier)
         #expect(remembered["42"] == refund("42", 600, "REFUND", reason: "app-issue", identity: "n-1"))
         #expect(remembered["43"] == nil)
+        // All at once, as a night that takes more keys than the ledger has refunds reads them.
+        #expect(try reopened.refundCount() == 2)
+        #expect(try reopened.allRefunds() == remembered)
     }
 
     @Test("Apple's reversal of a refund is remembered with it, on the same night or a later one")

@@ -75,7 +75,8 @@ struct NightScreener {
         }
 
         // Refunds the ledger remembers are looked up for the keys tonight's orders take.
-        let checksRefunds = try ledger?.hasRefunds() ?? false
+        let refundCount = try ledger?.refundCount() ?? 0
+        let checksRefunds = refundCount > 0
         var took: [(lookup: String, key: String)] = []
         func noteTaking(_ selection: Selection, key: String?, token: String?) {
             guard checksRefunds, case .picked = selection, let key else { return }
@@ -158,7 +159,9 @@ struct NightScreener {
         }
         var remembered: [RememberedTaking] = []
         if let ledger, !took.isEmpty {
-            let found = try ledger.refunds(of: Array(Set(took.map(\.lookup))))
+            let lookups = Array(Set(took.map(\.lookup)))
+            // Fewer refunds remembered than keys taken tonight (the usual night): read them all at once.
+            let found = refundCount <= lookups.count ? try ledger.allRefunds() : try ledger.refunds(of: lookups)
             var keys: Set<String> = []
             for t in took {
                 // A refund Apple reversed no longer stands.
