@@ -1,0 +1,85 @@
+@testable import StoreCrypto
+import Testing
+
+/// Arithmetic modulo P-256's order, as the ES256 checks use it: against a slow reference
+/// built from additions alone, and against what inverses must satisfy.
+@Suite("Numbers modulo the P-256 order")
+struct P256ScalarTests {
+    /// A deterministic stream of reduced scalars (splitmix64), with the edges first.
+    static func samples(_ count: Int) -> [P256Scalar] {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        let n = P256Scalar.n
+        var out = [P256Scalar.one, P256Scalar(l0: 2, l1: 0, l2: 0, l3: 0),
+                   P256Scalar(l0: n.l0 - 1, l1: n.l1, l2: n.l2, l3: n.l3),
+                   P256Scalar(l0: .max, l1: .max, l2: .max, l3: 0xFFFF_FFFE_FFFF_FFFF)]
+        while out.count < count {
+            let x = P256Scalar(l0: next(), l1: next(), l2: next(), l3: next()).reduced
+            if !x.isZero { out.append(x) }
+        }
+        return out
+    }
+
+    /// a·b mod n by doubling and adding, bit by bit of b.
+    static func slowProduct(_ a: P256Scalar, _ b: P256Scalar) -> P256Scalar {
+        var result = P256Scalar.zero
+        for limb in [b.l3, b.l2, b.l1, b.l0] {
+            for bit in stride(from: 63, through: 0, by: -1) {
+                result = result.addedMod(result)
+                if (limb >> UInt64(bit)) & 1 == 1 { result = result.addedMod(a) }
+            }
+        }
+        return result
+    }
+
+    @Test("the constants are what n makes them: −n⁻¹ mod 2⁶⁴, R mod n and R² mod n")
+    func constants() {
+        var inverse: UInt64 = 1
+        for _ in 0..<6 { inverse = inverse &* (2 &- P256Scalar.n.l0 &* inverse) }  // Newton: n·n⁻¹ ≡ 1 mod 2⁶⁴
+        #expect(0 &- inverse == P256Scalar.nPrime)
+        let wrapped = P256Scalar.rModN.wrappingAdd(P256Scalar.n)
+        #expect(wrapped.sum == .zero && wrapped.carried, "R mod n is 2²⁵⁶ − n")
+        var rr = P256Scalar.rModN
+        for _ in 0..<256 { rr = rr.addedMod(rr) }
+        #expect(rr == P256Scalar.rSquared)
+    }
+
+    @Test("products agree with doubling and adding")
+    func products() {
+        let xs = Self.samples(40)
+        for (a, b) in zip(xs, xs.reversed()) {
+            #expect(a.multipliedMod(b) == Self.slowProduct(a, b))
+        }
+    }
+
+    @Test("s times its inverse is one, the inverse of the inverse is s, and 2⁻¹ is (n + 1) / 2")
+    func inverses() {
+        for s in Self.samples(300) {
+            let w = s.inverse()
+            #expect(w.isReduced)
+            #expect(s.multipliedMod(w) == .one)
+            #expect(w.inverse() == s)
+        }
+        let n = P256Scalar.n
+        let half = P256Scalar(l0: n.l0 >> 1 | n.l1 << 63, l1: n.l1 >> 1 | n.l2 << 63, l2: n.l2 >> 1 | n.l3 << 63, l3: n.l3 >> 1)
+        #expect(P256Scalar(l0: 2, l1: 0, l2: 0, l3: 0).inverse() == half.addedMod(.one))
+    }
+
+    @Test("32 big-endian bytes in and out; n itself and above are not reduced, and reduce below n")
+    func bytes() {
+        let text = "FFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551"
+        let nBytes = KeyTableTests.hexBytes(text)
+        let n = P256Scalar(bigEndian: nBytes)
+        #expect(n == P256Scalar.n && n?.bigEndianBytes == nBytes)
+        #expect(n?.isReduced == false && n?.reduced == .zero)
+        #expect(P256Scalar(bigEndian: [UInt8](repeating: 0, count: 31)) == nil)
+        let ones = P256Scalar(bigEndian: [UInt8](repeating: 0xFF, count: 32))
+        #expect(ones?.reduced.isReduced == true)
+    }
+}
