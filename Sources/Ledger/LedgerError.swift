@@ -14,6 +14,8 @@ public struct LedgerError: Error, Sendable, CustomStringConvertible {
         case notALedger
         /// An older ledger could not be brought to this schema; the file is as it was.
         case migrationFailed
+        /// Another run holds the ledger (PostgreSQL's run lock); the message names it.
+        case inUse
     }
 
     public var code: Code

@@ -143,3 +143,38 @@ private final class Failures: @unchecked Sendable {
     func add(_ e: String) { lock.withLock { errors.append(e) } }
     var all: [String] { lock.withLock { errors } }
 }
+
+@Suite("PostgreSQL ledger: one run at a time")
+struct PostgresRunLockTests {
+    @Test("a second run is refused, told the pid and host of the process that holds the ledger; free once that one ends")
+    func secondRunRefused() throws {
+        let database = try TestDatabase()
+        var first: PostgresLedger? = try PostgresLedger(uri: database.uri)
+        try first?.lockForRun()
+        let second = try PostgresLedger(uri: database.uri)
+        let message: String
+        do {
+            try second.lockForRun()
+            message = ""
+            Issue.record("the second run took the lock")
+        } catch {
+            #expect(error.code == .inUse)
+            message = error.message
+        }
+        #expect(message.contains("is in use by another run: iapscreen \(getpid())@"), "\(message)")
+        #expect(message.contains("server process "), "\(message)")
+        // Reading needs no lock.
+        #expect(try second.claims(of: ["1"]).isEmpty)
+        first = nil
+        var taken = false
+        for _ in 0..<50 where !taken {
+            do {
+                try second.lockForRun()
+                taken = true
+            } catch {
+                usleep(20_000)
+            }
+        }
+        #expect(taken)
+    }
+}

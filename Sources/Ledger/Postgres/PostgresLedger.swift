@@ -31,7 +31,7 @@ public final class PostgresLedger: LedgerStore {
     public init(uri: String, readOnly: Bool = false) throws(LedgerError) {
         let db: PostgresConnection
         do {
-            db = try PostgresConnection(uri: uri)
+            db = try PostgresConnection(uri: uri, applicationName: PostgresRunLock.applicationName)
         } catch {
             throw LedgerError("cannot open ledger: \(error.message)", code: .postgres)
         }
