@@ -56,6 +56,20 @@ struct PostgresLedgerTests {
         #expect(try PostgresLedger(uri: database.uri).storedSchemaVersion() == 2)
     }
 
+    @Test("a creation that fails half way leaves the database as it was and says why; the next open, once it can, creates it")
+    func failedCreation() throws {
+        let database = try TestDatabase()
+        // A type where the claims table goes: the schema and several steps succeed, then this one fails.
+        try database.sql("CREATE SCHEMA iapscreen; CREATE TYPE iapscreen.claims AS (x int)")
+        let message = opening(database.uri, fails: .postgres)?.message ?? ""
+        #expect(message.contains("cannot create the ledger in schema iapscreen of postgres://"), "\(message)")
+        #expect(message.contains("relation \"claims\" already exists"), "\(message)")
+        let db = try PostgresConnection(uri: database.uri)
+        #expect(try db.query("SELECT count(*) FROM pg_tables WHERE schemaname = 'iapscreen'").int64(0, 0) == 0)
+        try database.sql("DROP TYPE iapscreen.claims")
+        #expect(try PostgresLedger(uri: database.uri).storedSchemaVersion() == 2)
+    }
+
     @Test("read-only: an empty database is no ledger, and a ledger is read but never written")
     func readOnly() throws {
         let database = try TestDatabase()
@@ -65,6 +79,8 @@ struct PostgresLedgerTests {
         try PostgresLedger(uri: database.uri).record(night(claims: [("1", claim("o1"))]))
         let reader = try PostgresLedger(uri: database.uri, readOnly: true)
         #expect(try reader.claims(of: ["1"])["1"]?.orderID == "o1")
+        // Many keys too, though a read-only session cannot stage them in a table.
+        #expect(try reader.claims(of: (0..<50_000).map(String.init)).keys.sorted() == ["1"])
         let refused = expectLedgerError(.postgres) { try reader.record(night(claims: [("2", claim("o2"))])) }
         #expect(refused?.message.contains("read-only transaction") == true, "\(refused?.message ?? "")")
         #expect(try reader.claims(of: ["2"]).isEmpty)

@@ -9,19 +9,17 @@ public final class PostgresLedger: LedgerStore {
     let db: PostgresConnection
     /// Where the ledger is, for messages: `postgres://user@host:port/db`.
     public let target: String
-    private let lookupClaims: PostgresStatement
-    private let lookupTokens: PostgresStatement
+    /// Read-only sessions look up through arrays only.
+    private let readOnly: Bool
+    private let lookupClaims: PostgresBulkLookup
+    private let lookupTokens: PostgresBulkLookup
     private let lookupReported: PostgresStatement
     private let lookupReview: PostgresStatement
-    private let lookupRefunds: PostgresStatement
-    private let lookupEvents: PostgresStatement
+    private let lookupRefunds: PostgresBulkLookup
+    private let lookupEvents: PostgresBulkLookup
 
     /// The schema this build writes, and the newest it reads.
     public static let schemaVersion = PostgresSchema.current
-
-    /// Keys sent per lookup: one array parameter each, so a night's 10⁶ keys take a few
-    /// dozen round trips.
-    static let lookupChunk = 20_000
 
     /// Connects with a libpq URI (password from it, PGPASSWORD or ~/.pgpass) and opens the
     /// ledger, creating schema `iapscreen` on first use. A newer schema, or a schema
@@ -45,20 +43,20 @@ public final class PostgresLedger: LedgerStore {
         }
         self.db = db
         self.target = target
+        self.readOnly = readOnly
         (lookupClaims, lookupTokens, lookupReported, lookupReview, lookupRefunds, lookupEvents) = try onServer(target) {
             () throws(PostgresError) in
-            (try db.prepare("SELECT key, order_id, user_id, created_at, product_id, amount, currency, purchase_token, platform "
-                + "FROM iapscreen.claims WHERE key = ANY($1)", [.textArray]),
+            (try PostgresBulkLookup(db, select: "c.key, order_id, user_id, created_at, product_id, amount, currency, "
+                + "purchase_token, platform", from: "iapscreen.claims", key: "key"),
              // The first claim of a token: a subscription's renewals share it.
-             try db.prepare("SELECT DISTINCT ON (purchase_token) purchase_token, key FROM iapscreen.claims "
-                + "WHERE purchase_token = ANY($1) AND purchase_token IS NOT NULL ORDER BY purchase_token, created_at, key",
-                [.textArray]),
+             try PostgresBulkLookup(db, select: "DISTINCT ON (c.purchase_token) c.purchase_token, c.key", from: "iapscreen.claims",
+                                    key: "purchase_token",
+                                    rest: "AND c.purchase_token IS NOT NULL ORDER BY c.purchase_token, c.created_at, c.key"),
              try db.prepare("SELECT 1 FROM iapscreen.reported WHERE order_id = $1 AND rule = $2", [.text, .text]),
              try db.prepare("SELECT verdict, note, \"by\", at FROM iapscreen.reviews WHERE order_id = $1", [.text]),
-             try db.prepare("SELECT key, refunded_at, event, reason, source, identity, reversed_at FROM iapscreen.refunds "
-                + "WHERE key = ANY($1)", [.textArray]),
-             try db.prepare("SELECT identity, type, first_run FROM iapscreen.store_events WHERE identity = ANY($1)",
-                            [.textArray]))
+             try PostgresBulkLookup(db, select: "c.key, refunded_at, event, reason, source, identity, reversed_at",
+                                    from: "iapscreen.refunds", key: "key"),
+             try PostgresBulkLookup(db, select: "c.identity, type, first_run", from: "iapscreen.store_events", key: "identity"))
         }
     }
 
@@ -173,26 +171,8 @@ public final class PostgresLedger: LedgerStore {
         }
     }
 
-    /// `stmt` (one text[] parameter; column 0 the key) over `keys` a chunk at a time, in one
-    /// read-only snapshot. `row` reads row i; nil leaves its key out.
-    private func lookUp<T>(_ stmt: PostgresStatement, _ keys: [String],
+    private func lookUp<T>(_ lookup: PostgresBulkLookup, _ keys: [String],
                            _ row: (PostgresResult, Int) throws(PostgresError) -> T?) throws(LedgerError) -> [String: T] {
-        guard !keys.isEmpty else { return [:] }
-        return try inTransaction(db, target, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { () throws(LedgerError) in
-            try onServer(target) { () throws(PostgresError) in
-                var out: [String: T] = [:]
-                out.reserveCapacity(min(keys.count, 1 << 16))
-                var start = keys.startIndex
-                while start < keys.endIndex {
-                    let end = keys.index(start, offsetBy: PostgresLedger.lookupChunk, limitedBy: keys.endIndex) ?? keys.endIndex
-                    let r = try stmt.run([.textArray(Array(keys[start..<end]))])
-                    for i in 0..<r.rowCount {
-                        if let key = try r.text(i, 0), let value = try row(r, i) { out[key] = value }
-                    }
-                    start = end
-                }
-                return out
-            }
-        }
+        try lookup.run(db, keys, canStage: !readOnly, target: target, row)
     }
 }
