@@ -29,7 +29,8 @@ let package = Package(
         .target(name: "Decompression", dependencies: ["CZlib", "CISAL", "IAPBasics"]),
         .target(name: "XMLStream", dependencies: ["CLibXML2", "IAPBasics"]),
         .target(name: "StoreCrypto", dependencies: ["COpenSSL", "IAPBasics"]),
-        .target(name: "Ledger", dependencies: ["CSQLite3", "IAPBasics", "Screening"]),
+        .target(name: "PostgresClient", dependencies: ["CLibPQ"]),
+        .target(name: "Ledger", dependencies: ["CSQLite3", "PostgresClient", "IAPBasics", "Screening"]),
 
         // Formats.
         .target(name: "DumpFormats", dependencies: ["IAPBasics", "JSONText", "Decompression", "XMLStream"]),
@@ -77,7 +78,8 @@ let package = Package(
         .testTarget(name: "StoreReportsTests", dependencies: ["StoreReports", "Decompression", "IAPBasics"]),
         .testTarget(name: "StoreEventsTests", dependencies: ["StoreEvents", "ReceiptBuilder", "ReceiptFormats", "IAPBasics", "JSONText", "Decompression"]),
         .testTarget(name: "ReconciliationTests", dependencies: ["Reconciliation", "StoreReports", "IAPBasics"]),
-        .testTarget(name: "LedgerTests", dependencies: ["Ledger"]),
+        .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient"]),
+        .testTarget(name: "LedgerTests", dependencies: ["Ledger", "PostgresClient"]),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting"]),
         .testTarget(name: "StoreCryptoTests", dependencies: ["StoreCrypto"]),
         .testTarget(name: "ReceiptVerificationTests", dependencies: ["ReceiptVerification", "ReceiptBuilder", "StoreCrypto"]),

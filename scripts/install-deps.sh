@@ -6,7 +6,8 @@ set -euo pipefail
 # --test-tools: also what the tests read the outputs with: headless Chromium, which the
 # report.html tests (and the screenshot script) open the page in; Prometheus' own
 # text-format parser (python3-prometheus-client, for Debian's /usr/bin/python3), which
-# reads the --metrics file; util-linux's `script`, a terminal for the progress line.
+# reads the --metrics file; util-linux's `script`, a terminal for the progress line;
+# the PostgreSQL 15 server, which scripts/postgres-test-cluster.sh starts for the ledger tests.
 # CI passes it; tests that need them skip without them off CI. (--browser, the old name, does the same.)
 # --fuzz: also what the libFuzzer harnesses (Fuzz/run.sh) link that a plain build does not:
 # libFuzzer is C++, so the C++ library's development files for the GCC that the toolchain's
@@ -16,7 +17,7 @@ packages=(libxml2-dev zlib1g-dev libisal-dev libssl-dev libsqlite3-dev libpq-dev
 fuzz=0
 for arg in "$@"; do
   case "$arg" in
-    --test-tools|--browser) packages+=(chromium python3-prometheus-client bsdutils) ;;
+    --test-tools|--browser) packages+=(chromium python3-prometheus-client bsdutils postgresql-15) ;;
     --fuzz)
       fuzz=1
       # The newest /usr/lib/gcc/<triple>/<version>, as clang picks it (Debian 12: 12).

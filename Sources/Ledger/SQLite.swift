@@ -1,30 +1,5 @@
 import CSQLite3
 
-/// Why the ledger cannot be used: a code tests and callers compare, and a message people
-/// read (SQLite's own, where SQLite said it).
-public struct LedgerError: Error, Sendable, CustomStringConvertible {
-    public enum Code: Sendable, Equatable {
-        /// SQLite refused (cannot open, disk, busy, corrupt, ...).
-        case sqlite
-        /// The file carries a schema version newer than this build reads.
-        case newerSchema
-        /// The file carries a schema version no iapscreen wrote.
-        case unknownSchema
-        /// A SQLite file, but not one iapscreen wrote.
-        case notALedger
-        /// An older ledger could not be brought to this schema; the file is as it was.
-        case migrationFailed
-    }
-
-    public var code: Code
-    public var message: String
-    public init(_ message: String, code: Code = .sqlite) {
-        self.message = message
-        self.code = code
-    }
-    public var description: String { message }
-}
-
 /// One SQLite connection; closed in `deinit`. Used from one thread at a time.
 final class SQLiteDatabase {
     private(set) var handle: OpaquePointer?

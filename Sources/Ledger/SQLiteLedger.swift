@@ -119,7 +119,7 @@ public struct RecordedRun: Sendable, Equatable {
 ///     store_events(identity PK, type, first_run)           every distinct store event read
 ///     refunds(key PK, refunded_at ms, event, reason,       the earliest refund of each claim key,
 ///             source, identity, reversed_at ms)            and when Apple reversed it
-public final class SQLiteLedger: ClaimLedger {
+public final class SQLiteLedger {
     let db: SQLiteDatabase
     public let path: String
     private let lookupClaim: SQLiteStatement

@@ -4,27 +4,21 @@ import Ledger
 import Screening
 import Testing
 
-@Suite("What the ledger remembers for store events: claim details, tokens, refunds, events")
-final class StoreEventMemoryTests {
-    let scratch: Scratch
-    let path: String
-
-    init() throws {
-        scratch = try Scratch()
-        path = scratch.path("l.sqlite")
-    }
-
+@Suite("What the ledger remembers for store events, on both backends: claim details, tokens, refunds, events")
+struct StoreEventMemoryTests {
     let coins = ClaimDetails(productID: "com.example.coins", amount: "4.99", currency: "USD", purchaseToken: nil,
                              platform: "ios")
     let gems = ClaimDetails(productID: "gems_100", amount: "1,99", currency: "EUR", purchaseToken: "tok-gems",
                             platform: "android")
 
-    @Test("a claim's product, money, token and platform come back on a later night; the first taker keeps its own")
-    func claimDetails() throws {
-        try SQLiteLedger(path: path).record(night(claims: [("100", claim("o1", "u1", 10)), ("g:GPA.1", claim("o2", "u2", 20)),
+    @Test("a claim's product, money, token and platform come back on a later night; the first taker keeps its own",
+          arguments: LedgerBackend.available)
+    func claimDetails(_ backend: LedgerBackend) throws {
+        let place = try LedgerPlace(backend)
+        try place.open().record(night(claims: [("100", claim("o1", "u1", 10)), ("g:GPA.1", claim("o2", "u2", 20)),
                                                           ("200", claim("o3"))],
                                                  details: ["100": coins, "g:GPA.1": gems]))
-        let ledger = try SQLiteLedger(path: path)
+        let ledger = try place.open()
         // A replay of 100 tonight does not change what the first taker bought.
         try ledger.record(night(claims: [("100", claim("o9", "u9"))],
                                 details: ["100": ClaimDetails(productID: "other", amount: "0", currency: "JPY")]))
@@ -39,9 +33,11 @@ final class StoreEventMemoryTests {
                     == ["100": "o1", "g:GPA.1": "o2", "200": "o3"])
     }
 
-    @Test("a Google refund that names only a purchase token finds its claim; renewals sharing a token give the first")
-    func tokens() throws {
-        let ledger = try SQLiteLedger(path: path)
+    @Test("a Google refund that names only a purchase token finds its claim; renewals sharing a token give the first",
+          arguments: LedgerBackend.available)
+    func tokens(_ backend: LedgerBackend) throws {
+        let place = try LedgerPlace(backend)
+        let ledger = try place.open()
         func bought(_ token: String) -> ClaimDetails { ClaimDetails(productID: "vip", purchaseToken: token, platform: "android") }
         try ledger.record(night(claims: [("g:GPA.7..1", claim("o-renewal", "u", 86_400)), ("g:GPA.7", claim("o-first", "u", 0)),
                                          ("gt:test-token", claim("o-test")), ("g:GPA.8", claim("o-other"))],
@@ -56,11 +52,13 @@ final class StoreEventMemoryTests {
         RememberedRefund(key: key, refundedAt: at(seconds), event: event, reason: reason, source: source, identity: identity)
     }
 
-    @Test("the earliest refund of a transaction is kept, whichever night it is read on")
-    func earliestRefundWins() throws {
+    @Test("the earliest refund of a transaction is kept, whichever night it is read on",
+          arguments: LedgerBackend.available)
+    func earliestRefundWins(_ backend: LedgerBackend) throws {
+        let place = try LedgerPlace(backend)
         let later = refund("g:GPA.1", 5000, "voided", reason: "remorse", source: "user", identity: "void-5000")
         let earlier = refund("g:GPA.1", 1000, "rtdn-voided", identity: "rtdn-1")
-        let ledger = try SQLiteLedger(path: path)
+        let ledger = try place.open()
         try ledger.record(night(refunds: [later]))
         #expect(try ledger.refunds(of: ["g:GPA.1"]) == ["g:GPA.1": later])
         try ledger.record(night(refunds: [earlier]))
@@ -70,7 +68,7 @@ final class StoreEventMemoryTests {
         // Two on one night: the earlier, in whichever order they came.
         try ledger.record(night(refunds: [refund("42", 700, "REVOKE", identity: "n-2"), refund("42", 600, "REFUND", reason: "app-issue",
                                                                                             identity: "n-1")]))
-        let reopened = try SQLiteLedger(path: path)
+        let reopened = try place.open()
         let remembered = try reopened.refunds(of: ["g:GPA.1", "42", "43"])
         #expect(remembered["g:GPA.1"] == earlier)
         #expect(remembered["42"] == refund("42", 600, "REFUND", reason: "app-issue", identity: "n-1"))
@@ -80,16 +78,18 @@ final class StoreEventMemoryTests {
         #expect(try reopened.allRefunds() == remembered)
     }
 
-    @Test("Apple's reversal of a refund is remembered with it, on the same night or a later one")
-    func reversals() throws {
-        let ledger = try SQLiteLedger(path: path)
+    @Test("Apple's reversal of a refund is remembered with it, on the same night or a later one",
+          arguments: LedgerBackend.available)
+    func reversals(_ backend: LedgerBackend) throws {
+        let place = try LedgerPlace(backend)
+        let ledger = try place.open()
         try ledger.record(night(refunds: [refund("1", 100, "REFUND", identity: "n-1"), refund("2", 100, "REFUND", identity: "n-2")],
                                 reversals: [("1", at(200))]))
         #expect(try ledger.refunds(of: ["1"])["1"]?.reversedAt == at(200))
         #expect(try ledger.refunds(of: ["2"])["2"]?.reversedAt == nil)
         // A reversal of a refund the ledger never saw has nothing to mark.
         try ledger.record(night(reversals: [("2", at(300)), ("1", at(400)), ("3", at(300))]))
-        let reopened = try SQLiteLedger(path: path)
+        let reopened = try place.open()
         let remembered = try reopened.refunds(of: ["1", "2", "3"])
         #expect(remembered["1"]?.reversedAt == at(200))
         #expect(remembered["2"]?.reversedAt == at(300))
@@ -97,14 +97,16 @@ final class StoreEventMemoryTests {
         #expect(remembered["3"] == nil)
     }
 
-    @Test("every store event is remembered once, with the run that first read it")
-    func events() throws {
-        let ledger = try SQLiteLedger(path: path)
+    @Test("every store event is remembered once, with the run that first read it",
+          arguments: LedgerBackend.available)
+    func events(_ backend: LedgerBackend) throws {
+        let place = try LedgerPlace(backend)
+        let ledger = try place.open()
         try ledger.record(night(events: [("uuid-a", "REFUND"), ("uuid-b", "TEST"), ("uuid-a", "REFUND")]))
         try ledger.record(night(events: [("uuid-b", "TEST"), ("msg-c", "rtdn-voided")]))
         let runs = try ledger.recentRuns(5).map(\.id)
         #expect(runs.count == 2)
-        let reopened = try SQLiteLedger(path: path)
+        let reopened = try place.open()
         #expect(try reopened.knownEvents(["uuid-a", "msg-c", "uuid-z"]) == ["uuid-a", "msg-c"])
         #expect(try reopened.events(["uuid-a", "uuid-b", "msg-c", "uuid-z"]) == [
             "uuid-a": RememberedEvent(identity: "uuid-a", type: "REFUND", firstRun: runs[1]),
@@ -113,12 +115,14 @@ final class StoreEventMemoryTests {
         ])
     }
 
-    @Test("a night whose ledger update fails leaves none of it: claims, refunds and events come together or not at all")
-    func oneTransaction() throws {
-        let ledger = try SQLiteLedger(path: path)
+    @Test("a night whose ledger update fails leaves none of it: claims, refunds and events come together or not at all",
+          arguments: LedgerBackend.available)
+    func oneTransaction(_ backend: LedgerBackend) throws {
+        let place = try LedgerPlace(backend)
+        let ledger = try place.open()
         try ledger.record(night(claims: [("1", claim("o1"))], refunds: [refund("1", 10, "REFUND", identity: "n-1")]))
         // A failure after the claims and events are written, while the refunds are.
-        try rawSQL(path, "CREATE TRIGGER fail BEFORE INSERT ON refunds WHEN NEW.key = '2' BEGIN SELECT RAISE(ABORT, 'disk gone'); END")
+        try place.failRefunds(ofKey: "2")
         #expect(throws: LedgerError.self) {
             try ledger.record(night(claims: [("2", claim("o2"))], refunds: [refund("2", 10, "REFUND", identity: "n-2")],
                                     events: [("n-2", "REFUND")]))
@@ -129,10 +133,12 @@ final class StoreEventMemoryTests {
         #expect(try ledger.recentRuns(5).count == 1)
     }
 
-    @Test("bulk lookups answer for many keys at once, the unknown left out")
-    func bulk() throws {
-        let ledger = try SQLiteLedger(path: path)
-        let n = 20_000
+    @Test("bulk lookups answer for many keys at once, the unknown left out",
+          arguments: LedgerBackend.available)
+    func bulk(_ backend: LedgerBackend) throws {
+        let place = try LedgerPlace(backend)
+        let ledger = try place.open()
+        let n = 50_000
         let keys = (0..<n).map { "g:GPA.\($0)" }
         try ledger.record(night(claims: keys.map { ($0, claim("o-" + $0)) },
                                 details: Dictionary(uniqueKeysWithValues: keys.map { ($0, ClaimDetails(purchaseToken: "t-" + $0)) }),

@@ -1,0 +1,28 @@
+/// Why the ledger cannot be used: a code tests and callers compare, and a message people
+/// read (SQLite's or libpq's own, where they said it; never a password).
+public struct LedgerError: Error, Sendable, CustomStringConvertible {
+    public enum Code: Sendable, Equatable {
+        /// SQLite refused (cannot open, disk, busy, corrupt, ...).
+        case sqlite
+        /// PostgreSQL refused, or could not be reached, or went away.
+        case postgres
+        /// The file (or schema) carries a schema version newer than this build reads.
+        case newerSchema
+        /// The file carries a schema version no iapscreen wrote.
+        case unknownSchema
+        /// A SQLite file, but not one iapscreen wrote.
+        case notALedger
+        /// An older ledger could not be brought to this schema; the file is as it was.
+        case migrationFailed
+        /// Another run holds the ledger (PostgreSQL's run lock); the message names it.
+        case inUse
+    }
+
+    public var code: Code
+    public var message: String
+    public init(_ message: String, code: Code = .sqlite) {
+        self.message = message
+        self.code = code
+    }
+    public var description: String { message }
+}

@@ -1,0 +1,41 @@
+import Screening
+
+/// What the commands ask of a ledger, whichever backend keeps it: `SQLiteLedger` (a file)
+/// or `PostgresLedger` (schema `iapscreen` of a database). Both keep the same tables at the
+/// same schema version and answer alike; every failure is a `LedgerError`.
+public protocol LedgerStore: ClaimLedger, AnyObject {
+    /// The schema version the ledger says it has (after opening, the one this build writes).
+    func storedSchemaVersion() throws(LedgerError) -> Int
+
+    /// Earlier claims of these keys with what the ledger knows of each.
+    func claimsWithDetails(of keys: [String]) throws(LedgerError) -> [String: (claim: Claim, details: ClaimDetails)]
+    /// The claim key of each purchase token (token -> key); renewals sharing a token give the
+    /// first: earliest created, then key.
+    func claimKeys(forTokens tokens: [String]) throws(LedgerError) -> [String: String]
+    /// Whether an earlier completed run reported this finding.
+    func wasReported(orderID: String, rule: String) throws(LedgerError) -> Bool
+    /// Whether a completed run reported a finding on this order or saw it take a transaction.
+    func knows(orderID: String) throws(LedgerError) -> Bool
+    /// The last `count` completed runs, newest first.
+    func recentRuns(_ count: Int) throws(LedgerError) -> [RecordedRun]
+
+    func review(of orderID: String) throws(LedgerError) -> Review?
+    /// Records (or replaces) a reviewer's verdict.
+    func recordReview(orderID: String, _ review: Review) throws(LedgerError)
+    /// Records a completed run in one transaction: new claims (the first taker stays), what it
+    /// reported, the run, its store events, refunds (the earliest stays) and reversals.
+    func record(_ run: RunRecord) throws(LedgerError)
+
+    /// The remembered refunds of these claim keys, by key.
+    func refunds(of keys: [String]) throws(LedgerError) -> [String: RememberedRefund]
+    /// Whether any completed run left a refund.
+    func hasRefunds() throws(LedgerError) -> Bool
+    /// Remembered refunds per user whose claim they refund.
+    func refundsPerUser() throws(LedgerError) -> [String: Int]
+    /// Which of these store event identities an earlier completed run read.
+    func knownEvents(_ identities: [String]) throws(LedgerError) -> Set<String>
+    /// The store events of these identities that earlier completed runs read, by identity.
+    func events(_ identities: [String]) throws(LedgerError) -> [String: RememberedEvent]
+}
+
+extension SQLiteLedger: LedgerStore {}

@@ -1,0 +1,178 @@
+import IAPBasics
+import PostgresClient
+import Screening
+
+/// The ledger in schema `iapscreen` of a PostgreSQL database (CONTRACT §10): the tables of
+/// the SQLite ledger (`PostgresSchema`), one memory for several hosts. Same answers as
+/// `SQLiteLedger`; every failure is a `LedgerError` with libpq's message, never a password.
+public final class PostgresLedger: LedgerStore {
+    let db: PostgresConnection
+    /// Where the ledger is, for messages: `postgres://user@host:port/db`.
+    public let target: String
+    /// Read-only sessions look up through arrays only.
+    private let readOnly: Bool
+    private let lookupClaims: PostgresBulkLookup
+    private let lookupTokens: PostgresBulkLookup
+    private let lookupReported: PostgresStatement
+    private let lookupReview: PostgresStatement
+    private let lookupRefunds: PostgresBulkLookup
+    private let lookupEvents: PostgresBulkLookup
+
+    /// The schema this build writes, and the newest it reads.
+    public static let schemaVersion = PostgresSchema.current
+
+    /// Connects with a libpq URI (password from it, PGPASSWORD or ~/.pgpass) and opens the
+    /// ledger, creating schema `iapscreen` on first use. A newer schema, or a schema
+    /// `iapscreen` that is no ledger, is refused before anything is written.
+    ///
+    /// `readOnly`: the session cannot write (the server refuses); nothing is created.
+    public init(uri: String, readOnly: Bool = false) throws(LedgerError) {
+        let db: PostgresConnection
+        do {
+            db = try PostgresConnection(uri: uri, applicationName: PostgresRunLock.applicationName)
+        } catch {
+            throw LedgerError("cannot open ledger: \(error.message)", code: .postgres)
+        }
+        let target = db.target.description
+        let state = try PostgresSchema.inspect(db, target: target)
+        if readOnly {
+            guard state == .current else { throw LedgerError("ledger \(target) is empty: no run has written it", code: .notALedger) }
+            try onServer(target) { () throws(PostgresError) in try db.execute("SET default_transaction_read_only = on") }
+        } else if state != .current {
+            try PostgresSchema.upgrade(db, target: target)
+        }
+        self.db = db
+        self.target = target
+        self.readOnly = readOnly
+        (lookupClaims, lookupTokens, lookupReported, lookupReview, lookupRefunds, lookupEvents) = try onServer(target) {
+            () throws(PostgresError) in
+            (try PostgresBulkLookup(db, select: "c.key, order_id, user_id, created_at, product_id, amount, currency, "
+                + "purchase_token, platform", from: "iapscreen.claims", key: "key"),
+             // The first claim of a token: a subscription's renewals share it.
+             try PostgresBulkLookup(db, select: "DISTINCT ON (c.purchase_token) c.purchase_token, c.key", from: "iapscreen.claims",
+                                    key: "purchase_token",
+                                    rest: "AND c.purchase_token IS NOT NULL ORDER BY c.purchase_token, c.created_at, c.key"),
+             try db.prepare("SELECT 1 FROM iapscreen.reported WHERE order_id = $1 AND rule = $2", [.text, .text]),
+             try db.prepare("SELECT verdict, note, \"by\", at FROM iapscreen.reviews WHERE order_id = $1", [.text]),
+             try PostgresBulkLookup(db, select: "c.key, refunded_at, event, reason, source, identity, reversed_at",
+                                    from: "iapscreen.refunds", key: "key"),
+             try PostgresBulkLookup(db, select: "c.identity, type, first_run", from: "iapscreen.store_events", key: "identity"))
+        }
+    }
+
+    public func storedSchemaVersion() throws(LedgerError) -> Int {
+        let version = try onServer(target) { () throws(PostgresError) in
+            try db.query("SELECT version FROM iapscreen.schema_version").int64(0, 0)
+        }
+        guard let version, let v = Int(exactly: version) else {
+            throw LedgerError("ledger \(target): iapscreen.schema_version holds no version", code: .unknownSchema)
+        }
+        return v
+    }
+
+    public func claims(of keys: [String]) throws(LedgerError) -> [String: Claim] {
+        try lookUp(lookupClaims, keys) { r, i throws(PostgresError) in try PostgresLedger.claim(r, i) }
+    }
+
+    public func claimsWithDetails(of keys: [String]) throws(LedgerError) -> [String: (claim: Claim, details: ClaimDetails)] {
+        try lookUp(lookupClaims, keys) { r, i throws(PostgresError) in
+            try PostgresLedger.claim(r, i).map { claim throws(PostgresError) in
+                (claim, ClaimDetails(productID: try r.text(i, 4), amount: try r.text(i, 5), currency: try r.text(i, 6),
+                                     purchaseToken: try r.text(i, 7), platform: try r.text(i, 8)))
+            }
+        }
+    }
+
+    public func claimKeys(forTokens tokens: [String]) throws(LedgerError) -> [String: String] {
+        try lookUp(lookupTokens, tokens) { r, i throws(PostgresError) in try r.text(i, 1) }
+    }
+
+    /// A claim from columns 1-3 (order_id, user_id, created_at); nil for a row whose time is
+    /// out of range (as the SQLite ledger does).
+    private static func claim(_ r: PostgresResult, _ i: Int) throws(PostgresError) -> Claim? {
+        // Dumps mostly give whole seconds: a time kept without milliseconds prints as they wrote it.
+        guard let order = try r.text(i, 1), let user = try r.text(i, 2), let millis = try r.int64(i, 3),
+              let at = Timestamp(millis: millis, hasMilliseconds: millis % 1000 != 0) else { return nil }
+        return Claim(orderID: order, userID: user, createdAt: at)
+    }
+
+    public func wasReported(orderID: String, rule: String) throws(LedgerError) -> Bool {
+        try onServer(target) { () throws(PostgresError) in
+            try lookupReported.run([.text(orderID), .text(rule)]).rowCount > 0
+        }
+    }
+
+    public func review(of orderID: String) throws(LedgerError) -> Review? {
+        try onServer(target) { () throws(PostgresError) in
+            let r = try lookupReview.run([.text(orderID)])
+            guard r.rowCount > 0, let verdict = try r.text(0, 0), let at = try r.text(0, 3) else { return nil }
+            return Review(verdict: verdict, note: try r.text(0, 1), by: try r.text(0, 2), at: at)
+        }
+    }
+
+    public func knows(orderID: String) throws(LedgerError) -> Bool {
+        try onServer(target) { () throws(PostgresError) in
+            try db.query("SELECT EXISTS (SELECT 1 FROM iapscreen.reported WHERE order_id = $1) "
+                + "OR EXISTS (SELECT 1 FROM iapscreen.claims WHERE order_id = $1)", [.text(orderID)]).bool(0, 0) == true
+        }
+    }
+
+    public func recentRuns(_ count: Int) throws(LedgerError) -> [RecordedRun] {
+        try onServer(target) { () throws(PostgresError) in
+            let r = try db.query("SELECT id, started_at, finished_at, orders, flagged FROM iapscreen.runs ORDER BY id DESC LIMIT $1",
+                                 [.int64(Int64(clamping: max(count, 0)))])
+            var runs: [RecordedRun] = []
+            for i in 0..<r.rowCount {
+                guard let id = try r.int64(i, 0), let started = try r.text(i, 1), let finished = try r.text(i, 2),
+                      let orders = try r.int64(i, 3).flatMap({ Int(exactly: $0) }),
+                      let flagged = try r.int64(i, 4).flatMap({ Int(exactly: $0) }) else { continue }
+                runs.append(RecordedRun(id: id, startedAt: started, finishedAt: finished, orders: orders, flagged: flagged))
+            }
+            return runs
+        }
+    }
+
+    public func refunds(of keys: [String]) throws(LedgerError) -> [String: RememberedRefund] {
+        try lookUp(lookupRefunds, keys) { r, i throws(PostgresError) in
+            // A time out of range is no refund we can reason about: left out, as a claim's is.
+            guard let key = try r.text(i, 0), let at = try r.int64(i, 1).flatMap({ Timestamp(millis: $0) }),
+                  let event = try r.text(i, 2), let identity = try r.text(i, 5) else { return nil }
+            return RememberedRefund(key: key, refundedAt: at, event: event, reason: try r.text(i, 3), source: try r.text(i, 4),
+                                    identity: identity, reversedAt: try r.int64(i, 6).flatMap { Timestamp(millis: $0) })
+        }
+    }
+
+    public func hasRefunds() throws(LedgerError) -> Bool {
+        try onServer(target) { () throws(PostgresError) in
+            try db.query("SELECT EXISTS (SELECT 1 FROM iapscreen.refunds)").bool(0, 0) == true
+        }
+    }
+
+    public func refundsPerUser() throws(LedgerError) -> [String: Int] {
+        try onServer(target) { () throws(PostgresError) in
+            let r = try db.query("SELECT c.user_id, count(*) FROM iapscreen.refunds r JOIN iapscreen.claims c ON c.key = r.key "
+                + "GROUP BY c.user_id")
+            var out: [String: Int] = [:]
+            for i in 0..<r.rowCount {
+                if let user = try r.text(i, 0), let n = try r.int64(i, 1) { out[user] = Int(clamping: n) }
+            }
+            return out
+        }
+    }
+
+    public func knownEvents(_ identities: [String]) throws(LedgerError) -> Set<String> {
+        Set(try lookUp(lookupEvents, identities) { _, _ throws(PostgresError) in () }.keys)
+    }
+
+    public func events(_ identities: [String]) throws(LedgerError) -> [String: RememberedEvent] {
+        try lookUp(lookupEvents, identities) { r, i throws(PostgresError) in
+            guard let identity = try r.text(i, 0), let type = try r.text(i, 1) else { return nil }
+            return RememberedEvent(identity: identity, type: type, firstRun: try r.int64(i, 2))
+        }
+    }
+
+    private func lookUp<T>(_ lookup: PostgresBulkLookup, _ keys: [String],
+                           _ row: (PostgresResult, Int) throws(PostgresError) -> T?) throws(LedgerError) -> [String: T] {
+        try lookup.run(db, keys, canStage: !readOnly, target: target, row)
+    }
+}

@@ -1,0 +1,135 @@
+import IAPBasics
+import PostgresClient
+
+/// What a night writes, staged with COPY into temporary tables (dropped at COMMIT or
+/// ROLLBACK) and merged from there with one statement per table: 10⁶ claims are one COPY and
+/// one INSERT, not 10⁶ round trips. `n` keeps the order they were given in.
+private let staging = """
+    CREATE TEMP TABLE night_claims(n bigint, key text, order_id text, user_id text, created_at bigint, product_id text,
+                                   amount text, currency text, purchase_token text, platform text) ON COMMIT DROP;
+    CREATE TEMP TABLE night_reported(order_id text, rule text) ON COMMIT DROP;
+    CREATE TEMP TABLE night_events(n bigint, identity text, type text) ON COMMIT DROP;
+    CREATE TEMP TABLE night_refunds(n bigint, key text, refunded_at bigint, event text, reason text, source text,
+                                    identity text) ON COMMIT DROP;
+    CREATE TEMP TABLE night_reversals(key text, at bigint) ON COMMIT DROP;
+    """
+
+/// A key the ledger has keeps its first taker; of one key given twice, the first given.
+private let mergeClaims = """
+    INSERT INTO iapscreen.claims(key, order_id, user_id, created_at, product_id, amount, currency, purchase_token, platform)
+    SELECT DISTINCT ON (key) key, order_id, user_id, created_at, product_id, amount, currency, purchase_token, platform
+    FROM pg_temp.night_claims ORDER BY key, n
+    ON CONFLICT (key) DO NOTHING
+    """
+
+private let mergeReported = """
+    INSERT INTO iapscreen.reported(order_id, rule) SELECT DISTINCT order_id, rule FROM pg_temp.night_reported
+    ON CONFLICT (order_id, rule) DO NOTHING
+    """
+
+/// An event the ledger knows keeps its first run; of one given twice, the first given.
+private let mergeEvents = """
+    INSERT INTO iapscreen.store_events(identity, type, first_run)
+    SELECT DISTINCT ON (identity) identity, type, $1 FROM pg_temp.night_events ORDER BY identity, n
+    ON CONFLICT (identity) DO NOTHING
+    """
+
+/// The earliest refund of a key wins, whichever night it was read on (a tie: the one kept,
+/// or tonight's first given); its reversal time stays.
+private let mergeRefunds = """
+    INSERT INTO iapscreen.refunds AS r(key, refunded_at, event, reason, source, identity)
+    SELECT DISTINCT ON (key) key, refunded_at, event, reason, source, identity FROM pg_temp.night_refunds
+    ORDER BY key, refunded_at, n
+    ON CONFLICT (key) DO UPDATE SET refunded_at = excluded.refunded_at, event = excluded.event, reason = excluded.reason,
+        source = excluded.source, identity = excluded.identity
+    WHERE excluded.refunded_at < r.refunded_at
+    """
+
+/// After the refunds (a refund and its reversal may come on one night); the earliest
+/// reversal stays; a reversal of a refund the ledger never saw marks nothing.
+private let mergeReversals = """
+    UPDATE iapscreen.refunds r SET reversed_at = v.at
+    FROM (SELECT key, min(at) AS at FROM pg_temp.night_reversals GROUP BY key) v
+    WHERE r.key = v.key AND (r.reversed_at IS NULL OR r.reversed_at > v.at)
+    """
+
+extension PostgresLedger {
+    public func record(_ run: RunRecord) throws(LedgerError) {
+        try inTransaction(db, target) { () throws(LedgerError) in
+            try onServer(target) { () throws(PostgresError) in
+                try db.execute(staging)
+                let claims = run.newClaims
+                try db.copyIn("COPY pg_temp.night_claims FROM STDIN", count: claims.count) { rows, i in
+                    let new = claims[i], c = new.claim, d = new.details
+                    rows.add(Int64(i))
+                    rows.add(new.key)
+                    rows.add(c.orderID)
+                    rows.add(c.userID)
+                    rows.add(c.createdAt.millis)
+                    rows.add(d.productID)
+                    rows.add(d.amount)
+                    rows.add(d.currency)
+                    rows.add(d.purchaseToken)
+                    rows.add(d.platform)
+                    rows.endRow()
+                }
+                try db.execute(mergeClaims)
+                let reported = run.reported
+                try db.copyIn("COPY pg_temp.night_reported FROM STDIN", count: reported.count) { rows, i in
+                    rows.add(reported[i].orderID)
+                    rows.add(reported[i].rule)
+                    rows.endRow()
+                }
+                try db.execute(mergeReported)
+                let runID = try db.query("INSERT INTO iapscreen.runs(started_at, finished_at, orders, flagged) "
+                    + "VALUES ($1, $2, $3, $4) RETURNING id",
+                    [.text(run.startedAt.iso8601), .text(run.finishedAt.iso8601), .int64(Int64(run.orders)),
+                     .int64(Int64(run.flagged))]).int64(0, 0)
+                try recordStoreEvents(run, runID: runID)
+            }
+        }
+    }
+
+    /// The store-event part of `record`, inside its transaction.
+    private func recordStoreEvents(_ run: RunRecord, runID: Int64?) throws(PostgresError) {
+        let events = run.events
+        try db.copyIn("COPY pg_temp.night_events FROM STDIN", count: events.count) { rows, i in
+            rows.add(Int64(i))
+            rows.add(events[i].identity)
+            rows.add(events[i].type)
+            rows.endRow()
+        }
+        try db.query(mergeEvents, [runID.map(PostgresParameter.int64) ?? .null])
+        let refunds = run.refunds
+        try db.copyIn("COPY pg_temp.night_refunds FROM STDIN", count: refunds.count) { rows, i in
+            let r = refunds[i]
+            rows.add(Int64(i))
+            rows.add(r.key)
+            rows.add(r.refundedAt.millis)
+            rows.add(r.event)
+            rows.add(r.reason)
+            rows.add(r.source)
+            rows.add(r.identity)
+            rows.endRow()
+        }
+        try db.execute(mergeRefunds)
+        let reversals = refunds.compactMap { r in r.reversedAt.map { (key: r.key, at: $0) } } + run.reversals
+        try db.copyIn("COPY pg_temp.night_reversals FROM STDIN", count: reversals.count) { rows, i in
+            rows.add(reversals[i].key)
+            rows.add(reversals[i].at.millis)
+            rows.endRow()
+        }
+        try db.execute(mergeReversals)
+    }
+
+    public func recordReview(orderID: String, _ review: Review) throws(LedgerError) {
+        try onServer(target) { () throws(PostgresError) in
+            try db.query("""
+                INSERT INTO iapscreen.reviews(order_id, verdict, note, "by", at) VALUES ($1, $2, $3, $4, $5)
+                ON CONFLICT (order_id) DO UPDATE SET verdict = excluded.verdict, note = excluded.note, "by" = excluded."by",
+                    at = excluded.at
+                """, [.text(orderID), .text(review.verdict), PostgresParameter(review.note), PostgresParameter(review.by),
+                      .text(review.at)])
+        }
+    }
+}

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# A throwaway PostgreSQL 15 cluster for the tests, in a temporary directory on a free local port.
+#
+#   scripts/postgres-test-cluster.sh start   starts it (or finds the one already started) and prints its URI
+#   scripts/postgres-test-cluster.sh uri     prints the URI of the running one
+#   scripts/postgres-test-cluster.sh stop    stops it and removes its directory
+#
+# The tests read the URI from IAPSCREEN_TEST_POSTGRES:
+#   export IAPSCREEN_TEST_POSTGRES=$(scripts/postgres-test-cluster.sh start)
+#
+# The superuser `postgres` connects without a password (trust); every other role needs its
+# password over TCP (scram-sha-256), so a test can create a role and try a wrong password.
+# Durability is off (fsync, synchronous_commit): the data dies with the cluster anyway.
+# The server refuses to run as root: as root it runs as the `postgres` user (install-deps.sh
+# installs postgresql-15 with that user). Which cluster is running is kept in .build/, so each
+# checkout has its own.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=/usr/lib/postgresql/15/bin
+state=.build/postgres-test-cluster
+
+as_server() {
+  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+running_dir() {
+  [ -f "$state" ] || return 1
+  local dir
+  dir=$(cat "$state")
+  [ -d "$dir/data" ] && as_server "$bin/pg_ctl" -D "$dir/data" status >/dev/null 2>&1 || return 1
+  echo "$dir"
+}
+
+uri() {
+  echo "postgres://postgres@127.0.0.1:$(cat "$1/port")/postgres"
+}
+
+# A port nothing listens on now; the start is retried on another if one takes it meanwhile.
+free_port() {
+  local port
+  while :; do
+    port=$((20000 + RANDOM % 40000))
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || { echo "$port"; return; }
+  done
+}
+
+start() {
+  if dir=$(running_dir); then uri "$dir"; return; fi
+  [ -x "$bin/pg_ctl" ] || { echo "no PostgreSQL 15 in $bin: run scripts/install-deps.sh --test-tools" >&2; exit 1; }
+  dir=$(mktemp -d "${TMPDIR:-/tmp}/iapscreen-postgres.XXXXXX")
+  chmod 755 "$dir"
+  [ "$(id -u)" = 0 ] && chown postgres "$dir"
+  as_server "$bin/initdb" -D "$dir/data" -A trust -U postgres -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
+    || { cat "$dir/initdb.log" >&2; rm -rf "$dir"; exit 1; }
+  cat >"$dir/data/pg_hba.conf" <<'EOF'
+local all all                      trust
+host  all postgres 127.0.0.1/32    trust
+host  all all      127.0.0.1/32    scram-sha-256
+EOF
+  for _ in 1 2 3 4 5; do
+    port=$(free_port)
+    if as_server "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w -t 30 start \
+         -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
+         >/dev/null; then
+      echo "$port" >"$dir/port"
+      mkdir -p .build
+      echo "$dir" >"$state"
+      uri "$dir"
+      return
+    fi
+  done
+  cat "$dir/log" >&2
+  rm -rf "$dir"
+  exit 1
+}
+
+stop() {
+  [ -f "$state" ] || return 0
+  dir=$(cat "$state")
+  if [ -d "$dir/data" ]; then as_server "$bin/pg_ctl" -D "$dir/data" -w -m fast stop >/dev/null 2>&1 || true; fi
+  case "$dir" in */iapscreen-postgres.*) rm -rf "$dir" ;; esac
+  rm -f "$state"
+}
+
+case "${1:-}" in
+  start) start ;;
+  uri) dir=$(running_dir) || { echo "no test cluster is running: start one with $0 start" >&2; exit 1; }; uri "$dir" ;;
+  stop) stop ;;
+  *) echo "usage: $0 start|uri|stop" >&2; exit 2 ;;
+esac
