@@ -28,8 +28,10 @@ public protocol LedgerStore: ClaimLedger, AnyObject {
 
     /// The remembered refunds of these claim keys, by key.
     func refunds(of keys: [String]) throws(LedgerError) -> [String: RememberedRefund]
-    /// Whether any completed run left a refund.
-    func hasRefunds() throws(LedgerError) -> Bool
+    /// Every remembered refund, by key.
+    func allRefunds() throws(LedgerError) -> [String: RememberedRefund]
+    /// How many refunds completed runs left.
+    func refundCount() throws(LedgerError) -> Int
     /// Remembered refunds per user whose claim they refund.
     func refundsPerUser() throws(LedgerError) -> [String: Int]
     /// Which of these store event identities an earlier completed run read.
