@@ -81,7 +81,7 @@ let package = Package(
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient"]),
         .testTarget(name: "LedgerTests", dependencies: ["Ledger", "PostgresClient"]),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting"]),
-        .testTarget(name: "StoreCryptoTests", dependencies: ["StoreCrypto"]),
+        .testTarget(name: "StoreCryptoTests", dependencies: ["StoreCrypto", "IAPBasics"]),
         .testTarget(name: "ReceiptVerificationTests", dependencies: ["ReceiptVerification", "ReceiptBuilder", "StoreCrypto"]),
         .testTarget(name: "HostileInputTests", dependencies: [
             "IAPBasics", "JSONText", "DumpFormats", "Decompression", "ReceiptFormats", "Screening", "ReceiptVerification",

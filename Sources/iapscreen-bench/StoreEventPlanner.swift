@@ -33,7 +33,7 @@ struct StoreEventPlanner {
     /// How far back a repeated line reaches.
     static let againWindow = 1000
 
-    private var random: SplitMix64
+    private var random: SeededRandom
     private let world: WorldPurchases
     private let oneTime: [WorldPurchases.Purchase]
     private let subscriptions: [WorldPurchases.Purchase]
@@ -46,7 +46,7 @@ struct StoreEventPlanner {
     private var recentEvents = [Int](repeating: 0, count: againWindow)
 
     init(seed: UInt64, world: WorldPurchases, bundleID: String, packageName: String) {
-        random = SplitMix64(seed: seed)
+        random = SeededRandom(seed: seed)
         self.world = world
         oneTime = world.apple.filter { !$0.subscription }
         subscriptions = world.apple.filter(\.subscription)
@@ -74,7 +74,7 @@ struct StoreEventPlanner {
         let pageRoom = min(remaining, 10)
         if r >= 0, r < Mix.notificationHistory, pageRoom >= 2 {
             let n = 2 + random.below(pageRoom - 1)
-            return (.notificationHistory((0..<n).map { _ in appleNotification() }, paginationToken: random.chance(500) ? token(24) : nil), n)
+            return (.notificationHistory((0..<n).map { _ in appleNotification() }, paginationToken: random.chance(0.5) ? token(24) : nil), n)
         }
         r -= Mix.notificationHistory
         if r >= 0, r < Mix.refundHistory, !world.apple.isEmpty {
@@ -89,7 +89,7 @@ struct StoreEventPlanner {
         if r >= 0, r < Mix.voidedPage, !world.google.isEmpty, pageRoom >= 2 {
             let n = 2 + random.below(pageRoom - 1)
             let page = (0..<n).map { _ in voided(pick(world.google)) }
-            return (.voidedPage(page, nextPageToken: random.chance(500) ? token(40) : nil), n)
+            return (.voidedPage(page, nextPageToken: random.chance(0.5) ? token(40) : nil), n)
         }
         r -= Mix.voidedPage
         if r >= 0, r < Mix.push, !world.google.isEmpty {
@@ -164,7 +164,7 @@ struct StoreEventPlanner {
             t.revocationType = "FAMILY_REVOKE"
         } else {
             t.revocationReason = Int64(random.below(2))
-            if p.subscription, random.chance(300) {
+            if p.subscription, random.chance(0.3) {
                 t.revocationType = "REFUND_PRORATED"
                 t.revocationPercentage = 50_000
             } else {
@@ -254,27 +254,6 @@ extension WorldPurchases.Purchase {
         default: return subscription ? "Auto-Renewable Subscription" : "Consumable"
         }
     }
-}
-
-/// A small seeded generator (SplitMix64): the same seed plans the same log.
-struct SplitMix64 {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// 0 ..< n (n ≥ 1).
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(n, 1))) }
-
-    /// True `perMille` times in a thousand.
-    mutating func chance(_ perMille: Int) -> Bool { below(1000) < perMille }
 }
 
 extension String {

@@ -1,3 +1,4 @@
+import IAPBasics
 @testable import StoreCrypto
 import Testing
 
@@ -5,16 +6,10 @@ import Testing
 /// built from additions alone, and against what inverses must satisfy.
 @Suite("Numbers modulo the P-256 order")
 struct P256ScalarTests {
-    /// A deterministic stream of reduced scalars (splitmix64), with the edges first.
+    /// A deterministic stream of reduced scalars, with the edges first.
     static func samples(_ count: Int) -> [P256Scalar] {
-        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-        func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        var random = SeededRandom(seed: 0)
+        func next() -> UInt64 { random.next() }
         let n = P256Scalar.n
         var out = [P256Scalar.one, P256Scalar(l0: 2, l1: 0, l2: 0, l3: 0),
                    P256Scalar(l0: n.l0 - 1, l1: n.l1, l2: n.l2, l3: n.l3),

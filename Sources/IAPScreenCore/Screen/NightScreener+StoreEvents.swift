@@ -45,7 +45,8 @@ extension NightScreener {
     func judge(_ events: StoreEventNight?, remembered: [RememberedTaking], book: ClaimBook, night: NightLoader,
                watch: Int32?) throws -> EventOutcome {
         var out = EventOutcome(counts: events?.counts ?? .init())
-        let items = events?.items ?? StoreEventNight().items
+        // Events not believed and lines that are no event, each with its place among the refunds.
+        let others = events?.others ?? []
         // Orders tonight's dump marks refunded were given back already: no refund finding.
         var refundedTonight: Set<String> = []
         for i in night.slots.indices where night.slots.with(i, { $0.pointee.order.status == .refunded }) {
@@ -98,7 +99,8 @@ extension NightScreener {
             var named: Set<String> = []
             for r in tonight where book.taker(of: r.key).map({ $0.remembered }) ?? true { named.insert(r.key) }
             for r in rememberedRefunds where book.taker(of: r.key).map({ $0.remembered }) ?? true { named.insert(r.key) }
-            for case .invalid(_, let transaction?, _, _) in items where book.taker(of: transaction).map({ $0.remembered }) ?? true {
+            for case (_, .invalid(_, let transaction?, _, _)) in others
+            where book.taker(of: transaction).map({ $0.remembered }) ?? true {
                 named.insert(transaction)
             }
             earlier = try ledger.claimsWithDetails(of: Array(named))
@@ -147,32 +149,36 @@ extension NightScreener {
                                                        details: earlier[j.refund.key]?.details))
             }
         }
-        var ordinal = 0  // the judge's index: tonight's keyed refunds, then the remembered
-        var refundIndex = 0
-        for item in items {
-            switch item {
-            case .malformed(let m):
-                if let f = evaluator.nightFinding(MalformedRecord.self, orderID: nil, MalformedRecord.words(location: m.location, reason: m.reason)) {
-                    out.afterNight.append(Self.eventReport(f, createdAt: nil, isOrder: false))
+        // In the order read: each of `others` before the refunds read after it (refunds are not
+        // unpacked for this: the judge's index k is refund keyed[k]), the remembered ones last.
+        var nextOther = 0
+        func placeOthers(upTo refundIndex: Int) {
+            while nextOther < others.count, others[nextOther].before <= refundIndex {
+                switch others[nextOther].other {
+                case .malformed(let m):
+                    if let f = evaluator.nightFinding(MalformedRecord.self, orderID: nil,
+                                                      MalformedRecord.words(location: m.location, reason: m.reason)) {
+                        out.afterNight.append(Self.eventReport(f, createdAt: nil, isOrder: false))
+                    }
+                case .invalid(let type, let transaction, let location, let reason):
+                    let order = transaction.flatMap { taker($0) }
+                    let words = StoreEventInvalid.words(type: type, transaction: transaction, location: location, reason: reason)
+                    if let f = evaluator.nightFinding(StoreEventInvalid.self, orderID: order?.orderID, words) {
+                        var finding = f
+                        finding.userID = order?.userID
+                        out.afterNight.append(Self.eventReport(finding, createdAt: order?.createdAt, isOrder: false))
+                    }
                 }
-            case .invalid(let type, let transaction, let location, let reason):
-                let order = transaction.flatMap { taker($0) }
-                let words = StoreEventInvalid.words(type: type, transaction: transaction, location: location, reason: reason)
-                if let f = evaluator.nightFinding(StoreEventInvalid.self, orderID: order?.orderID, words) {
-                    var finding = f
-                    finding.userID = order?.userID
-                    out.afterNight.append(Self.eventReport(finding, createdAt: order?.createdAt, isOrder: false))
-                }
-            case .refund:
-                defer { refundIndex += 1 }
-                guard ordinal < keyed.count, keyed[ordinal] == Int32(refundIndex) else { continue }
-                if let j = byRefund[ordinal] { place(j) }
-                ordinal += 1
+                nextOther += 1
             }
         }
-        for _ in rememberedRefunds {
-            if let j = byRefund[ordinal] { place(j) }
-            ordinal += 1
+        for (k, refundIndex) in keyed.enumerated() {
+            placeOthers(upTo: Int(refundIndex))
+            if let j = byRefund[k] { place(j) }
+        }
+        placeOthers(upTo: Int.max)
+        for k in keyed.count..<(keyed.count + rememberedRefunds.count) {
+            if let j = byRefund[k] { place(j) }
         }
         out.pending.settle()
         return out

@@ -31,8 +31,23 @@ struct StoreEventNight: Sendable {
 
     /// Believed refunds and reversals, packed, in the order read.
     var refunds = NightRefunds()
-    /// Events not believed and lines that are no event, each with how many refunds were read before it.
-    var others: [(before: Int, item: Item)] = []
+    /// An event not believed, or a line that is no event.
+    enum Other: Sendable {
+        case invalid(type: String, transaction: String?, location: SourceLocation, reason: String)
+        case malformed(UnreadableRecord)
+
+        var item: Item {
+            switch self {
+            case .invalid(let type, let transaction, let location, let reason):
+                return .invalid(type: type, transaction: transaction, location: location, reason: reason)
+            case .malformed(let m):
+                return .malformed(m)
+            }
+        }
+    }
+
+    /// The others, each with how many refunds were read before it.
+    var others: [(before: Int, other: Other)] = []
 
     /// Everything in the order read (refunds unpacked one at a time).
     var items: Items { Items(night: self) }
@@ -47,7 +62,7 @@ struct StoreEventNight: Sendable {
             mutating func next() -> Item? {
                 if other < night.others.count, night.others[other].before <= refund {
                     other += 1
-                    return night.others[other - 1].item
+                    return night.others[other - 1].other.item
                 }
                 guard refund < night.refunds.count else { return nil }
                 let r = night.refunds[refund]
