@@ -175,7 +175,7 @@ public enum ReportHTML {
     static func storeEvents(_ f: StoreEventFigures) -> String {
         let e = HTMLText.escape
         var out = "<section id=\"store-events\"><h2>Store events</h2><p>\(grouped(f.read)) read, \(grouped(f.distinct)) distinct; "
-            + "\(grouped(f.refunds)) refunds and \(grouped(f.reversals)) reversals, \(grouped(f.matched)) of them matched to an order "
+            + "\(grouped(f.refunds)) refund\(f.refunds == 1 ? "" : "s") and \(grouped(f.reversals)) reversal\(f.reversals == 1 ? "" : "s"), \(grouped(f.matched)) of them matched to an order "
             + "and \(grouped(f.unmatched)) unmatched; \(grouped(f.invalid)) not believed (store-event-invalid). The refund findings "
             + "(refunded-after-credit, revoked, refund-reversed) are in the table of flagged orders with their evidence.</p>"
             + "<div class=\"charts\"><figure class=\"chart-box\" id=\"events-by-type\"><figcaption>Distinct events by type</figcaption>"

@@ -52,7 +52,7 @@ final class SampleWorld: Sendable {
 
     /// The cases expected.csv gives orders an event was planted on.
     static let eventCases = [
-        "event-refund-notification", "event-refund-notification-history", "event-refund-history",
+        "event-refund-notification", "event-refund-reversed", "event-refund-notification-history", "event-refund-history",
         "event-refund-before-credit", "event-forged-refund-notification", "event-voided-purchase-page",
         "event-voided-purchase", "event-rtdn-voided", "event-rtdn-subscription-revoked", "event-refund-of-refunded-order",
     ]

@@ -54,4 +54,18 @@ struct RefundJudgeTests {
         #expect(out.judged.first?.rule.id == RefundReversed.id)
         #expect(out.judged.first?.words.evidence.json["reversed_at"] == .string("2024-03-06T00:00:00Z"))
     }
+
+    @Test("a reversal read after tonight's refund of the same order is refund-reversed too; one read before it, or of a refund not reported, is not")
+    func reversalTonight() {
+        let events = [Self.refund("400", at: "2024-03-06T00:00:00Z", kind: .reversal, event: "REFUND_REVERSED"),
+                      Self.refund("100", at: "2024-03-02T00:00:00Z", line: 2),
+                      Self.refund("300", at: "2024-03-02T00:00:00Z", line: 3),
+                      Self.refund("100", at: "2024-03-06T00:00:00Z", kind: .reversal, event: "REFUND_REVERSED", line: 4),
+                      Self.refund("300", at: "2024-03-06T00:00:00Z", kind: .reversal, event: "REFUND_REVERSED", line: 5),
+                      Self.refund("400", at: "2024-03-07T00:00:00Z", line: 6)]
+        let out = RefundJudge().judge(events, taker: { Self.takers[$0] }, reportedRefund: { _ in false })
+        #expect(out.judged.map { "\($0.taker.orderID) \($0.rule.id)" }
+                    == ["o-tonight refunded-after-credit", "o-tonight refund-reversed", "o-late refunded-after-credit"])
+        #expect(out.judged.map(\.index) == [1, 3, 5])
+    }
 }

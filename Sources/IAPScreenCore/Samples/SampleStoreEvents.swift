@@ -17,6 +17,7 @@ import ReceiptFormats
 /// | case | event | expected |
 /// |---|---|---|
 /// | `event-refund-notification` | App Store `REFUND` webhook body, after the credit | `refunded-after-credit` |
+/// | `event-refund-reversed` | the first of those, and Apple's `REFUND_REVERSED` of it days later | `refunded-after-credit`, `refund-reversed` |
 /// | `event-refund-notification-history` | `REFUND` in a notification-history page | `refunded-after-credit` |
 /// | `event-refund-history` | a transaction with `revocationDate` in a refund-history page | `refunded-after-credit` |
 /// | `event-refund-before-credit` | `REFUND` webhook body, revoked before the credit | `revoked` |
@@ -37,6 +38,7 @@ struct SampleStoreEvents {
     /// What a planted order becomes; its raw value is its case in expected.csv.
     enum Role: String {
         case refundNotification = "event-refund-notification"
+        case refundReversed = "event-refund-reversed"
         case refundInHistory = "event-refund-notification-history"
         case refundHistory = "event-refund-history"
         case refundBeforeCredit = "event-refund-before-credit"
@@ -52,6 +54,7 @@ struct SampleStoreEvents {
             case .refundBeforeCredit: return ["revoked"]
             case .forgedRefund: return ["store-event-invalid"]
             case .refundOfRefunded: return []
+            case .refundReversed: return ["refunded-after-credit", "refund-reversed"]
             default: return ["refunded-after-credit"]
             }
         }
@@ -74,7 +77,7 @@ struct SampleStoreEvents {
 
     /// What one logged event does, as summary.json counts it.
     fileprivate struct Logged {
-        enum Outcome { case matched, unmatched, notBelieved, other }
+        enum Outcome { case matched, unmatched, notBelieved, other, reversal }
         /// The same identity is the same event, however often it is logged.
         var identity: String
         var type: String
@@ -83,7 +86,7 @@ struct SampleStoreEvents {
 
     /// What summary.json's `store_events` must say.
     struct Tally {
-        var read = 0, distinct = 0, refunds = 0, matched = 0, unmatched = 0, invalid = 0
+        var read = 0, distinct = 0, refunds = 0, reversals = 0, matched = 0, unmatched = 0, invalid = 0
         var byType: [String: Int] = [:]
         var malformedLines = 0
         /// Orders planted with an event.
@@ -99,6 +102,7 @@ struct SampleStoreEvents {
             case .matched: refunds += 1; matched += 1
             case .unmatched: refunds += 1; unmatched += 1
             case .notBelieved: invalid += 1
+            case .reversal: reversals += 1; matched += 1
             case .other: break
             }
         }
@@ -107,7 +111,7 @@ struct SampleStoreEvents {
             let types = byType.sorted { $0.key < $1.key }.map { (key: $0.key, value: JSONValue.integer($0.value)) }
             let events = JSONObject([
                 ("read", .integer(read)), ("distinct", .integer(distinct)), ("by_type", .object(JSONObject(types))),
-                ("refunds", .integer(refunds)), ("reversals", .integer(0)), ("matched", .integer(matched)),
+                ("refunds", .integer(refunds)), ("reversals", .integer(reversals)), ("matched", .integer(matched)),
                 ("unmatched", .integer(unmatched)), ("invalid", .integer(invalid)),
             ])
             return .object(JSONObject([("store_events", .object(events)), ("malformed_lines", .integer(malformedLines))]))
@@ -144,7 +148,9 @@ struct SampleStoreEvents {
     /// in `Self.loggedTwice`.
     private var again: [(String, Logged)] = []
     private var repeated: Set<Role> = []
-    private static let loggedTwice: Set<Role> = [.refundNotification, .voided, .rtdnVoided]
+    private static let loggedTwice: Set<Role> = [.refundReversed, .refundNotification, .voided, .rtdnVoided]
+    /// The refund Apple reverses at the end of the log: its purchase and when it was refunded.
+    private var reversed: (purchase: Purchase, refunded: Timestamp)?
     /// An App Store subscription of the world, which the `DID_RENEW` renews.
     private var subscription: Purchase?
     private var voidings = 0
@@ -183,7 +189,8 @@ struct SampleStoreEvents {
             if p.apple == nil, isSubscription, random.chance(subscriptions.chance) {
                 role = subscriptions.next()
             } else if p.apple != nil, random.chance(apple.chance) {
-                role = apple.next()
+                let next = apple.next()
+                role = next == .refundNotification && reversed == nil ? .refundReversed : next
             } else if p.apple == nil, !isSubscription, random.chance(google.chance) {
                 role = google.next()
             } else {
@@ -202,11 +209,12 @@ struct SampleStoreEvents {
         // purchase and a credit that came late.
         let after = Self.later(createdAt, seconds: 3_600 + Int64(random.below(13 * 86_400)))
         switch role {
-        case .refundNotification, .refundInHistory, .refundBeforeCredit, .forgedRefund:
+        case .refundNotification, .refundReversed, .refundInHistory, .refundBeforeCredit, .forgedRefund:
             let revoked = role == .refundBeforeCredit
                 ? Timestamp(clampingMillis: p.purchased.millis + (createdAt.millis - p.purchased.millis) / 2, hasMilliseconds: false)
                 : after
             let n = refundNotification(p, revoked: revoked)
+            if role == .refundReversed { reversed = (p, revoked) }
             let logged = Logged(identity: "n:" + n.notificationUUID, type: "REFUND",
                                 outcome: role == .forgedRefund ? .notBelieved : .matched)
             if role == .refundInHistory {
@@ -335,6 +343,22 @@ struct SampleStoreEvents {
                                                   publishTime: Self.later(t, seconds: 2))
     }
 
+    /// `REFUND_REVERSED` of a refund, days after it; its UUID comes from a stream of its own,
+    /// so the rest of the log is what it would be without it.
+    private mutating func logReversal(of p: Purchase, refunded: Timestamp) throws {
+        var ids = SeededRandom(seed: UInt64(bitPattern: refunded.millis) &+ 0x5EC0_0003)
+        var tx = p.apple ?? JWSBuilder.Transaction(transactionID: p.transactionID, bundleID: Self.bundle, productID: p.productID,
+                                                   purchaseDate: p.purchased, signedDate: p.purchased)
+        let at = Self.later(refunded, seconds: 3 * 86_400)
+        tx.signedDate = at
+        var n = JWSBuilder.Notification(notificationType: "REFUND_REVERSED", notificationUUID: ids.uuid(), bundleID: Self.bundle,
+                                        signedDate: at, transaction: tx)
+        n.appAppleID = SampleCatalog.appItemID
+        n.bundleVersion = "4.2"
+        try write(try AppStoreEventBuilder.webhookBody(n, with: pki.jwsSigner),
+                  Logged(identity: "n:" + n.notificationUUID, type: "REFUND_REVERSED", outcome: .reversal))
+    }
+
     private mutating func forgerSigner() throws -> SigningIdentity {
         if let forger { return forger.jwsSigner }
         let made = try TestPKI()
@@ -416,6 +440,9 @@ struct SampleStoreEvents {
         let push = pushBody(.voidedPurchase(purchaseToken: "tok.unknown.\(digits).2", orderID: nil, productType: 2, refundType: 1),
                             at: refundDay)
         try write(push.text, Logged(identity: "m:" + push.messageID, type: "rtdn-voided", outcome: .unmatched))
+
+        // Apple gave one refund back: the reversal comes last, so its refund is read before it.
+        if let (p, refunded) = reversed { try logReversal(of: p, refunded: refunded) }
 
         // A line a logging bug left: a malformed record, and the run goes on.
         try log.write("refund webhook: connection reset by peer\n")

@@ -49,7 +49,8 @@ enum Summaries {
         if !s.bySeverity.isEmpty { out += "\n  findings: " + s.bySeverity.map { "\($0.0) \($0.1)" }.joined(separator: ", ") }
         if !s.atRisk.isEmpty { out += "\n  at risk: " + s.atRisk.map { "\($0.0) \($0.1)" }.joined(separator: ", ") }
         if let e = s.storeEvents {
-            out += "\n  store events: \(e.read) read (\(e.distinct) distinct), \(e.refunds) refunds, \(e.reversals) reversals, "
+            out += "\n  store events: \(e.read) read (\(e.distinct) distinct), \(e.refunds) refund\(e.refunds == 1 ? "" : "s"), "
+                + "\(e.reversals) reversal\(e.reversals == 1 ? "" : "s"), "
                 + "\(e.matched) matched, \(e.unmatched) unmatched, \(e.invalid) not believed"
         }
         out += "\n  reports in \(outDir)"

@@ -5,7 +5,8 @@ import IAPBasics
 /// an earlier night (the claims decide, as for replays).
 /// - refunded after the credit, order still credited: `refunded-after-credit`;
 /// - refunded before the credit: `revoked` (a refunded purchase credited again);
-/// - reversed, after a refund an earlier run reported: `refund-reversed`;
+/// - reversed, after a refund a finding reported (earlier tonight, or an earlier run):
+///   `refund-reversed`;
 /// - nobody took it: unmatched, no finding (the ledger still remembers the refund).
 /// One transaction is judged once a night: the first refund of it read wins.
 public struct RefundJudge {
@@ -85,7 +86,8 @@ public struct RefundJudge {
     }
 
     /// `taker` finds a transaction's first taker by claim key; `reportedRefund` says whether an
-    /// earlier run reported `refunded-after-credit` on an order. `refunds` are tonight's events
+    /// earlier run reported `refunded-after-credit` on an order (a refund judged so tonight,
+    /// read before its reversal, counts too). `refunds` are tonight's events
     /// (counted matched or unmatched); `remembered`, judged after them, refunds the ledger
     /// keeps of transactions tonight's orders took. `alreadyCounted` names the keys whose
     /// refund `user.refunds` counts from the ledger already. A `Judged` index counts through
@@ -94,6 +96,7 @@ public struct RefundJudge {
                       alreadyCounted: (String) -> Bool = { _ in false }, reportedRefund: (String) -> Bool) -> Outcome {
         var out = Outcome()
         var judgedKeys: Set<String> = []
+        var reportedTonight: Set<String> = []
         var index = -1
         func judge(_ r: StoreRefund, tonight: Bool) {
             index += 1
@@ -112,11 +115,12 @@ public struct RefundJudge {
                 if t.createdAt < r.at {
                     guard t.stillCredited else { return }
                     out.judged.append(Judged(index: index, taker: t, call: .refundedAfterCredit, refund: r))
+                    reportedTonight.insert(t.orderID)
                 } else {
                     out.judged.append(Judged(index: index, taker: t, call: .revoked, refund: r))
                 }
             case .reversal:
-                guard reportedRefund(t.orderID) else { return }
+                guard reportedTonight.contains(t.orderID) || reportedRefund(t.orderID) else { return }
                 out.judged.append(Judged(index: index, taker: t, call: .refundReversed, refund: r))
             }
         }
