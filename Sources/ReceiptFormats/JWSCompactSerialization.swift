@@ -16,6 +16,8 @@ import JSONText
 /// A compact JWS split into its parts, the payload parsed. Errors point into the text.
 struct JWSCompact {
     var signingInput: [UInt8]
+    /// The header segment's length at the start of `signingInput`.
+    var headerLength: Int
     var signature: [UInt8]
     var algorithm: String?
     var keyID: String?
@@ -42,6 +44,7 @@ struct JWSCompact {
         let payload = try JWSCompact.segment(text, (dots.0 + 1)..<dots.1, "payload", origin, limits)
         signature = try JWSCompact.segment(text, (dots.1 + 1)..<end, "signature", origin, limits)
         signingInput = Array(text[start..<dots.1])
+        headerLength = dots.0 - start
 
         if let cached {
             (algorithm, keyID, certificates) = (cached.algorithm, cached.keyID, cached.certificates)

@@ -75,7 +75,7 @@ public enum JWSDecoder {
             inner = try JWSNotificationPayload.read(payload, into: &receipt, limits: limits)
         }
         receipt.creationDate = signedDate
-        let signed = JWSSigned(signingInput: jws.signingInput, signature: jws.signature, algorithm: jws.algorithm,
+        let signed = JWSSigned(signingInput: jws.signingInput, headerLength: jws.headerLength, signature: jws.signature, algorithm: jws.algorithm,
                                certificates: jws.certificates, signedDate: signedDate)
         receipt.signed = .jws(signed, nested: inner)
         return receipt

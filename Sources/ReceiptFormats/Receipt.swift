@@ -243,6 +243,8 @@ public struct LegacySigned: Sendable, Equatable {
 public struct JWSSigned: Sendable, Equatable {
     /// ASCII `header.payload` exactly as the two segments appear.
     public var signingInput: [UInt8]
+    /// How many of its first bytes are the header segment (repeated across a store's JWS).
+    public var headerLength: Int
     /// The raw signature segment, base64url-decoded (64 bytes r ‖ s for ES256).
     public var signature: [UInt8]
     public var algorithm: String?
@@ -251,8 +253,10 @@ public struct JWSSigned: Sendable, Equatable {
     /// `signedDate` (or an AppTransaction's `receiptCreationDate`): the verify time.
     public var signedDate: Timestamp?
 
-    public init(signingInput: [UInt8], signature: [UInt8], algorithm: String?, certificates: [[UInt8]], signedDate: Timestamp?) {
+    public init(signingInput: [UInt8], headerLength: Int = 0, signature: [UInt8], algorithm: String?, certificates: [[UInt8]],
+                signedDate: Timestamp?) {
         self.signingInput = signingInput
+        self.headerLength = headerLength
         self.signature = signature
         self.algorithm = algorithm
         self.certificates = certificates

@@ -11,8 +11,9 @@ extension PublicKey {
         return ok ? .valid : .invalid(reason: "bad signature")
     }
 
-    /// ES256 with a raw 64-byte `r ‖ s` signature, as JWS carries it.
-    public func verifyES256(signature: [UInt8], over data: [UInt8]) throws(CryptoError) -> SignatureVerdict {
+    /// ES256 with a raw 64-byte `r ‖ s` signature, as JWS carries it. `repeatedPrefix`: how
+    /// many of the first bytes of `data` are likely the same as in other checks (a JWS header).
+    public func verifyES256(signature: [UInt8], over data: [UInt8], repeatedPrefix: Int = 0) throws(CryptoError) -> SignatureVerdict {
         guard kind == .ecP256 else {
             return .invalid(reason: "key is \(kind), not EC P-256")
         }
@@ -20,7 +21,7 @@ extension PublicKey {
             return .invalid(reason: "ES256 signature is \(signature.count) bytes, not 64 (r ‖ s)")
         }
         if let table = es256Table() {
-            guard let ok = table.verify(raw: signature, sha256: try Digest.sha256(data)) else {
+            guard let ok = table.verify(raw: signature, sha256: try SHA256PrefixCache.shared.digest(data, prefixLength: repeatedPrefix)) else {
                 throw CryptoError.openSSL(.operationFailed, "cannot check an ES256 signature")
             }
             return ok ? .valid : .invalid(reason: "bad signature")

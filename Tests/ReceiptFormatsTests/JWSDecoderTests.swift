@@ -63,7 +63,7 @@ struct JWSDecoderTests {
         #expect(extras["app_transaction_id"] == .string("704289572311614430"))
 
         let segments = jws.split(separator: ".", omittingEmptySubsequences: false)
-        let expected = JWSSigned(signingInput: Array("\(segments[0]).\(segments[1])".utf8),
+        let expected = JWSSigned(signingInput: Array("\(segments[0]).\(segments[1])".utf8), headerLength: segments[0].utf8.count,
                                  signature: [UInt8](repeating: 0, count: 64), algorithm: "ES256",
                                  certificates: fakeChain, signedDate: try stamp(october2023 + 2000))
         #expect(receipt.signed == .jws(expected, nested: []))
