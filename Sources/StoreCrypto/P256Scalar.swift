@@ -1,8 +1,8 @@
 /// Numbers modulo n, the order of the P-256 group, for checking signatures: the inverse of s
 /// and the products u1 = e/s, u2 = r/s of every ES256 check. OpenSSL's general BIGNUM code
 /// (a Fermat inversion of some 300 Montgomery products, then two divisions) was about a fifth
-/// of the time of a store event; an almost Montgomery inversion and four-limb Montgomery
-/// products do the same in less. Only public values pass through (signatures and digests), so nothing here
+/// of the time of a store event; a binary-GCD inversion (P256Scalar+Inverse.swift) and
+/// four-limb Montgomery products do the same in less. Only public values pass through (signatures and digests), so nothing here
 /// needs to take the same time for every input.
 struct P256Scalar: Equatable {
     /// Little-endian 64-bit limbs.
@@ -54,95 +54,6 @@ struct P256Scalar: Equatable {
     /// a·b mod n, both reduced.
     func multipliedMod(_ other: P256Scalar) -> P256Scalar {
         P256Scalar.montgomery(P256Scalar.montgomery(self, other), P256Scalar.rSquared)
-    }
-
-    /// self⁻¹ mod n (self reduced and not zero; zero for zero). Kaliski's almost Montgomery
-    /// inverse gives x = self⁻¹·2ᵏ mod n with only shifts, additions and subtractions of whole
-    /// numbers, each run of trailing zeros shifted out at once; two Montgomery products then
-    /// take the 2ᵏ out. It takes time that depends on self, which is public here.
-    func inverse() -> P256Scalar {
-        guard !isZero else { return .zero }
-        // Invariant: n = u·s + v·r, so r and s stay below n while u and v are not zero.
-        var u = P256Scalar.n, v = self
-        var r = P256Scalar.zero, s = P256Scalar.one
-        var k = v.trailingZeros
-        v = v.shiftedRight(k)
-        while true {
-            // u and v odd here.
-            if !P256Scalar.notLess(v, u) {
-                u = u.wrappingSubtract(v)
-                let t = u.trailingZeros
-                u = u.shiftedRight(t)
-                r = r.wrappingAdd(s).sum
-                s = s.shiftedLeft(t)
-                k += t
-            } else if v != u {
-                v = v.wrappingSubtract(u)
-                let t = v.trailingZeros
-                v = v.shiftedRight(t)
-                s = s.wrappingAdd(r).sum
-                r = r.shiftedLeft(t)
-                k += t
-            } else {
-                guard u == .one else { return .zero }  // a common factor with n: self was a multiple of n
-                break
-            }
-        }
-        // The last step, u = v = 1: v becomes 0 and r doubles (r < n, so 2r < 2n).
-        let (doubled, carried) = r.wrappingAdd(r)
-        r = carried || !doubled.isReduced ? doubled.subtractingN() : doubled
-        k += 1
-        let x = P256Scalar.n.wrappingSubtract(r)  // self⁻¹·2ᵏ, with 256 ≤ k ≤ 512
-        // x·2^(512−k)·R⁻¹ = x·2^(256−k); times 1·R⁻¹: x·2⁻ᵏ.
-        return P256Scalar.montgomery(P256Scalar.montgomery(x, P256Scalar.powerOfTwo(512 - k)), .one)
-    }
-
-    /// 2ʲ mod n for 0 ≤ j ≤ 512.
-    static func powerOfTwo(_ j: Int) -> P256Scalar {
-        // Below 2²⁵⁵ every power is reduced (n > 2²⁵⁵); above, 2ʲ = 2^(j−256)·R²·R⁻¹.
-        func bit(_ j: Int) -> P256Scalar { P256Scalar.one.shiftedLeft(j) }
-        if j < 256 { return bit(j) }
-        if j == 512 { return rSquared }
-        return montgomery(bit(j - 256), rSquared)
-    }
-
-    /// The number of zero bits below the lowest one (256 for zero).
-    @inline(__always)
-    var trailingZeros: Int {
-        if l0 != 0 { return l0.trailingZeroBitCount }
-        if l1 != 0 { return 64 + l1.trailingZeroBitCount }
-        if l2 != 0 { return 128 + l2.trailingZeroBitCount }
-        return 192 + l3.trailingZeroBitCount
-    }
-
-    /// self / 2ᵗ, rounded down, for 0 ≤ t ≤ 256.
-    @inline(__always)
-    func shiftedRight(_ t: Int) -> P256Scalar {
-        var limbs = (l0, l1, l2, l3)
-        var left = t
-        while left >= 64 {
-            limbs = (limbs.1, limbs.2, limbs.3, 0)
-            left -= 64
-        }
-        guard left > 0 else { return P256Scalar(l0: limbs.0, l1: limbs.1, l2: limbs.2, l3: limbs.3) }
-        let a = UInt64(left), b = UInt64(64 - left)
-        return P256Scalar(l0: limbs.0 >> a | limbs.1 << b, l1: limbs.1 >> a | limbs.2 << b,
-                          l2: limbs.2 >> a | limbs.3 << b, l3: limbs.3 >> a)
-    }
-
-    /// self·2ᵗ, wrapping at 2²⁵⁶, for 0 ≤ t ≤ 256.
-    @inline(__always)
-    func shiftedLeft(_ t: Int) -> P256Scalar {
-        var limbs = (l0, l1, l2, l3)
-        var left = t
-        while left >= 64 {
-            limbs = (0, limbs.0, limbs.1, limbs.2)
-            left -= 64
-        }
-        guard left > 0 else { return P256Scalar(l0: limbs.0, l1: limbs.1, l2: limbs.2, l3: limbs.3) }
-        let a = UInt64(left), b = UInt64(64 - left)
-        return P256Scalar(l0: limbs.0 << a, l1: limbs.1 << a | limbs.0 >> b,
-                          l2: limbs.2 << a | limbs.1 >> b, l3: limbs.3 << a | limbs.2 >> b)
     }
 
     /// self − other, wrapping at 2²⁵⁶.
