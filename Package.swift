@@ -66,7 +66,7 @@ let package = Package(
         .executableTarget(name: "iapscreen", dependencies: ["IAPScreenCore", "CMimalloc"]),
         .executableTarget(name: "iapscreen-bench", dependencies: [
             "IAPBasics", "ReceiptBuilder", "DumpFormats", "ReceiptFormats", "JSONText", "Decompression",
-            "ReceiptVerification", "StoreCrypto",
+            "ReceiptVerification", "StoreCrypto", "Ledger", "PostgresClient", "Screening",
         ]),
 
         .testTarget(name: "IAPBasicsTests", dependencies: ["IAPBasics"]),
