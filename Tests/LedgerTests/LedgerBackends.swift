@@ -93,9 +93,9 @@ final class LedgerPlace {
     }
 
     /// Opens the ledger (a new connection each time: opening again is reopening).
-    func open() throws -> any LedgerStore {
-        if let database { return try PostgresLedger(uri: database.uri) }
-        return try SQLiteLedger(path: sqlitePath)
+    func open(readOnly: Bool = false, creating: Bool = true) throws -> any LedgerStore {
+        if let database { return try PostgresLedger(uri: database.uri, readOnly: readOnly, creating: creating) }
+        return try SQLiteLedger(path: sqlitePath, readOnly: readOnly, creating: creating)
     }
 
     private var sqlitePath: String { (scratch?.path("l.sqlite")) ?? "" }
