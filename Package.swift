@@ -79,7 +79,9 @@ let package = Package(
         .testTarget(name: "StoreEventsTests", dependencies: ["StoreEvents", "ReceiptBuilder", "ReceiptFormats", "IAPBasics", "JSONText", "Decompression"]),
         .testTarget(name: "ReconciliationTests", dependencies: ["Reconciliation", "StoreReports", "IAPBasics"]),
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient"]),
-        .testTarget(name: "LedgerTests", dependencies: ["Ledger", "PostgresClient"]),
+        // The test PostgreSQL server and a database of its own per test, for the tests that need one.
+        .target(name: "PostgresTestSupport", dependencies: ["PostgresClient"], path: "Tests/PostgresTestSupport"),
+        .testTarget(name: "LedgerTests", dependencies: ["Ledger", "PostgresClient", "PostgresTestSupport"]),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting"]),
         .testTarget(name: "StoreCryptoTests", dependencies: ["StoreCrypto", "IAPBasics"]),
         .testTarget(name: "ReceiptVerificationTests", dependencies: ["ReceiptVerification", "ReceiptBuilder", "StoreCrypto"]),
@@ -90,7 +92,9 @@ let package = Package(
         .testTarget(name: "ReceiptBuilderTests", dependencies: [
             "ReceiptBuilder", "StoreCrypto", "IAPBasics", "JSONText", "ReceiptFormats", "ReceiptVerification",
         ]),
-        .testTarget(name: "IAPScreenCoreTests", dependencies: ["IAPScreenCore", "ReceiptBuilder", "JSONText", "Ledger", "Decompression"]),
+        .testTarget(name: "IAPScreenCoreTests", dependencies: [
+            "IAPScreenCore", "ReceiptBuilder", "JSONText", "Ledger", "Decompression", "PostgresClient", "PostgresTestSupport",
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

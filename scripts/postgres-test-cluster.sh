@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # A throwaway PostgreSQL 15 cluster for the tests, in a temporary directory on a free local port.
 #
-#   scripts/postgres-test-cluster.sh start   starts it (or finds the one already started) and prints its URI
+#   scripts/postgres-test-cluster.sh start   starts it (or finds the one already started, or starts the crashed
+#                                            one again on its port, with its data) and prints its URI
 #   scripts/postgres-test-cluster.sh uri     prints the URI of the running one
+#   scripts/postgres-test-cluster.sh crash   stops its server at once (pg_ctl -m immediate), as a server that
+#                                            dies mid-run, keeping its directory for the next start
 #   scripts/postgres-test-cluster.sh stop    stops it and removes its directory
 #
 # The tests read the URI from IAPSCREEN_TEST_POSTGRES:
@@ -13,11 +16,12 @@
 # Durability is off (fsync, synchronous_commit): the data dies with the cluster anyway.
 # The server refuses to run as root: as root it runs as the `postgres` user (install-deps.sh
 # installs postgresql-15 with that user). Which cluster is running is kept in .build/, so each
-# checkout has its own.
+# checkout has its own; IAPSCREEN_TEST_CLUSTER_STATE names another file to keep it in, for a
+# test that needs a cluster of its own beside that one (one it crashes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=/usr/lib/postgresql/15/bin
-state=.build/postgres-test-cluster
+state=${IAPSCREEN_TEST_CLUSTER_STATE:-.build/postgres-test-cluster}
 
 as_server() {
   if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
@@ -44,8 +48,29 @@ free_port() {
   done
 }
 
+# Starts the server of $1 on port $2. It keeps no descriptor of whoever ran this script but
+# its log: a caller that waits for its pipes or sockets to close (as Foundation's Process
+# does, to see this script end) would otherwise wait as long as the server runs.
+launch() {
+  (
+    for fd in /proc/$BASHPID/fd/*; do
+      fd=${fd##*/}
+      if [ "$fd" -gt 2 ] && [ "$fd" -ne 255 ]; then eval "exec $fd>&-"; fi
+    done
+    as_server "$bin/pg_ctl" -D "$1/data" -l "$1/log" -w -t 30 start \
+      -o "-p $2 -k $1 -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
+      >/dev/null
+  )
+}
+
 start() {
   if dir=$(running_dir); then uri "$dir"; return; fi
+  # A crashed one comes back with its data, on its port.
+  if [ -f "$state" ] && dir=$(cat "$state") && [ -d "$dir/data" ] && [ -f "$dir/port" ]; then
+    launch "$dir" "$(cat "$dir/port")" || { cat "$dir/log" >&2; exit 1; }
+    uri "$dir"
+    return
+  fi
   [ -x "$bin/pg_ctl" ] || { echo "no PostgreSQL 15 in $bin: run scripts/install-deps.sh --test-tools" >&2; exit 1; }
   dir=$(mktemp -d "${TMPDIR:-/tmp}/iapscreen-postgres.XXXXXX")
   chmod 755 "$dir"
@@ -59,11 +84,9 @@ host  all all      127.0.0.1/32    scram-sha-256
 EOF
   for _ in 1 2 3 4 5; do
     port=$(free_port)
-    if as_server "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w -t 30 start \
-         -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
-         >/dev/null; then
+    if launch "$dir" "$port"; then
       echo "$port" >"$dir/port"
-      mkdir -p .build
+      mkdir -p "$(dirname "$state")"
       echo "$dir" >"$state"
       uri "$dir"
       return
@@ -82,9 +105,15 @@ stop() {
   rm -f "$state"
 }
 
+crash() {
+  dir=$(running_dir) || { echo "no test cluster is running: start one with $0 start" >&2; exit 1; }
+  as_server "$bin/pg_ctl" -D "$dir/data" -w -m immediate stop >/dev/null
+}
+
 case "${1:-}" in
   start) start ;;
   uri) dir=$(running_dir) || { echo "no test cluster is running: start one with $0 start" >&2; exit 1; }; uri "$dir" ;;
+  crash) crash ;;
   stop) stop ;;
-  *) echo "usage: $0 start|uri|stop" >&2; exit 2 ;;
+  *) echo "usage: $0 start|uri|crash|stop" >&2; exit 2 ;;
 esac

@@ -16,6 +16,9 @@ public struct LedgerError: Error, Sendable, CustomStringConvertible {
         case migrationFailed
         /// Another run holds the ledger (PostgreSQL's run lock); the message names it.
         case inUse
+        /// No run has written this ledger yet (an empty file, a database without schema
+        /// `iapscreen`), and the caller asked not to create one.
+        case empty
     }
 
     public var code: Code

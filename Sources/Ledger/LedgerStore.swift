@@ -20,6 +20,11 @@ public protocol LedgerStore: ClaimLedger, AnyObject {
     func recentRuns(_ count: Int) throws(LedgerError) -> [RecordedRun]
 
     func review(of orderID: String) throws(LedgerError) -> Review?
+    /// The verdicts on these orders, by order id: a night's reports ask once a chunk, not
+    /// once a finding (a round trip each, on a server).
+    func reviews(of orderIDs: [String]) throws(LedgerError) -> [String: Review]
+    /// Which of these findings an earlier completed run reported.
+    func reported(_ findings: [ReportedFinding]) throws(LedgerError) -> Set<ReportedFinding>
     /// Records (or replaces) a reviewer's verdict.
     func recordReview(orderID: String, _ review: Review) throws(LedgerError)
     /// Records a completed run in one transaction: new claims (the first taker stays), what it
@@ -38,6 +43,15 @@ public protocol LedgerStore: ClaimLedger, AnyObject {
     func knownEvents(_ identities: [String]) throws(LedgerError) -> Set<String>
     /// The store events of these identities that earlier completed runs read, by identity.
     func events(_ identities: [String]) throws(LedgerError) -> [String: RememberedEvent]
+}
+
+/// A finding as the ledger remembers it reported: its order and rule.
+public struct ReportedFinding: Hashable, Sendable {
+    public var orderID: String
+    /// A named rule's id or a custom rule's.
+    public var rule: String
+
+    public init(orderID: String, rule: String) { (self.orderID, self.rule) = (orderID, rule) }
 }
 
 extension SQLiteLedger: LedgerStore {}

@@ -5,9 +5,10 @@ final class SQLiteDatabase {
     private(set) var handle: OpaquePointer?
 
     /// `readOnly`: SQLite itself refuses every write, and a missing file is not created.
-    init(path: String, readOnly: Bool = false) throws(LedgerError) {
+    /// `creating` false: a missing file is not created either.
+    init(path: String, readOnly: Bool = false, creating: Bool = true) throws(LedgerError) {
         var db: OpaquePointer?
-        let mode = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        let mode = readOnly ? SQLITE_OPEN_READONLY : creating ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READWRITE
         let rc = sqlite3_open_v2(path, &db, mode | SQLITE_OPEN_NOMUTEX, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"

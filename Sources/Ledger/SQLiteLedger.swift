@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import IAPBasics
 import Screening
 
@@ -139,9 +142,13 @@ public final class SQLiteLedger {
     ///
     /// `readOnly` (explain): nothing is created, migrated or written; a schema-0 file is read
     /// as it is (its claims without details, no events or refunds remembered).
-    public init(path: String, readOnly: Bool = false) throws(LedgerError) {
+    /// `creating` false (review): a ledger that is not there yet is `.empty`, not created.
+    public init(path: String, readOnly: Bool = false, creating: Bool = true) throws(LedgerError) {
         self.path = path
-        db = try SQLiteDatabase(path: path, readOnly: readOnly)
+        if readOnly || !creating, access(path, F_OK) != 0, errno == ENOENT {
+            throw LedgerError("there is no ledger at \(path): no run has written it", code: .empty)
+        }
+        db = try SQLiteDatabase(path: path, readOnly: readOnly, creating: creating && !readOnly)
         let state: LedgerSchema.State
         do throws(LedgerError) {
             state = try LedgerSchema.inspect(db, path: path)
@@ -149,9 +156,11 @@ public final class SQLiteLedger {
             // e.g. not a database at all: SQLite says so at the first read.
             throw LedgerError("cannot open ledger \(path): \(db.lastError)")
         }
+        if state == .empty, readOnly || !creating {
+            throw LedgerError("ledger \(path) is empty: no run has written it", code: .empty)
+        }
         let details: String
         if readOnly {
-            guard state != .empty else { throw LedgerError("ledger \(path) is empty: no run has written it", code: .notALedger) }
             details = state == .current ? "product_id, amount, currency, purchase_token, platform"
                 : "NULL, NULL, NULL, NULL, NULL"
         } else {
@@ -218,10 +227,22 @@ public final class SQLiteLedger {
     }
 
     public func review(of orderID: String) throws(LedgerError) -> Review? {
-        lookupReview.bind(1, orderID)
-        defer { lookupReview.reset() }
-        guard try lookupReview.step(), let verdict = lookupReview.text(0), let at = lookupReview.text(3) else { return nil }
-        return Review(verdict: verdict, note: lookupReview.text(1), by: lookupReview.text(2), at: at)
+        try reviews(of: [orderID])[orderID]
+    }
+
+    public func reviews(of orderIDs: [String]) throws(LedgerError) -> [String: Review] {
+        try db.lookUp(lookupReview, orderIDs) { s in
+            guard let verdict = s.text(0), let at = s.text(3) else { return nil }
+            return Review(verdict: verdict, note: s.text(1), by: s.text(2), at: at)
+        }
+    }
+
+    public func reported(_ findings: [ReportedFinding]) throws(LedgerError) -> Set<ReportedFinding> {
+        try db.reading { () throws(LedgerError) in
+            var out: Set<ReportedFinding> = []
+            for f in findings where try wasReported(orderID: f.orderID, rule: f.rule) { out.insert(f) }
+            return out
+        }
     }
 
     /// The last `count` completed runs, newest first.

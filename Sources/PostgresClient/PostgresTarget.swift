@@ -30,6 +30,20 @@ public struct PostgresTarget: Sendable, CustomStringConvertible {
         database = value("dbname") ?? user
     }
 
+    /// The target of a URI that libpq can read; else libpq's reason (passwords removed), so
+    /// a mistyped URI is refused before anything tries to connect.
+    public init(validating uri: String) throws(PostgresError) {
+        var said: UnsafeMutablePointer<CChar>?
+        guard let options = PQconninfoParse(uri, &said) else {
+            var reason = said.map { String(cString: $0) } ?? "libpq is out of memory"
+            PQfreemem(said)
+            while let last = reason.last, last.isWhitespace { reason.removeLast() }
+            throw PostgresError("libpq cannot read the URI: \(Secrets(uri: uri, environment: [:]).redact(reason))")
+        }
+        PQconninfoFree(options)
+        self.init(uri: uri)
+    }
+
     init(host: String, port: String, database: String, user: String) {
         self.host = host
         self.port = port

@@ -5,10 +5,11 @@ import JSONText
 import ReceiptBuilder
 import Testing
 
-/// Three nights on one SQLite ledger (CONTRACT §9): night one credits and is screened; night
-/// two brings new orders and the stores' word on both nights' orders; night three brings a
-/// reversal and a purchase refunded on night two credited again.
-private struct ThreeNights {
+/// Three nights on one ledger (CONTRACT §9): night one credits and is screened; night two
+/// brings new orders and the stores' word on both nights' orders; night three brings a
+/// reversal and a purchase refunded on night two credited again. SQLite here; both
+/// backends side by side in PostgresLedgerScreenTests.
+struct ThreeNights {
     static let bundle = StoreEventFixtures.bundle
     let scratch: Scratch
     let pki: TestPKI

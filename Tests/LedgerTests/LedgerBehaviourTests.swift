@@ -75,6 +75,39 @@ struct LedgerBehaviourTests {
         #expect(try place.open().review(of: "o1") == Review(verdict: "fraud", note: nil, by: nil, at: "2024-03-03T09:00:00Z"))
     }
 
+    @Test("a chunk of reports asks its verdicts and reported findings at once: exactly the pairs reported, the orders reviewed",
+          arguments: LedgerBackend.available)
+    func standingsAtOnce(_ backend: LedgerBackend) throws {
+        let place = try LedgerPlace(backend)
+        let ledger = try place.open()
+        #expect(try ledger.reviews(of: []).isEmpty && ledger.reported([]).isEmpty)
+        try ledger.record(night(reported: [("o1", "revoked"), ("o1", "replayed-transaction"), ("o2", "revoked")]))
+        let verdict = Review(verdict: "fraud", note: "n", by: "ana", at: "2024-03-02T09:00:00Z")
+        try ledger.recordReview(orderID: "o2", verdict)
+        #expect(try ledger.reviews(of: ["o1", "o2", "o3", "o2"]) == ["o2": verdict])
+        func f(_ order: String, _ rule: String) -> ReportedFinding { ReportedFinding(orderID: order, rule: rule) }
+        let asked = [f("o1", "revoked"), f("o1", "item-id-mismatch"), f("o2", "replayed-transaction"), f("o3", "revoked"),
+                     f("o1", "revoked")]
+        #expect(try ledger.reported(asked) == [f("o1", "revoked")])
+        // More than one array's worth goes in several.
+        let many = (0..<45_000).map { f("x\($0)", "revoked") } + [f("o2", "revoked")]
+        #expect(try ledger.reported(many) == [f("o2", "revoked")])
+    }
+
+    @Test("opened without creating, a ledger no run has written is refused as empty and left uncreated",
+          arguments: LedgerBackend.available)
+    func notCreated(_ backend: LedgerBackend) throws {
+        let place = try LedgerPlace(backend)
+        #expect {
+            try place.open(creating: false)
+        } throws: { error in
+            (error as? LedgerError)?.code == .empty && "\(error)".contains("no run has written it")
+        }
+        #expect(throws: LedgerError.self) { try place.open(readOnly: true) }
+        try place.open().record(night(claims: [("1", claim("o1"))]))
+        #expect(try place.open(creating: false).claims(of: ["1"]).count == 1)
+    }
+
     @Test("text with tabs, newlines, backslashes, quotes and non-ASCII is kept as it was", arguments: LedgerBackend.available)
     func oddText(_ backend: LedgerBackend) throws {
         let place = try LedgerPlace(backend)

@@ -1,6 +1,7 @@
 import Foundation
 import Ledger
 import PostgresClient
+import PostgresTestSupport
 import Testing
 
 @Suite("PostgreSQL ledger: its schema, its versions, and a server that cannot be used")
@@ -101,12 +102,7 @@ struct PostgresLedgerTests {
     @Test("a wrong password is a ledger error with libpq's words, and neither password; the right one opens")
     func wrongPassword() throws {
         let database = try TestDatabase()
-        let role = "r_" + database.name
-        try database.sql("CREATE ROLE \(role) LOGIN PASSWORD 'right-pw'; GRANT ALL ON DATABASE \(database.name) TO \(role)")
-        defer {
-            database.drop()
-            try? PostgresConnection(uri: database.server).execute("DROP ROLE \(role)")
-        }
+        let role = try database.role(password: "right-pw")
         let wrong = try TestServer.uri(database.uri, user: role, password: "wr%40ng-pw")
         let message = opening(wrong, fails: .postgres)?.message ?? ""
         #expect(message.contains("password authentication failed for user \"\(role)\""), "\(message)")

@@ -1,21 +1,36 @@
+import Foundation
 import Ledger
 
-/// An SQLite ledger held by this process: the lock first (one run at a time), then the file.
+/// A ledger held by this process for a run that writes it (screen, review, a copy's
+/// target): one run at a time. SQLite: its lock file first, then the file. PostgreSQL: the
+/// database, then its run lock, a session advisory lock that lives as long as `ledger`.
 struct LockedLedger {
-    let lock: LedgerLock
-    let ledger: SQLiteLedger
+    /// SQLite's lock file; nil on PostgreSQL, whose lock is the ledger's session's.
+    let lock: LedgerLock?
+    let ledger: any LedgerStore
 
     /// Why a command could not have the ledger: already said on stderr; the exit status to return.
     struct Refusal: Error {
         var status: ExitStatus
     }
 
-    /// Locks and opens the ledger at `path` for `command`; when another run holds it, says
-    /// which process and that `consequence` (exit 4).
-    static func open(_ path: String, command: String, consequence: String, io: Console) -> Result<LockedLedger, Refusal> {
+    /// Locks and opens the ledger for `command` (nil for `--ledger none`); when another run
+    /// holds it, says which process and that `consequence` (exit 4). `creating` false: a
+    /// ledger no run has written is refused, not created.
+    static func open(_ spec: LedgerSpec, command: String, consequence: String, creating: Bool = true,
+                     io: Console) -> Result<LockedLedger?, Refusal> {
         do {
-            let lock = try LedgerLock(ledgerPath: path)
-            return .success(LockedLedger(lock: lock, ledger: try SQLiteLedger(path: path)))
+            switch spec {
+            case .none:
+                return .success(nil)
+            case .sqlite(let path):
+                let lock = try LedgerLock(ledgerPath: path)
+                return .success(LockedLedger(lock: lock, ledger: try SQLiteLedger(path: path, creating: creating)))
+            case .postgres(let uri, _):
+                let ledger = try PostgresLedger(uri: uri, creating: creating)
+                try ledger.lockForRun()
+                return .success(LockedLedger(lock: nil, ledger: ledger))
+            }
         } catch let failure as LedgerLock.Failure {
             switch failure {
             case .held(let lockPath, let pid):
@@ -34,9 +49,40 @@ struct LockedLedger {
         }
     }
 
-    /// A ledger of a newer schema is a usage error (use the newer iapscreen, CONTRACT §10);
-    /// anything else that keeps it from being read is exit 3.
+    /// A ledger of a newer schema is a usage error (use the newer iapscreen, CONTRACT §10),
+    /// as is one that is not there (the wrong ledger named); one held by another run is exit
+    /// 4; anything else that keeps it from being read is exit 3.
     static func status(of error: LedgerError) -> ExitStatus {
-        error.code == .newerSchema ? .usage : .unreadableInput
+        switch error.code {
+        case .newerSchema, .empty: .usage
+        case .inUse: .ledgerBusy
+        default: .unreadableInput
+        }
+    }
+}
+
+/// A ledger only read (explain, ledger status, a copy's source): no lock taken, nothing
+/// created, migrated or written, so it works while a run holds the ledger.
+enum LedgerReader {
+    /// The ledger, or nil when no run has written it yet (no file there, an empty one, a
+    /// database without its schema); nil for `--ledger none` too. A ledger that cannot be
+    /// read is said on stderr with `consequence`.
+    static func open(_ spec: LedgerSpec, command: String, consequence: String,
+                     io: Console) -> Result<(any LedgerStore)?, LockedLedger.Refusal> {
+        do {
+            switch spec {
+            case .none:
+                return .success(nil)
+            case .sqlite(let path):
+                return .success(try SQLiteLedger(path: path, readOnly: true))
+            case .postgres(let uri, _):
+                return .success(try PostgresLedger(uri: uri, readOnly: true))
+            }
+        } catch where error.code == .empty {
+            return .success(nil)
+        } catch {
+            io.error("iapscreen \(command): cannot read the ledger: \(error); \(consequence)")
+            return .failure(LockedLedger.Refusal(status: LockedLedger.status(of: error)))
+        }
     }
 }

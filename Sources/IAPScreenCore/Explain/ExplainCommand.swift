@@ -33,21 +33,19 @@ enum ExplainCommand {
         case .success(let s): setup = s
         case .failure(let stop): return stop.status
         }
-        // Read only: a ledger that does not exist yet is not created.
-        var ledger: SQLiteLedger?
-        var ledgerNote = "no ledger (--ledger none)"
-        if case .sqlite(let path) = setup.ledgerSpec {
-            if FileManager.default.fileExists(atPath: path) {
-                do {
-                    ledger = try SQLiteLedger(path: path, readOnly: true)
-                    ledgerNote = "ledger \(path)"
-                } catch {
-                    io.error("iapscreen explain: cannot read the ledger \(path): \(error)")
-                    return LockedLedger.status(of: error)
-                }
-            } else {
-                ledgerNote = "no ledger yet at \(path) (no earlier run)"
-            }
+        // Read only: a ledger that does not exist yet is not created, and no run's lock is taken.
+        let ledger: (any LedgerStore)?
+        switch LedgerReader.open(setup.ledgerSpec, command: spec.name, consequence: "nothing explained", io: io) {
+        case .success(let l): ledger = l
+        case .failure(let refusal): return refusal.status
+        }
+        let ledgerNote: String
+        switch (setup.ledgerSpec, ledger) {
+        case (.none, _): ledgerNote = "no ledger (--ledger none)"
+        case (.sqlite(let path), nil): ledgerNote = "no ledger yet at \(path) (no earlier run)"
+        case (.postgres(_, let target), nil): ledgerNote = "no ledger yet in \(target) (no schema iapscreen: no earlier run)"
+        case (.sqlite(let path), _?): ledgerNote = "ledger \(path)"
+        case (.postgres(_, let target), _?): ledgerNote = "ledger \(target)"
         }
 
         let events: StoreEventNight?

@@ -12,7 +12,7 @@ struct OrderExplanation {
     let slot: Int
     let setup: ScreenSetup
     let claims: NightScreener.Claims
-    let ledger: SQLiteLedger?
+    let ledger: (any LedgerStore)?
     let ledgerNote: String
     /// The night's store events, when `--store-events` named logs.
     let events: StoreEventNight?

@@ -14,7 +14,8 @@ enum ReviewCommand {
                        choices: ["fraud", "legit"]),
             OptionSpec("--note", .one, valueName: "TEXT", help: "Why, in words (shown in the reports)."),
             OptionSpec("--by", .one, valueName: "NAME", help: "Who decided (default: the login name)."),
-            OptionSpec("--ledger", .one, valueName: "URL", help: "sqlite:PATH (default sqlite:iapscreen-ledger.sqlite)."),
+            OptionSpec("--ledger", .one, valueName: "URL",
+                       help: "sqlite:PATH (default sqlite:iapscreen-ledger.sqlite) or postgres://… (a libpq URI)."),
         ],
         details: """
         The order must be known to the ledger: a finding on it reported by a completed screen
@@ -33,28 +34,30 @@ enum ReviewCommand {
             io.usageError(command: spec, "--verdict is required: fraud or legit")
             return .usage
         }
-        let path: String
-        switch LedgerSpec.parse(args.one("--ledger") ?? "sqlite:iapscreen-ledger.sqlite") {
-        case .success(.sqlite(let p)): path = p
+        let place: LedgerSpec
+        switch LedgerSpec.parse(args) {
         case .success(.none):
-            io.usageError(command: spec, "--ledger none keeps no verdicts: name the ledger screen uses, e.g. sqlite:iapscreen-ledger.sqlite")
+            io.usageError(command: spec, "--ledger none keeps no verdicts: name the ledger screen uses, e.g. \(LedgerSpec.defaultText)")
             return .usage
+        case .success(let p): place = p
         case .failure(let invalid):
             io.usageError(command: spec, invalid.message)
             return .usage
         }
-        guard FileManager.default.fileExists(atPath: path) else {
+        if case .sqlite(let path) = place, !FileManager.default.fileExists(atPath: path) {
             io.usageError(command: spec, "there is no ledger at \(path): review records verdicts in the ledger screen wrote; no verdict recorded")
             return .usage
         }
+        // The ledger screen wrote, never a new one: review records verdicts on what it found.
         let held: LockedLedger
-        switch LockedLedger.open(path, command: spec.name, consequence: "no verdict recorded", io: io) {
-        case .success(let l): held = l
+        switch LockedLedger.open(place, command: spec.name, consequence: "no verdict recorded", creating: false, io: io) {
+        case .success(let l?): held = l
+        case .success(nil): return .usage
         case .failure(let refusal): return refusal.status
         }
         do {
             guard try held.ledger.knows(orderID: order) else {
-                io.usageError(command: spec, "order '\(order)' is unknown to the ledger \(path): no screen run on it reported a finding "
+                io.usageError(command: spec, "order '\(order)' is unknown to the ledger \(place.shown): no screen run on it reported a finding "
                     + "on that order or saw it take a transaction; check the order_id (as findings.jsonl prints it) and --ledger")
                 return .usage
             }

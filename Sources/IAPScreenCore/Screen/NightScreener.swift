@@ -12,7 +12,7 @@ import Screening
 /// what the ledger knows of it. The result is in input order.
 struct NightScreener {
     let rules: RulesDirectory
-    let ledger: SQLiteLedger?
+    let ledger: (any LedgerStore)?
     let resolver: OrderResolver
     let evaluator: RuleEvaluator
     /// The night's store events, read and verified (`--store-events`); nil without.
@@ -245,7 +245,7 @@ struct NightScreener {
                 continue
             }
             var reports = try shared.parallelMap(chunk) { item throws -> OrderReport? in try shared.report(item) }
-            for k in reports.indices { if let r = reports[k] { reports[k]?.findings = try marked(r.findings) } }
+            try mark(&reports)
             let formatted = try shared.parallelMap(reports) { r -> ReportWriter.Formatted? in r.map(ReportWriter.format) }
             try appender.append(reports, formatted)
         }
@@ -414,28 +414,34 @@ struct NightScreener {
     }
 
     /// Each finding's standing in the ledger: reviewed (with the verdict), seen by an
-    /// earlier completed run, or new. Without a ledger: nil.
-    private func marked(_ findings: [Finding]) throws -> [Finding] {
-        guard let ledger else { return findings }
-        var out = findings
-        var reviewCache: [String: Review?] = [:]
-        for i in out.indices {
-            guard let order = out[i].orderID else { out[i].review = ReviewMark(status: .new); continue }
-            let review: Review?
-            if let cached = reviewCache[order] {
-                review = cached
-            } else {
-                review = try ledger.review(of: order)
-                reviewCache[order] = review
-            }
-            if let r = review {
-                out[i].review = ReviewMark(status: .reviewed, verdict: r.verdict, note: r.note, by: r.by, at: r.at)
-            } else if try ledger.wasReported(orderID: order, rule: out[i].rule) {
-                out[i].review = ReviewMark(status: .seen)
-            } else {
-                out[i].review = ReviewMark(status: .new)
+    /// earlier completed run, or new. A chunk of reports asks the ledger twice, not twice a
+    /// finding (on a server, each question is a round trip). Without a ledger, left unmarked.
+    private func mark(_ reports: inout [OrderReport?]) throws {
+        guard let ledger else { return }
+        var orders: Set<String> = []
+        for r in reports { for f in r?.findings ?? [] { if let order = f.orderID { orders.insert(order) } } }
+        let reviews = try ledger.reviews(of: Array(orders))
+        var asked: [ReportedFinding] = []
+        for r in reports {
+            for f in r?.findings ?? [] {
+                if let order = f.orderID, reviews[order] == nil { asked.append(ReportedFinding(orderID: order, rule: f.rule)) }
             }
         }
-        return out
+        let seen = try ledger.reported(asked)
+        for k in reports.indices {
+            guard var r = reports[k] else { continue }
+            for i in r.findings.indices {
+                let f = r.findings[i]
+                if let order = f.orderID, let review = reviews[order] {
+                    r.findings[i].review = ReviewMark(status: .reviewed, verdict: review.verdict, note: review.note, by: review.by,
+                                                      at: review.at)
+                } else if let order = f.orderID, seen.contains(ReportedFinding(orderID: order, rule: f.rule)) {
+                    r.findings[i].review = ReviewMark(status: .seen)
+                } else {
+                    r.findings[i].review = ReviewMark(status: .new)
+                }
+            }
+            reports[k] = r
+        }
     }
 }

@@ -79,8 +79,9 @@ final class ReportWriter {
         }
     }
 
-    /// Writes summary.json and report.html, then renames every file into place.
-    func finish(summary: RunSummary, legend: RuleLegend) throws {
+    /// Writes summary.json and report.html and syncs every file, still under its temporary
+    /// name: `publish` puts them in place.
+    func prepare(summary: RunSummary, legend: RuleLegend) throws {
         let summaryFile = try TempFile(in: directory, for: "summary.json")
         try summaryFile.write(Array((writer.string(.object(summary.json)) + "\n").utf8))
         let html = try TempFile(in: directory, for: "report.html")
@@ -92,13 +93,21 @@ final class ReportWriter {
             }
         }
         for f in [findings, flagged, html, summaryFile] { try f.sync() }
-        for f in [findings, flagged, html, summaryFile] { try f.publish() }
         for f in pageData.values { f.discard() }
+        prepared = [html, summaryFile]
+    }
+
+    /// summary.json and report.html, once `prepare` wrote them.
+    private var prepared: [TempFile] = []
+
+    /// Renames every report into place.
+    func publish() throws {
+        for f in [findings, flagged] + prepared { try f.publish() }
     }
 
     /// Removes every temporary file (a run that cannot finish leaves no half report).
     func abandon() {
-        for f in [findings, flagged] + pageData.values { f.discard() }
+        for f in [findings, flagged] + pageData.values + prepared { f.discard() }
     }
 
     /// What report.html's Content-Security-Policy allows: its own script and style sheet.

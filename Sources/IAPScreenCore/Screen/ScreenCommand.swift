@@ -63,21 +63,15 @@ enum ScreenCommand {
         case .failure(let status): return status.status
         }
         let orders = setup.orders, receipts = setup.receipts, jobs = setup.jobs, rules = setup.rules
-        let ledgerSpec = setup.ledgerSpec
 
-        // One run per ledger at a time.
-        var lock: LedgerLock?
-        var ledger: SQLiteLedger?
-        if case .sqlite(let path) = ledgerSpec {
-            switch LockedLedger.open(path, command: "screen", consequence: "nothing written", io: io) {
-            case .success(let held):
-                lock = held.lock
-                ledger = held.ledger
-            case .failure(let refusal):
-                return refusal.status
-            }
+        // One run per ledger at a time: held until the run ends.
+        let held: LockedLedger?
+        switch LockedLedger.open(setup.ledgerSpec, command: spec.name, consequence: "nothing written", io: io) {
+        case .success(let h): held = h
+        case .failure(let refusal): return refusal.status
         }
-        defer { _ = lock }
+        defer { withExtendedLifetime(held) {} }
+        let ledger = held?.ledger
 
         let resolver = setup.resolver, evaluator = setup.evaluator
         var screening = setup.screening
@@ -148,12 +142,14 @@ enum ScreenCommand {
                                      finished: Clock.now(), status: status, rate: Double(outcome.orders) / elapsed)
         summary.storeEvents = events == nil ? nil : outcome.events.map(Summaries.storeEvents)
         do {
-            try writer.finish(summary: summary, legend: RuleLegend(rules.settings))
+            try writer.prepare(summary: summary, legend: RuleLegend(rules.settings))
         } catch {
             writer.abandon()
             io.error("iapscreen screen: cannot write the reports in \(outDir): \(error); ledger unchanged")
             return .unreadableInput
         }
+        // The reports wait under their temporary names until the ledger has the run: a ledger
+        // that fails (a server gone) leaves neither new reports nor a half-updated ledger.
         if let ledger {
             do {
                 let memory = outcome.events?.memory ?? EventMemory()
@@ -161,9 +157,18 @@ enum ScreenCommand {
                                             flagged: summary.flagged, newClaims: outcome.newClaims, reported: writer.reported,
                                             refunds: memory.refunds, reversals: memory.reversals, events: memory.events))
             } catch {
-                io.error("iapscreen screen: reports written, but the ledger could not be updated: \(error)")
+                writer.abandon()
+                io.error("iapscreen screen: the ledger could not be updated: \(error); nothing written, ledger unchanged")
                 return .unreadableInput
             }
+        }
+        do {
+            try writer.publish()
+        } catch {
+            writer.abandon()
+            let kept = ledger == nil ? "" : "; the ledger has the run, so a rerun marks its findings seen"
+            io.error("iapscreen screen: cannot put the reports in place in \(outDir): \(error)\(kept)")
+            return .unreadableInput
         }
         if ProcessInfo.processInfo.environment["IAPSCREEN_TIMINGS"] != nil {
             let now = Clock.monotonicSeconds()
@@ -175,29 +180,6 @@ enum ScreenCommand {
         figures = RunMetrics.Figures(summary: summary, findings: writer.tally.findingsByRuleAndSeverity,
                                      storeEvents: summary.storeEvents?.byType.map { (type: $0.0, count: $0.1) } ?? [])
         return status
-    }
-}
-
-/// `--ledger`: `sqlite:PATH` or `none`.
-enum LedgerSpec {
-    case none
-    case sqlite(String)
-
-    struct Invalid: Error {
-        var message: String
-    }
-
-    static func parse(_ text: String) -> Result<LedgerSpec, Invalid> {
-        if text == "none" { return .success(.none) }
-        if text.hasPrefix("sqlite:") {
-            let path = String(text.dropFirst("sqlite:".count))
-            return path.isEmpty ? .failure(Invalid(message: "--ledger sqlite: needs a path, e.g. sqlite:iapscreen-ledger.sqlite"))
-                : .success(.sqlite(path))
-        }
-        if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
-            return .failure(Invalid(message: "--ledger \(text): a PostgreSQL ledger is not built yet; use sqlite:PATH or none"))
-        }
-        return .failure(Invalid(message: "--ledger takes sqlite:PATH or none, not '\(text)'"))
     }
 }
 

@@ -25,7 +25,7 @@ struct ScreenSetup {
         OptionSpec("--environment", .one, help: "Environment of orders that don't say (default production).",
                    choices: ["production", "sandbox"]),
         OptionSpec("--ledger", .one, valueName: "URL",
-                   help: "sqlite:PATH (default sqlite:iapscreen-ledger.sqlite) or none."),
+                   help: "sqlite:PATH (default sqlite:iapscreen-ledger.sqlite), postgres://… (a libpq URI) or none."),
         OptionSpec("--jobs", .one, valueName: "N", help: "Worker threads (default: the number of cores)."),
     ]
 
@@ -49,7 +49,7 @@ struct ScreenSetup {
             jobs = n
         }
         let ledgerSpec: LedgerSpec
-        switch LedgerSpec.parse(args.one("--ledger") ?? "sqlite:iapscreen-ledger.sqlite") {
+        switch LedgerSpec.parse(args) {
         case .success(let l): ledgerSpec = l
         case .failure(let invalid):
             io.usageError(command: spec, invalid.message)

@@ -14,7 +14,8 @@ public final class PostgresLedger: LedgerStore {
     private let lookupClaims: PostgresBulkLookup
     private let lookupTokens: PostgresBulkLookup
     private let lookupReported: PostgresStatement
-    private let lookupReview: PostgresStatement
+    private let lookupReviews: PostgresBulkLookup
+    private let lookupReportedMany: PostgresStatement
     private let lookupRefunds: PostgresBulkLookup
     private let lookupEvents: PostgresBulkLookup
 
@@ -26,7 +27,8 @@ public final class PostgresLedger: LedgerStore {
     /// `iapscreen` that is no ledger, is refused before anything is written.
     ///
     /// `readOnly`: the session cannot write (the server refuses); nothing is created.
-    public init(uri: String, readOnly: Bool = false) throws(LedgerError) {
+    /// `creating` false (review): a database without the ledger is `.empty`, not given one.
+    public init(uri: String, readOnly: Bool = false, creating: Bool = true) throws(LedgerError) {
         let db: PostgresConnection
         do {
             db = try PostgresConnection(uri: uri, applicationName: PostgresRunLock.applicationName)
@@ -35,8 +37,11 @@ public final class PostgresLedger: LedgerStore {
         }
         let target = db.target.description
         let state = try PostgresSchema.inspect(db, target: target)
+        if state == .empty, readOnly || !creating {
+            throw LedgerError("ledger \(target) is empty: no run has written it (no tables in schema iapscreen)",
+                              code: .empty)
+        }
         if readOnly {
-            guard state == .current else { throw LedgerError("ledger \(target) is empty: no run has written it", code: .notALedger) }
             try onServer(target) { () throws(PostgresError) in try db.execute("SET default_transaction_read_only = on") }
         } else if state != .current {
             try PostgresSchema.upgrade(db, target: target)
@@ -44,7 +49,7 @@ public final class PostgresLedger: LedgerStore {
         self.db = db
         self.target = target
         self.readOnly = readOnly
-        (lookupClaims, lookupTokens, lookupReported, lookupReview, lookupRefunds, lookupEvents) = try onServer(target) {
+        (lookupClaims, lookupTokens, lookupReported, lookupReviews, lookupReportedMany, lookupRefunds, lookupEvents) = try onServer(target) {
             () throws(PostgresError) in
             (try PostgresBulkLookup(db, select: "c.key, order_id, user_id, created_at, product_id, amount, currency, "
                 + "purchase_token, platform", from: "iapscreen.claims", key: "key"),
@@ -53,10 +58,23 @@ public final class PostgresLedger: LedgerStore {
                                     key: "purchase_token",
                                     rest: "AND c.purchase_token IS NOT NULL ORDER BY c.purchase_token, c.created_at, c.key"),
              try db.prepare("SELECT 1 FROM iapscreen.reported WHERE order_id = $1 AND rule = $2", [.text, .text]),
-             try db.prepare("SELECT verdict, note, \"by\", at FROM iapscreen.reviews WHERE order_id = $1", [.text]),
+             try PostgresBulkLookup(db, select: "c.order_id, verdict, note, \"by\", at", from: "iapscreen.reviews", key: "order_id"),
+             // Pairs, matched whole: an order's other rules are not sent back.
+             try db.prepare("SELECT r.order_id, r.rule FROM iapscreen.reported r JOIN unnest($1::text[], $2::text[]) "
+                + "AS w(order_id, rule) ON r.order_id = w.order_id AND r.rule = w.rule", [.textArray, .textArray]),
              try PostgresBulkLookup(db, select: "c.key, refunded_at, event, reason, source, identity, reversed_at",
                                     from: "iapscreen.refunds", key: "key"),
              try PostgresBulkLookup(db, select: "c.identity, type, first_run", from: "iapscreen.store_events", key: "identity"))
+        }
+    }
+
+    /// Where `uri` points, as messages name it (`postgres://user@host:port/db`, never a
+    /// password); a URI libpq cannot read is refused with libpq's reason.
+    public static func target(of uri: String) throws(LedgerError) -> String {
+        do {
+            return try PostgresTarget(validating: uri).description
+        } catch {
+            throw LedgerError(error.message, code: .postgres)
         }
     }
 
@@ -103,10 +121,31 @@ public final class PostgresLedger: LedgerStore {
     }
 
     public func review(of orderID: String) throws(LedgerError) -> Review? {
+        try reviews(of: [orderID])[orderID]
+    }
+
+    public func reviews(of orderIDs: [String]) throws(LedgerError) -> [String: Review] {
+        try lookUp(lookupReviews, orderIDs) { r, i throws(PostgresError) in
+            guard let verdict = try r.text(i, 1), let at = try r.text(i, 4) else { return nil }
+            return Review(verdict: verdict, note: try r.text(i, 2), by: try r.text(i, 3), at: at)
+        }
+    }
+
+    public func reported(_ findings: [ReportedFinding]) throws(LedgerError) -> Set<ReportedFinding> {
         try onServer(target) { () throws(PostgresError) in
-            let r = try lookupReview.run([.text(orderID)])
-            guard r.rowCount > 0, let verdict = try r.text(0, 0), let at = try r.text(0, 3) else { return nil }
-            return Review(verdict: verdict, note: try r.text(0, 1), by: try r.text(0, 2), at: at)
+            var out: Set<ReportedFinding> = []
+            var start = findings.startIndex
+            while start < findings.endIndex {
+                let end = findings.index(start, offsetBy: PostgresBulkLookup.arrayLimit, limitedBy: findings.endIndex)
+                    ?? findings.endIndex
+                let part = findings[start..<end]
+                let r = try lookupReportedMany.run([.textArray(part.map(\.orderID)), .textArray(part.map(\.rule))])
+                for i in 0..<r.rowCount {
+                    if let order = try r.text(i, 0), let rule = try r.text(i, 1) { out.insert(ReportedFinding(orderID: order, rule: rule)) }
+                }
+                start = end
+            }
+            return out
         }
     }
 
