@@ -81,7 +81,7 @@ let package = Package(
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient"]),
         // The test PostgreSQL server and a database of its own per test, for the tests that need one.
         .target(name: "PostgresTestSupport", dependencies: ["PostgresClient"], path: "Tests/PostgresTestSupport"),
-        .testTarget(name: "LedgerTests", dependencies: ["Ledger", "PostgresClient", "PostgresTestSupport"]),
+        .testTarget(name: "LedgerTests", dependencies: ["Ledger", "PostgresClient", "PostgresTestSupport", "IAPBasics", "Screening"]),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting"]),
         .testTarget(name: "StoreCryptoTests", dependencies: ["StoreCrypto", "IAPBasics"]),
         .testTarget(name: "ReceiptVerificationTests", dependencies: ["ReceiptVerification", "ReceiptBuilder", "StoreCrypto"]),

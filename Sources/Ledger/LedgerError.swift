@@ -19,6 +19,11 @@ public struct LedgerError: Error, Sendable, CustomStringConvertible {
         /// No run has written this ledger yet (an empty file, a database without schema
         /// `iapscreen`), and the caller asked not to create one.
         case empty
+        /// A sharded run was joined with another number of shards than it has, or after it
+        /// was committed.
+        case shardMismatch
+        /// The other shards of a run did not stage in time; the message names them.
+        case shardTimeout
     }
 
     public var code: Code

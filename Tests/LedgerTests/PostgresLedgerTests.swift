@@ -149,7 +149,7 @@ private func expectLedgerError(_ code: LedgerError.Code, sourceLocation: SourceL
 }
 
 /// Errors gathered from several threads.
-private final class Failures: @unchecked Sendable {
+final class Failures: @unchecked Sendable {
     private let lock = NSLock()
     private var errors: [String] = []
     func add(_ e: String) { lock.withLock { errors.append(e) } }

@@ -4,7 +4,7 @@ import PostgresClient
 /// What a night writes, staged with COPY into temporary tables (dropped at COMMIT or
 /// ROLLBACK) and merged from there with one statement per table: 10⁶ claims are one COPY and
 /// one INSERT, not 10⁶ round trips. `n` keeps the order they were given in.
-private let staging = """
+let staging = """
     CREATE TEMP TABLE night_claims(n bigint, key text, order_id text, user_id text, created_at bigint, product_id text,
                                    amount text, currency text, purchase_token text, platform text) ON COMMIT DROP;
     CREATE TEMP TABLE night_reported(order_id text, rule text) ON COMMIT DROP;
@@ -15,20 +15,20 @@ private let staging = """
     """
 
 /// A key the ledger has keeps its first taker; of one key given twice, the first given.
-private let mergeClaims = """
+let mergeClaims = """
     INSERT INTO iapscreen.claims(key, order_id, user_id, created_at, product_id, amount, currency, purchase_token, platform)
     SELECT DISTINCT ON (key) key, order_id, user_id, created_at, product_id, amount, currency, purchase_token, platform
     FROM pg_temp.night_claims ORDER BY key, n
     ON CONFLICT (key) DO NOTHING
     """
 
-private let mergeReported = """
+let mergeReported = """
     INSERT INTO iapscreen.reported(order_id, rule) SELECT DISTINCT order_id, rule FROM pg_temp.night_reported
     ON CONFLICT (order_id, rule) DO NOTHING
     """
 
 /// An event the ledger knows keeps its first run; of one given twice, the first given.
-private let mergeEvents = """
+let mergeEvents = """
     INSERT INTO iapscreen.store_events(identity, type, first_run)
     SELECT DISTINCT ON (identity) identity, type, $1 FROM pg_temp.night_events ORDER BY identity, n
     ON CONFLICT (identity) DO NOTHING
@@ -36,7 +36,7 @@ private let mergeEvents = """
 
 /// The earliest refund of a key wins, whichever night it was read on (a tie: the one kept,
 /// or tonight's first given); its reversal time stays.
-private let mergeRefunds = """
+let mergeRefunds = """
     INSERT INTO iapscreen.refunds AS r(key, refunded_at, event, reason, source, identity)
     SELECT DISTINCT ON (key) key, refunded_at, event, reason, source, identity FROM pg_temp.night_refunds
     ORDER BY key, refunded_at, n
@@ -47,7 +47,7 @@ private let mergeRefunds = """
 
 /// After the refunds (a refund and its reversal may come on one night); the earliest
 /// reversal stays; a reversal of a refund the ledger never saw marks nothing.
-private let mergeReversals = """
+let mergeReversals = """
     UPDATE iapscreen.refunds r SET reversed_at = v.at
     FROM (SELECT key, min(at) AS at FROM pg_temp.night_reversals GROUP BY key) v
     WHERE r.key = v.key AND (r.reversed_at IS NULL OR r.reversed_at > v.at)

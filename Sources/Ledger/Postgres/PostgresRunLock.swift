@@ -47,7 +47,14 @@ extension PostgresLedger {
         let (taken, holder) = try onServer(target) { () throws(PostgresError) in
             try db.tryAdvisoryLock(PostgresRunLock.key) ? (true, nil) : (false, try PostgresRunLock.holder(db))
         }
-        guard !taken else { return }
+        guard !taken else {
+            // A sharded run holds no lock for all its length: its state says it is going on.
+            if let sharded = try PostgresShardRun.runInProgress(self, abandonedAfter: PostgresShardRun.defaultTimeout) {
+                _ = try? db.advisoryUnlock(PostgresRunLock.key)
+                throw LedgerError("ledger \(target) is in use by \(sharded)", code: .inUse)
+            }
+            return
+        }
         throw LedgerError("ledger \(target) is in use by another run: \(holder ?? "a session this user cannot see")",
                           code: .inUse)
     }

@@ -1,0 +1,418 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import IAPBasics
+import PostgresClient
+
+/// One worker's part in a sharded run (CONTRACT §10), coordinated through the ledger's
+/// database: the worker joins the run, stages its orders as claiming needs them, waits until
+/// every shard has, reads the others' orders (so it claims as one unsharded run would), and
+/// when its reports are written hands over its part of what the run leaves in the ledger.
+/// The worker that finishes last commits the run — every part merged into the ledger's
+/// tables in one transaction — so a worker killed at any moment leaves the ledger as it was,
+/// and running its shard again with the same run id completes the run.
+///
+/// While it lives, the worker holds a session advisory lock on (run, shard): the server
+/// frees it when the worker dies, which is how the others tell a live shard from a dead one.
+public final class PostgresShardRun {
+    /// An order as claiming needs it; `candidates` is the screen's encoding of what it may take.
+    public struct StagedOrder: Sendable, Equatable {
+        public var orderID: String
+        public var userID: String
+        public var createdAt: Int64
+        public var catalog: Int64?
+        public var candidates: String
+
+        public init(orderID: String, userID: String, createdAt: Int64, catalog: Int64?, candidates: String) {
+            self.orderID = orderID
+            self.userID = userID
+            self.createdAt = createdAt
+            self.catalog = catalog
+            self.candidates = candidates
+        }
+    }
+
+    public let runID: String
+    public let shard: ShardSpec
+    private let ledger: PostgresLedger
+    private var db: PostgresConnection { ledger.db }
+    private var target: String { ledger.target }
+
+    /// The run's classid in the shard locks (objsubid 2 in pg_locks): 31 bits of its id's hash.
+    private var lockClass: Int64 { Int64(truncatingIfNeeded: ShardSpec.fnv1a64(runID) & 0x7FFF_FFFF) }
+
+    /// Joins run `runID` as `shard`. Refused with `.inUse` while another run holds the ledger
+    /// (an unsharded one, or another run id with a live shard or one that staged within
+    /// `abandonedAfter` seconds; an older one is dropped, its staging with it), or while
+    /// another worker runs this shard; with `.shardMismatch` when the run has another number
+    /// of shards or was committed already.
+    public init(ledger: PostgresLedger, runID: String, shard: ShardSpec, abandonedAfter: Double) throws(LedgerError) {
+        self.ledger = ledger
+        self.runID = runID
+        self.shard = shard
+        try inTransaction(db, target) { () throws(LedgerError) in
+            try onServer(target) { () throws(PostgresError) in
+                try db.query("SELECT pg_advisory_xact_lock($1)", [.int64(PostgresSchema.migrationLock)])
+                try db.execute(PostgresShardTables.create)
+            }
+            // An unsharded run holds the run lock for all its length.
+            let unsharded = try onServer(target) { () throws(PostgresError) -> String?? in
+                guard try db.tryAdvisoryLock(PostgresRunLock.key) else { return .some(try PostgresRunLock.holder(db)) }
+                _ = try db.advisoryUnlock(PostgresRunLock.key)
+                return .none
+            }
+            if let holder = unsharded {
+                throw LedgerError("ledger \(target) is in use by another run: \(holder ?? "a session this user cannot see")",
+                                  code: .inUse)
+            }
+            try refuseOtherRuns(abandonedAfter: abandonedAfter)
+            try onServer(target) { () throws(PostgresError) in
+                try db.query("INSERT INTO iapscreen.shard_runs(run_id, shards) VALUES ($1, $2) ON CONFLICT (run_id) DO NOTHING",
+                             [.text(runID), .int64(Int64(shard.count))])
+            }
+            let run = try onServer(target) { () throws(PostgresError) in
+                try db.query("SELECT shards, committed IS NOT NULL FROM iapscreen.shard_runs WHERE run_id = $1 FOR UPDATE",
+                             [.text(runID)])
+            }
+            let shards = try onServer(target) { () throws(PostgresError) in (try run.int64(0, 0), try run.bool(0, 1)) }
+            if shards.1 == true {
+                throw LedgerError("run \(runID) of ledger \(target) was completed already; a new night needs a new --run-id",
+                                  code: .shardMismatch)
+            }
+            if shards.0 != Int64(shard.count) {
+                throw LedgerError("run \(runID) of ledger \(target) has \(shards.0.map(String.init) ?? "?") shards, "
+                    + "not \(shard.count): every worker of a run gives the same --shard I/N", code: .shardMismatch)
+            }
+            let taken = try onServer(target) { () throws(PostgresError) in
+                try db.query("SELECT pg_try_advisory_lock($1::integer, $2::integer)",
+                             [.int64(lockClass), .int64(Int64(shard.index))]).bool(0, 0) == true
+            }
+            guard taken else {
+                throw LedgerError("shard \(shard) of run \(runID) is being run by another worker on ledger \(target)",
+                                  code: .inUse)
+            }
+            // A shard run again starts its part over.
+            try clearPart()
+            try onServer(target) { () throws(PostgresError) in
+                try db.query("""
+                    INSERT INTO iapscreen.shard_states(run_id, shard, worker) VALUES ($1, $2, $3)
+                    ON CONFLICT (run_id, shard) DO UPDATE SET staged = false, finished = false, worker = excluded.worker,
+                        orders = NULL, flagged = NULL, started_at = NULL, finished_at = NULL
+                    """, [.text(runID), .int64(Int64(shard.index)), .text(PostgresRunLock.applicationName)])
+                try touch()
+            }
+        }
+    }
+
+    /// `--shard-timeout`'s default, and how long an unsharded run takes a silent sharded run
+    /// to be alive.
+    public static let defaultTimeout: Double = 3600
+
+    /// Other runs not committed: refused while alive, dropped when abandoned.
+    private func refuseOtherRuns(abandonedAfter: Double) throws(LedgerError) {
+        if let other = try PostgresShardRun.runInProgress(ledger, except: runID, abandonedAfter: abandonedAfter) {
+            throw LedgerError("ledger \(target) is in use by \(other)", code: .inUse)
+        }
+    }
+
+    /// A sharded run not committed that is alive (a shard's worker running, or heard of
+    /// within `abandonedAfter` seconds), described; abandoned ones are dropped, staging and all.
+    static func runInProgress(_ ledger: PostgresLedger, except runID: String? = nil,
+                              abandonedAfter: Double) throws(LedgerError) -> String? {
+        let db = ledger.db, target = ledger.target
+        let exists = try onServer(target) { () throws(PostgresError) in
+            try db.query("SELECT to_regclass('iapscreen.shard_runs') IS NOT NULL").bool(0, 0) == true
+        }
+        guard exists else { return nil }
+        let others = try onServer(target) { () throws(PostgresError) in
+            try db.query("""
+                SELECT run_id, extract(epoch FROM now() - touched)::bigint FROM iapscreen.shard_runs
+                WHERE committed IS NULL AND run_id IS DISTINCT FROM $1
+                """, [PostgresParameter(runID)])
+        }
+        for i in 0..<others.rowCount {
+            let (other, idle) = try onServer(target) { () throws(PostgresError) in
+                (try others.text(i, 0) ?? "", try others.int64(i, 1) ?? Int64.max)
+            }
+            let live = try liveShards(db, target, of: other)
+            if !live.isEmpty || Double(idle) < abandonedAfter {
+                let staged = try stagedShards(db, target, of: other)
+                return "sharded run \(other): "
+                    + (live.isEmpty ? "no worker is running now, " : "shards \(list(live)) running, ")
+                    + "shards \(staged.isEmpty ? "none" : list(staged)) staged, last heard of \(idle) s ago"
+            }
+            try onServer(target) { () throws(PostgresError) in
+                for table in PostgresShardTables.partTables + ["shard_states", "shard_runs"] {
+                    try db.query("DELETE FROM iapscreen.\(table) WHERE run_id = $1", [.text(other)])
+                }
+            }
+        }
+        return nil
+    }
+
+    /// Shards of `run` whose worker holds its lock now.
+    private static func liveShards(_ db: PostgresConnection, _ target: String, of run: String) throws(LedgerError) -> [Int] {
+        try onServer(target) { () throws(PostgresError) in
+            let r = try db.query("""
+                SELECT DISTINCT l.objid::bigint FROM pg_locks l
+                WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND l.classid::bigint = $1
+                  AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                ORDER BY 1
+                """, [.int64(Int64(truncatingIfNeeded: ShardSpec.fnv1a64(run) & 0x7FFF_FFFF))])
+            return try PostgresShardRun.shards(r)
+        }
+    }
+
+    private static func stagedShards(_ db: PostgresConnection, _ target: String, of run: String) throws(LedgerError) -> [Int] {
+        try onServer(target) { () throws(PostgresError) in
+            try PostgresShardRun.shards(try db.query("SELECT shard FROM iapscreen.shard_states WHERE run_id = $1 AND staged ORDER BY shard",
+                                                     [.text(run)]))
+        }
+    }
+
+    /// Column 0 of every row, as shard numbers.
+    private static func shards(_ r: PostgresResult) throws(PostgresError) -> [Int] {
+        var out: [Int] = []
+        for i in 0..<r.rowCount {
+            if let v = try r.int64(i, 0), let shard = Int(exactly: v) { out.append(shard) }
+        }
+        return out
+    }
+
+    private static func list(_ shards: [Int]) -> String { shards.map(String.init).joined(separator: ", ") }
+
+    private func touch() throws(PostgresError) {
+        try db.query("UPDATE iapscreen.shard_runs SET touched = now() WHERE run_id = $1", [.text(runID)])
+    }
+
+    private func clearPart() throws(LedgerError) {
+        try onServer(target) { () throws(PostgresError) in
+            for table in PostgresShardTables.partTables {
+                try db.query("DELETE FROM iapscreen.\(table) WHERE run_id = $1 AND shard = $2",
+                             [.text(runID), .int64(Int64(shard.index))])
+            }
+        }
+    }
+
+    /// Stages this shard's orders (replacing any staged before) and says the shard has.
+    public func stage(_ orders: [StagedOrder]) throws(LedgerError) {
+        try inTransaction(db, target) { () throws(LedgerError) in
+            try clearPart()
+            try onServer(target) { () throws(PostgresError) in
+                let copy = "COPY iapscreen.shard_orders(run_id, shard, order_id, user_id, created_at, catalog, candidates) FROM STDIN"
+                try db.copyIn(copy, count: orders.count) { rows, i in
+                    let o = orders[i]
+                    rows.add(runID)
+                    rows.add(Int64(shard.index))
+                    rows.add(o.orderID)
+                    rows.add(o.userID)
+                    rows.add(o.createdAt)
+                    rows.add(o.catalog)
+                    rows.add(o.candidates)
+                    rows.endRow()
+                }
+                try db.query("UPDATE iapscreen.shard_states SET staged = true WHERE run_id = $1 AND shard = $2",
+                             [.text(runID), .int64(Int64(shard.index))])
+                try touch()
+            }
+        }
+    }
+
+    /// Waits until every shard has staged its orders; `.shardTimeout` naming the shards
+    /// missing after `timeout` seconds.
+    public func waitForAll(timeout: Double, poll: Double = 0.2) throws(LedgerError) {
+        let deadline = monotonicNow() + timeout
+        var lastTouch = monotonicNow()
+        while true {
+            let staged = Set(try PostgresShardRun.stagedShards(db, target, of: runID))
+            let missing = (1...shard.count).filter { !staged.contains($0) }
+            guard !missing.isEmpty else { return }
+            let now = monotonicNow()
+            if now >= deadline {
+                throw LedgerError("run \(runID): shards \(PostgresShardRun.list(missing)) of \(shard.count) have not staged their orders "
+                    + "after \(Int(timeout)) s (--shard-timeout); nothing written, ledger unchanged", code: .shardTimeout)
+            }
+            // Heard of now and then, so that a long wait is not taken for an abandoned run.
+            if now - lastTouch > 30 {
+                try onServer(target) { () throws(PostgresError) in try touch() }
+                lastTouch = now
+            }
+            usleep(useconds_t(min(poll, max(deadline - now, 0.001)) * 1_000_000))
+        }
+    }
+
+    /// The orders every other shard staged, in no particular order, read a batch at a time.
+    public func othersOrders() throws(LedgerError) -> [StagedOrder] {
+        try inTransaction(db, target) { () throws(LedgerError) in
+            try onServer(target) { () throws(PostgresError) in
+                try db.query("""
+                    DECLARE others NO SCROLL CURSOR FOR SELECT order_id, user_id, created_at, catalog, candidates
+                    FROM iapscreen.shard_orders WHERE run_id = $1 AND shard <> $2
+                    """, [.text(runID), .int64(Int64(shard.index))])
+                var out: [StagedOrder] = []
+                while true {
+                    let r = try db.query("FETCH 20000 FROM others")
+                    guard r.rowCount > 0 else { break }
+                    for i in 0..<r.rowCount {
+                        guard let order = try r.text(i, 0), let user = try r.text(i, 1), let at = try r.int64(i, 2),
+                              let candidates = try r.text(i, 4) else { continue }
+                        out.append(StagedOrder(orderID: order, userID: user, createdAt: at, catalog: try r.int64(i, 3),
+                                               candidates: candidates))
+                    }
+                }
+                try db.execute("CLOSE others")
+                return out
+            }
+        }
+    }
+
+    /// Hands over this shard's part of the run (its new claims and reported findings; the
+    /// store events' part when `part.events` and the rest are given) and, when every shard
+    /// has, commits the run: true when this call did.
+    @discardableResult
+    public func finish(_ part: RunRecord) throws(LedgerError) -> Bool {
+        try inTransaction(db, target) { () throws(LedgerError) in
+            // Finishers one at a time: the last one sees every part.
+            try onServer(target) { () throws(PostgresError) in
+                try db.query("SELECT 1 FROM iapscreen.shard_runs WHERE run_id = $1 FOR UPDATE", [.text(runID)])
+            }
+            try clearFinishedPart()
+            try onServer(target) { () throws(PostgresError) in try copyPart(part) }
+            let finished = try onServer(target) { () throws(PostgresError) in
+                try db.query("""
+                    UPDATE iapscreen.shard_states SET finished = true, orders = $3, flagged = $4, started_at = $5, finished_at = $6
+                    WHERE run_id = $1 AND shard = $2
+                    """, [.text(runID), .int64(Int64(shard.index)), .int64(Int64(part.orders)), .int64(Int64(part.flagged)),
+                          .text(part.startedAt.iso8601), .text(part.finishedAt.iso8601)])
+                try touch()
+                return try db.query("SELECT count(*) FROM iapscreen.shard_states WHERE run_id = $1 AND finished",
+                                    [.text(runID)]).int64(0, 0) ?? 0
+            }
+            guard finished == Int64(shard.count) else { return false }
+            try onServer(target) { () throws(PostgresError) in try commitRun() }
+            return true
+        }
+    }
+
+    /// A part handed over before by this shard (a worker run again after it finished).
+    private func clearFinishedPart() throws(LedgerError) {
+        try onServer(target) { () throws(PostgresError) in
+            for table in ["shard_claims", "shard_reported", "shard_events", "shard_refunds", "shard_reversals"] {
+                try db.query("DELETE FROM iapscreen.\(table) WHERE run_id = $1 AND shard = $2",
+                             [.text(runID), .int64(Int64(shard.index))])
+            }
+        }
+    }
+
+    private func copyPart(_ run: RunRecord) throws(PostgresError) {
+        let runID = self.runID, index = Int64(shard.index)
+        let claims = run.newClaims
+        try db.copyIn("""
+            COPY iapscreen.shard_claims(run_id, shard, n, key, order_id, user_id, created_at, product_id, amount, currency,
+                                        purchase_token, platform) FROM STDIN
+            """, count: claims.count) { rows, i in
+            let new = claims[i], c = new.claim, d = new.details
+            rows.add(runID)
+            rows.add(index)
+            rows.add(Int64(i))
+            rows.add(new.key)
+            rows.add(c.orderID)
+            rows.add(c.userID)
+            rows.add(c.createdAt.millis)
+            rows.add(d.productID)
+            rows.add(d.amount)
+            rows.add(d.currency)
+            rows.add(d.purchaseToken)
+            rows.add(d.platform)
+            rows.endRow()
+        }
+        let reported = run.reported
+        try db.copyIn("COPY iapscreen.shard_reported(run_id, shard, order_id, rule) FROM STDIN", count: reported.count) { rows, i in
+            rows.add(runID)
+            rows.add(index)
+            rows.add(reported[i].orderID)
+            rows.add(reported[i].rule)
+            rows.endRow()
+        }
+        let events = run.events
+        try db.copyIn("COPY iapscreen.shard_events(run_id, shard, n, identity, type) FROM STDIN", count: events.count) { rows, i in
+            rows.add(runID)
+            rows.add(index)
+            rows.add(Int64(i))
+            rows.add(events[i].identity)
+            rows.add(events[i].type)
+            rows.endRow()
+        }
+        let refunds = run.refunds
+        try db.copyIn("""
+            COPY iapscreen.shard_refunds(run_id, shard, n, key, refunded_at, event, reason, source, identity, reversed_at)
+            FROM STDIN
+            """, count: refunds.count) { rows, i in
+            let r = refunds[i]
+            rows.add(runID)
+            rows.add(index)
+            rows.add(Int64(i))
+            rows.add(r.key)
+            rows.add(r.refundedAt.millis)
+            rows.add(r.event)
+            rows.add(r.reason)
+            rows.add(r.source)
+            rows.add(r.identity)
+            rows.add(r.reversedAt?.millis)
+            rows.endRow()
+        }
+        let reversals = run.reversals
+        try db.copyIn("COPY iapscreen.shard_reversals(run_id, shard, key, at) FROM STDIN", count: reversals.count) { rows, i in
+            rows.add(runID)
+            rows.add(index)
+            rows.add(reversals[i].key)
+            rows.add(reversals[i].at.millis)
+            rows.endRow()
+        }
+    }
+
+    /// Every part into the ledger's tables, merged as one unsharded run's record is, and the
+    /// run's staging gone; inside `finish`'s transaction.
+    private func commitRun() throws(PostgresError) {
+        let id = PostgresParameter.text(runID)
+        try db.execute(staging)
+        try db.query("""
+            INSERT INTO pg_temp.night_claims SELECT row_number() OVER (ORDER BY shard, n), key, order_id, user_id, created_at,
+                product_id, amount, currency, purchase_token, platform FROM iapscreen.shard_claims WHERE run_id = $1
+            """, [id])
+        try db.execute(mergeClaims)
+        try db.query("INSERT INTO pg_temp.night_reported SELECT order_id, rule FROM iapscreen.shard_reported WHERE run_id = $1", [id])
+        try db.execute(mergeReported)
+        let run = try db.query("""
+            INSERT INTO iapscreen.runs(started_at, finished_at, orders, flagged)
+            SELECT min(started_at), max(finished_at), sum(orders), sum(flagged) FROM iapscreen.shard_states WHERE run_id = $1
+            RETURNING id
+            """, [id]).int64(0, 0)
+        try db.query("""
+            INSERT INTO pg_temp.night_events SELECT row_number() OVER (ORDER BY shard, n), identity, type
+            FROM iapscreen.shard_events WHERE run_id = $1
+            """, [id])
+        try db.query(mergeEvents, [run.map(PostgresParameter.int64) ?? .null])
+        try db.query("""
+            INSERT INTO pg_temp.night_refunds SELECT row_number() OVER (ORDER BY shard, n), key, refunded_at, event, reason,
+                source, identity FROM iapscreen.shard_refunds WHERE run_id = $1
+            """, [id])
+        try db.execute(mergeRefunds)
+        try db.query("""
+            INSERT INTO pg_temp.night_reversals
+            SELECT key, reversed_at FROM iapscreen.shard_refunds WHERE run_id = $1 AND reversed_at IS NOT NULL
+            UNION ALL SELECT key, at FROM iapscreen.shard_reversals WHERE run_id = $1
+            """, [id])
+        try db.execute(mergeReversals)
+        for table in PostgresShardTables.partTables + ["shard_states"] {
+            try db.query("DELETE FROM iapscreen.\(table) WHERE run_id = $1", [id])
+        }
+        try db.query("UPDATE iapscreen.shard_runs SET committed = now(), touched = now() WHERE run_id = $1", [id])
+    }
+}
+
+private func monotonicNow() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}

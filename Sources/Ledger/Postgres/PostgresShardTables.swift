@@ -1,0 +1,46 @@
+/// What the workers of a sharded run keep in the ledger's database until the run is
+/// committed (CONTRACT §10): the run and the state of each shard, every shard's orders as
+/// claiming needs them, and what each shard's part of the run leaves in the ledger. None of
+/// it is the ledger's memory: only a committed run's parts are merged into the ledger's
+/// tables (in one transaction, by the shard that finishes last), and then the run's rows go.
+///
+/// Made on first use by a sharded run (under the migration lock), beside the ledger's
+/// tables in schema `iapscreen`; a database no sharded run used has none of them.
+enum PostgresShardTables {
+    static let create = """
+        CREATE TABLE IF NOT EXISTS iapscreen.shard_runs(
+            run_id text COLLATE "C" PRIMARY KEY, shards integer NOT NULL,
+            started timestamptz NOT NULL DEFAULT now(), touched timestamptz NOT NULL DEFAULT now(),
+            committed timestamptz);
+        CREATE TABLE IF NOT EXISTS iapscreen.shard_states(
+            run_id text COLLATE "C" NOT NULL, shard integer NOT NULL, staged boolean NOT NULL DEFAULT false,
+            finished boolean NOT NULL DEFAULT false, worker text, orders bigint, flagged bigint,
+            started_at text, finished_at text, PRIMARY KEY(run_id, shard));
+        CREATE TABLE IF NOT EXISTS iapscreen.shard_orders(
+            run_id text COLLATE "C" NOT NULL, shard integer NOT NULL, order_id text COLLATE "C" NOT NULL,
+            user_id text COLLATE "C" NOT NULL, created_at bigint NOT NULL, catalog integer, candidates text NOT NULL);
+        CREATE INDEX IF NOT EXISTS shard_orders_by_run ON iapscreen.shard_orders(run_id, shard);
+        CREATE TABLE IF NOT EXISTS iapscreen.shard_claims(
+            run_id text COLLATE "C" NOT NULL, shard integer NOT NULL, n bigint NOT NULL, key text COLLATE "C" NOT NULL,
+            order_id text COLLATE "C" NOT NULL, user_id text COLLATE "C" NOT NULL, created_at bigint NOT NULL,
+            product_id text, amount text, currency text, purchase_token text COLLATE "C", platform text);
+        CREATE INDEX IF NOT EXISTS shard_claims_by_run ON iapscreen.shard_claims(run_id, shard);
+        CREATE TABLE IF NOT EXISTS iapscreen.shard_reported(
+            run_id text COLLATE "C" NOT NULL, shard integer NOT NULL, order_id text COLLATE "C" NOT NULL,
+            rule text COLLATE "C" NOT NULL);
+        CREATE INDEX IF NOT EXISTS shard_reported_by_run ON iapscreen.shard_reported(run_id, shard);
+        CREATE TABLE IF NOT EXISTS iapscreen.shard_events(
+            run_id text COLLATE "C" NOT NULL, shard integer NOT NULL, n bigint NOT NULL, identity text NOT NULL,
+            type text NOT NULL);
+        CREATE TABLE IF NOT EXISTS iapscreen.shard_refunds(
+            run_id text COLLATE "C" NOT NULL, shard integer NOT NULL, n bigint NOT NULL, key text NOT NULL,
+            refunded_at bigint NOT NULL, event text NOT NULL, reason text, source text, identity text NOT NULL,
+            reversed_at bigint);
+        CREATE TABLE IF NOT EXISTS iapscreen.shard_reversals(
+            run_id text COLLATE "C" NOT NULL, shard integer NOT NULL, key text NOT NULL, at bigint NOT NULL);
+        """
+
+    /// Every table that holds a run's rows, for clearing a shard's part or the whole run.
+    static let partTables = ["shard_orders", "shard_claims", "shard_reported", "shard_events", "shard_refunds",
+                             "shard_reversals"]
+}
