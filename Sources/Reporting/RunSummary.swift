@@ -55,6 +55,9 @@ public struct RunSummary: Sendable {
     public var storeEvents: StoreEventFigures?
     public var rulesSHA256: String
     public var ordersPerSecond: Double
+    /// A sharded run's worker: `I/N`, and the run's id (CONTRACT §10).
+    public var shard: String?
+    public var runID: String?
 
     public init(version: String, startedAt: Timestamp, finishedAt: Timestamp, exitStatus: Int32, orders: Int, receipts: Int,
                 flagged: Int, new: Int, exempted: Int, malformed: Int, byRule: [(String, Int)], bySeverity: [(String, Int)],
@@ -82,6 +85,9 @@ public struct RunSummary: Sendable {
             .object(JSONObject(list.map { (key: $0.0, value: .integer($0.1)) }))
         }
         let rate = (ordersPerSecond * 10).rounded() / 10
+        var sharded: [(key: String, value: JSONValue)] = []
+        if let shard { sharded.append((key: "shard", value: .string(shard))) }
+        if let runID { sharded.append((key: "run_id", value: .string(runID))) }
         return JSONObject([
             ("version", .string(version)),
             ("started_at", .string(startedAt.iso8601)),
@@ -102,6 +108,6 @@ public struct RunSummary: Sendable {
             })),
             ("rules_sha256", .string(rulesSHA256)),
             ("orders_per_second", .number(rate.isFinite ? String(rate) : "0")),
-        ])
+        ] + sharded)
     }
 }

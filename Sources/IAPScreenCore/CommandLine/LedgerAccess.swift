@@ -54,7 +54,7 @@ struct LockedLedger {
     /// 4; anything else that keeps it from being read is exit 3.
     static func status(of error: LedgerError) -> ExitStatus {
         switch error.code {
-        case .newerSchema, .empty: .usage
+        case .newerSchema, .empty, .shardMismatch: .usage
         case .inUse: .ledgerBusy
         default: .unreadableInput
         }

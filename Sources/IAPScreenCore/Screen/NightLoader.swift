@@ -179,8 +179,14 @@ final class NightLoader {
     let limits: Limits
     private let batcher: ReceiptBatcher
 
-    init(screening: ReceiptScreening, limits: Limits, jobs: Int, watching orderID: String? = nil) throws {
+    /// A sharded run's worker keeps its shard's orders (and their receipts, and orphans)
+    /// only; the others' rows are counted in the input's positions and left undecoded.
+    /// Malformed records are the first shard's.
+    let shard: ShardSpec?
+
+    init(screening: ReceiptScreening, limits: Limits, jobs: Int, watching orderID: String? = nil, shard: ShardSpec? = nil) throws {
         watchedOrderID = orderID
+        self.shard = shard
         spill = try FindingSpill()
         self.screening = screening
         self.limits = limits
@@ -233,10 +239,18 @@ final class NightLoader {
     }
 
     private func addMalformed(_ m: UnreadableRecord) {
+        guard shard.map({ $0.index == 1 }) ?? true else {
+            _ = nextPosition()
+            return
+        }
         malformed.append(MalformedItem(position: nextPosition(), location: m.location, reason: m.reason))
     }
 
     private func addOrder(_ row: OrderRow) {
+        if let shard, !shard.owns(row.orderID) {
+            _ = nextPosition()
+            return
+        }
         let payload = row.receipt
         let stored = StoredOrder(row, pool: pool)
         let index: Int
@@ -269,6 +283,8 @@ final class NightLoader {
     private func addReceipt(_ r: ReceiptRow) {
         let pos = nextPosition()
         guard let found = slotOf[r.orderID] else {
+            // Another shard's order, or its orphan.
+            if let shard, !shard.owns(r.orderID) { return }
             if orphanIDs.insert(r.orderID).inserted { orphans.append((pos, r.orderID, r.location)) }
             return
         }

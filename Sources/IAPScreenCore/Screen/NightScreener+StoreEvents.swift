@@ -45,6 +45,8 @@ extension NightScreener {
     func judge(_ events: StoreEventNight?, remembered: [RememberedTaking], book: ClaimBook, night: NightLoader,
                watch: Int32?) throws -> EventOutcome {
         var out = EventOutcome(counts: events?.counts ?? .init())
+        // What the night's events leave in the ledger is handed over by one shard of a run.
+        let isFirstShard = shard.map { $0.index == 1 } ?? true
         // Events not believed and lines that are no event, each with its place among the refunds.
         let others = events?.others ?? []
         // Orders tonight's dump marks refunded were given back already: no refund finding.
@@ -70,14 +72,14 @@ extension NightScreener {
                 key = found
                 resolved[Int32(i)] = found
             }
-            if ledger != nil { remember(r, key: key, token: token, identity: identity, in: &out.memory) }
+            if ledger != nil, isFirstShard { remember(r, key: key, token: token, identity: identity, in: &out.memory) }
             if key.isEmpty {
                 out.unmatched += 1  // a token no purchase of tonight's or the ledger's names
             } else {
                 keyed.append(Int32(i))
             }
         }
-        if ledger != nil { out.memory.events = events?.believed.map { ($0.identity.hex, $0.type) } ?? [] }
+        if ledger != nil, isFirstShard { out.memory.events = events?.believed.map { ($0.identity.hex, $0.type) } ?? [] }
         /// Tonight's refunds and reversals with a key, in the order read.
         let tonight = keyed.lazy.map { i in
             var r = packed[Int(i)].refund
@@ -137,7 +139,18 @@ extension NightScreener {
         for j in judged.judged { byRefund[j.index] = j }
 
         out.pending = PendingRefunds(packed: packed, keyed: keyed, resolved: resolved, remembered: rememberedRefunds)
+        // A sharded run's worker reports on its shard's orders only; what names no order is
+        // the first shard's. Every worker judges every event: the counts are the whole log's.
+        func isMine(_ orderID: String?) -> Bool {
+            guard let shard else { return true }
+            return orderID.map(shard.owns) ?? (shard.index == 1)
+        }
         func place(_ j: RefundJudge.Judged) {
+            if j.taker.slot == nil, shard != nil {
+                // Tonight's order of another shard (the book holds its claim without a handle).
+                if let t = book.taker(of: j.refund.key), !t.remembered, t.handle == nil { return }
+                guard isMine(j.taker.orderID) else { return }
+            }
             if let slot = j.taker.slot {
                 guard evaluator.isEnabled(j.rule) else { return }
                 out.pending.add(j, slot: slot)
@@ -155,13 +168,16 @@ extension NightScreener {
         func placeOthers(upTo refundIndex: Int) {
             while nextOther < others.count, others[nextOther].before <= refundIndex {
                 switch others[nextOther].other {
-                case .malformed(let m):
+                case .malformed(let m) where isMine(nil):
                     if let f = evaluator.nightFinding(MalformedRecord.self, orderID: nil,
                                                       MalformedRecord.words(location: m.location, reason: m.reason)) {
                         out.afterNight.append(Self.eventReport(f, createdAt: nil, isOrder: false))
                     }
+                case .malformed:
+                    break
                 case .invalid(let type, let transaction, let location, let reason):
                     let order = transaction.flatMap { taker($0) }
+                    guard isMine(order?.orderID) else { break }
                     let words = StoreEventInvalid.words(type: type, transaction: transaction, location: location, reason: reason)
                     if let f = evaluator.nightFinding(StoreEventInvalid.self, orderID: order?.orderID, words) {
                         var finding = f

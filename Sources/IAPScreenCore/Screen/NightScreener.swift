@@ -17,6 +17,9 @@ struct NightScreener {
     let evaluator: RuleEvaluator
     /// The night's store events, read and verified (`--store-events`); nil without.
     var events: StoreEventNight?
+    /// A sharded run's worker: its shard, and the other shards' orders, claimed beside its own.
+    var shard: ShardSpec?
+    var others = ShardOrders()
 
     struct Outcome {
         var newClaims: [NewClaim]
@@ -72,6 +75,7 @@ struct NightScreener {
         var evaluator = self.evaluator
         if evaluator.needsOrdersPerUser {
             for i in screenable { evaluator.ordersPerUser[slots[Int(i)].order.userID, default: 0] += 1 }
+            for c in others.claimants { evaluator.ordersPerUser[c.userID, default: 0] += 1 }
         }
 
         // Refunds the ledger remembers are looked up for the keys tonight's orders take.
@@ -96,15 +100,23 @@ struct NightScreener {
                 if let k = o.candidate?.key { keys.append(k) }
                 if let d = night.deferred(slots[Int(i)]) { keys += ClaimBook.keys(of: d.digest) }
             }
+            for c in others.candidates { keys += c.compactMap(\.key) }
             book.remember(try ledger.claims(of: keys))
         }
         // Claim order: creation time, then order id. Sorted by time alone (small keys, radix),
         // then each run of equal times by order id.
+        // The other shards' orders (a sharded run) stand among them as -(index + 1).
+        let others = self.others
         var keys = ClaimOrder.sorted(screenable.map { i in
             ClaimOrder.Key(millis: slots.with(Int(i)) { $0.pointee.order.createdAt.millis }, slot: i)
-        })
-        ClaimOrder.breakTies(&keys) { a, b in
-            slots.with(Int(a)) { x in slots.with(Int(b)) { y in x.pointee.order.orderID < y.pointee.order.orderID } }
+        } + others.claimants.indices.map { j in ClaimOrder.Key(millis: others.claimants[j].createdAt.millis, slot: -Int32(j + 1)) })
+        if others.count == 0 {
+            ClaimOrder.breakTies(&keys) { a, b in
+                slots.with(Int(a)) { x in slots.with(Int(b)) { y in x.pointee.order.orderID < y.pointee.order.orderID } }
+            }
+        } else {
+            func orderID(_ i: Int32) -> String { i >= 0 ? slots[Int(i)].order.orderID : others.claimants[Int(-i) - 1].orderID }
+            ClaimOrder.breakTies(&keys) { a, b in orderID(a) < orderID(b) }
         }
         screenable = keys.map(\.slot)
         keys = []
@@ -116,6 +128,12 @@ struct NightScreener {
         let afterEvents = (events != nil || checksRefunds) && evaluator.needsStoreEventFields
         var waiting: [(slot: Int32, selection: Selection)] = []
         for i in screenable {
+            if i < 0 {
+                // Another shard's: it takes what it takes; that shard reports it.
+                let j = Int(-i) - 1
+                if !others.candidates[j].isEmpty { _ = book.select(for: others.claimants[j], candidates: others.candidates[j]) }
+                continue
+            }
             // Fields are read in place: copying a million slots was most of this loop.
             guard slots.with(Int(i), { $0.pointee.outcomeKind != nil }) else { continue }
             if i == watch { watched = Selection.none }
@@ -258,7 +276,8 @@ struct NightScreener {
     /// Tonight's new claims with what each order bought, for the ledger (built on every core:
     /// a night of a million claims resolves a million orders).
     private func newClaims(_ book: ClaimBook, _ night: NightLoader) -> [NewClaim] {
-        let taken = book.newClaims
+        // Claims without a handle are the other shards' orders': theirs to hand over.
+        let taken = book.newClaims.filter { $0.handle != nil }
         var out = [NewClaim?](repeating: nil, count: taken.count)
         let parts = taken.count < 1024 ? 1 : 8
         let size = (taken.count + parts - 1) / parts

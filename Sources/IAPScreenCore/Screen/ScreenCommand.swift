@@ -24,7 +24,7 @@ enum ScreenCommand {
                        choices: Severity.allCases.map(\.name)),
             OptionSpec("--quiet", .flag, help: "Print nothing, not even the summary."),
             MetricsFile.option,
-        ],
+        ] + ShardOptions.options,
         details: """
         Writes findings.jsonl, flagged.csv, summary.json and report.html into --out, each under
         a temporary name first. The ledger remembers which order first took each store
@@ -63,14 +63,31 @@ enum ScreenCommand {
         case .failure(let status): return status.status
         }
         let orders = setup.orders, receipts = setup.receipts, jobs = setup.jobs, rules = setup.rules
-
-        // One run per ledger at a time: held until the run ends.
-        let held: LockedLedger?
-        switch LockedLedger.open(setup.ledgerSpec, command: spec.name, consequence: "nothing written", io: io) {
-        case .success(let h): held = h
-        case .failure(let refusal): return refusal.status
+        let sharding: ShardOptions?
+        switch ShardOptions.parse(args, ledger: setup.ledgerSpec, command: spec, io: io) {
+        case .success(let s): sharding = s
+        case .failure(let stop): return stop.status
         }
-        defer { withExtendedLifetime(held) {} }
+
+        // One run per ledger at a time: held until the run ends. A sharded run's worker joins
+        // its run instead.
+        let held: LockedLedger?
+        let shardRun: PostgresShardRun?
+        if let sharding, case .postgres(let uri, _) = setup.ledgerSpec {
+            switch sharding.join(uri, io: io) {
+            case .success(let (ledger, run)):
+                held = LockedLedger(lock: nil, ledger: ledger)
+                shardRun = run
+            case .failure(let refusal): return refusal.status
+            }
+        } else {
+            switch LockedLedger.open(setup.ledgerSpec, command: spec.name, consequence: "nothing written", io: io) {
+            case .success(let h): held = h
+            case .failure(let refusal): return refusal.status
+            }
+            shardRun = nil
+        }
+        defer { withExtendedLifetime((held, shardRun)) {} }
         let ledger = held?.ledger
 
         let resolver = setup.resolver, evaluator = setup.evaluator
@@ -87,7 +104,7 @@ enum ScreenCommand {
         screening.keepsTokens = ledger != nil
         let loader: NightLoader
         do {
-            loader = try NightLoader(screening: screening, limits: .standard, jobs: jobs)
+            loader = try NightLoader(screening: screening, limits: .standard, jobs: jobs, shard: sharding?.shard)
         } catch {
             reading?.abandon()
             io.error("iapscreen screen: \(error)")
@@ -121,9 +138,28 @@ enum ScreenCommand {
             io.error("iapscreen screen: cannot write the reports in \(outDir): \(error); ledger unchanged")
             return .unreadableInput
         }
+        var screener = NightScreener(rules: rules, ledger: ledger, resolver: resolver, evaluator: evaluator, events: events)
+        if let shardRun, let sharding {
+            // Every shard's orders claim together: staged, then the others' read back.
+            do {
+                try shardRun.stage(screener.stagedOrders(loader))
+                progress.phase("waiting for the other shards of run \(sharding.runID)", count: loader.slots.count)
+                try shardRun.waitForAll(timeout: sharding.timeout)
+                guard let others = ShardOrders(staged: try shardRun.othersOrders()) else {
+                    throw LedgerError("run \(sharding.runID): another shard's staged orders cannot be read", code: .postgres)
+                }
+                screener.shard = sharding.shard
+                screener.others = others
+            } catch {
+                progress.clear()
+                writer.abandon()
+                io.error("iapscreen screen: \(error); nothing written, ledger unchanged")
+                return (error as? LedgerError).map(LockedLedger.status(of:)) ?? .unreadableInput
+            }
+            progress.phase("claiming transactions and writing the reports", count: loader.slots.count)
+        }
         do {
-            outcome = try NightScreener(rules: rules, ledger: ledger, resolver: resolver, evaluator: evaluator, events: events)
-                .screen(loader, writer: writer)
+            outcome = try screener.screen(loader, writer: writer)
         } catch {
             progress.clear()
             writer.abandon()
@@ -141,6 +177,8 @@ enum ScreenCommand {
                                      inputs: loader.inputs + (events?.inputs ?? []), rules: rules, started: started,
                                      finished: Clock.now(), status: status, rate: Double(outcome.orders) / elapsed)
         summary.storeEvents = events == nil ? nil : outcome.events.map(Summaries.storeEvents)
+        summary.shard = sharding?.shard.description
+        summary.runID = sharding?.runID
         do {
             try writer.prepare(summary: summary, legend: RuleLegend(rules.settings))
         } catch {
@@ -153,9 +191,10 @@ enum ScreenCommand {
         if let ledger {
             do {
                 let memory = outcome.events?.memory ?? EventMemory()
-                try ledger.record(RunRecord(startedAt: started, finishedAt: summary.finishedAt, orders: outcome.orders,
-                                            flagged: summary.flagged, newClaims: outcome.newClaims, reported: writer.reported,
-                                            refunds: memory.refunds, reversals: memory.reversals, events: memory.events))
+                let record = RunRecord(startedAt: started, finishedAt: summary.finishedAt, orders: outcome.orders,
+                                       flagged: summary.flagged, newClaims: outcome.newClaims, reported: writer.reported,
+                                       refunds: memory.refunds, reversals: memory.reversals, events: memory.events)
+                if let shardRun { try shardRun.finish(record) } else { try ledger.record(record) }
             } catch {
                 writer.abandon()
                 io.error("iapscreen screen: the ledger could not be updated: \(error); nothing written, ledger unchanged")

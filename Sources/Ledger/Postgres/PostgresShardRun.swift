@@ -19,11 +19,12 @@ public final class PostgresShardRun {
     public struct StagedOrder: Sendable, Equatable {
         public var orderID: String
         public var userID: String
-        public var createdAt: Int64
+        /// As the dump wrote it: with or without milliseconds.
+        public var createdAt: Timestamp
         public var catalog: Int64?
         public var candidates: String
 
-        public init(orderID: String, userID: String, createdAt: Int64, catalog: Int64?, candidates: String) {
+        public init(orderID: String, userID: String, createdAt: Timestamp, catalog: Int64?, candidates: String) {
             self.orderID = orderID
             self.userID = userID
             self.createdAt = createdAt
@@ -199,14 +200,15 @@ public final class PostgresShardRun {
         try inTransaction(db, target) { () throws(LedgerError) in
             try clearPart()
             try onServer(target) { () throws(PostgresError) in
-                let copy = "COPY iapscreen.shard_orders(run_id, shard, order_id, user_id, created_at, catalog, candidates) FROM STDIN"
+                let copy = "COPY iapscreen.shard_orders(run_id, shard, order_id, user_id, created_at, created_ms, catalog, candidates) FROM STDIN"
                 try db.copyIn(copy, count: orders.count) { rows, i in
                     let o = orders[i]
                     rows.add(runID)
                     rows.add(Int64(shard.index))
                     rows.add(o.orderID)
                     rows.add(o.userID)
-                    rows.add(o.createdAt)
+                    rows.add(o.createdAt.millis)
+                    rows.add(o.createdAt.hasMilliseconds ? "t" : "f")
                     rows.add(o.catalog)
                     rows.add(o.candidates)
                     rows.endRow()
@@ -246,7 +248,7 @@ public final class PostgresShardRun {
         try inTransaction(db, target) { () throws(LedgerError) in
             try onServer(target) { () throws(PostgresError) in
                 try db.query("""
-                    DECLARE others NO SCROLL CURSOR FOR SELECT order_id, user_id, created_at, catalog, candidates
+                    DECLARE others NO SCROLL CURSOR FOR SELECT order_id, user_id, created_at, created_ms, catalog, candidates
                     FROM iapscreen.shard_orders WHERE run_id = $1 AND shard <> $2
                     """, [.text(runID), .int64(Int64(shard.index))])
                 var out: [StagedOrder] = []
@@ -254,9 +256,12 @@ public final class PostgresShardRun {
                     let r = try db.query("FETCH 20000 FROM others")
                     guard r.rowCount > 0 else { break }
                     for i in 0..<r.rowCount {
-                        guard let order = try r.text(i, 0), let user = try r.text(i, 1), let at = try r.int64(i, 2),
-                              let candidates = try r.text(i, 4) else { continue }
-                        out.append(StagedOrder(orderID: order, userID: user, createdAt: at, catalog: try r.int64(i, 3),
+                        guard let order = try r.text(i, 0), let user = try r.text(i, 1), let millis = try r.int64(i, 2),
+                              let at = Timestamp(millis: millis, hasMilliseconds: try r.bool(i, 3) == true),
+                              let candidates = try r.text(i, 5) else {
+                            throw PostgresError("a staged order of run \(runID) is not one a worker wrote")
+                        }
+                        out.append(StagedOrder(orderID: order, userID: user, createdAt: at, catalog: try r.int64(i, 4),
                                                candidates: candidates))
                     }
                 }

@@ -1,0 +1,67 @@
+import IAPBasics
+import Ledger
+
+/// `screen --shard I/N --run-id ID [--shard-timeout S]` (CONTRACT §10): one worker of a
+/// sharded run. Only on a PostgreSQL ledger, where the workers meet.
+struct ShardOptions {
+    let shard: ShardSpec
+    let runID: String
+    /// How long to wait for the other shards, in seconds.
+    let timeout: Double
+
+    static let options: [OptionSpec] = [
+        OptionSpec("--shard", .one, valueName: "I/N", help: "Screen shard I of N of the night (needs --run-id and a postgres:// ledger)."),
+        OptionSpec("--run-id", .one, valueName: "ID", help: "The sharded run this worker is part of: the same on every worker."),
+        OptionSpec("--shard-timeout", .one, valueName: "SECONDS", help: "How long to wait for the other shards (default 3600)."),
+    ]
+
+    /// Longer run ids are no one's naming scheme.
+    static let maxRunIDLength = 200
+
+    /// Nil without `--shard`; a usage error (already said) for a bad combination.
+    static func parse(_ args: ParsedArguments, ledger: LedgerSpec, command spec: CommandSpec,
+                      io: Console) -> Result<ShardOptions?, ScreenSetup.Stop> {
+        func refuse(_ message: String) -> Result<ShardOptions?, ScreenSetup.Stop> {
+            io.usageError(command: spec, message)
+            return .failure(ScreenSetup.Stop(status: .usage))
+        }
+        guard let text = args.one("--shard") else {
+            if args.one("--run-id") != nil { return refuse("--run-id names a sharded run: it goes with --shard I/N") }
+            if args.one("--shard-timeout") != nil { return refuse("--shard-timeout goes with --shard I/N") }
+            return .success(nil)
+        }
+        guard let shard = ShardSpec(text) else {
+            return refuse("--shard takes I/N with 1 ≤ I ≤ N ≤ \(ShardSpec.maxCount), not '\(text)'")
+        }
+        guard let runID = args.one("--run-id") else {
+            return refuse("--shard needs --run-id: the same id on every worker of the run")
+        }
+        guard !runID.isEmpty, runID.utf8.count <= maxRunIDLength,
+              runID.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7F }) else {
+            return refuse("--run-id takes 1 to \(maxRunIDLength) printable ASCII characters without spaces")
+        }
+        var timeout = PostgresShardRun.defaultTimeout
+        if let t = args.one("--shard-timeout") {
+            guard let seconds = Double(t), seconds.isFinite, seconds > 0, seconds <= 7 * 86_400 else {
+                return refuse("--shard-timeout takes a number of seconds above 0, at most a week, not '\(t)'")
+            }
+            timeout = seconds
+        }
+        guard case .postgres = ledger else {
+            return refuse("--shard needs a postgres:// ledger, where the workers of a run meet, not \(ledger.shown)")
+        }
+        return .success(ShardOptions(shard: shard, runID: runID, timeout: timeout))
+    }
+
+    /// Joins the run on the ledger (no run lock: the run's state in the ledger keeps other
+    /// runs out); a refusal is said here with its exit status.
+    func join(_ uri: String, io: Console) -> Result<(PostgresLedger, PostgresShardRun), LockedLedger.Refusal> {
+        do {
+            let ledger = try PostgresLedger(uri: uri)
+            return .success((ledger, try PostgresShardRun(ledger: ledger, runID: runID, shard: shard, abandonedAfter: timeout)))
+        } catch {
+            io.error("iapscreen screen: \(error); nothing written")
+            return .failure(LockedLedger.Refusal(status: LockedLedger.status(of: error)))
+        }
+    }
+}
