@@ -19,6 +19,10 @@ public struct LedgerError: Error, Sendable, CustomStringConvertible {
         /// No run has written this ledger yet (an empty file, a database without schema
         /// `iapscreen`), and the caller asked not to create one.
         case empty
+        /// A copy's target holds rows already; the message says what.
+        case notEmpty
+        /// A copy did not arrive whole, and was rolled back.
+        case copyFailed
         /// A sharded run was joined with another number of shards than it has, or after it
         /// was committed.
         case shardMismatch

@@ -43,6 +43,48 @@ public final class LedgerLock {
         flock(fd, LOCK_UN)
         close(fd)
     }
+
+    /// The pid of the process that holds the lock of the ledger at `ledgerPath`, as the
+    /// kernel lists it, without taking the lock (trying it would make a run that starts at
+    /// that moment fail); nil when no one holds it, or the list cannot be read.
+    ///
+    ///     /proc/locks, one lock a line; a waiter's line has "->" after the number:
+    ///     1: FLOCK  ADVISORY  WRITE 641 fe:00:16223974 0 EOF
+    ///        type   kind      mode  pid major:minor:inode (hex, hex, decimal) start end
+    ///                                                          (Linux, Documentation/filesystems/proc.rst)
+    public static func holder(ledgerPath: String) -> String? {
+        var st = stat()
+        guard stat(ledgerPath + ".lock", &st) == 0, let list = readAll("/proc/locks") else { return nil }
+        // glibc's dev_t: the major in bits 8-19 and 32-43, the minor in bits 0-7 and 20-31.
+        let dev = UInt64(st.st_dev)
+        let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & ~UInt64(0xfff))
+        let minor = (dev & 0xff) | ((dev >> 12) & ~UInt64(0xff))
+        for line in list.split(separator: "\n") {
+            let f = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard f.count >= 6, f[1] == "FLOCK", f[3] == "WRITE" else { continue }
+            let place = f[5].split(separator: ":")
+            guard place.count == 3, UInt64(place[0], radix: 16) == major, UInt64(place[1], radix: 16) == minor,
+                  UInt64(place[2]) == UInt64(st.st_ino) else { continue }
+            return String(f[4])
+        }
+        return nil
+    }
+
+    /// A small file read whole (the kernel's lists have no size to ask first).
+    private static func readAll(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while bytes.count < 1 << 24 {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else { break }
+            bytes += buffer[0..<n]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
 }
 
 extension String {

@@ -43,6 +43,19 @@ public protocol LedgerStore: ClaimLedger, AnyObject {
     func knownEvents(_ identities: [String]) throws(LedgerError) -> Set<String>
     /// The store events of these identities that earlier completed runs read, by identity.
     func events(_ identities: [String]) throws(LedgerError) -> [String: RememberedEvent]
+
+    /// How many rows each table holds (`ledger status`).
+    func counts() throws(LedgerError) -> LedgerCounts
+    /// Who holds the ledger for a run right now, as far as can be seen without taking any
+    /// lock (SQLite: the kernel's list of file locks; PostgreSQL: the server's); nil: no one.
+    func runHolder() throws(LedgerError) -> String?
+    /// Every row, table by table (runs first), at most `batch` rows at a time, all from one
+    /// snapshot: a run that completes meanwhile is in it whole or not at all. A row this
+    /// build cannot read (a time out of range) stops the export, naming it.
+    func exportRows(batch: Int, _ body: (LedgerRows) throws(LedgerError) -> Void) throws(LedgerError)
+    /// In one transaction: refuses a ledger that holds anything (`.notEmpty`), else lets
+    /// `fill` write rows through its argument, and commits when it returns (`copy(from:)`).
+    func load(_ fill: (_ write: (LedgerRows) throws(LedgerError) -> Void) throws(LedgerError) -> Void) throws(LedgerError)
 }
 
 /// A finding as the ledger remembers it reported: its order and rule.

@@ -119,8 +119,12 @@ final class SQLiteStatement {
         }
     }
 
-    func bind(_ index: Int32, _ value: Int64) {
-        sqlite3_bind_int64(stmt, index, value)
+    func bind(_ index: Int32, _ value: Int64?) {
+        if let value {
+            sqlite3_bind_int64(stmt, index, value)
+        } else {
+            sqlite3_bind_null(stmt, index)
+        }
     }
 
     /// Steps once: true while a row is available.
@@ -154,4 +158,21 @@ final class SQLiteStatement {
         defer { reset() }
         _ = try step()
     }
+
+    /// Binds `values` to ?1, ?2, … and runs the statement.
+    func run(_ values: SQLiteValue...) throws(LedgerError) {
+        for (i, value) in zip(Int32(1)..., values) {
+            switch value {
+            case .text(let text): bind(i, text)
+            case .int(let int): bind(i, int)
+            }
+        }
+        try run()
+    }
+}
+
+/// A value bound to a statement; nil is NULL.
+enum SQLiteValue {
+    case text(String?)
+    case int(Int64?)
 }

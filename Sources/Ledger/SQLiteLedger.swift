@@ -210,7 +210,7 @@ public final class SQLiteLedger {
 
     /// A claim from columns 0-2 (order_id, user_id, created_at); nil for a row whose time is
     /// out of range (as `claims(of:)` always did).
-    private static func claim(_ s: SQLiteStatement) -> Claim? {
+    static func claim(_ s: SQLiteStatement) -> Claim? {
         // Dumps mostly give whole seconds: a time kept without milliseconds prints as they wrote it.
         let millis = s.int(2)
         guard let order = s.text(0), let user = s.text(1), let at = Timestamp(millis: millis, hasMilliseconds: millis % 1000 != 0)
@@ -258,42 +258,6 @@ public final class SQLiteLedger {
         return runs
     }
 
-    /// Records a completed run in one transaction: its new claims with their details (the
-    /// first taker stays), what it reported, the run, its store events, refunds and reversals.
-    public func record(_ run: RunRecord) throws(LedgerError) {
-        try db.writing { () throws(LedgerError) in
-            let claim = try db.prepare("INSERT OR IGNORE INTO claims(key, order_id, user_id, created_at, product_id, amount, "
-                + "currency, purchase_token, platform) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
-            // In key order: each insert lands beside the last one, on pages already in cache.
-            for new in run.newClaims.sorted(by: { $0.key < $1.key }) {
-                let c = new.claim, d = new.details
-                claim.bind(1, new.key)
-                claim.bind(2, c.orderID)
-                claim.bind(3, c.userID)
-                claim.bind(4, c.createdAt.millis)
-                claim.bind(5, d.productID)
-                claim.bind(6, d.amount)
-                claim.bind(7, d.currency)
-                claim.bind(8, d.purchaseToken)
-                claim.bind(9, d.platform)
-                try claim.run()
-            }
-            let reported = try db.prepare("INSERT OR IGNORE INTO reported(order_id, rule) VALUES (?, ?)")
-            for r in run.reported {
-                reported.bind(1, r.orderID)
-                reported.bind(2, r.rule)
-                try reported.run()
-            }
-            let runRow = try db.prepare("INSERT INTO runs(started_at, finished_at, orders, flagged) VALUES (?, ?, ?, ?)")
-            runRow.bind(1, run.startedAt.iso8601)
-            runRow.bind(2, run.finishedAt.iso8601)
-            runRow.bind(3, Int64(run.orders))
-            runRow.bind(4, Int64(run.flagged))
-            try runRow.run()
-            try recordStoreEvents(run, runID: db.lastInsertRowID)
-        }
-    }
-
     /// Whether the ledger has seen this order: a completed run reported a finding on it, or it
     /// took a store transaction. (A finding is looked up by its key; a claim by a scan, which
     /// only `review` asks for.)
@@ -302,16 +266,5 @@ public final class SQLiteLedger {
             + "OR EXISTS (SELECT 1 FROM claims WHERE order_id = ?1)")
         stmt.bind(1, orderID)
         return try stmt.step()
-    }
-
-    /// Records (or replaces) a reviewer's verdict.
-    public func recordReview(orderID: String, _ review: Review) throws(LedgerError) {
-        let stmt = try db.prepare("INSERT OR REPLACE INTO reviews(order_id, verdict, note, by, at) VALUES (?, ?, ?, ?, ?)")
-        stmt.bind(1, orderID)
-        stmt.bind(2, review.verdict)
-        stmt.bind(3, review.note)
-        stmt.bind(4, review.by)
-        stmt.bind(5, review.at)
-        try stmt.run()
     }
 }

@@ -69,7 +69,7 @@ extension SQLiteLedger {
 
     /// A refund from columns key, refunded_at, event, reason, source, identity, reversed_at; nil
     /// for a time out of range (no refund we can reason about: left out, as a claim's is).
-    private static func refund(_ s: SQLiteStatement) -> RememberedRefund? {
+    static func refund(_ s: SQLiteStatement) -> RememberedRefund? {
         guard let key = s.text(0), let at = Timestamp(millis: s.int(1)), let event = s.text(2), let identity = s.text(5)
         else { return nil }
         return RememberedRefund(key: key, refundedAt: at, event: event, reason: s.text(3), source: s.text(4),
@@ -101,43 +101,5 @@ extension SQLiteLedger {
             guard let identity = s.text(0), let type = s.text(1) else { return nil }
             return RememberedEvent(identity: identity, type: type, firstRun: s.optionalInt(2))
         }
-    }
-
-    /// The store-event part of `record`, inside its transaction.
-    func recordStoreEvents(_ run: RunRecord, runID: Int64) throws(LedgerError) {
-        let event = try db.prepare("INSERT OR IGNORE INTO store_events(identity, type, first_run) VALUES (?, ?, ?)")
-        for e in run.events.sorted(by: { $0.identity < $1.identity }) {
-            event.bind(1, e.identity)
-            event.bind(2, e.type)
-            event.bind(3, runID)
-            try event.run()
-        }
-        // The earliest refund of a key wins, whichever night it was read on.
-        let refund = try db.prepare("""
-            INSERT INTO refunds(key, refunded_at, event, reason, source, identity) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-            ON CONFLICT(key) DO UPDATE SET refunded_at = excluded.refunded_at, event = excluded.event,
-                reason = excluded.reason, source = excluded.source, identity = excluded.identity
-            WHERE excluded.refunded_at < refunds.refunded_at
-            """)
-        // The earliest reversal stays too: a reversal logged again changes nothing.
-        let reversal = try db.prepare(
-            "UPDATE refunds SET reversed_at = ?2 WHERE key = ?1 AND (reversed_at IS NULL OR reversed_at > ?2)")
-        func reverse(_ key: String, _ at: Timestamp) throws(LedgerError) {
-            reversal.bind(1, key)
-            reversal.bind(2, at.millis)
-            try reversal.run()
-        }
-        for r in run.refunds {
-            refund.bind(1, r.key)
-            refund.bind(2, r.refundedAt.millis)
-            refund.bind(3, r.event)
-            refund.bind(4, r.reason)
-            refund.bind(5, r.source)
-            refund.bind(6, r.identity)
-            try refund.run()
-            if let at = r.reversedAt { try reverse(r.key, at) }
-        }
-        // After the refunds: a refund and its reversal may arrive on the same night.
-        for r in run.reversals { try reverse(r.key, r.at) }
     }
 }

@@ -8,13 +8,13 @@ struct CommandLineTests {
     func helpAndVersion() throws {
         let help = try Tool.run(["--help"])
         #expect(help.status == 0)
-        for command in ["screen", "decode", "explain", "review", "reconcile", "rules", "samples"] {
+        for command in ["screen", "decode", "explain", "review", "ledger", "reconcile", "rules", "samples"] {
             #expect(help.stdout.contains("  \(command) "))
         }
         let version = try Tool.run(["--version"])
         #expect(version.status == 0)
         #expect(version.stdout.hasPrefix("iapscreen "))
-        for command in ["screen", "decode", "explain", "review", "reconcile", "rules"] {
+        for command in ["screen", "decode", "explain", "review", "ledger", "reconcile", "rules"] {
             let r = try Tool.run([command, "--help"])
             #expect(r.status == 0)
             #expect(r.stdout.contains("Usage: iapscreen \(command)"))

@@ -61,9 +61,7 @@ struct PostgresLedgerScreenTests {
     func heldLedger() throws {
         let database = try TestDatabase()
         let w = try ThreeNights()
-        #expect(try w.screen("night1.jsonl", out: "out1", ledger: database.uri).run.status == 0)
-        let holder = try PostgresLedger(uri: database.uri)
-        try holder.lockForRun()
+        let holder = try w.nightOneThenHeld(database.uri)
         let busy = try w.screen("night2.jsonl", events: "events2.jsonl", out: "out2", ledger: database.uri)
         #expect(busy.run.status == 4, "\(busy.run.stderr)")
         #expect(busy.run.stderr.contains("is in use by another run: iapscreen \(getpid())@"), "\(busy.run.stderr)")
@@ -196,6 +194,18 @@ struct PostgresLedgerScreenTests {
         let after = try LedgerRows.count(ledger)
         #expect(after.runs == before.runs + 1 && after.reported == before.reported + 30_000)
         #expect(Date().timeIntervalSince(started) < 30)
+    }
+}
+
+extension ThreeNights {
+    /// Night one screened on the PostgreSQL ledger at `uri`, then held by a session of this
+    /// process as a run holds it (until the ledger returned is released).
+    func nightOneThenHeld(_ uri: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> PostgresLedger {
+        let one = try screen("night1.jsonl", out: "out1", ledger: uri).run
+        #expect(one.status == 0, "\(one.stderr)", sourceLocation: sourceLocation)
+        let holder = try PostgresLedger(uri: uri)
+        try holder.lockForRun()
+        return holder
     }
 }
 

@@ -66,6 +66,16 @@ struct ThreeNights {
         ].joined(separator: "\n") + "\n")
     }
 
+    /// A copy of the ledger an iapscreen before schema versions wrote (Tests/Fixtures/Ledger),
+    /// as `name` in the scratch directory; returns its bytes.
+    @discardableResult
+    func oldLedger(_ name: String) throws -> Data {
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/Ledger/schema0-ledger.sqlite").path
+        try FileManager.default.copyItem(atPath: fixture, toPath: scratch.file(name))
+        return try Data(contentsOf: URL(fileURLWithPath: scratch.file(name)))
+    }
+
     func write(_ name: String, _ rows: [JSONObject]) throws {
         try scratch.write(name, rows.map { JSONValue.object($0).jsonText }.joined(separator: "\n") + "\n")
     }
@@ -201,10 +211,7 @@ struct StoreEventLedgerTests {
     @Test("explain reads the ledger without writing it: an old ledger is not migrated, a newer one is exit 2")
     func explainReadsOnly() throws {
         let w = try ThreeNights()
-        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/Ledger/schema0-ledger.sqlite").path
-        try FileManager.default.copyItem(atPath: fixture, toPath: w.scratch.file("old.sqlite"))
-        let before = try Data(contentsOf: URL(fileURLWithPath: w.scratch.file("old.sqlite")))
+        let before = try w.oldLedger("old.sqlite")
         let explained = try Tool.run(["explain", "--order", "A", "--rules", "Rules", "--orders", "night1.jsonl",
                                       "--ledger", "sqlite:old.sqlite"], in: w.scratch.path)
         #expect(explained.status == 0, "\(explained.stderr)")

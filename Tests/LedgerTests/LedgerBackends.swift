@@ -42,6 +42,9 @@ final class LedgerPlace {
 
     private var sqlitePath: String { (scratch?.path("l.sqlite")) ?? "" }
 
+    /// The SQLite ledger's run lock, as a run holds it.
+    func sqliteLock() throws -> LedgerLock { try LedgerLock(ledgerPath: sqlitePath) }
+
     /// From now on, inserting the refund of `key` fails, as a full disk would, half way
     /// through a night's update.
     func failRefunds(ofKey key: String) throws {

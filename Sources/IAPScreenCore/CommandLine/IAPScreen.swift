@@ -12,6 +12,7 @@ public enum IAPScreen {
         (ExplainCommand.spec, ExplainCommand.run),
         (ReconcileCommand.spec, ReconcileCommand.run),
         (ReviewCommand.spec, ReviewCommand.run),
+        (LedgerCommand.spec, LedgerCommand.run),
         (RulesCommand.spec, RulesCommand.run),
         (SamplesCommand.spec, SamplesCommand.run),
     ]

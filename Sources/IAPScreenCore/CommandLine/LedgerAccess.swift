@@ -50,11 +50,12 @@ struct LockedLedger {
     }
 
     /// A ledger of a newer schema is a usage error (use the newer iapscreen, CONTRACT §10),
-    /// as is one that is not there (the wrong ledger named); one held by another run is exit
-    /// 4; anything else that keeps it from being read is exit 3.
+    /// as is one that is not there (the wrong ledger named) and a copy's target that holds
+    /// rows; one held by another run is exit 4; anything else that keeps it from being read
+    /// or written is exit 3.
     static func status(of error: LedgerError) -> ExitStatus {
         switch error.code {
-        case .newerSchema, .empty, .shardMismatch: .usage
+        case .newerSchema, .empty, .notEmpty, .shardMismatch: .usage
         case .inUse: .ledgerBusy
         default: .unreadableInput
         }

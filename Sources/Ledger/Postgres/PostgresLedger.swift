@@ -94,10 +94,7 @@ public final class PostgresLedger: LedgerStore {
 
     public func claimsWithDetails(of keys: [String]) throws(LedgerError) -> [String: (claim: Claim, details: ClaimDetails)] {
         try lookUp(lookupClaims, keys) { r, i throws(PostgresError) in
-            try PostgresLedger.claim(r, i).map { claim throws(PostgresError) in
-                (claim, ClaimDetails(productID: try r.text(i, 4), amount: try r.text(i, 5), currency: try r.text(i, 6),
-                                     purchaseToken: try r.text(i, 7), platform: try r.text(i, 8)))
-            }
+            try PostgresLedger.newClaim(r, i).map { ($0.claim, $0.details) }
         }
     }
 
@@ -105,9 +102,18 @@ public final class PostgresLedger: LedgerStore {
         try lookUp(lookupTokens, tokens) { r, i throws(PostgresError) in try r.text(i, 1) }
     }
 
+    /// A claim with its details from columns key, order_id, user_id, created_at, product_id,
+    /// amount, currency, purchase_token, platform; nil as for `claim`.
+    static func newClaim(_ r: PostgresResult, _ i: Int) throws(PostgresError) -> NewClaim? {
+        guard let key = try r.text(i, 0), let claim = try claim(r, i) else { return nil }
+        return NewClaim(key: key, claim: claim, details: ClaimDetails(productID: try r.text(i, 4), amount: try r.text(i, 5),
+                                                                      currency: try r.text(i, 6), purchaseToken: try r.text(i, 7),
+                                                                      platform: try r.text(i, 8)))
+    }
+
     /// A claim from columns 1-3 (order_id, user_id, created_at); nil for a row whose time is
     /// out of range (as the SQLite ledger does).
-    private static func claim(_ r: PostgresResult, _ i: Int) throws(PostgresError) -> Claim? {
+    static func claim(_ r: PostgresResult, _ i: Int) throws(PostgresError) -> Claim? {
         // Dumps mostly give whole seconds: a time kept without milliseconds prints as they wrote it.
         guard let order = try r.text(i, 1), let user = try r.text(i, 2), let millis = try r.int64(i, 3),
               let at = Timestamp(millis: millis, hasMilliseconds: millis % 1000 != 0) else { return nil }
@@ -125,10 +131,13 @@ public final class PostgresLedger: LedgerStore {
     }
 
     public func reviews(of orderIDs: [String]) throws(LedgerError) -> [String: Review] {
-        try lookUp(lookupReviews, orderIDs) { r, i throws(PostgresError) in
-            guard let verdict = try r.text(i, 1), let at = try r.text(i, 4) else { return nil }
-            return Review(verdict: verdict, note: try r.text(i, 2), by: try r.text(i, 3), at: at)
-        }
+        try lookUp(lookupReviews, orderIDs, PostgresLedger.review)
+    }
+
+    /// A verdict from columns 1-4 (verdict, note, by, at); column 0 is its order.
+    static func review(_ r: PostgresResult, _ i: Int) throws(PostgresError) -> Review? {
+        guard let verdict = try r.text(i, 1), let at = try r.text(i, 4) else { return nil }
+        return Review(verdict: verdict, note: try r.text(i, 2), by: try r.text(i, 3), at: at)
     }
 
     public func reported(_ findings: [ReportedFinding]) throws(LedgerError) -> Set<ReportedFinding> {
@@ -196,7 +205,7 @@ public final class PostgresLedger: LedgerStore {
 
     /// A refund from columns key, refunded_at, event, reason, source, identity, reversed_at; nil
     /// for a time out of range (no refund we can reason about: left out, as a claim's is).
-    private static func refund(_ r: PostgresResult, _ i: Int) throws(PostgresError) -> RememberedRefund? {
+    static func refund(_ r: PostgresResult, _ i: Int) throws(PostgresError) -> RememberedRefund? {
         guard let key = try r.text(i, 0), let at = try r.int64(i, 1).flatMap({ Timestamp(millis: $0) }),
               let event = try r.text(i, 2), let identity = try r.text(i, 5) else { return nil }
         return RememberedRefund(key: key, refundedAt: at, event: event, reason: try r.text(i, 3), source: try r.text(i, 4),
@@ -220,10 +229,13 @@ public final class PostgresLedger: LedgerStore {
     }
 
     public func events(_ identities: [String]) throws(LedgerError) -> [String: RememberedEvent] {
-        try lookUp(lookupEvents, identities) { r, i throws(PostgresError) in
-            guard let identity = try r.text(i, 0), let type = try r.text(i, 1) else { return nil }
-            return RememberedEvent(identity: identity, type: type, firstRun: try r.int64(i, 2))
-        }
+        try lookUp(lookupEvents, identities, PostgresLedger.event)
+    }
+
+    /// An event from columns identity, type, first_run.
+    static func event(_ r: PostgresResult, _ i: Int) throws(PostgresError) -> RememberedEvent? {
+        guard let identity = try r.text(i, 0), let type = try r.text(i, 1) else { return nil }
+        return RememberedEvent(identity: identity, type: type, firstRun: try r.int64(i, 2))
     }
 
     private func lookUp<T>(_ lookup: PostgresBulkLookup, _ keys: [String],

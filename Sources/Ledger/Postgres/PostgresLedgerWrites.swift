@@ -60,24 +60,14 @@ extension PostgresLedger {
                 try db.execute(staging)
                 let claims = run.newClaims
                 try db.copyIn("COPY pg_temp.night_claims FROM STDIN", count: claims.count) { rows, i in
-                    let new = claims[i], c = new.claim, d = new.details
                     rows.add(Int64(i))
-                    rows.add(new.key)
-                    rows.add(c.orderID)
-                    rows.add(c.userID)
-                    rows.add(c.createdAt.millis)
-                    rows.add(d.productID)
-                    rows.add(d.amount)
-                    rows.add(d.currency)
-                    rows.add(d.purchaseToken)
-                    rows.add(d.platform)
+                    rows.add(claims[i])
                     rows.endRow()
                 }
                 try db.execute(mergeClaims)
                 let reported = run.reported
                 try db.copyIn("COPY pg_temp.night_reported FROM STDIN", count: reported.count) { rows, i in
-                    rows.add(reported[i].orderID)
-                    rows.add(reported[i].rule)
+                    rows.add(ReportedFinding(orderID: reported[i].orderID, rule: reported[i].rule))
                     rows.endRow()
                 }
                 try db.execute(mergeReported)
@@ -102,14 +92,8 @@ extension PostgresLedger {
         try db.query(mergeEvents, [runID.map(PostgresParameter.int64) ?? .null])
         let refunds = run.refunds
         try db.copyIn("COPY pg_temp.night_refunds FROM STDIN", count: refunds.count) { rows, i in
-            let r = refunds[i]
             rows.add(Int64(i))
-            rows.add(r.key)
-            rows.add(r.refundedAt.millis)
-            rows.add(r.event)
-            rows.add(r.reason)
-            rows.add(r.source)
-            rows.add(r.identity)
+            rows.add(refunds[i])
             rows.endRow()
         }
         try db.execute(mergeRefunds)
@@ -131,5 +115,39 @@ extension PostgresLedger {
                 """, [.text(orderID), .text(review.verdict), PostgresParameter(review.note), PostgresParameter(review.by),
                       .text(review.at)])
         }
+    }
+}
+
+/// A row's columns as the ledger's tables (and the night's staging tables after `n`) hold
+/// them: what a night records and what a copy loads are written alike.
+extension PostgresCopyRows {
+    /// key, order_id, user_id, created_at, product_id, amount, currency, purchase_token, platform
+    mutating func add(_ new: NewClaim) {
+        let c = new.claim, d = new.details
+        add(new.key)
+        add(c.orderID)
+        add(c.userID)
+        add(c.createdAt.millis)
+        add(d.productID)
+        add(d.amount)
+        add(d.currency)
+        add(d.purchaseToken)
+        add(d.platform)
+    }
+
+    /// order_id, rule
+    mutating func add(_ finding: ReportedFinding) {
+        add(finding.orderID)
+        add(finding.rule)
+    }
+
+    /// key, refunded_at, event, reason, source, identity (its reversal apart)
+    mutating func add(_ r: RememberedRefund) {
+        add(r.key)
+        add(r.refundedAt.millis)
+        add(r.event)
+        add(r.reason)
+        add(r.source)
+        add(r.identity)
     }
 }

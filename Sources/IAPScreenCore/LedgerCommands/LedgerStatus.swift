@@ -1,0 +1,68 @@
+import Ledger
+
+/// `iapscreen ledger status [--ledger URL]`: what a ledger holds, read without a lock.
+///
+///     backend: sqlite | postgresql
+///     ledger: sqlite:PATH | postgres://user@host:port/db (schema iapscreen)
+///     schema: 2
+///     claims: N                      the rows completed runs (and review) left
+///     findings reported: N
+///     reviews: N
+///     store events: N
+///     refunds: N (M reversed)
+///     completed runs: N
+///     run in progress: none | who holds the ledger's run lock
+///     last runs, newest first:
+///       run ID  started …  finished …  orders N  flagged M
+enum LedgerStatus {
+    /// How many of the last runs are listed.
+    static let lastRuns = 10
+
+    static func run(_ args: ParsedArguments, command spec: CommandSpec, io: Console) -> ExitStatus {
+        guard let place = LedgerCommand.place(args, "--ledger", command: spec, io: io) else { return .usage }
+        let ledger: any LedgerStore
+        switch LedgerCommand.read(place, command: "ledger status", consequence: "nothing shown", io: io) {
+        case .success(let l): ledger = l
+        case .failure(let refusal): return refusal.status
+        }
+        do {
+            io.out.write(try text(place, ledger))
+            return .ok
+        } catch {
+            io.error("iapscreen ledger status: cannot read the ledger: \(error); nothing shown")
+            return LockedLedger.status(of: error)
+        }
+    }
+
+    static func text(_ place: LedgerSpec, _ ledger: any LedgerStore) throws(LedgerError) -> String {
+        let version = try ledger.storedSchemaVersion()
+        let counts = try ledger.counts()
+        let runs = try ledger.recentRuns(lastRuns)
+        var lines: [String] = []
+        switch place {
+        case .postgres(_, let target): lines += ["backend: postgresql", "ledger: \(target) (schema iapscreen)"]
+        default: lines += ["backend: sqlite", "ledger: \(place.shown)"]
+        }
+        lines.append("schema: \(version)" + (version < SQLiteLedger.schemaVersion
+            ? " (written before schema versions; the next screen or review migrates it to \(SQLiteLedger.schemaVersion))" : ""))
+        lines += [
+            "claims: \(counts.claims)",
+            "findings reported: \(counts.reported)",
+            "reviews: \(counts.reviews)",
+            "store events: \(counts.storeEvents)",
+            "refunds: \(counts.refunds) (\(counts.reversed) reversed)",
+            "completed runs: \(counts.runs)",
+        ]
+        // A run in progress is seen by the lock it holds. Sharded runs (CONTRACT §10, not
+        // built yet) will keep a row per run until its last shard is done: those, in
+        // progress or abandoned, with the shards each has, go here.
+        lines.append("run in progress: " + (try ledger.runHolder().map { "held by \($0)" } ?? "none"))
+        if !runs.isEmpty {
+            lines.append("last runs, newest first:")
+            for r in runs {
+                lines.append("  run \(r.id)  started \(r.startedAt)  finished \(r.finishedAt)  orders \(r.orders)  flagged \(r.flagged)")
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
