@@ -13,7 +13,7 @@ struct PostgresShardRunTests {
     static let at = Timestamp(clampingMillis: 1_709_251_200_000, hasMilliseconds: false)
 
     static func staged(_ order: String) -> PostgresShardRun.StagedOrder {
-        .init(orderID: order, userID: "u-" + order, createdAt: at, catalog: nil, candidates: "k3:\(order)")
+        .init(orderID: order, userID: "u-" + order, createdAt: at, position: 0, catalog: nil, candidates: "k3:\(order)")
     }
 
     static func part(_ keys: [String], orders: Int, flagged: Int) -> RunRecord {

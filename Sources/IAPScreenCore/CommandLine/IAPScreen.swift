@@ -13,6 +13,7 @@ public enum IAPScreen {
         (ReconcileCommand.spec, ReconcileCommand.run),
         (ReviewCommand.spec, ReviewCommand.run),
         (LedgerCommand.spec, LedgerCommand.run),
+        (MergeCommand.spec, MergeCommand.run),
         (RulesCommand.spec, RulesCommand.run),
         (SamplesCommand.spec, SamplesCommand.run),
     ]

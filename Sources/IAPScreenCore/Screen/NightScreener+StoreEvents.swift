@@ -9,6 +9,9 @@ import Screening
 /// after tonight's orders, in the order the events were read.
 struct EventOutcome: Sendable {
     var afterNight: [OrderReport] = []
+    /// Each of `afterNight`'s place among all a whole run's would hold (a sharded run's
+    /// worker holds its shard's of them), for `merge`.
+    var afterNightOrder: [Int] = []
     /// Refunds judged on tonight's orders: their findings are made as the reports are.
     var pending = PendingRefunds()
     /// The findings the events gave the watched slot (`explain`).
@@ -145,11 +148,18 @@ extension NightScreener {
             guard let shard else { return true }
             return orderID.map(shard.owns) ?? (shard.index == 1)
         }
+        var afterNightSeen = 0
+        func placeAfterNight(_ report: OrderReport, mine: Bool) {
+            if mine {
+                out.afterNight.append(report)
+                out.afterNightOrder.append(afterNightSeen)
+            }
+            afterNightSeen += 1
+        }
         func place(_ j: RefundJudge.Judged) {
-            if j.taker.slot == nil, shard != nil {
-                // Tonight's order of another shard (the book holds its claim without a handle).
-                if let t = book.taker(of: j.refund.key), !t.remembered, t.handle == nil { return }
-                guard isMine(j.taker.orderID) else { return }
+            if j.taker.slot == nil, shard != nil,
+               let t = book.taker(of: j.refund.key), !t.remembered, t.handle == nil {
+                return  // tonight's order of another shard (the book holds its claim without a handle): its worker reports it
             }
             if let slot = j.taker.slot {
                 guard evaluator.isEnabled(j.rule) else { return }
@@ -158,8 +168,8 @@ extension NightScreener {
                 return
             }
             if let f = finding(j) {
-                out.afterNight.append(Self.eventReport(f, createdAt: j.taker.createdAt, isOrder: true,
-                                                       details: earlier[j.refund.key]?.details))
+                placeAfterNight(Self.eventReport(f, createdAt: j.taker.createdAt, isOrder: true,
+                                                       details: earlier[j.refund.key]?.details), mine: isMine(j.taker.orderID))
             }
         }
         // In the order read: each of `others` before the refunds read after it (refunds are not
@@ -168,21 +178,18 @@ extension NightScreener {
         func placeOthers(upTo refundIndex: Int) {
             while nextOther < others.count, others[nextOther].before <= refundIndex {
                 switch others[nextOther].other {
-                case .malformed(let m) where isMine(nil):
+                case .malformed(let m):
                     if let f = evaluator.nightFinding(MalformedRecord.self, orderID: nil,
                                                       MalformedRecord.words(location: m.location, reason: m.reason)) {
-                        out.afterNight.append(Self.eventReport(f, createdAt: nil, isOrder: false))
+                        placeAfterNight(Self.eventReport(f, createdAt: nil, isOrder: false), mine: isMine(nil))
                     }
-                case .malformed:
-                    break
                 case .invalid(let type, let transaction, let location, let reason):
                     let order = transaction.flatMap { taker($0) }
-                    guard isMine(order?.orderID) else { break }
                     let words = StoreEventInvalid.words(type: type, transaction: transaction, location: location, reason: reason)
                     if let f = evaluator.nightFinding(StoreEventInvalid.self, orderID: order?.orderID, words) {
                         var finding = f
                         finding.userID = order?.userID
-                        out.afterNight.append(Self.eventReport(finding, createdAt: order?.createdAt, isOrder: false))
+                        placeAfterNight(Self.eventReport(finding, createdAt: order?.createdAt, isOrder: false), mine: isMine(order?.orderID))
                     }
                 }
                 nextOther += 1
@@ -224,12 +231,20 @@ extension NightScreener {
         guard !tokens.isEmpty else { return [:] }
         var byHash: [UInt64: String] = [:]
         for t in tokens { byHash[TokenHash.of(t)] = t }
-        // A subscription's renewals share its token: the earliest credited order's purchase is the one.
-        var out: [String: (key: String, at: Int64)] = [:]
+        // A subscription's renewals share its token: the earliest credited order's purchase is
+        // the one (of two at one time, the one read first).
+        var out: [String: (key: String, at: Int64, position: Int64)] = [:]
+        func found(_ token: String, _ key: String, at: Int64, position: Int64) {
+            if let seen = out[token], (seen.at, seen.position) <= (at, position) { return }
+            out[token] = (key, at, position)
+        }
         func found(_ token: String, _ key: String, slot i: Int) {
-            let at = night.slots.with(i) { $0.pointee.order.createdAt.millis }
-            if let seen = out[token], seen.at <= at { return }
-            out[token] = (key, at)
+            let (at, position) = night.slots.with(i) { (Int64($0.pointee.order.createdAt.millis), Int64($0.pointee.position)) }
+            found(token, key, at: at, position: position)
+        }
+        // A sharded run's other shards' purchases too.
+        for token in tokens {
+            for t in others.tokens[token] ?? [] { found(token, t.key, at: t.at, position: t.position) }
         }
         for i in night.slots.indices {
             if let digest = night.deferred(at: i)?.digest {

@@ -254,18 +254,25 @@ struct NightScreener {
         defer { appender.settle() }
         for chunkStart in stride(from: 0, to: items.count, by: 4096) {
             let chunk = Array(items[chunkStart..<min(chunkStart + 4096, items.count)])
+            let keys = chunk.map { item -> Int64 in
+                switch item {
+                case .slot(let i): Int64(slots.with(Int(i)) { $0.pointee.position })
+                case .extra(let k): Int64(extra[k].position)
+                case .afterNight(let k): ShardReportLines.afterNightKey(claims.events?.afterNightOrder[k] ?? k)
+                }
+            }
             guard ledger != nil else {
                 // Nothing to mark: each report is formatted where it is built, in one pass.
                 let built = try shared.parallelMap(chunk) { item throws -> (OrderReport, ReportWriter.Formatted)? in
                     try shared.report(item).map { ($0, ReportWriter.format($0)) }
                 }
-                try appender.append(built.map { $0?.0 }, built.map { $0?.1 })
+                try appender.append(built.map { $0?.0 }, built.map { $0?.1 }, keys: keys)
                 continue
             }
             var reports = try shared.parallelMap(chunk) { item throws -> OrderReport? in try shared.report(item) }
             try mark(&reports)
             let formatted = try shared.parallelMap(reports) { r -> ReportWriter.Formatted? in r.map(ReportWriter.format) }
-            try appender.append(reports, formatted)
+            try appender.append(reports, formatted, keys: keys)
         }
         try appender.finish()
         // Without a ledger nothing remembers them: not worth a million lookups.
@@ -321,11 +328,12 @@ struct NightScreener {
             self.writer = writer
         }
 
-        func append(_ reports: [OrderReport?], _ formatted: [ReportWriter.Formatted?]) throws {
+        /// `keys`: where each report stood in the night (a sharded run's worker keeps them for `merge`).
+        func append(_ reports: [OrderReport?], _ formatted: [ReportWriter.Formatted?], keys: [Int64]) throws {
             try waitForLast()
             queue.async(group: group) { [self] in
                 do {
-                    for (r, f) in zip(reports, formatted) { if let r, let f { try writer.append(f, of: r) } }
+                    for k in reports.indices { if let r = reports[k], let f = formatted[k] { try writer.append(f, of: r, key: keys[k]) } }
                 } catch {
                     failure = error
                 }

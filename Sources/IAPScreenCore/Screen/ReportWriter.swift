@@ -31,7 +31,10 @@ final class ReportWriter {
     private let keepsReported: Bool
     private let writer = JSONWriter()
 
-    init(directory: String, keepsReported: Bool = true) throws {
+    /// A sharded run's worker's reports, whole, for `merge` (`ShardReportLines`).
+    private let shardReports: TempFile?
+
+    init(directory: String, keepsReported: Bool = true, keepsShardReports: Bool = false) throws {
         self.keepsReported = keepsReported
         self.directory = directory
         do {
@@ -45,6 +48,7 @@ final class ReportWriter {
                     .exempted: try TempFile(in: directory, for: "report-exempted"),
                     .malformed: try TempFile(in: directory, for: "report-malformed")]
         try flagged.write(Array(FlaggedCSV.header.utf8))
+        shardReports = keepsShardReports ? try TempFile(in: directory, for: ShardReportLines.reportsFile) : nil
     }
 
     /// A report's lines, made on any thread.
@@ -62,8 +66,14 @@ final class ReportWriter {
     }
 
     /// Writes a formatted report, in the order reports come.
-    func append(_ f: Formatted, of r: OrderReport) throws {
+    func append(_ f: Formatted, of r: OrderReport, key: Int64 = 0) throws {
         try findings.write(f.jsonl)
+        if let shardReports {
+            var line: [UInt8] = []
+            writer.write(.object(ShardReportLines.line(r, key: key)), to: &line)
+            line.append(0x0A)
+            try shardReports.write(line)
+        }
         tally.add(r)
         page.add(r)
         for f in r.findings {
@@ -81,8 +91,13 @@ final class ReportWriter {
 
     /// Writes summary.json and report.html and syncs every file, still under its temporary
     /// name: `publish` puts them in place.
-    func prepare(summary: RunSummary, legend: RuleLegend) throws {
+    func prepare(summary: RunSummary, legend: RuleLegend, shardRun: JSONObject? = nil) throws {
         let summaryFile = try TempFile(in: directory, for: "summary.json")
+        if let shardRun {
+            let file = try TempFile(in: directory, for: ShardReportLines.runFile)
+            try file.write(Array((writer.string(.object(shardRun)) + "\n").utf8))
+            extraPrepared.append(file)
+        }
         try summaryFile.write(Array((writer.string(.object(summary.json)) + "\n").utf8))
         let html = try TempFile(in: directory, for: "report.html")
         try ReportHTML.assemble(summary: summary, tally: page, strings: strings, hashes: ReportWriter.pageHashes,
@@ -92,22 +107,24 @@ final class ReportWriter {
             case .data(let section): try pageData[section]?.copy(into: html)
             }
         }
-        for f in [findings, flagged, html, summaryFile] { try f.sync() }
+        for f in [findings, flagged, html, summaryFile] + sidecars { try f.sync() }
         for f in pageData.values { f.discard() }
         prepared = [html, summaryFile]
     }
 
-    /// summary.json and report.html, once `prepare` wrote them.
+    /// summary.json and report.html, once `prepare` wrote them (and a worker's files for `merge`).
     private var prepared: [TempFile] = []
+    private var extraPrepared: [TempFile] = []
+    private var sidecars: [TempFile] { extraPrepared + (shardReports.map { [$0] } ?? []) }
 
     /// Renames every report into place.
     func publish() throws {
-        for f in [findings, flagged] + prepared { try f.publish() }
+        for f in [findings, flagged] + prepared + sidecars { try f.publish() }
     }
 
     /// Removes every temporary file (a run that cannot finish leaves no half report).
     func abandon() {
-        for f in [findings, flagged] + pageData.values + prepared { f.discard() }
+        for f in [findings, flagged] + pageData.values + prepared + sidecars { f.discard() }
     }
 
     /// What report.html's Content-Security-Policy allows: its own script and style sheet.

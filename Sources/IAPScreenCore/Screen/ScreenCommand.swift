@@ -132,7 +132,7 @@ enum ScreenCommand {
         let outcome: NightScreener.Outcome
         let writer: ReportWriter
         do {
-            writer = try ReportWriter(directory: outDir, keepsReported: ledger != nil)
+            writer = try ReportWriter(directory: outDir, keepsReported: ledger != nil, keepsShardReports: sharding != nil)
         } catch {
             progress.clear()
             io.error("iapscreen screen: cannot write the reports in \(outDir): \(error); ledger unchanged")
@@ -180,7 +180,9 @@ enum ScreenCommand {
         summary.shard = sharding?.shard.description
         summary.runID = sharding?.runID
         do {
-            try writer.prepare(summary: summary, legend: RuleLegend(rules.settings))
+            let legend = RuleLegend(rules.settings)
+            try writer.prepare(summary: summary, legend: legend,
+                               shardRun: sharding.map { ShardReportLines.run($0, legend: legend, summary: summary) })
         } catch {
             writer.abandon()
             io.error("iapscreen screen: cannot write the reports in \(outDir): \(error); ledger unchanged")

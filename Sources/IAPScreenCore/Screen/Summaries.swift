@@ -8,6 +8,12 @@ import StoreCrypto
 enum Summaries {
     static func make(tally t: Tally, orders: Int, receipts: Int, inputs: [InputRecord], rules: RulesDirectory,
                      started: Timestamp, finished: Timestamp, status: ExitStatus, rate: Double) -> RunSummary {
+        make(tally: t, orders: orders, receipts: receipts, inputs: inputs, rulesSHA256: rulesDigest(rules), started: started,
+             finished: finished, status: status, rate: rate)
+    }
+
+    static func make(tally t: Tally, orders: Int, receipts: Int, inputs: [InputRecord], rulesSHA256: String,
+                     started: Timestamp, finished: Timestamp, status: ExitStatus, rate: Double) -> RunSummary {
         RunSummary(
             version: IAPScreen.version, startedAt: started, finishedAt: finished, exitStatus: status.rawValue,
             orders: orders, receipts: receipts, flagged: t.flagged, new: t.new, exempted: t.exempted,
@@ -15,7 +21,7 @@ enum Summaries {
             bySeverity: Severity.allCases.reversed().compactMap { s in t.bySeverity[s].map { (s.name, $0) } },
             atRisk: t.atRisk.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
             inputs: inputs.map { RunSummary.Input(path: $0.path, sha256: $0.sha256, records: $0.records) },
-            rulesSHA256: rulesDigest(rules), ordersPerSecond: rate)
+            rulesSHA256: rulesSHA256, ordersPerSecond: rate)
     }
 
     static func storeEvents(_ e: EventOutcome) -> StoreEventFigures {

@@ -21,13 +21,16 @@ public final class PostgresShardRun {
         public var userID: String
         /// As the dump wrote it: with or without milliseconds.
         public var createdAt: Timestamp
+        /// Its record's place in the night's inputs (ties of time go by it).
+        public var position: Int64
         public var catalog: Int64?
         public var candidates: String
 
-        public init(orderID: String, userID: String, createdAt: Timestamp, catalog: Int64?, candidates: String) {
+        public init(orderID: String, userID: String, createdAt: Timestamp, position: Int64, catalog: Int64?, candidates: String) {
             self.orderID = orderID
             self.userID = userID
             self.createdAt = createdAt
+            self.position = position
             self.catalog = catalog
             self.candidates = candidates
         }
@@ -200,7 +203,7 @@ public final class PostgresShardRun {
         try inTransaction(db, target) { () throws(LedgerError) in
             try clearPart()
             try onServer(target) { () throws(PostgresError) in
-                let copy = "COPY iapscreen.shard_orders(run_id, shard, order_id, user_id, created_at, created_ms, catalog, candidates) FROM STDIN"
+                let copy = "COPY iapscreen.shard_orders(run_id, shard, order_id, user_id, created_at, created_ms, position, catalog, candidates) FROM STDIN"
                 try db.copyIn(copy, count: orders.count) { rows, i in
                     let o = orders[i]
                     rows.add(runID)
@@ -209,6 +212,7 @@ public final class PostgresShardRun {
                     rows.add(o.userID)
                     rows.add(o.createdAt.millis)
                     rows.add(o.createdAt.hasMilliseconds ? "t" : "f")
+                    rows.add(o.position)
                     rows.add(o.catalog)
                     rows.add(o.candidates)
                     rows.endRow()
@@ -248,7 +252,7 @@ public final class PostgresShardRun {
         try inTransaction(db, target) { () throws(LedgerError) in
             try onServer(target) { () throws(PostgresError) in
                 try db.query("""
-                    DECLARE others NO SCROLL CURSOR FOR SELECT order_id, user_id, created_at, created_ms, catalog, candidates
+                    DECLARE others NO SCROLL CURSOR FOR SELECT order_id, user_id, created_at, created_ms, position, catalog, candidates
                     FROM iapscreen.shard_orders WHERE run_id = $1 AND shard <> $2
                     """, [.text(runID), .int64(Int64(shard.index))])
                 var out: [StagedOrder] = []
@@ -258,11 +262,11 @@ public final class PostgresShardRun {
                     for i in 0..<r.rowCount {
                         guard let order = try r.text(i, 0), let user = try r.text(i, 1), let millis = try r.int64(i, 2),
                               let at = Timestamp(millis: millis, hasMilliseconds: try r.bool(i, 3) == true),
-                              let candidates = try r.text(i, 5) else {
+                              let position = try r.int64(i, 4), let candidates = try r.text(i, 6) else {
                             throw PostgresError("a staged order of run \(runID) is not one a worker wrote")
                         }
-                        out.append(StagedOrder(orderID: order, userID: user, createdAt: at, catalog: try r.int64(i, 4),
-                                               candidates: candidates))
+                        out.append(StagedOrder(orderID: order, userID: user, createdAt: at, position: position,
+                                               catalog: try r.int64(i, 5), candidates: candidates))
                     }
                 }
                 try db.execute("CLOSE others")

@@ -18,7 +18,8 @@ enum PostgresShardTables {
             started_at text, finished_at text, PRIMARY KEY(run_id, shard));
         CREATE TABLE IF NOT EXISTS iapscreen.shard_orders(
             run_id text COLLATE "C" NOT NULL, shard integer NOT NULL, order_id text COLLATE "C" NOT NULL,
-            user_id text COLLATE "C" NOT NULL, created_at bigint NOT NULL, created_ms boolean NOT NULL, catalog integer,
+            user_id text COLLATE "C" NOT NULL, created_at bigint NOT NULL, created_ms boolean NOT NULL, position bigint NOT NULL,
+            catalog integer,
             candidates text NOT NULL);
         CREATE INDEX IF NOT EXISTS shard_orders_by_run ON iapscreen.shard_orders(run_id, shard);
         CREATE TABLE IF NOT EXISTS iapscreen.shard_claims(
