@@ -93,7 +93,7 @@ let package = Package(
             "ReceiptBuilder", "StoreCrypto", "IAPBasics", "JSONText", "ReceiptFormats", "ReceiptVerification",
         ]),
         .testTarget(name: "IAPScreenCoreTests", dependencies: [
-            "IAPScreenCore", "ReceiptBuilder", "JSONText", "Ledger", "Decompression", "PostgresClient", "PostgresTestSupport",
+            "IAPScreenCore", "ReceiptBuilder", "JSONText", "Ledger", "Decompression", "PostgresClient", "PostgresTestSupport", "IAPBasics",
         ]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,177 @@
+import Foundation
+import IAPBasics
+import PostgresClient
+import PostgresTestSupport
+import Synchronization
+import Testing
+
+/// `screen --shard I/N --run-id ID` and `merge` end to end (CONTRACT §10): workers started at
+/// once against one PostgreSQL ledger, each a process of its own, then merged; compared
+/// byte for byte with one unsharded run of the same night on a fresh ledger.
+@Suite("Sharded runs and merge, end to end", .serialized)
+struct ShardedRunTests {
+    static let files = ["findings.jsonl", "flagged.csv"]
+
+    /// The world's night for one shard (or unsharded), with its store events.
+    static func arguments(_ world: SampleWorld, out: String, ledger: String, shard: (Int, Int)?, runID: String = "night-1",
+                          extra: [String] = []) -> [String] {
+        world.screenArguments(out: out, ledger: ledger, storeEvents: true) + ["--quiet"]
+            + (shard.map { ["--shard", "\($0.0)/\($0.1)", "--run-id", runID] } ?? []) + extra
+    }
+
+    /// Runs every argument list at once, each in a process of its own.
+    static func together(_ runs: [[String]]) -> [ToolRun?] {
+        let results = Mutex([ToolRun?](repeating: nil, count: runs.count))
+        let done = DispatchGroup()
+        for (k, args) in runs.enumerated() {
+            done.enter()
+            Thread {
+                defer { done.leave() }
+                let r = try? Tool.run(args)
+                results.withLock { $0[k] = r }
+            }.start()
+        }
+        done.wait()
+        return results.withLock { $0 }
+    }
+
+    static func expectSame(_ a: String, _ b: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+        for file in files {
+            let left = try Data(contentsOf: URL(fileURLWithPath: a + "/" + file))
+            let right = try Data(contentsOf: URL(fileURLWithPath: b + "/" + file))
+            #expect(left == right, "\(a)/\(file) and \(b)/\(file) differ", sourceLocation: sourceLocation)
+            #expect(!left.isEmpty, sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test("three workers at once, then merge: the findings.jsonl and flagged.csv of one unsharded run, replays across shards included, and again on a second night")
+    func threeWorkers() throws {
+        let world = try SampleWorld.shared.get()
+        let s = try Scratch()
+        let single = try TestDatabase(), sharded = try TestDatabase()
+        for night in ["n1", "n2"] {
+            let one = try Tool.run(Self.arguments(world, out: s.file("one-\(night)"), ledger: single.uri, shard: nil))
+            #expect(one.status == 0, "\(one.stderr)")
+            let workers = Self.together((1...3).map { i in
+                Self.arguments(world, out: s.file("\(night)-s\(i)"), ledger: sharded.uri, shard: (i, 3), runID: "night-\(night)")
+            })
+            for (k, r) in workers.enumerated() { #expect(r?.status == 0, "shard \(k + 1): \(r?.stderr ?? "did not run")") }
+            let merged = try Tool.run(["merge", "--out", s.file("merged-\(night)"), "--quiet"]
+                                      + (1...3).reversed().map { s.file("\(night)-s\($0)") })
+            #expect(merged.status == 0, "\(merged.stderr)")
+            try Self.expectSame(s.file("one-\(night)"), s.file("merged-\(night)"))
+        }
+        // The night has replays whose original another shard screened.
+        let replays = try FindingLine.read(s.file("merged-n1/findings.jsonl")).filter { $0.rule == "replayed-transaction" }
+        let across = replays.filter { f in
+            guard let order = f.orderID, let original = f.object["evidence"]?.object?["original_order_id"]?.string,
+                  let spec = ShardSpec(index: 1, count: 3) else { return false }
+            return spec.shard(of: order) != spec.shard(of: original)
+        }
+        #expect(!across.isEmpty, "a replay across shards")
+        // The second night (the same dumps again) finds what the first reported, seen.
+        #expect(try FindingLine.read(s.file("merged-n2/findings.jsonl")).contains { $0.object["review"]?.object?["status"]?.string == "seen" })
+    }
+
+    @Test("a worker killed at a random moment and run again gives the same reports; a second run id meanwhile is exit 4")
+    func killedWorker() throws {
+        let world = try SampleWorld.shared.get()
+        let s = try Scratch()
+        let single = try TestDatabase(), sharded = try TestDatabase()
+        let one = try Tool.run(Self.arguments(world, out: s.file("one"), ledger: single.uri, shard: nil))
+        #expect(one.status == 0, "\(one.stderr)")
+
+        // Shard 2 dies somewhere between its start and its wait for shard 1 (it cannot end
+        // before shard 1 has staged).
+        let victim = Process()
+        victim.executableURL = Tool.binary
+        victim.arguments = Self.arguments(world, out: s.file("s2"), ledger: sharded.uri, shard: (2, 2))
+        victim.standardError = FileHandle.nullDevice
+        try victim.run()
+        usleep(useconds_t.random(in: 0...1_500_000))
+        kill(victim.processIdentifier, SIGKILL)
+        victim.waitUntilExit()
+        #expect(victim.terminationReason == .uncaughtSignal)
+
+        // Shard 1 joins and waits for shard 2; meanwhile another run id is refused.
+        let firstDone = DispatchGroup()
+        let first = Mutex<ToolRun?>(nil)
+        let firstArguments = Self.arguments(world, out: s.file("s1"), ledger: sharded.uri, shard: (1, 2))
+        firstDone.enter()
+        Thread {
+            defer { firstDone.leave() }
+            let r = try? Tool.run(firstArguments)
+            first.withLock { $0 = r }
+        }.start()
+        try waitUntilJoined(sharded, run: "night-1", shard: 1)
+        let other = try Tool.run(Self.arguments(world, out: s.file("other"), ledger: sharded.uri, shard: (1, 2), runID: "night-2"))
+        #expect(other.status == 4, "\(other.stderr)")
+        #expect(other.stderr.contains("sharded run night-1"), "\(other.stderr)")
+        let unsharded = try Tool.run(Self.arguments(world, out: s.file("other2"), ledger: sharded.uri, shard: nil))
+        #expect(unsharded.status == 4, "\(unsharded.stderr)")
+
+        let rerun = try Tool.run(Self.arguments(world, out: s.file("s2"), ledger: sharded.uri, shard: (2, 2)))
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        firstDone.wait()
+        #expect(first.withLock { $0?.status } == 0, "\(first.withLock { $0?.stderr } ?? "")")
+        let merged = try Tool.run(["merge", "--out", s.file("merged"), "--quiet", s.file("s1"), s.file("s2")])
+        #expect(merged.status == 0, "\(merged.stderr)")
+        try Self.expectSame(s.file("one"), s.file("merged"))
+        // The same run id once more: the run is over.
+        let late = try Tool.run(Self.arguments(world, out: s.file("late"), ledger: sharded.uri, shard: (1, 2)))
+        #expect(late.status == 2 && late.stderr.contains("completed already"), "\(late.stderr)")
+    }
+
+    /// Waits until shard `shard` of `run` has joined (its state row is there).
+    private func waitUntilJoined(_ database: TestDatabase, run: String, shard: Int) throws {
+        let db = try PostgresConnection(uri: database.uri)
+        for _ in 0..<200 {
+            let exists = try db.query("SELECT to_regclass('iapscreen.shard_states') IS NOT NULL").bool(0, 0) == true
+            if exists, try db.query("SELECT count(*) FROM iapscreen.shard_states WHERE run_id = $1 AND shard = $2",
+                                    [.text(run), .int64(Int64(shard))]).int64(0, 0) == 1 { return }
+            usleep(50_000)
+        }
+        Issue.record("shard \(shard) of \(run) never joined")
+    }
+
+    @Test("refusals: --shard without a postgres:// ledger or a run id, or out of range, is exit 2; a shard left alone past --shard-timeout is exit 3 naming the missing; merge of an incomplete or mixed set is exit 2")
+    func refusals() throws {
+        let world = try SampleWorld.shared.get()
+        let s = try Scratch()
+        let database = try TestDatabase()
+        let sqlite = try Tool.run(Self.arguments(world, out: s.file("x"), ledger: "sqlite:" + s.file("l.sqlite"), shard: (1, 2)))
+        #expect(sqlite.status == 2 && sqlite.stderr.contains("--shard needs a postgres:// ledger"), "\(sqlite.stderr)")
+        let noRun = try Tool.run(world.screenArguments(out: s.file("x"), ledger: database.uri) + ["--shard", "1/2"])
+        #expect(noRun.status == 2 && noRun.stderr.contains("--shard needs --run-id"), "\(noRun.stderr)")
+        for bad in ["3/2", "0/2", "1/0", "a/b", "1/2/3", "-1/2"] {
+            let r = try Tool.run(world.screenArguments(out: s.file("x"), ledger: database.uri) + ["--shard", bad, "--run-id", "n"])
+            #expect(r.status == 2, "--shard \(bad): \(r.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: s.file("x")))
+
+        let alone = try Tool.run(Self.arguments(world, out: s.file("a1"), ledger: database.uri, shard: (1, 3), runID: "lonely",
+                                                extra: ["--shard-timeout", "1"]))
+        #expect(alone.status == 3 && alone.stderr.contains("shards 2, 3 of 3"), "\(alone.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: s.file("a1/findings.jsonl")))
+
+        // The lonely run is in progress until it is abandoned: other runs go to other ledgers.
+        // Two runs of two shards; a set missing one, and a set mixing runs.
+        let first = try TestDatabase(), second = try TestDatabase()
+        for (run, db) in [("r1", first), ("r2", second)] {
+            let workers = Self.together((1...2).map { i in
+                Self.arguments(world, out: s.file("\(run)-s\(i)"), ledger: db.uri, shard: (i, 2), runID: run,
+                               extra: ["--shard-timeout", "600"])
+            })
+            for r in workers { #expect(r?.status == 0, "\(r?.stderr ?? "")") }
+        }
+        let missing = try Tool.run(["merge", "--out", s.file("m1"), s.file("r1-s1")])
+        #expect(missing.status == 2 && missing.stderr.contains("missing: 2"), "\(missing.stderr)")
+        let mixed = try Tool.run(["merge", "--out", s.file("m2"), s.file("r1-s1"), s.file("r2-s2")])
+        #expect(mixed.status == 2 && mixed.stderr.contains("different runs"), "\(mixed.stderr)")
+        let twice = try Tool.run(["merge", "--out", s.file("m3"), s.file("r1-s1"), s.file("r1-s1")])
+        #expect(twice.status == 2, "\(twice.stderr)")
+        let notShard = try Tool.run(["merge", "--out", s.file("m4"), s.file("r1-s1"), world.path])
+        #expect(notShard.status == 2 || notShard.status == 3, "\(notShard.stderr)")
+        for m in ["m1", "m2", "m3", "m4"] { #expect(!FileManager.default.fileExists(atPath: s.file(m))) }
+    }
+}
