@@ -153,6 +153,10 @@ struct ShardedRunTests {
                                                 extra: ["--shard-timeout", "1"]))
         #expect(alone.status == 3 && alone.stderr.contains("shards 2, 3 of 3"), "\(alone.stderr)")
         #expect(!FileManager.default.fileExists(atPath: s.file("a1/findings.jsonl")))
+        let status = try Tool.run(["ledger", "status", "--ledger", database.uri])
+        #expect(status.status == 0, "\(status.stderr)")
+        #expect(status.stdout.contains("run in progress: 1 sharded\n  sharded run lonely (3 shards) in progress: staged 1, "
+            + "finished none, running now none; last heard of "), "\(status.stdout)")
 
         // The lonely run is in progress until it is abandoned: other runs go to other ledgers.
         // Two runs of two shards; a set missing one, and a set mixing runs.

@@ -11,7 +11,8 @@ import Ledger
 ///     store events: N
 ///     refunds: N (M reversed)
 ///     completed runs: N
-///     run in progress: none | who holds the ledger's run lock
+///     run in progress: none | who holds the ledger's run lock | N sharded
+///       sharded run ID (N shards) in progress|abandoned: staged …, finished …, running now …
 ///     last runs, newest first:
 ///       run ID  started …  finished …  orders N  flagged M
 enum LedgerStatus {
@@ -53,10 +54,12 @@ enum LedgerStatus {
             "refunds: \(counts.refunds) (\(counts.reversed) reversed)",
             "completed runs: \(counts.runs)",
         ]
-        // A run in progress is seen by the lock it holds. Sharded runs (CONTRACT §10, not
-        // built yet) will keep a row per run until its last shard is done: those, in
-        // progress or abandoned, with the shards each has, go here.
-        lines.append("run in progress: " + (try ledger.runHolder().map { "held by \($0)" } ?? "none"))
+        // An unsharded run in progress is seen by the lock it holds; a sharded one (PostgreSQL
+        // only) by the row it keeps until its last shard is done.
+        let sharded = try (ledger as? PostgresLedger).map { l throws(LedgerError) in try PostgresShardRun.runsInProgress(l) } ?? []
+        let holder = try ledger.runHolder().map { "held by \($0)" }
+        lines.append("run in progress: " + (holder ?? (sharded.isEmpty ? "none" : "\(sharded.count) sharded")))
+        lines += sharded.map { "  " + $0 }
         if !runs.isEmpty {
             lines.append("last runs, newest first:")
             for r in runs {

@@ -154,6 +154,39 @@ public final class PostgresShardRun {
         return nil
     }
 
+    /// Every sharded run not committed, as `ledger status` tells it (only reads): its shards,
+    /// which have staged, finished and are running now, and when it was last heard of; one
+    /// silent for longer than `abandonedAfter` and with no worker running is abandoned.
+    public static func runsInProgress(_ ledger: PostgresLedger, abandonedAfter: Double = defaultTimeout) throws(LedgerError) -> [String] {
+        let db = ledger.db, target = ledger.target
+        let exists = try onServer(target) { () throws(PostgresError) in
+            try db.query("SELECT to_regclass('iapscreen.shard_runs') IS NOT NULL").bool(0, 0) == true
+        }
+        guard exists else { return [] }
+        let runs = try onServer(target) { () throws(PostgresError) in
+            try db.query("""
+                SELECT run_id, shards, extract(epoch FROM now() - touched)::bigint FROM iapscreen.shard_runs
+                WHERE committed IS NULL ORDER BY started
+                """)
+        }
+        var out: [String] = []
+        for i in 0..<runs.rowCount {
+            let (run, count, idle) = try onServer(target) { () throws(PostgresError) in
+                (try runs.text(i, 0) ?? "", try runs.int64(i, 1) ?? 0, try runs.int64(i, 2) ?? 0)
+            }
+            let live = try liveShards(db, target, of: run), staged = try stagedShards(db, target, of: run)
+            let finished = try onServer(target) { () throws(PostgresError) in
+                try shards(try db.query("SELECT shard FROM iapscreen.shard_states WHERE run_id = $1 AND finished ORDER BY shard",
+                                        [.text(run)]))
+            }
+            let state = live.isEmpty && Double(idle) >= abandonedAfter ? "abandoned" : "in progress"
+            func named(_ s: [Int]) -> String { s.isEmpty ? "none" : list(s) }
+            out.append("sharded run \(run) (\(count) shards) \(state): staged \(named(staged)), finished \(named(finished)), "
+                + "running now \(named(live)); last heard of \(idle) s ago")
+        }
+        return out
+    }
+
     /// Shards of `run` whose worker holds its lock now.
     private static func liveShards(_ db: PostgresConnection, _ target: String, of run: String) throws(LedgerError) -> [Int] {
         try onServer(target) { () throws(PostgresError) in
