@@ -32,6 +32,8 @@ case "events":
     runEventsBenchmark(events: size ?? 100_000, orders: second, say: say)
 case "events-only":
     runEventsOnlyBenchmark(events: size ?? 100_000, orders: second, say: say)
+case "shards":
+    runShardsBenchmark(orders: size ?? 1_000_000, say: say)
 case "ledger":
     runLedgerBenchmark(claims: size ?? 1_000_000, say: say)
 case "events-log":
@@ -48,6 +50,8 @@ default:
       events [N] [orders]    a log of N store events (cached in /tmp) for the screen world of ORDERS orders (default 10 N,
                              at most 1000000): screened with the events, then without, back to back (default 100000)
       events-only [N] [orders]  the same log of N store events with a one-order dump: events/s read, verified, matched
+      shards [N]             the screen world of N orders on SQLite, PostgreSQL, and 2 shards at once then merge
+                             (IAPSCREEN_BENCH_POSTGRES=URI), each run's phases (default 1000000)
       ledger [N]             N new claims recorded, then N keys looked up, in SQLite and (IAPSCREEN_BENCH_POSTGRES=URI)
                              PostgreSQL (default 1000000)
     """)
