@@ -15,7 +15,7 @@ let staging = """
     """
 
 /// A key the ledger has keeps its first taker; of one key given twice, the first given.
-let mergeClaims = """
+private let mergeClaims = """
     INSERT INTO iapscreen.claims(key, order_id, user_id, created_at, product_id, amount, currency, purchase_token, platform)
     SELECT DISTINCT ON (key) key, order_id, user_id, created_at, product_id, amount, currency, purchase_token, platform
     FROM pg_temp.night_claims ORDER BY key, n

@@ -70,6 +70,15 @@ public final class PostgresShardRun {
                                   code: .inUse)
             }
             try refuseOtherRuns(abandonedAfter: abandonedAfter)
+            // Rows a committed run's last worker could not clear after its commit.
+            try onServer(target) { () throws(PostgresError) in
+                for table in PostgresShardTables.partTables {
+                    try db.query("""
+                        DELETE FROM iapscreen.\(table) t USING iapscreen.shard_runs r
+                        WHERE t.run_id = r.run_id AND r.committed IS NOT NULL
+                        """)
+                }
+            }
             try onServer(target) { () throws(PostgresError) in
                 try db.query("INSERT INTO iapscreen.shard_runs(run_id, shards) VALUES ($1, $2) ON CONFLICT (run_id) DO NOTHING",
                              [.text(runID), .int64(Int64(shard.count))])
@@ -313,7 +322,7 @@ public final class PostgresShardRun {
     /// has, commits the run: true when this call did.
     @discardableResult
     public func finish(_ part: RunRecord) throws(LedgerError) -> Bool {
-        try inTransaction(db, target) { () throws(LedgerError) in
+        let committed = try inTransaction(db, target) { () throws(LedgerError) in
             // Finishers one at a time: the last one sees every part.
             try onServer(target) { () throws(PostgresError) in
                 try db.query("SELECT 1 FROM iapscreen.shard_runs WHERE run_id = $1 FOR UPDATE", [.text(runID)])
@@ -333,6 +342,17 @@ public final class PostgresShardRun {
             guard finished == Int64(shard.count) else { return false }
             try onServer(target) { () throws(PostgresError) in try commitRun() }
             return true
+        }
+        if committed { clearCommittedParts() }
+        return committed
+    }
+
+    /// A committed run's staged rows, gone after its commit (not in it: the commit stays
+    /// short). Nothing reads them once the run is committed; a failure here leaves them for
+    /// the next sharded run's join.
+    private func clearCommittedParts() {
+        for table in PostgresShardTables.partTables {
+            _ = try? db.query("DELETE FROM iapscreen.\(table) WHERE run_id = $1", [.text(runID)])
         }
     }
 
@@ -418,11 +438,14 @@ public final class PostgresShardRun {
     private func commitRun() throws(PostgresError) {
         let id = PostgresParameter.text(runID)
         try db.execute(staging)
+        // Straight from the parts, unsorted: the run's claims were decided over every shard
+        // at once, so no key comes twice; one the ledger has keeps its first taker.
         try db.query("""
-            INSERT INTO pg_temp.night_claims SELECT row_number() OVER (ORDER BY shard, n), key, order_id, user_id, created_at,
-                product_id, amount, currency, purchase_token, platform FROM iapscreen.shard_claims WHERE run_id = $1
+            INSERT INTO iapscreen.claims(key, order_id, user_id, created_at, product_id, amount, currency, purchase_token, platform)
+            SELECT key, order_id, user_id, created_at, product_id, amount, currency, purchase_token, platform
+            FROM iapscreen.shard_claims WHERE run_id = $1
+            ON CONFLICT (key) DO NOTHING
             """, [id])
-        try db.execute(mergeClaims)
         try db.query("INSERT INTO pg_temp.night_reported SELECT order_id, rule FROM iapscreen.shard_reported WHERE run_id = $1", [id])
         try db.execute(mergeReported)
         let run = try db.query("""
@@ -446,9 +469,7 @@ public final class PostgresShardRun {
             UNION ALL SELECT key, at FROM iapscreen.shard_reversals WHERE run_id = $1
             """, [id])
         try db.execute(mergeReversals)
-        for table in PostgresShardTables.partTables + ["shard_states"] {
-            try db.query("DELETE FROM iapscreen.\(table) WHERE run_id = $1", [id])
-        }
+        try db.query("DELETE FROM iapscreen.shard_states WHERE run_id = $1", [id])
         try db.query("UPDATE iapscreen.shard_runs SET committed = now(), touched = now() WHERE run_id = $1", [id])
     }
 }
