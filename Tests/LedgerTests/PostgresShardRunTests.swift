@@ -161,4 +161,30 @@ struct PostgresShardRunTests {
         }
         #expect(again?.code == .shardMismatch && again?.message.contains("completed already") == true)
     }
+
+    @Test("a shard joined again keeps what it staged and handed over until it replaces them: the others read it whole, the commit has it")
+    func rejoinKeepsParts() throws {
+        let database = try TestDatabase()
+        func join(_ i: Int) throws -> PostgresShardRun {
+            try PostgresShardRun(ledger: try PostgresLedger(uri: database.uri), runID: "n", shard: try Self.shard(i, of: 2),
+                                 abandonedAfter: 3600)
+        }
+        do {
+            // Shard 2 stages and hands its part over, then dies before the run is committed.
+            let second = try join(2)
+            try second.stage([Self.staged("b")])
+            #expect(try second.finish(Self.part(["2"], orders: 1, flagged: 0)) == false)
+        }
+        let first = try join(1)
+        try first.stage([Self.staged("a")])
+        // Shard 2 is started again while shard 1 reads: shard 1 still sees its orders.
+        let again = try join(2)
+        try first.waitForAll(timeout: 5)
+        #expect(try first.othersOrders().map(\.orderID) == ["b"])
+        #expect(try first.finish(Self.part(["1"], orders: 1, flagged: 0)) == true)
+        #expect(try PostgresLedger(uri: database.uri).claims(of: ["1", "2"]).count == 2, "shard 2's part is in the run")
+        // Its second worker, late, is told the run is over.
+        let late = #expect(throws: LedgerError.self) { try again.finish(Self.part(["2"], orders: 1, flagged: 0)) }
+        #expect(late?.code == .shardMismatch && late?.message.contains("completed meanwhile") == true)
+    }
 }

@@ -57,7 +57,11 @@ public final class PostgresShardRun {
         try inTransaction(db, target) { () throws(LedgerError) in
             try onServer(target) { () throws(PostgresError) in
                 try db.query("SELECT pg_advisory_xact_lock($1)", [.int64(PostgresSchema.migrationLock)])
-                try db.execute(PostgresShardTables.create)
+                // Made once: CREATE INDEX, even IF NOT EXISTS, locks its table, and a worker
+                // committing the run must not wait for a worker joining it.
+                if try db.query("SELECT to_regclass('iapscreen.shard_runs') IS NULL").bool(0, 0) == true {
+                    try db.execute(PostgresShardTables.create)
+                }
             }
             // An unsharded run holds the run lock for all its length.
             let unsharded = try onServer(target) { () throws(PostgresError) -> String?? in
@@ -104,13 +108,13 @@ public final class PostgresShardRun {
                 throw LedgerError("shard \(shard) of run \(runID) is being run by another worker on ledger \(target)",
                                   code: .inUse)
             }
-            // A shard run again starts its part over.
-            try clearPart()
+            // A shard run again keeps what its last worker staged or handed over until it
+            // replaces it (each in one transaction): the others may be reading it, and the
+            // same inputs stage the same rows.
             try onServer(target) { () throws(PostgresError) in
                 try db.query("""
                     INSERT INTO iapscreen.shard_states(run_id, shard, worker) VALUES ($1, $2, $3)
-                    ON CONFLICT (run_id, shard) DO UPDATE SET staged = false, finished = false, worker = excluded.worker,
-                        orders = NULL, flagged = NULL, started_at = NULL, finished_at = NULL
+                    ON CONFLICT (run_id, shard) DO UPDATE SET worker = excluded.worker
                     """, [.text(runID), .int64(Int64(shard.index)), .text(PostgresRunLock.applicationName)])
                 try touch()
             }
@@ -231,19 +235,18 @@ public final class PostgresShardRun {
         try db.query("UPDATE iapscreen.shard_runs SET touched = now() WHERE run_id = $1", [.text(runID)])
     }
 
-    private func clearPart() throws(LedgerError) {
+    /// This shard's staged orders, replaced by `stage` (its handed-over part stays: `finish` replaces that).
+    private func clearStagedOrders() throws(LedgerError) {
         try onServer(target) { () throws(PostgresError) in
-            for table in PostgresShardTables.partTables {
-                try db.query("DELETE FROM iapscreen.\(table) WHERE run_id = $1 AND shard = $2",
-                             [.text(runID), .int64(Int64(shard.index))])
-            }
+            try db.query("DELETE FROM iapscreen.shard_orders WHERE run_id = $1 AND shard = $2",
+                         [.text(runID), .int64(Int64(shard.index))])
         }
     }
 
     /// Stages this shard's orders (replacing any staged before) and says the shard has.
     public func stage(_ orders: [StagedOrder]) throws(LedgerError) {
         try inTransaction(db, target) { () throws(LedgerError) in
-            try clearPart()
+            try clearStagedOrders()
             try onServer(target) { () throws(PostgresError) in
                 let copy = "COPY iapscreen.shard_orders(run_id, shard, order_id, user_id, created_at, created_ms, position, catalog, candidates) FROM STDIN"
                 try db.copyIn(copy, count: orders.count) { rows, i in
@@ -324,8 +327,13 @@ public final class PostgresShardRun {
     public func finish(_ part: RunRecord) throws(LedgerError) -> Bool {
         let committed = try inTransaction(db, target) { () throws(LedgerError) in
             // Finishers one at a time: the last one sees every part.
-            try onServer(target) { () throws(PostgresError) in
-                try db.query("SELECT 1 FROM iapscreen.shard_runs WHERE run_id = $1 FOR UPDATE", [.text(runID)])
+            let committed = try onServer(target) { () throws(PostgresError) in
+                try db.query("SELECT committed IS NOT NULL FROM iapscreen.shard_runs WHERE run_id = $1 FOR UPDATE",
+                             [.text(runID)]).bool(0, 0)
+            }
+            guard committed == false else {
+                throw LedgerError("run \(runID) of ledger \(target) was completed meanwhile by the other shards (with this "
+                    + "shard's part from its earlier worker); nothing written", code: .shardMismatch)
             }
             try clearFinishedPart()
             try onServer(target) { () throws(PostgresError) in try copyPart(part) }
