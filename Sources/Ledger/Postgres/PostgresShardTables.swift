@@ -5,40 +5,44 @@
 /// tables (in one transaction, by the shard that finishes last), and then the run's rows go.
 ///
 /// Made on first use by a sharded run (under the migration lock), beside the ledger's
-/// tables in schema `iapscreen`; a database no sharded run used has none of them.
+/// tables in schema `iapscreen`; a database no sharded run used has none of them. The
+/// staged rows are UNLOGGED (no write-ahead log: a night's staging is written and deleted
+/// once), and so are the shards' states, so that a server that crashes forgets both together:
+/// the run (logged) is then still going on with no shard staged, and its workers are run
+/// again. The ledger's own tables are logged as ever.
 enum PostgresShardTables {
     static let create = """
         CREATE TABLE IF NOT EXISTS iapscreen.shard_runs(
             run_id text COLLATE "C" PRIMARY KEY, shards integer NOT NULL,
             started timestamptz NOT NULL DEFAULT now(), touched timestamptz NOT NULL DEFAULT now(),
             committed timestamptz);
-        CREATE TABLE IF NOT EXISTS iapscreen.shard_states(
+        CREATE UNLOGGED TABLE IF NOT EXISTS iapscreen.shard_states(
             run_id text COLLATE "C" NOT NULL, shard integer NOT NULL, staged boolean NOT NULL DEFAULT false,
             finished boolean NOT NULL DEFAULT false, worker text, orders bigint, flagged bigint,
             started_at text, finished_at text, PRIMARY KEY(run_id, shard));
-        CREATE TABLE IF NOT EXISTS iapscreen.shard_orders(
+        CREATE UNLOGGED TABLE IF NOT EXISTS iapscreen.shard_orders(
             run_id text COLLATE "C" NOT NULL, shard integer NOT NULL, order_id text COLLATE "C" NOT NULL,
             user_id text COLLATE "C" NOT NULL, created_at bigint NOT NULL, created_ms boolean NOT NULL, position bigint NOT NULL,
             catalog integer,
             candidates text NOT NULL);
         CREATE INDEX IF NOT EXISTS shard_orders_by_run ON iapscreen.shard_orders(run_id, shard);
-        CREATE TABLE IF NOT EXISTS iapscreen.shard_claims(
+        CREATE UNLOGGED TABLE IF NOT EXISTS iapscreen.shard_claims(
             run_id text COLLATE "C" NOT NULL, shard integer NOT NULL, n bigint NOT NULL, key text COLLATE "C" NOT NULL,
             order_id text COLLATE "C" NOT NULL, user_id text COLLATE "C" NOT NULL, created_at bigint NOT NULL,
             product_id text, amount text, currency text, purchase_token text COLLATE "C", platform text);
         CREATE INDEX IF NOT EXISTS shard_claims_by_run ON iapscreen.shard_claims(run_id, shard);
-        CREATE TABLE IF NOT EXISTS iapscreen.shard_reported(
+        CREATE UNLOGGED TABLE IF NOT EXISTS iapscreen.shard_reported(
             run_id text COLLATE "C" NOT NULL, shard integer NOT NULL, order_id text COLLATE "C" NOT NULL,
             rule text COLLATE "C" NOT NULL);
         CREATE INDEX IF NOT EXISTS shard_reported_by_run ON iapscreen.shard_reported(run_id, shard);
-        CREATE TABLE IF NOT EXISTS iapscreen.shard_events(
+        CREATE UNLOGGED TABLE IF NOT EXISTS iapscreen.shard_events(
             run_id text COLLATE "C" NOT NULL, shard integer NOT NULL, n bigint NOT NULL, identity text NOT NULL,
             type text NOT NULL);
-        CREATE TABLE IF NOT EXISTS iapscreen.shard_refunds(
+        CREATE UNLOGGED TABLE IF NOT EXISTS iapscreen.shard_refunds(
             run_id text COLLATE "C" NOT NULL, shard integer NOT NULL, n bigint NOT NULL, key text NOT NULL,
             refunded_at bigint NOT NULL, event text NOT NULL, reason text, source text, identity text NOT NULL,
             reversed_at bigint);
-        CREATE TABLE IF NOT EXISTS iapscreen.shard_reversals(
+        CREATE UNLOGGED TABLE IF NOT EXISTS iapscreen.shard_reversals(
             run_id text COLLATE "C" NOT NULL, shard integer NOT NULL, key text NOT NULL, at bigint NOT NULL);
         """
 
