@@ -2,7 +2,7 @@
 # Builds every libFuzzer harness in Fuzz/ against the package's module sources and runs
 # each one, one at a time, for SECONDS seconds (default 60).
 #
-#   Fuzz/run.sh [seconds] [target ...]      targets: json base64 receipt plist csv jsonl xml gzip rules storereport events
+#   Fuzz/run.sh [seconds] [target ...]      targets: json base64 receipt plist csv jsonl xml gzip rules storereport events shards
 #
 # Findings (crash-*, leak-*, timeout-*, oom-*) land in Fuzz/out/findings/<target>/; the
 # working corpora in Fuzz/out/corpus/<target>/ (seeded from samples/ and the committed
@@ -18,7 +18,7 @@ shift || true
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 OUT="$ROOT/Fuzz/out"
 BUILD="$OUT/build"
-ALL_TARGETS=(json base64 receipt plist csv jsonl xml gzip rules storereport events)
+ALL_TARGETS=(json base64 receipt plist csv jsonl xml gzip rules storereport events shards)
 TARGETS=("${@:-${ALL_TARGETS[@]}}")
 [ "$#" -eq 0 ] && TARGETS=("${ALL_TARGETS[@]}")
 
@@ -34,7 +34,7 @@ LIBS=(-lz -lisal -lxml2 -lcrypto)
 # Library modules in dependency order; each becomes BUILD/<Module>.swiftmodule + .o,
 # instrumented for coverage (fuzzer) and ASan like the harness itself.
 MODULES=(IAPBasics JSONText Decompression XMLStream StoreCrypto DumpFormats StoreReports ReceiptFormats StoreEvents Screening
-         ReceiptVerification)
+         ReceiptVerification Reporting)
 
 # The longest input the fuzzer makes for a target: 64 KiB, but 16 KiB for the readers of
 # records (dumps, gzip, store reports, Rules, store events). Their cost grows with the
@@ -43,7 +43,7 @@ MODULES=(IAPBasics JSONText Decompression XMLStream StoreCrypto DumpFormats Stor
 # is reached well within 16 KiB, and a signed App Store notification is some 9 KiB.
 max_len() {
     case "$1" in
-        csv|jsonl|xml|gzip|storereport|rules|events) echo 16384 ;;
+        csv|jsonl|xml|gzip|storereport|rules|events|shards) echo 16384 ;;
         *) echo 65536 ;;
     esac
 }
@@ -132,6 +132,10 @@ seed() {
         events)
             # Every shape of CONTRACT §9, written by StoreEventsTests/FuzzSeedTests.swift.
             cp "$ROOT"/Fuzz/seeds/events/* "$dir/"
+            ;;
+        shards)
+            # Worker lines and staged candidates (copies of the hostile corpus's ok cases and more).
+            cp "$ROOT"/Fuzz/seeds/shards/* "$dir/"
             ;;
         rules)
             # One "file" holds several files: each starts with a line `@@ name`.

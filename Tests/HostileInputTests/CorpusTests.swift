@@ -2,6 +2,8 @@ import Foundation
 import IAPBasics
 import JSONText
 import ReceiptFormats
+import Reporting
+import Screening
 import Decompression
 import StoreReports
 import Testing
@@ -44,7 +46,7 @@ struct CorpusTests {
     func bundled() throws {
         let root = try #require(Bundle.module.url(forResource: "Corpus", withExtension: nil))
         var total = 0
-        for target in ["json", "base64", "timestamp", "receipt", "plist", "csv", "jsonl", "xml", "gzip", "rules", "storereport", "events"] {
+        for target in ["json", "base64", "timestamp", "receipt", "plist", "csv", "jsonl", "xml", "gzip", "rules", "storereport", "events", "shard-reports", "candidates"] {
             let cases = corpus(target)
             #expect(!cases.isEmpty, "no corpus for \(target) under \(root.path)")
             for c in cases {
@@ -160,6 +162,32 @@ struct CorpusTests {
             #expect(c.expected == "problems", "\(problems.list.map(\.description))")
             #expect(!problems.list.isEmpty)
             for p in problems.list { #expect(!p.description.isEmpty) }
+        }
+    }
+
+    @Test("a sharded run's worker lines as merge reads them back (shard-reports.jsonl)", arguments: corpus("shard-reports"))
+    func shardReports(_ c: CorpusCase) throws {
+        let text = try c.bytes()
+        var rejected = 0
+        for line in text.split(separator: 0x0A) {
+            let object = try? JSONParser.parse(Array(line), limits: c.limits).object
+            guard let object, let (_, report) = OrderReportLine.report(object) else {
+                rejected += 1
+                continue
+            }
+            // What reads back writes the same line again.
+            #expect(OrderReportLine.report(OrderReportLine.line(report, key: 7))?.report.findings == report.findings)
+        }
+        #expect((rejected == 0 ? "ok" : "rejected") == c.expected)
+    }
+
+    @Test("a staged order's candidates as the other shards read them, one text a line", arguments: corpus("candidates"))
+    func candidates(_ c: CorpusCase) throws {
+        let text = String(decoding: try c.bytes(), as: UTF8.self)
+        for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
+            let decoded = StagedCandidates.decode(String(line))
+            #expect((decoded == nil ? "nil" : "ok") == c.expected, "\(line)")
+            if let decoded { #expect(StagedCandidates.encode(decoded) == String(line), "round trip of \(line)") }
         }
     }
 }

@@ -69,7 +69,7 @@ enum MergeCommand {
         }
     }
 
-    private struct Problem: Error {
+    struct Problem: Error {
         var message: String
         var status: ExitStatus
     }
@@ -218,31 +218,27 @@ enum MergeCommand {
 private final class ShardReportStream {
     private let lines: LogLineReader
 
-    init(_ path: String) throws {
+    init(_ path: String) throws(MergeCommand.Problem) {
         do {
             lines = try LogLineReader(path: path)
         } catch {
-            throw MergeFailure("cannot read \(path): \(error.reason)")
+            throw MergeCommand.Problem(message: "cannot read \(path): \(error.reason)", status: .unreadableInput)
         }
     }
 
-    func next() throws -> (key: Int64, report: OrderReport)? {
+    func next() throws(MergeCommand.Problem) -> (key: Int64, report: OrderReport)? {
         let line: LogLineReader.Line?
         do {
             line = try lines.next()
         } catch {
-            throw MergeFailure("cannot read \(lines.path): \(error.reason)")
+            throw MergeCommand.Problem(message: "cannot read \(lines.path): \(error.reason)", status: .unreadableInput)
         }
         guard let line else { return nil }
         guard !line.tooLong, let object = try? JSONParser.parse(line.bytes, limits: .standard).object,
-              let r = ShardReportLines.report(object) else {
-            throw MergeFailure("\(lines.path):\(line.number): not a report a shard writes")
+              let r = OrderReportLine.report(object) else {
+            throw MergeCommand.Problem(message: "\(lines.path):\(line.number): not a report a shard writes",
+                                       status: .unreadableInput)
         }
         return r
     }
-}
-
-struct MergeFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }

@@ -107,9 +107,14 @@ struct NightScreener {
         // then each run of equal times by order id.
         // The other shards' orders (a sharded run) stand among them as -(index + 1).
         let others = self.others
-        var keys = ClaimOrder.sorted(screenable.map { i in
+        var unsorted = screenable.map { i in
             ClaimOrder.Key(millis: slots.with(Int(i)) { $0.pointee.order.createdAt.millis }, slot: i)
-        } + others.claimants.indices.map { j in ClaimOrder.Key(millis: others.claimants[j].createdAt.millis, slot: -Int32(j + 1)) })
+        }
+        if others.count > 0 {
+            unsorted += others.claimants.indices.map { j in ClaimOrder.Key(millis: others.claimants[j].createdAt.millis, slot: -Int32(j + 1)) }
+        }
+        var keys = ClaimOrder.sorted(unsorted)
+        unsorted = []
         if others.count == 0 {
             ClaimOrder.breakTies(&keys) { a, b in
                 slots.with(Int(a)) { x in slots.with(Int(b)) { y in x.pointee.order.orderID < y.pointee.order.orderID } }
@@ -254,7 +259,8 @@ struct NightScreener {
         defer { appender.settle() }
         for chunkStart in stride(from: 0, to: items.count, by: 4096) {
             let chunk = Array(items[chunkStart..<min(chunkStart + 4096, items.count)])
-            let keys = chunk.map { item -> Int64 in
+            // Where each report stood, for `merge`: only a sharded run's worker keeps it.
+            let keys = shard == nil ? nil : chunk.map { item -> Int64 in
                 switch item {
                 case .slot(let i): Int64(slots.with(Int(i)) { $0.pointee.position })
                 case .extra(let k): Int64(extra[k].position)
@@ -329,11 +335,11 @@ struct NightScreener {
         }
 
         /// `keys`: where each report stood in the night (a sharded run's worker keeps them for `merge`).
-        func append(_ reports: [OrderReport?], _ formatted: [ReportWriter.Formatted?], keys: [Int64]) throws {
+        func append(_ reports: [OrderReport?], _ formatted: [ReportWriter.Formatted?], keys: [Int64]?) throws {
             try waitForLast()
             queue.async(group: group) { [self] in
                 do {
-                    for k in reports.indices { if let r = reports[k], let f = formatted[k] { try writer.append(f, of: r, key: keys[k]) } }
+                    for k in reports.indices { if let r = reports[k], let f = formatted[k] { try writer.append(f, of: r, key: keys?[k] ?? 0) } }
                 } catch {
                     failure = error
                 }

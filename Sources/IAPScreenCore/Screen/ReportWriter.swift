@@ -70,7 +70,7 @@ final class ReportWriter {
         try findings.write(f.jsonl)
         if let shardReports {
             var line: [UInt8] = []
-            writer.write(.object(ShardReportLines.line(r, key: key)), to: &line)
+            writer.write(.object(OrderReportLine.line(r, key: key)), to: &line)
             line.append(0x0A)
             try shardReports.write(line)
         }

@@ -374,70 +374,40 @@ public final class PostgresShardRun {
         }
     }
 
+    /// This shard's part into the staging tables, in the columns `record` writes after
+    /// (run id, shard), with the same row writers.
     private func copyPart(_ run: RunRecord) throws(PostgresError) {
         let runID = self.runID, index = Int64(shard.index)
-        let claims = run.newClaims
-        try db.copyIn("""
-            COPY iapscreen.shard_claims(run_id, shard, n, key, order_id, user_id, created_at, product_id, amount, currency,
-                                        purchase_token, platform) FROM STDIN
-            """, count: claims.count) { rows, i in
-            let new = claims[i], c = new.claim, d = new.details
-            rows.add(runID)
-            rows.add(index)
+        func into(_ table: String, _ columns: String, count: Int, _ row: (inout PostgresCopyRows, Int) -> Void) throws(PostgresError) {
+            try db.copyIn("COPY iapscreen.\(table)(run_id, shard, \(columns)) FROM STDIN", count: count) { rows, i in
+                rows.add(runID)
+                rows.add(index)
+                row(&rows, i)
+                rows.endRow()
+            }
+        }
+        let claims = run.newClaims, reported = run.reported, events = run.events, refunds = run.refunds, reversals = run.reversals
+        try into("shard_claims", "n, key, order_id, user_id, created_at, product_id, amount, currency, purchase_token, platform",
+                 count: claims.count) { rows, i in
             rows.add(Int64(i))
-            rows.add(new.key)
-            rows.add(c.orderID)
-            rows.add(c.userID)
-            rows.add(c.createdAt.millis)
-            rows.add(d.productID)
-            rows.add(d.amount)
-            rows.add(d.currency)
-            rows.add(d.purchaseToken)
-            rows.add(d.platform)
-            rows.endRow()
+            rows.add(claims[i])
         }
-        let reported = run.reported
-        try db.copyIn("COPY iapscreen.shard_reported(run_id, shard, order_id, rule) FROM STDIN", count: reported.count) { rows, i in
-            rows.add(runID)
-            rows.add(index)
-            rows.add(reported[i].orderID)
-            rows.add(reported[i].rule)
-            rows.endRow()
+        try into("shard_reported", "order_id, rule", count: reported.count) { rows, i in
+            rows.add(ReportedFinding(orderID: reported[i].orderID, rule: reported[i].rule))
         }
-        let events = run.events
-        try db.copyIn("COPY iapscreen.shard_events(run_id, shard, n, identity, type) FROM STDIN", count: events.count) { rows, i in
-            rows.add(runID)
-            rows.add(index)
+        try into("shard_events", "n, identity, type", count: events.count) { rows, i in
             rows.add(Int64(i))
             rows.add(events[i].identity)
             rows.add(events[i].type)
-            rows.endRow()
         }
-        let refunds = run.refunds
-        try db.copyIn("""
-            COPY iapscreen.shard_refunds(run_id, shard, n, key, refunded_at, event, reason, source, identity, reversed_at)
-            FROM STDIN
-            """, count: refunds.count) { rows, i in
-            let r = refunds[i]
-            rows.add(runID)
-            rows.add(index)
+        try into("shard_refunds", "n, key, refunded_at, event, reason, source, identity, reversed_at", count: refunds.count) { rows, i in
             rows.add(Int64(i))
-            rows.add(r.key)
-            rows.add(r.refundedAt.millis)
-            rows.add(r.event)
-            rows.add(r.reason)
-            rows.add(r.source)
-            rows.add(r.identity)
-            rows.add(r.reversedAt?.millis)
-            rows.endRow()
+            rows.add(refunds[i])
+            rows.add(refunds[i].reversedAt?.millis)
         }
-        let reversals = run.reversals
-        try db.copyIn("COPY iapscreen.shard_reversals(run_id, shard, key, at) FROM STDIN", count: reversals.count) { rows, i in
-            rows.add(runID)
-            rows.add(index)
+        try into("shard_reversals", "key, at", count: reversals.count) { rows, i in
             rows.add(reversals[i].key)
             rows.add(reversals[i].at.millis)
-            rows.endRow()
         }
     }
 
