@@ -107,14 +107,18 @@ struct NightScreener {
         // then each run of equal times by order id.
         // The other shards' orders (a sharded run) stand among them as -(index + 1).
         let others = self.others
-        var unsorted = screenable.map { i in
-            ClaimOrder.Key(millis: slots.with(Int(i)) { $0.pointee.order.createdAt.millis }, slot: i)
-        }
-        if others.count > 0 {
-            unsorted += others.claimants.indices.map { j in ClaimOrder.Key(millis: others.claimants[j].createdAt.millis, slot: -Int32(j + 1)) }
-        }
-        var keys = ClaimOrder.sorted(unsorted)
-        unsorted = []
+        // Handed to the sort as a temporary: a named array would be kept beside the sort's copies.
+        var keys = ClaimOrder.sorted({
+            var unsorted = screenable.map { i in
+                ClaimOrder.Key(millis: slots.with(Int(i)) { $0.pointee.order.createdAt.millis }, slot: i)
+            }
+            if others.count > 0 {
+                unsorted += others.claimants.indices.map { j in
+                    ClaimOrder.Key(millis: others.claimants[j].createdAt.millis, slot: -Int32(j + 1))
+                }
+            }
+            return unsorted
+        }())
         if others.count == 0 {
             ClaimOrder.breakTies(&keys) { a, b in
                 slots.with(Int(a)) { x in slots.with(Int(b)) { y in x.pointee.order.orderID < y.pointee.order.orderID } }
