@@ -53,4 +53,55 @@ func readDump(_ bytes: [UInt8], name: String, limits: Limits) {
     } catch {
         _ = error.description
     }
+    readSharded(bytes, name: name, limits: limits)
+}
+
+/// Reads `bytes` again as the two workers of `--shard 1/2` and `--shard 2/2` do, in step with
+/// an unsharded reader, and traps unless every record is kept by exactly one worker, as the
+/// unsharded reader read it: what a worker leaves unread (another shard's id, found alone)
+/// must be what the other one keeps.
+private func readSharded(_ bytes: [UInt8], name: String, limits: Limits) {
+    guard let whole = try? DumpReader(bytes: bytes, name: name, limits: limits, buffers: .small) else { return }
+    let shards = [ShardSpec(index: 1, count: 2), ShardSpec(index: 2, count: 2)].compactMap { $0 }
+    let readers = shards.compactMap { _ in try? DumpReader(bytes: bytes, name: name, limits: limits, buffers: .small) }
+    guard readers.count == 2 else { fatalError("a shard's reader did not open what the unsharded one did") }
+    var k = 0
+    while k < 10_000_000 {
+        defer { k += 1 }
+        if k % 2 == 0 {
+            guard compareStep(try? whole.nextOrder(), shards.indices.map { try? readers[$0].nextOrder(in: shards[$0]) },
+                              shards, orderID: \.orderID) else { return }
+        } else {
+            guard compareStep(try? whole.nextReceipt(), shards.indices.map { try? readers[$0].nextReceipt(in: shards[$0]) },
+                              shards, orderID: \.orderID) else { return }
+        }
+    }
+}
+
+/// One record each way; false at the end (or the error) that all readers reach together.
+private func compareStep<Row: Equatable>(_ whole: Result<Row, UnreadableRecord>?, _ parts: [ShardRead<Row>?],
+                                         _ shards: [ShardSpec], orderID: KeyPath<Row, String>) -> Bool {
+    // The end of the input (or an error ending it) comes for every reader at once.
+    guard let item = whole else {
+        if parts.contains(where: { $0 != nil }) { fatalError("a shard's reader read on past the unsharded reader's end") }
+        return false
+    }
+    var keepers = 0
+    for (i, part) in parts.enumerated() {
+        guard let read = part else { fatalError("a shard's reader ended before the unsharded reader") }
+        switch (read, item) {
+        case (.elsewhere, _):
+            continue
+        case (.row(let row), .success(let expected)):
+            guard row == expected else { fatalError("a shard's reader read another row than the unsharded reader") }
+            if shards[i].owns(row[keyPath: orderID]) { keepers += 1 }
+        case (.malformed(let m, let ownID), .failure(let expected)):
+            guard m == expected else { fatalError("a shard's reader gave another reason than the unsharded reader") }
+            if ownID || shards[i].index == 1 { keepers += 1 }
+        default:
+            fatalError("a shard's reader read a record as the unsharded reader did not")
+        }
+    }
+    guard keepers == 1 else { fatalError("a record kept by \(keepers) shards of 2") }
+    return true
 }

@@ -17,7 +17,11 @@ final class DelimitedRecordReader: RecordSource {
     private let limits: Limits
     private let backslashEscapes: Bool
     private var scanner: DelimitedScanner
-    private var header: [String]?
+    private var header: [String]? {
+        didSet { orderIDColumn = header.flatMap(Self.orderIDColumn) }
+    }
+    /// The one column of the header that names the order id; nil when none or several do.
+    private var orderIDColumn: Int?
     private var nextLine = 1
     private var ordinal = 0
 
@@ -29,7 +33,7 @@ final class DelimitedRecordReader: RecordSource {
         scanner = DelimitedScanner(delimiter: format == .tsv ? 0x09 : 0x2C, limits: limits)
     }
 
-    func next() throws(InputError) -> DumpItem? {
+    func read(shard: ShardSpec?) throws(InputError) -> SourceItem? {
         while let record = try scanner.scan(buffer) {
             let line = nextLine
             nextLine += 1 + record.innerLineBreaks
@@ -42,7 +46,12 @@ final class DelimitedRecordReader: RecordSource {
             ordinal += 1
             let location = SourceLocation(file: path, line: line)
             if let problem = problem(record, header: header) {
-                return .malformed(UnreadableRecord(location: location, reason: problem))
+                return .item(.malformed(UnreadableRecord(location: location, reason: problem)), ownID: false)
+            }
+            var ownID = false
+            if let shard, let id = orderID() {
+                guard shard.owns(utf8: id) else { return .elsewhere }
+                ownID = true
             }
             var fields: [DumpField] = []
             fields.reserveCapacity(header.count)
@@ -50,12 +59,29 @@ final class DelimitedRecordReader: RecordSource {
                 switch value(span) {
                 case .success(let v): fields.append(DumpField(name: name, value: v))
                 case .failure(let invalid):
-                    return .malformed(UnreadableRecord(location: location, reason: "invalid UTF-8 at byte \(invalid.offset)"))
+                    return .item(.malformed(UnreadableRecord(location: location, reason: "invalid UTF-8 at byte \(invalid.offset)")),
+                                 ownID: ownID)
                 }
             }
-            return .record(DumpRecord(location: location, ordinal: ordinal, fields: fields))
+            return .item(.record(DumpRecord(location: location, ordinal: ordinal, fields: fields)), ownID: ownID)
         }
         return nil
+    }
+
+    /// The scanned record's order id as the mapper would read it, when the header has one
+    /// column for it and the field needs no decoding (see `OrderIDBytes.plain`).
+    private func orderID() -> UnsafeRawBufferPointer? {
+        guard let column = orderIDColumn, column < scanner.spans.count else { return nil }
+        let span = scanner.spans[column]
+        guard !span.hasDoubledQuotes else { return nil }
+        let bytes = UnsafeRawBufferPointer(start: buffer.base + buffer.start + span.begin, count: span.end - span.begin)
+        // Unquoted `\N` is NULL; `OrderIDBytes.plain` refuses any backslash (TSV escapes too).
+        return OrderIDBytes.plain(bytes)
+    }
+
+    private static func orderIDColumn(_ header: [String]) -> Int? {
+        let columns = header.indices.filter { DumpColumn.matching(header[$0]) == .orderID }
+        return columns.count == 1 ? columns.first : nil
     }
 
     private func isBlank(_ record: ScannedRecord) -> Bool {

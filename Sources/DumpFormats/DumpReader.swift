@@ -74,6 +74,27 @@ public final class DumpReader {
         }
     }
 
+    /// `nextOrder` for one shard's worker (see `ShardRead`).
+    public func nextOrder(in shard: ShardSpec) throws(InputError) -> ShardRead<OrderRow>? {
+        try next(in: shard, mapper.orderRow)
+    }
+
+    /// `nextReceipt` for one shard's worker (see `ShardRead`).
+    public func nextReceipt(in shard: ShardSpec) throws(InputError) -> ShardRead<ReceiptRow>? {
+        try next(in: shard, mapper.receiptRow)
+    }
+
+    private func next<Row>(in shard: ShardSpec, _ map: (DumpRecord) throws(UnreadableRecord) -> Row) throws(InputError) -> ShardRead<Row>? {
+        guard let item = try source.next(in: shard) else { return nil }
+        itemCount += 1
+        switch item {
+        case .elsewhere: return .elsewhere
+        case .item(.malformed(let m), let ownID): return .malformed(m, ownID: ownID)
+        case .item(.record(let r), let ownID):
+            do throws(UnreadableRecord) { return .row(try map(r)) } catch { return .malformed(error, ownID: ownID) }
+        }
+    }
+
     /// The next record read as a receipts-dump row.
     public func nextReceipt() throws(InputError) -> Result<ReceiptRow, UnreadableRecord>? {
         switch try next() {

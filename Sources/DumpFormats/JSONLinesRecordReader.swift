@@ -25,7 +25,7 @@ final class JSONLinesRecordReader: RecordSource {
         self.lineLimits = lineLimits
     }
 
-    func next() throws(InputError) -> DumpItem? {
+    func read(shard: ShardSpec?) throws(InputError) -> SourceItem? {
         while let (length, tooLong) = try lines.nextLineLength() {
             let line = nextLine
             nextLine += 1
@@ -33,14 +33,20 @@ final class JSONLinesRecordReader: RecordSource {
             let location = SourceLocation(file: path, line: line)
             if tooLong {
                 ordinal += 1
-                return .malformed(UnreadableRecord(location: location, reason: "line is longer than \(limits.maxRecordBytes) bytes"))
+                return .item(.malformed(UnreadableRecord(location: location, reason: "line is longer than \(limits.maxRecordBytes) bytes")),
+                             ownID: false)
             }
             let (text, indent) = LineSplitter.trimmed(UnsafeRawBufferPointer(start: buffer.base + buffer.start, count: length))
             if text.isEmpty { continue }
             ordinal += 1
+            var ownID = false
+            if let shard, let id = JSONOrderIDSkim.orderID(in: text, maxDepth: limits.maxDepth) {
+                guard shard.owns(utf8: id) else { return .elsewhere }
+                ownID = true
+            }
             switch parse(text, indent: indent, location) {
-            case .success(let fields): return .record(DumpRecord(location: location, ordinal: ordinal, fields: fields))
-            case .failure(let malformed): return .malformed(malformed)
+            case .success(let fields): return .item(.record(DumpRecord(location: location, ordinal: ordinal, fields: fields)), ownID: ownID)
+            case .failure(let malformed): return .item(.malformed(malformed), ownID: ownID)
             }
         }
         return nil

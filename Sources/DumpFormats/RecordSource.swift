@@ -1,6 +1,23 @@
 import Decompression
+import IAPBasics
 
 /// One reader per layout, pulling items from a `RecordBuffer`.
 protocol RecordSource: AnyObject {
-    func next() throws(InputError) -> DumpItem?
+    /// The next item. With `shard` (a sharded run's worker), a layout that can find a
+    /// record's order id alone gives another shard's record as `.elsewhere`, unread; one
+    /// that cannot reads every record.
+    func read(shard: ShardSpec?) throws(InputError) -> SourceItem?
+}
+
+extension RecordSource {
+    func next() throws(InputError) -> DumpItem? {
+        while let item = try read(shard: nil) {
+            if case .item(let item, _) = item { return item }
+        }
+        return nil
+    }
+
+    func next(in shard: ShardSpec) throws(InputError) -> SourceItem? {
+        try read(shard: shard)
+    }
 }

@@ -17,7 +17,12 @@ final class XMLRecordReader: RecordSource {
         parser = XMLDumpParser(limits: limits)
     }
 
-    func next() throws(InputError) -> DumpItem? {
+    /// Every worker reads every row: the order id comes out of libxml2 with the rest.
+    func read(shard: ShardSpec?) throws(InputError) -> SourceItem? {
+        try nextRow().map { .item($0, ownID: false) }
+    }
+
+    private func nextRow() throws(InputError) -> DumpItem? {
         while true {
             let row: XMLDumpRow?
             do {

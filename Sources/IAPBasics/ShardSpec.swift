@@ -31,13 +31,21 @@ public struct ShardSpec: Sendable, Equatable, CustomStringConvertible {
 
     public func owns(_ orderID: String) -> Bool { shard(of: orderID) == index }
 
+    /// `owns` of the order id whose UTF-8 bytes these are (a dump reader's, before any
+    /// string is made).
+    public func owns(utf8 orderID: UnsafeRawBufferPointer) -> Bool {
+        var hash = Self.fnvOffset
+        for byte in orderID { hash = (hash ^ UInt64(byte)) &* Self.fnvPrime }
+        return Int(hash % UInt64(count)) + 1 == index
+    }
+
     /// FNV-1a, 64 bits, over the UTF-8 bytes.
     public static func fnv1a64(_ text: String) -> UInt64 {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01B3
-        }
+        var hash = fnvOffset
+        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* fnvPrime }
         return hash
     }
+
+    private static let fnvOffset: UInt64 = 0xCBF2_9CE4_8422_2325
+    private static let fnvPrime: UInt64 = 0x0000_0100_0000_01B3
 }

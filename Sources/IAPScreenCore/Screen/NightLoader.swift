@@ -180,8 +180,9 @@ final class NightLoader {
     private let batcher: ReceiptBatcher
 
     /// A sharded run's worker keeps its shard's orders (and their receipts, and orphans)
-    /// only; the others' rows are counted in the input's positions and left undecoded.
-    /// Malformed records are the first shard's.
+    /// only; the others' rows are counted in the input's positions and left undecoded (and,
+    /// where the layout finds the order id alone, unparsed). A malformed record is the
+    /// shard's of the id found so, else the first shard's.
     let shard: ShardSpec?
 
     init(screening: ReceiptScreening, limits: Limits, jobs: Int, watching orderID: String? = nil, shard: ShardSpec? = nil) throws {
@@ -197,11 +198,18 @@ final class NightLoader {
     /// `progress`, when given, counts the bytes read and is told the orders so far after
     /// every batch of records.
     func load(orders: [String], receipts: [String], progress: ProgressLine? = nil) throws(InputError) {
+        let shard = self.shard
         for path in orders {
-            try read(path, { (r) throws(InputError) in try r.nextOrder() }, addOrder, progress: progress)
+            try read(path, { (r) throws(InputError) in
+                if let shard { return try r.nextOrder(in: shard) }
+                return try r.nextOrder().map(ShardRead.init)
+            }, addOrder, progress: progress)
         }
         for path in receipts {
-            try read(path, { (r) throws(InputError) in try r.nextReceipt() }, addReceipt, progress: progress)
+            try read(path, { (r) throws(InputError) in
+                if let shard { return try r.nextReceipt(in: shard) }
+                return try r.nextReceipt().map(ShardRead.init)
+            }, addReceipt, progress: progress)
         }
         try apply(batcher.drain())
         // Every receipt is decoded: the workers end here, not whenever the loader goes away.
@@ -216,15 +224,16 @@ final class NightLoader {
 
     /// Reads one file, its records parsed on a thread of their own (`DumpReadAhead`), and
     /// records its digest and count.
-    private func read<Row: Sendable>(_ path: String, _ next: @escaping @Sendable (DumpReader) throws(InputError) -> Result<Row, UnreadableRecord>?,
+    private func read<Row: Sendable>(_ path: String, _ next: @escaping @Sendable (DumpReader) throws(InputError) -> ShardRead<Row>?,
                                      _ add: (Row) -> Void, progress: ProgressLine?) throws(InputError) {
         inputs.append(try readHashed(path, limits: limits, counted: progress?.bytes) { (reader) throws(InputError) in
             let ahead = DumpReadAhead(reader, read: next)
             while let batch = try ahead.nextBatch() {
                 for item in batch {
                     switch item {
-                    case .failure(let m): addMalformed(m)
-                    case .success(let row): add(row)
+                    case .elsewhere: _ = nextPosition()
+                    case .malformed(let m, let ownID): addMalformed(m, ownID: ownID)
+                    case .row(let row): add(row)
                     }
                     if position % 50_000 == 0 { try apply(batcher.poll()) }
                 }
@@ -238,8 +247,10 @@ final class NightLoader {
         return position - 1
     }
 
-    private func addMalformed(_ m: UnreadableRecord) {
-        guard shard.map({ $0.index == 1 }) ?? true else {
+    /// A malformed record is its shard's when its order id could be read alone, else the
+    /// first shard's.
+    private func addMalformed(_ m: UnreadableRecord, ownID: Bool) {
+        guard ownID || shard.map({ $0.index == 1 }) ?? true else {
             _ = nextPosition()
             return
         }

@@ -14,6 +14,10 @@ let staging = """
     CREATE TEMP TABLE night_reversals(key text, at bigint) ON COMMIT DROP;
     """
 
+/// A night's claims are sorted before they go in (in key order the index takes them
+/// fastest): in memory, not in 4 MB runs on disk.
+let sortInMemory = "SET LOCAL work_mem = '256MB'"
+
 /// A key the ledger has keeps its first taker; of one key given twice, the first given.
 private let mergeClaims = """
     INSERT INTO iapscreen.claims(key, order_id, user_id, created_at, product_id, amount, currency, purchase_token, platform)
@@ -58,6 +62,7 @@ extension PostgresLedger {
         try inTransaction(db, target) { () throws(LedgerError) in
             try onServer(target) { () throws(PostgresError) in
                 try db.execute(staging)
+                try db.execute(sortInMemory)
                 let claims = run.newClaims
                 try db.copyIn("COPY pg_temp.night_claims FROM STDIN", count: claims.count) { rows, i in
                     rows.add(Int64(i))
