@@ -1,6 +1,7 @@
-/// The style sheet and the one script of report.html. The page's Content-Security-Policy
-/// allows exactly these two by their SHA-256, so neither may change at run time, and the
-/// script builds every node with createElement and textContent: data never becomes markup.
+/// The style sheet and the one script of report.html (backtest.html reuses the style sheet
+/// and `grid`). The page's Content-Security-Policy allows exactly these two by their SHA-256,
+/// so neither may change at run time, and the script builds every node with createElement
+/// and textContent: data never becomes markup.
 public enum ReportAssets {
     public static let style = #"""
     :root{--critical:#b00020;--high:#d35400;--medium:#b7950b;--low:#2e86c1;--info:#7f8c8d}
@@ -74,28 +75,7 @@ public enum ReportAssets {
       var O = 0, U = 1, PL = 2, PR = 3, AM = 4, CU = 5, CR = 6, FS = 7, ST = 8, RV = 9, RF = 10, KD = 11;
       var t0 = performance.now();
 
-      function byId(id) { return document.getElementById(id); }
-      function el(tag, cls, text) {
-        var e = document.createElement(tag);
-        if (cls) { e.className = cls; }
-        if (text !== undefined && text !== null) { e.textContent = String(text); }
-        return e;
-      }
-      function add(parent, child) { parent.appendChild(child); return child; }
-      function str(v) {
-        if (v === null || v === undefined) { return ''; }
-        return typeof v === 'string' ? v : JSON.stringify(v);
-      }
-      function parse(id) {
-        var node = byId(id);
-        try { return node ? JSON.parse(node.textContent) : null; } catch (e) { return null; }
-      }
-      // The data's element leaves the document once read: its text is not needed twice.
-      function readData(id) {
-        var v = parse(id), node = byId(id);
-        if (node && node.parentNode) { node.parentNode.removeChild(node); }
-        return Array.isArray(v) ? v.filter(Array.isArray) : [];
-      }
+    \#(grid)
       // Values that repeat are written once in the shared strings and referred to by index.
       var STRINGS = parse('data-strings');
       if (!Array.isArray(STRINGS)) { STRINGS = []; }
@@ -110,142 +90,7 @@ public enum ReportAssets {
       // A severity is written as its rank.
       function sevName(v) { return typeof v === 'number' ? (SEVERITIES[v] || '') : str(v); }
       function sevRank(s) { return SEVERITIES.indexOf(s); }
-      function number(n) { return n.toLocaleString('en-US'); }
       function shellQuote(s) { return "'" + s.split("'").join("'\\''") + "'"; }
-
-      // A paged, sortable table over rows of data; `keep(i)` filters, `detail(i)` opens a row.
-      function Grid(opts) {
-        this.rows = opts.rows;
-        this.columns = opts.columns;
-        this.table = byId(opts.table);
-        this.body = this.table.tBodies[0];
-        this.pager = byId(opts.pager);
-        this.view = byId(opts.view);
-        this.noun = opts.noun;
-        this.keep = opts.keep || null;
-        this.detail = opts.detail || null;
-        this.rowClass = opts.rowClass || null;
-        this.prepare = opts.prepare || null;
-        this.changed = opts.changed || function () {};
-        this.sort = opts.sort || null;
-        this.dir = opts.dir || 'asc';
-        this.page = 1;
-        this.size = 100;
-        this.open = {};
-        this.order = [];
-        this.header();
-      }
-      Grid.prototype.header = function () {
-        var self = this;
-        var tr = add(this.table.tHead || this.table.createTHead(), el('tr'));
-        this.columns.forEach(function (c) {
-          var th = add(tr, el('th', c.numeric ? 'n' : '', c.title));
-          if (!c.key) { return; }
-          th.tabIndex = 0;
-          th.setAttribute('data-col', c.id);
-          var go = function () {
-            if (self.sort === c.id) { self.dir = self.dir === 'asc' ? 'desc' : 'asc'; }
-            else { self.sort = c.id; self.dir = c.firstDir || 'asc'; }
-            self.page = 1;
-            self.refresh();
-            self.changed();
-          };
-          th.addEventListener('click', go);
-          th.addEventListener('keydown', function (ev) { if (ev.key === 'Enter') { go(); } });
-        });
-      };
-      Grid.prototype.column = function (id) {
-        for (var k = 0; k < this.columns.length; k++) { if (this.columns[k].id === id) { return this.columns[k]; } }
-        return null;
-      };
-      Grid.prototype.refresh = function () {
-        var rows = this.rows, order = [], i;
-        for (i = 0; i < rows.length; i++) { if (!this.keep || this.keep(i)) { order.push(i); } }
-        var col = this.column(this.sort);
-        if (col && col.key) {
-          var keys = new Array(rows.length), d = this.dir === 'desc' ? -1 : 1;
-          for (i = 0; i < order.length; i++) { keys[order[i]] = col.key(rows[order[i]], order[i]); }
-          order.sort(function (a, b) {
-            var x = keys[a], y = keys[b];
-            if (x < y) { return -d; }
-            if (x > y) { return d; }
-            return a - b;
-          });
-        }
-        this.order = order;
-        var heads = this.table.tHead.rows[0].cells;
-        for (i = 0; i < heads.length; i++) {
-          var id = heads[i].getAttribute('data-col');
-          if (id && id === this.sort) { heads[i].setAttribute('aria-sort', this.dir === 'desc' ? 'descending' : 'ascending'); }
-          else { heads[i].removeAttribute('aria-sort'); }
-        }
-        this.render();
-      };
-      Grid.prototype.pages = function () { return Math.max(1, Math.ceil(this.order.length / this.size)); };
-      Grid.prototype.showRow = function (i) {
-        var at = this.order.indexOf(i);
-        if (at >= 0) { this.page = Math.floor(at / this.size) + 1; }
-        return at >= 0;
-      };
-      Grid.prototype.render = function () {
-        var self = this;
-        this.page = Math.min(Math.max(1, this.page), this.pages());
-        var start = (this.page - 1) * this.size, end = Math.min(this.order.length, start + this.size);
-        var frag = document.createDocumentFragment();
-        for (var k = start; k < end; k++) {
-          var i = this.order[k], row = this.prepare ? this.prepare(i) : this.rows[i], tr = el('tr');
-          tr.setAttribute('data-row', String(i));
-          if (this.rowClass) { tr.className = this.rowClass(row); }
-          this.columns.forEach(function (c) {
-            var td = add(tr, el('td', (c.numeric ? 'n ' : '') + (c.cls || '')));
-            c.cell(td, row, i, self);
-          });
-          frag.appendChild(tr);
-          if (this.detail && this.open[i]) {
-            tr.classList.add('open');
-            var dt = el('tr', 'detail'), td = add(dt, el('td'));
-            td.colSpan = this.columns.length;
-            td.appendChild(this.detail(i));
-            frag.appendChild(dt);
-          }
-        }
-        this.body.textContent = '';
-        this.body.appendChild(frag);
-        var shown = this.rows.length === 0 ? 'None' : this.order.length === 0 ? 'No ' + this.noun + ' match'
-          : 'Showing ' + number(start + 1) + '\u2013' + number(end) + ' of ' + number(this.order.length) + ' ' + this.noun;
-        if (this.order.length !== this.rows.length) { shown += ' (filtered from ' + number(this.rows.length) + ')'; }
-        this.view.textContent = shown + '.';
-        this.renderPager();
-      };
-      Grid.prototype.renderPager = function () {
-        var self = this, p = this.pager;
-        p.textContent = '';
-        var go = function (page) { return function () { self.page = page; self.render(); self.changed(); }; };
-        var last = this.pages();
-        [['\u00AB first', 1], ['\u2039 previous', this.page - 1], ['next \u203A', this.page + 1], ['last \u00BB', last]]
-          .forEach(function (b) {
-            var btn = add(p, el('button', '', b[0]));
-            btn.type = 'button';
-            btn.disabled = b[1] < 1 || b[1] > last || b[1] === self.page;
-            btn.addEventListener('click', go(b[1]));
-          });
-        add(p, el('span', '', 'page ' + number(this.page) + ' of ' + number(last)));
-        var size = add(p, el('select'));
-        size.setAttribute('aria-label', 'rows per page');
-        [25, 100, 250, 1000].forEach(function (n) {
-          var o = add(size, el('option', '', n + ' a page'));
-          o.value = String(n);
-          o.selected = n === self.size;
-        });
-        size.addEventListener('change', function () { self.size = Number(size.value) || 100; self.page = 1; self.render(); self.changed(); });
-      };
-      Grid.prototype.toggle = function (i) {
-        if (this.open[i]) { delete this.open[i]; } else { this.open[i] = true; }
-        this.render();
-        this.changed();
-      };
-
-      function textCell(get) { return function (td, row) { td.textContent = get(row); }; }
 
       // ---- The listed orders ----
       var rows = readData('data-rows');
@@ -457,12 +302,6 @@ public enum ReportAssets {
 
       // ---- Controls and the URL fragment (rule=…&sev=…&platform=…&status=…&q=…&sort=…&dir=…&page=…&open=ID) ----
       var controls = { rule: byId('f-rule'), sev: byId('f-sev'), platform: byId('f-platform'), status: byId('f-status'), q: byId('f-q') };
-      function options(select, values) {
-        values.forEach(function (v) {
-          var o = add(select, el('option', '', v[1]));
-          o.value = v[0];
-        });
-      }
       (function fill() {
         var ruleCount = {}, platforms = {};
         rows.forEach(function (r, i) {
@@ -479,16 +318,9 @@ public enum ReportAssets {
         Object.keys(controls).forEach(function (k) { controls[k].value = filters[k]; });
       }
       function readHash() {
-        var p;
-        try { p = new URLSearchParams(location.hash.replace(/^#/, '')); } catch (e) { return; }
-        Object.keys(filters).forEach(function (k) { filters[k] = p.get(k) || ''; });
-        syncControls();
-        Object.keys(filters).forEach(function (k) { filters[k] = controls[k].value; });  // only values the page offers
-        filters.q = p.get('q') || '';
-        if (p.get('sort') && grid.column(p.get('sort'))) { grid.sort = p.get('sort'); }
-        if (p.get('dir') === 'asc' || p.get('dir') === 'desc') { grid.dir = p.get('dir'); }
-        var size = Number(p.get('size'));
-        if ([25, 100, 250, 1000].indexOf(size) >= 0) { grid.size = size; }
+        var p = fragment();
+        if (!p) { return; }
+        grid.readView(p, filters, controls);
         grid.open = {};
         var first = -1;
         p.getAll('open').forEach(function (id) {
@@ -501,34 +333,12 @@ public enum ReportAssets {
         grid.render();
       }
       function writeHash() {
-        var p = new URLSearchParams();
-        Object.keys(filters).forEach(function (k) { if (filters[k]) { p.set(k, filters[k]); } });
-        if (grid.sort !== 'severity' || grid.dir !== 'desc') { p.set('sort', grid.sort); p.set('dir', grid.dir); }
-        if (grid.size !== 100) { p.set('size', String(grid.size)); }
-        if (grid.page > 1) { p.set('page', String(grid.page)); }
+        var p = grid.writeView(filters);
         Object.keys(grid.open).forEach(function (i) { if (rows[i] && rows[i][O] !== null) { p.append('open', str(rows[i][O])); } });
-        try { history.replaceState(null, '', '#' + p.toString()); } catch (e) { /* a file: URL that refuses: the view still works */ }
+        setFragment(p);
         byId('print-view').textContent = 'Printed view: ' + (p.toString() ? decodeURIComponent(p.toString().replace(/\+/g, ' ')) : 'all listed orders') + '.';
       }
-      var timer = null;
-      Object.keys(controls).forEach(function (k) {
-        var c = controls[k];
-        c.addEventListener(k === 'q' ? 'input' : 'change', function () {
-          var apply = function () { filters[k] = c.value; grid.page = 1; grid.refresh(); writeHash(); };
-          if (k === 'q') { clearTimeout(timer); timer = setTimeout(apply, 200); } else { apply(); }
-        });
-      });
-      byId('f-clear').addEventListener('click', function () {
-        Object.keys(filters).forEach(function (k) { filters[k] = ''; });
-        syncControls();
-        grid.open = {};
-        grid.page = 1;
-        grid.refresh();
-        writeHash();
-      });
-      window.addEventListener('hashchange', readHash);
-      readHash();
-      writeHash();
+      bindControls(grid, filters, controls, readHash, writeHash, function () { grid.open = {}; });
 
       // ---- Audit sections: reviewer-exempted findings, malformed records ----
       function searchable(gridOpts, inputId) {
@@ -574,5 +384,223 @@ public enum ReportAssets {
       document.body.setAttribute('data-timings', timings);
       if (window.console && console.info) { console.info('iapscreen report: ' + number(rows.length) + ' listed orders, ' + timings); }
     })();
+    """#
+
+    /// What the scripts of report.html and backtest.html share, pasted inside each one's
+    /// function: DOM helpers, the data reader and `Grid`, the paged and sortable table.
+    public static let grid = #"""
+      function byId(id) { return document.getElementById(id); }
+      function el(tag, cls, text) {
+        var e = document.createElement(tag);
+        if (cls) { e.className = cls; }
+        if (text !== undefined && text !== null) { e.textContent = String(text); }
+        return e;
+      }
+      function add(parent, child) { parent.appendChild(child); return child; }
+      function str(v) {
+        if (v === null || v === undefined) { return ''; }
+        return typeof v === 'string' ? v : JSON.stringify(v);
+      }
+      function parse(id) {
+        var node = byId(id);
+        try { return node ? JSON.parse(node.textContent) : null; } catch (e) { return null; }
+      }
+      // The data's element leaves the document once read: its text is not needed twice.
+      // Its elements are arrays unless `keep` says what else they may be.
+      function readData(id, keep) {
+        var v = parse(id), node = byId(id);
+        if (node && node.parentNode) { node.parentNode.removeChild(node); }
+        return Array.isArray(v) ? v.filter(keep || Array.isArray) : [];
+      }
+      function number(n) { return n.toLocaleString('en-US'); }
+
+      // A paged, sortable table over rows of data; `keep(i)` filters, `detail(i)` opens a row.
+      function Grid(opts) {
+        this.rows = opts.rows;
+        this.columns = opts.columns;
+        this.table = byId(opts.table);
+        this.body = this.table.tBodies[0];
+        this.pager = byId(opts.pager);
+        this.view = byId(opts.view);
+        this.noun = opts.noun;
+        this.keep = opts.keep || null;
+        this.detail = opts.detail || null;
+        this.rowClass = opts.rowClass || null;
+        this.prepare = opts.prepare || null;
+        this.changed = opts.changed || function () {};
+        this.sort = opts.sort || null;
+        this.dir = opts.dir || 'asc';
+        this.defaultSort = this.sort;
+        this.defaultDir = this.dir;
+        this.page = 1;
+        this.size = 100;
+        this.open = {};
+        this.order = [];
+        this.header();
+      }
+      Grid.prototype.header = function () {
+        var self = this;
+        var tr = add(this.table.tHead || this.table.createTHead(), el('tr'));
+        this.columns.forEach(function (c) {
+          var th = add(tr, el('th', c.numeric ? 'n' : '', c.title));
+          if (!c.key) { return; }
+          th.tabIndex = 0;
+          th.setAttribute('data-col', c.id);
+          var go = function () {
+            if (self.sort === c.id) { self.dir = self.dir === 'asc' ? 'desc' : 'asc'; }
+            else { self.sort = c.id; self.dir = c.firstDir || 'asc'; }
+            self.page = 1;
+            self.refresh();
+            self.changed();
+          };
+          th.addEventListener('click', go);
+          th.addEventListener('keydown', function (ev) { if (ev.key === 'Enter') { go(); } });
+        });
+      };
+      Grid.prototype.column = function (id) {
+        for (var k = 0; k < this.columns.length; k++) { if (this.columns[k].id === id) { return this.columns[k]; } }
+        return null;
+      };
+      Grid.prototype.refresh = function () {
+        var rows = this.rows, order = [], i;
+        for (i = 0; i < rows.length; i++) { if (!this.keep || this.keep(i)) { order.push(i); } }
+        var col = this.column(this.sort);
+        if (col && col.key) {
+          var keys = new Array(rows.length), d = this.dir === 'desc' ? -1 : 1;
+          for (i = 0; i < order.length; i++) { keys[order[i]] = col.key(rows[order[i]], order[i]); }
+          order.sort(function (a, b) {
+            var x = keys[a], y = keys[b];
+            if (x < y) { return -d; }
+            if (x > y) { return d; }
+            return a - b;
+          });
+        }
+        this.order = order;
+        var heads = this.table.tHead.rows[0].cells;
+        for (i = 0; i < heads.length; i++) {
+          var id = heads[i].getAttribute('data-col');
+          if (id && id === this.sort) { heads[i].setAttribute('aria-sort', this.dir === 'desc' ? 'descending' : 'ascending'); }
+          else { heads[i].removeAttribute('aria-sort'); }
+        }
+        this.render();
+      };
+      Grid.prototype.pages = function () { return Math.max(1, Math.ceil(this.order.length / this.size)); };
+      Grid.prototype.showRow = function (i) {
+        var at = this.order.indexOf(i);
+        if (at >= 0) { this.page = Math.floor(at / this.size) + 1; }
+        return at >= 0;
+      };
+      Grid.prototype.render = function () {
+        var self = this;
+        this.page = Math.min(Math.max(1, this.page), this.pages());
+        var start = (this.page - 1) * this.size, end = Math.min(this.order.length, start + this.size);
+        var frag = document.createDocumentFragment();
+        for (var k = start; k < end; k++) {
+          var i = this.order[k], row = this.prepare ? this.prepare(i) : this.rows[i], tr = el('tr');
+          tr.setAttribute('data-row', String(i));
+          if (this.rowClass) { tr.className = this.rowClass(row); }
+          this.columns.forEach(function (c) {
+            var td = add(tr, el('td', (c.numeric ? 'n ' : '') + (c.cls || '')));
+            c.cell(td, row, i, self);
+          });
+          frag.appendChild(tr);
+          if (this.detail && this.open[i]) {
+            tr.classList.add('open');
+            var dt = el('tr', 'detail'), td = add(dt, el('td'));
+            td.colSpan = this.columns.length;
+            td.appendChild(this.detail(i));
+            frag.appendChild(dt);
+          }
+        }
+        this.body.textContent = '';
+        this.body.appendChild(frag);
+        var shown = this.rows.length === 0 ? 'None' : this.order.length === 0 ? 'No ' + this.noun + ' match'
+          : 'Showing ' + number(start + 1) + '\u2013' + number(end) + ' of ' + number(this.order.length) + ' ' + this.noun;
+        if (this.order.length !== this.rows.length) { shown += ' (filtered from ' + number(this.rows.length) + ')'; }
+        this.view.textContent = shown + '.';
+        this.renderPager();
+      };
+      Grid.prototype.renderPager = function () {
+        var self = this, p = this.pager;
+        p.textContent = '';
+        var go = function (page) { return function () { self.page = page; self.render(); self.changed(); }; };
+        var last = this.pages();
+        [['\u00AB first', 1], ['\u2039 previous', this.page - 1], ['next \u203A', this.page + 1], ['last \u00BB', last]]
+          .forEach(function (b) {
+            var btn = add(p, el('button', '', b[0]));
+            btn.type = 'button';
+            btn.disabled = b[1] < 1 || b[1] > last || b[1] === self.page;
+            btn.addEventListener('click', go(b[1]));
+          });
+        add(p, el('span', '', 'page ' + number(this.page) + ' of ' + number(last)));
+        var size = add(p, el('select'));
+        size.setAttribute('aria-label', 'rows per page');
+        [25, 100, 250, 1000].forEach(function (n) {
+          var o = add(size, el('option', '', n + ' a page'));
+          o.value = String(n);
+          o.selected = n === self.size;
+        });
+        size.addEventListener('change', function () { self.size = Number(size.value) || 100; self.page = 1; self.render(); self.changed(); });
+      };
+      Grid.prototype.toggle = function (i) {
+        if (this.open[i]) { delete this.open[i]; } else { this.open[i] = true; }
+        this.render();
+        this.changed();
+      };
+
+      function textCell(get) { return function (td, row) { td.textContent = get(row); }; }
+
+      // The view in the URL fragment: the filters (`filters[k]` shown by `controls[k]`), sort, size, page.
+      function fragment() {
+        try { return new URLSearchParams(location.hash.replace(/^#/, '')); } catch (e) { return null; }
+      }
+      function setFragment(p) {
+        try { history.replaceState(null, '', '#' + p.toString()); } catch (e) { /* a file: URL that refuses: the view still works */ }
+      }
+      // A select takes only a value it offers: anything else from the fragment filters nothing.
+      Grid.prototype.readView = function (p, filters, controls) {
+        Object.keys(controls).forEach(function (k) { controls[k].value = p.get(k) || ''; filters[k] = controls[k].value; });
+        if (p.get('sort') && this.column(p.get('sort'))) { this.sort = p.get('sort'); }
+        if (p.get('dir') === 'asc' || p.get('dir') === 'desc') { this.dir = p.get('dir'); }
+        var size = Number(p.get('size'));
+        if ([25, 100, 250, 1000].indexOf(size) >= 0) { this.size = size; }
+      };
+      Grid.prototype.writeView = function (filters) {
+        var p = new URLSearchParams();
+        Object.keys(filters).forEach(function (k) { if (filters[k]) { p.set(k, filters[k]); } });
+        if (this.sort !== this.defaultSort || this.dir !== this.defaultDir) { p.set('sort', this.sort); p.set('dir', this.dir); }
+        if (this.size !== 100) { p.set('size', String(this.size)); }
+        if (this.page > 1) { p.set('page', String(this.page)); }
+        return p;
+      };
+      // A control's change filters the grid from its first page (the search box waits for typing to
+      // pause); Clear (#f-clear) empties every filter and calls `cleared` for what the page adds; the
+      // fragment is read now and whenever it changes.
+      function bindControls(grid, filters, controls, readHash, writeHash, cleared) {
+        var timer = null;
+        Object.keys(controls).forEach(function (k) {
+          var c = controls[k];
+          c.addEventListener(k === 'q' ? 'input' : 'change', function () {
+            var apply = function () { filters[k] = c.value; grid.page = 1; grid.refresh(); writeHash(); };
+            if (k === 'q') { clearTimeout(timer); timer = setTimeout(apply, 200); } else { apply(); }
+          });
+        });
+        byId('f-clear').addEventListener('click', function () {
+          Object.keys(controls).forEach(function (k) { filters[k] = controls[k].value = ''; });
+          if (cleared) { cleared(); }
+          grid.page = 1;
+          grid.refresh();
+          writeHash();
+        });
+        window.addEventListener('hashchange', readHash);
+        readHash();
+        writeHash();
+      }
+      function options(select, values) {
+        values.forEach(function (v) {
+          var o = add(select, el('option', '', v[1]));
+          o.value = v[0];
+        });
+      }
     """#
 }

@@ -120,15 +120,7 @@ public enum ReportHTML {
         case 1: status = "<span class=\"status-fail\">1 — a finding at or above --fail-on</span>"
         default: status = "<span class=\"status-fail\">\(s.exitStatus)</span>"
         }
-        var out = """
-        <!DOCTYPE html>
-        <html lang="en"><head><meta charset="utf-8">
-        <meta http-equiv="Content-Security-Policy" content="\(e(contentSecurityPolicy(hashes)))">
-        <meta name="referrer" content="no-referrer">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>iapscreen report \(e(s.startedAt.iso8601))</title>
-        <style>\(ReportAssets.style)</style>
-        </head><body>
+        var out = documentStart(title: "iapscreen report " + s.startedAt.iso8601, style: ReportAssets.style, hashes: hashes) + """
         <header id="run"><h1>iapscreen report</h1>
         <dl class="run">
         <dt>Run</dt><dd>\(e(s.startedAt.iso8601)) to \(e(s.finishedAt.iso8601)) (\(seconds) s)</dd>
@@ -145,10 +137,31 @@ public enum ReportHTML {
         return out + "</tbody></table></header>\n"
     }
 
+    /// Everything up to `<body>`: the CSP, the title (escaped here) and the page's one style sheet.
+    static func documentStart(title: String, style: String, hashes: Hashes) -> String {
+        let e = HTMLText.escape
+        return """
+        <!DOCTYPE html>
+        <html lang="en"><head><meta charset="utf-8">
+        <meta http-equiv="Content-Security-Policy" content="\(e(contentSecurityPolicy(hashes)))">
+        <meta name="referrer" content="no-referrer">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>\(e(title))</title>
+        <style>\(style)</style>
+        </head><body>
+
+        """
+    }
+
+    /// A totals card; `alert` marks it when its number is not zero. `label` is markup.
+    static func card(id: String, _ n: Int, _ label: String, alert: Bool = false) -> String {
+        "<div class=\"card\(alert && n > 0 ? " alert" : "")\" id=\"\(id)\"><b>\(grouped(n))</b><span>\(label)</span></div>"
+    }
+
     static func totals(_ s: RunSummary) -> String {
         let e = HTMLText.escape
         func card(_ id: String, _ n: Int, _ label: String, alert: Bool = false) -> String {
-            "<div class=\"card\(alert && n > 0 ? " alert" : "")\" id=\"total-\(id)\"><b>\(grouped(n))</b><span>\(label)</span></div>"
+            Self.card(id: "total-" + id, n, label, alert: alert)
         }
         var out = "<section id=\"totals\"><h2>Totals</h2><div class=\"cards\">"
             + card("orders", s.orders, "orders") + card("receipts", s.receipts, "with a receipt")
@@ -215,15 +228,23 @@ public enum ReportHTML {
         <p>\(about). Open a row (▸) for its evidence: expected against actual, the receipt, and for a replay the order it replays.
         Status: <b>new</b> tonight, <b>seen</b> by an earlier run, or the reviewer's verdict (<code>iapscreen review</code>).</p>
         <p class="printonly" id="print-view"></p>
-        <div class="controls">
-        """ + filters.map { "<label>\($0.1) <select id=\"\($0.0)\"><option value=\"\">\($0.2)</option></select></label>" }.joined()
+
+        """ + gridControls(filters, search: "order, user, product, transaction…", grid: "rows",
+                           noscript: "The tables need JavaScript; the same orders are in flagged.csv and findings.jsonl.")
+    }
+
+    /// A grid's filters (select id, label, what "no filter" says), search box and Clear button,
+    /// then its view line, table and pager, for the page's script to fill.
+    static func gridControls(_ filters: [(String, String, String)], search: String, grid: String, noscript: String) -> String {
+        "<div class=\"controls\">"
+            + filters.map { "<label>\($0.1) <select id=\"\($0.0)\"><option value=\"\">\($0.2)</option></select></label>" }.joined()
             + """
-        <label>Search <input type="search" id="f-q" placeholder="order, user, product, transaction…"></label>
+        <label>Search <input type="search" id="f-q" placeholder="\(search)"></label>
         <button type="button" id="f-clear">Clear</button></div>
-        <p class="view" id="v-rows"></p>
-        <table class="grid" id="t-rows"><thead></thead><tbody></tbody></table>
-        <div class="pager" id="p-rows"></div>
-        <noscript><p>The tables need JavaScript; the same orders are in flagged.csv and findings.jsonl.</p></noscript>
+        <p class="view" id="v-\(grid)"></p>
+        <table class="grid" id="t-\(grid)"><thead></thead><tbody></tbody></table>
+        <div class="pager" id="p-\(grid)"></div>
+        <noscript><p>\(noscript)</p></noscript>
 
         """
     }

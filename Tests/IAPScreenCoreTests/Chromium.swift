@@ -69,6 +69,12 @@ enum Chromium {
 struct DumpedPage {
     let html: String
 
+    /// How a text node with `s` reads in a serialised DOM.
+    static func shown(_ s: String) -> String {
+        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;")
+    }
+
     /// The text between `id="…">` and the next tag.
     func text(id: String) -> String? {
         guard let start = html.range(of: "id=\"\(id)\">") else { return nil }

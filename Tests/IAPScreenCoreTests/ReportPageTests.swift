@@ -11,10 +11,7 @@ import Testing
 @Suite("report.html in a browser", .serialized, .enabled(if: Chromium.usable, Chromium.skipReason))
 struct ReportPageTests {
     /// How a text node with `s` reads in a serialised DOM.
-    func shown(_ s: String) -> String {
-        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;")
-    }
+    func shown(_ s: String) -> String { DumpedPage.shown(s) }
 
     @Test("the page shows the totals, a chart with its numbers, the table filtered to one rule and an opened evidence row; markup from the dump is text and runs nothing")
     func reviewerPage() throws {
