@@ -18,6 +18,9 @@ public struct OrderReport: Sendable {
     /// Key fields of the order's decoded receipt (environment, app id, transaction, dates…),
     /// in the order report.html shows them; empty when the pipeline did not fill them.
     public var receiptFields: [(key: String, value: String)]
+    /// A store event, tonight's or one the ledger remembers, says the order's purchase was
+    /// refunded or revoked (whatever the rules made of it; `backtest` counts these).
+    public var refunded = false
 
     public init(orderID: String?, userID: String?, platform: String?, productID: String?, amount: String?,
                 currency: String?, createdAt: Timestamp?, findings: [Finding], isOrder: Bool = true,

@@ -103,7 +103,7 @@ struct TimedRun {
     }
 }
 
-private func timedScreen(_ tool: String, _ args: [String]) -> TimedRun {
+func timedScreen(_ tool: String, _ args: [String]) -> TimedRun {
     let t0 = monotonicSeconds()
     let r = spawn(tool, args)
     return TimedRun(wall: monotonicSeconds() - t0, cpu: r.cpuSeconds, maxRSSKiB: r.maxRSSKiB, status: r.status)

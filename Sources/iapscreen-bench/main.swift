@@ -34,6 +34,8 @@ case "events-only":
     runEventsOnlyBenchmark(events: size ?? 100_000, orders: second, say: say)
 case "shards":
     runShardsBenchmark(orders: size ?? 1_000_000, say: say)
+case "backtest":
+    runBacktestBenchmark(orders: size ?? 1_000_000, say: say)
 case "ledger":
     runLedgerBenchmark(claims: size ?? 1_000_000, say: say)
 case "events-log":
@@ -52,6 +54,8 @@ default:
       events-only [N] [orders]  the same log of N store events with a one-order dump: events/s read, verified, matched
       shards [N]             the screen world of N orders on SQLite, PostgreSQL, and 2 shards at once then merge
                              (IAPSCREEN_BENCH_POSTGRES=URI), each run's phases (default 1000000)
+      backtest [N]           the screen world of N orders: one screen, then a backtest of a changed Rules directory,
+                             back to back, twice (default 1000000)
       ledger [N]             N new claims recorded, then N keys looked up, in SQLite and (IAPSCREEN_BENCH_POSTGRES=URI)
                              PostgreSQL (default 1000000)
     """)

@@ -7,11 +7,18 @@ extension Console {
     /// The `--rules` directory (default `./Rules`), or nil after printing every problem it
     /// has and what was not done (the command then exits 2).
     func loadRules(_ args: ParsedArguments, command: String, notDone: String) -> RulesDirectory? {
-        switch RulesDirectory.load(args.one("--rules") ?? "Rules") {
+        loadRules(at: args.one("--rules") ?? "Rules", command: command, notDone: notDone)
+    }
+
+    /// The Rules directory at `path`; `which` names it among several (`the baseline Rules
+    /// directory Rules/`).
+    func loadRules(at path: String, which: String? = nil, command: String, notDone: String) -> RulesDirectory? {
+        switch RulesDirectory.load(path) {
         case .success(let r): return r
         case .failure(let problems):
             for p in problems.list { error(p.description) }
-            error("iapscreen \(command): the Rules directory has \(problems.list.count) problem(s); \(notDone)")
+            let named = which.map { "the \($0) Rules directory \(path)" } ?? "the Rules directory"
+            error("iapscreen \(command): \(named) has \(problems.list.count) problem(s); \(notDone)")
             return nil
         }
     }

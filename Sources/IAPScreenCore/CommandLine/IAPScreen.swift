@@ -14,6 +14,7 @@ public enum IAPScreen {
         (ReviewCommand.spec, ReviewCommand.run),
         (LedgerCommand.spec, LedgerCommand.run),
         (MergeCommand.spec, MergeCommand.run),
+        (BacktestCommand.spec, BacktestCommand.run),
         (RulesCommand.spec, RulesCommand.run),
         (SamplesCommand.spec, SamplesCommand.run),
     ]

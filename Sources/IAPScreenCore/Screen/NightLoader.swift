@@ -177,7 +177,12 @@ final class NightLoader {
 
     let screening: ReceiptScreening
     let limits: Limits
-    private let batcher: ReceiptBatcher
+    /// nil in a twin (see `twin`): its receipts are decoded by the loader it mirrors.
+    private let batcher: ReceiptBatcher?
+    /// `backtest`: a loader that mirrors this one slot for slot, under the candidate Rules.
+    /// It reads nothing itself; each receipt is decoded and verified once, here, and judged
+    /// by both.
+    private let twin: NightLoader?
 
     /// A sharded run's worker keeps its shard's orders (and their receipts, and orphans)
     /// only; the others' rows are counted in the input's positions and left undecoded (and,
@@ -185,13 +190,27 @@ final class NightLoader {
     /// shard's of the id found so, else the first shard's.
     let shard: ShardSpec?
 
-    init(screening: ReceiptScreening, limits: Limits, jobs: Int, watching orderID: String? = nil, shard: ShardSpec? = nil) throws {
+    init(screening: ReceiptScreening, limits: Limits, jobs: Int, watching orderID: String? = nil, shard: ShardSpec? = nil,
+         twin: NightLoader? = nil, twinReverifies: Bool = false) throws {
         watchedOrderID = orderID
         self.shard = shard
         spill = try FindingSpill()
         self.screening = screening
         self.limits = limits
-        batcher = ReceiptBatcher(screening: screening, jobs: jobs)
+        self.twin = twin
+        batcher = ReceiptBatcher(screening: screening, jobs: jobs,
+                                 twin: twin.map { ReceiptBatcher.Twin(screening: $0.screening, reverifies: twinReverifies) })
+    }
+
+    /// A twin for `init(…twin:)`: it is filled by the loader given it.
+    init(twinScreening screening: ReceiptScreening, limits: Limits) throws {
+        watchedOrderID = nil
+        shard = nil
+        spill = try FindingSpill()
+        self.screening = screening
+        self.limits = limits
+        twin = nil
+        batcher = nil
     }
 
     /// Reads every orders dump, then every receipts dump; throws when a file cannot be read.
@@ -203,18 +222,26 @@ final class NightLoader {
             try read(path, { (r) throws(InputError) in
                 if let shard { return try r.nextOrder(in: shard) }
                 return try r.nextOrder().map(ShardRead.init)
-            }, addOrder, progress: progress)
+            }, { $0.addOrder($1) }, progress: progress)
         }
         for path in receipts {
             try read(path, { (r) throws(InputError) in
                 if let shard { return try r.nextReceipt(in: shard) }
                 return try r.nextReceipt().map(ShardRead.init)
-            }, addReceipt, progress: progress)
+            }, { $0.addReceipt($1) }, progress: progress)
         }
-        try apply(batcher.drain())
+        try apply(batcher?.drain() ?? [])
         // Every receipt is decoded: the workers end here, not whenever the loader goes away.
-        batcher.stop()
-        // Credited orders whose receipt never came: screened as missing (no decoding).
+        batcher?.stop()
+        try finishLoading()
+        if let twin {
+            twin.inputs = inputs
+            try twin.finishLoading()
+        }
+    }
+
+    /// Credited orders whose receipt never came: screened as missing (no decoding).
+    private func finishLoading() throws(InputError) {
         for i in slots.indices where slots.with(i, { $0.pointee.outcomeKind == nil && $0.pointee.order.status == .credited }) {
             try settle(i, screening.screen(slots[i].order.row(pool: pool), index: Int(slots[i].position), payload: nil))
         }
@@ -225,21 +252,26 @@ final class NightLoader {
     /// Reads one file, its records parsed on a thread of their own (`DumpReadAhead`), and
     /// records its digest and count.
     private func read<Row: Sendable>(_ path: String, _ next: @escaping @Sendable (DumpReader) throws(InputError) -> ShardRead<Row>?,
-                                     _ add: (Row) -> Void, progress: ProgressLine?) throws(InputError) {
+                                     _ add: (NightLoader, Row) -> Void, progress: ProgressLine?) throws(InputError) {
         inputs.append(try readHashed(path, limits: limits, counted: progress?.bytes) { (reader) throws(InputError) in
             let ahead = DumpReadAhead(reader, read: next)
             while let batch = try ahead.nextBatch() {
                 for item in batch {
-                    switch item {
-                    case .elsewhere: _ = nextPosition()
-                    case .malformed(let m, let ownID): addMalformed(m, ownID: ownID)
-                    case .row(let row): add(row)
-                    }
-                    if position % 50_000 == 0 { try apply(batcher.poll()) }
+                    take(item, add)
+                    twin?.take(item, add)
+                    if position % 50_000 == 0 { try apply(batcher?.poll() ?? []) }
                 }
                 progress?.tick(count: slots.count)
             }
         })
+    }
+
+    private func take<Row>(_ item: ShardRead<Row>, _ add: (NightLoader, Row) -> Void) {
+        switch item {
+        case .elsewhere: _ = nextPosition()
+        case .malformed(let m, let ownID): addMalformed(m, ownID: ownID)
+        case .row(let row): add(self, row)
+        }
     }
 
     private func nextPosition() -> Int {
@@ -286,7 +318,7 @@ final class NightLoader {
         if let payload, row.status == .credited {
             var bare = row
             bare.receipt = nil
-            batcher.submit(ReceiptBatcher.Job(slot: index, generation: slots[index].generation, row: bare,
+            batcher?.submit(ReceiptBatcher.Job(slot: index, generation: slots[index].generation, row: bare,
                                               position: Int(slots[index].position), payload: payload))
         }
     }
@@ -311,13 +343,15 @@ final class NightLoader {
         slots[index].rareIndex = -1
         if r.orderID == watchedOrderID { watched = (r.receipt, r.location, true) }
         guard slots[index].order.status == .credited else { return }
-        batcher.submit(ReceiptBatcher.Job(slot: index, generation: slots[index].generation, row: slots[index].order.row(pool: pool),
+        batcher?.submit(ReceiptBatcher.Job(slot: index, generation: slots[index].generation, row: slots[index].order.row(pool: pool),
                                           position: Int(slots[index].position), payload: r.receipt))
     }
 
     private func apply(_ results: [ReceiptBatcher.Result]) throws(InputError) {
         for r in results where slots[r.slot].generation == r.generation {
             try settle(r.slot, r.outcome)
+            // The twin's slots change with these, so its generation is the same.
+            if let twin, let outcome = r.twinOutcome { try twin.settle(r.slot, outcome) }
         }
     }
 

@@ -49,7 +49,7 @@ struct NightScreener {
 
     /// Hands each order's report to `sink` in input order (orders, malformed records and
     /// orphan receipts interleaved by where they stood).
-    func screen(_ night: NightLoader, writer: ReportWriter) throws -> Outcome {
+    func screen(_ night: NightLoader, writer: any ReportSink) throws -> Outcome {
         let started = Clock.monotonicSeconds()
         let claims = try makeClaims(night)
         let claimSeconds = Clock.monotonicSeconds() - started
@@ -212,7 +212,7 @@ struct NightScreener {
     }
 
     /// Writes the reports in input order from the claims made.
-    private func report(_ night: NightLoader, claims: Claims, claimSeconds: Double, writer: ReportWriter) throws -> Outcome {
+    private func report(_ night: NightLoader, claims: Claims, claimSeconds: Double, writer: any ReportSink) throws -> Outcome {
         let slots = night.slots
         let late = claims.late, book = claims.book
         let pending = claims.events?.pending ?? PendingRefunds()
@@ -263,25 +263,27 @@ struct NightScreener {
         defer { appender.settle() }
         for chunkStart in stride(from: 0, to: items.count, by: 4096) {
             let chunk = Array(items[chunkStart..<min(chunkStart + 4096, items.count)])
-            // Where each report stood, for `merge`: only a sharded run's worker keeps it.
-            let keys = shard == nil ? nil : chunk.map { item -> Int64 in
+            // Where each report stood, for `merge` (a sharded run's worker) or `backtest`.
+            let keys = shard == nil && !writer.wantsKeys ? nil : chunk.map { item -> Int64 in
                 switch item {
                 case .slot(let i): Int64(slots.with(Int(i)) { $0.pointee.position })
                 case .extra(let k): Int64(extra[k].position)
                 case .afterNight(let k): ShardReportLines.afterNightKey(claims.events?.afterNightOrder[k] ?? k)
                 }
             }
+            let formats = writer.formatsReports
             guard ledger != nil else {
                 // Nothing to mark: each report is formatted where it is built, in one pass.
-                let built = try shared.parallelMap(chunk) { item throws -> (OrderReport, ReportWriter.Formatted)? in
-                    try shared.report(item).map { ($0, ReportWriter.format($0)) }
+                let built = try shared.parallelMap(chunk) { item throws -> (OrderReport, ReportWriter.Formatted?)? in
+                    try shared.report(item).map { ($0, formats ? ReportWriter.format($0) : nil) }
                 }
                 try appender.append(built.map { $0?.0 }, built.map { $0?.1 }, keys: keys)
                 continue
             }
             var reports = try shared.parallelMap(chunk) { item throws -> OrderReport? in try shared.report(item) }
             try mark(&reports)
-            let formatted = try shared.parallelMap(reports) { r -> ReportWriter.Formatted? in r.map(ReportWriter.format) }
+            let formatted = formats ? try shared.parallelMap(reports) { r -> ReportWriter.Formatted? in r.map(ReportWriter.format) }
+                : [ReportWriter.Formatted?](repeating: nil, count: reports.count)
             try appender.append(reports, formatted, keys: keys)
         }
         try appender.finish()
@@ -328,13 +330,13 @@ struct NightScreener {
     /// Writes chunks of reports in order on a serial queue of its own, one chunk behind
     /// the one being built. Only that queue touches the writer until `finish` returns.
     final class ChunkAppender: @unchecked Sendable {
-        private let writer: ReportWriter
+        private let writer: any ReportSink
         private let queue = DispatchQueue(label: "iapscreen.reports")
         private let group = DispatchGroup()
         /// Set on the queue, read after waiting for it.
         private var failure: Error?
 
-        init(writer: ReportWriter) {
+        init(writer: any ReportSink) {
             self.writer = writer
         }
 
@@ -343,7 +345,7 @@ struct NightScreener {
             try waitForLast()
             queue.async(group: group) { [self] in
                 do {
-                    for k in reports.indices { if let r = reports[k], let f = formatted[k] { try writer.append(f, of: r, key: keys?[k] ?? 0) } }
+                    for k in reports.indices { if let r = reports[k] { try writer.append(formatted[k], of: r, key: keys?[k] ?? 0) } }
                 } catch {
                     failure = error
                 }
@@ -396,20 +398,27 @@ struct NightScreener {
                 return OrderReport(orderID: f.orderID, userID: f.userID, platform: nil, productID: nil, amount: nil,
                                    currency: nil, createdAt: nil, findings: [f], isOrder: false)
             case .afterNight(let k):
-                return afterNight[k]
+                // An order past tonight's, found by a refund (or its reversal), or a bad event.
+                var report = afterNight[k]
+                report.refunded = report.findings.contains {
+                    $0.rule == RefundedAfterCredit.id.rawValue || $0.rule == Revoked.id.rawValue
+                }
+                return report
             case .slot(let i):
                 let slot = night.slots[Int(i)]
                 let entry = try night.spilled(slot).map(night.spill.readFlushed)
                 let o = screener.screenOrder(slot, night)
                 let taker = RefundJudge.Taker(orderID: o.orderID, userID: o.userID, createdAt: o.createdAt, slot: i, stillCredited: true)
-                let events = pending.judged(for: i, taker: taker).compactMap(screener.finding)
-                let findings = Revoked.once((entry?.findings ?? []) + (late[i] ?? []) + events)
+                let judged = pending.judged(for: i, taker: taker)
+                let findings = Revoked.once((entry?.findings ?? []) + (late[i] ?? []) + judged.compactMap(screener.finding))
                 guard !findings.isEmpty else { return nil }
-                return OrderReport(orderID: o.orderID, userID: o.userID,
-                                   platform: (o.platform ?? slot.outcome?.receiptPlatform)?.rawValue,
-                                   productID: o.expectedProductID, amount: o.amount, currency: o.currency,
-                                   createdAt: o.createdAt, findings: findings,
-                                   receiptFields: receiptFields(entry, slot))
+                var report = OrderReport(orderID: o.orderID, userID: o.userID,
+                                         platform: (o.platform ?? slot.outcome?.receiptPlatform)?.rawValue,
+                                         productID: o.expectedProductID, amount: o.amount, currency: o.currency,
+                                         createdAt: o.createdAt, findings: findings,
+                                         receiptFields: receiptFields(entry, slot))
+                report.refunded = judged.contains { $0.call != .refundReversed }
+                return report
             }
         }
 

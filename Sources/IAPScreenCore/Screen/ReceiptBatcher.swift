@@ -21,6 +21,16 @@ final class ReceiptBatcher {
         var slot: Int
         var generation: UInt32
         var outcome: ReceiptScreening.Outcome
+        /// The twin's outcome of the same receipt (`twin`).
+        var twinOutcome: ReceiptScreening.Outcome?
+    }
+
+    /// A second screening of every receipt (`backtest`'s candidate Rules): the receipt is
+    /// decoded and verified once, then judged by both. `reverifies` when the twin trusts
+    /// other keys.
+    struct Twin: Sendable {
+        var screening: ReceiptScreening
+        var reverifies: Bool
     }
 
     /// Shared by the reader and the workers; every field is guarded by `condition`.
@@ -39,13 +49,13 @@ final class ReceiptBatcher {
     private var filling: [Job] = []
     private var workers: [JoinedThread] = []
 
-    init(screening: ReceiptScreening, jobs: Int) {
+    init(screening: ReceiptScreening, jobs: Int, twin: Twin? = nil) {
         let count = max(1, jobs)
         maxQueued = 4 * count
         filling.reserveCapacity(batchSize)
         let shared = self.shared
         // The decoders recurse (nesting is capped): the main thread's 8 MB, not less.
-        workers = (0..<count).map { _ in JoinedThread(stackSize: 8 << 20) { Self.work(shared, screening) } }
+        workers = (0..<count).map { _ in JoinedThread(stackSize: 8 << 20) { Self.work(shared, screening, twin) } }
     }
 
     /// Stops the workers and waits until every one has ended. Batches not yet started are
@@ -64,7 +74,7 @@ final class ReceiptBatcher {
 
     deinit { stop() }
 
-    private static func work(_ shared: Shared, _ screening: ReceiptScreening) {
+    private static func work(_ shared: Shared, _ screening: ReceiptScreening, _ twin: Twin?) {
         while true {
             shared.condition.lock()
             while shared.queued.isEmpty, !shared.closed { shared.condition.wait() }
@@ -80,8 +90,16 @@ final class ReceiptBatcher {
             var results: [Result] = []
             results.reserveCapacity(batch.count)
             for job in batch {
+                guard let twin else {
+                    results.append(Result(slot: job.slot, generation: job.generation,
+                                          outcome: screening.screen(job.row, index: job.position, payload: Array(job.payload.utf8))))
+                    continue
+                }
+                let read = screening.read(Array(job.payload.utf8))
+                let twinRead = twin.reverifies ? twin.screening.reverified(read) : read
                 results.append(Result(slot: job.slot, generation: job.generation,
-                                      outcome: screening.screen(job.row, index: job.position, payload: Array(job.payload.utf8))))
+                                      outcome: screening.screen(job.row, index: job.position, read: read),
+                                      twinOutcome: twin.screening.screen(job.row, index: job.position, read: twinRead)))
             }
 
             shared.condition.lock()

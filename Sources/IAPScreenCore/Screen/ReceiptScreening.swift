@@ -38,16 +38,46 @@ struct ReceiptScreening: Sendable {
         var tokenHash: UInt64 = 0
     }
 
+    /// A payload decoded and its signature checked: the expensive part, done once however
+    /// many Rules directories then judge it (`backtest`).
+    struct ReadReceipt: Sendable {
+        var receipt: Receipt
+        var signature: SignatureStatus
+        var forgery: String?
+    }
+
     func screen(_ row: OrderRow, index: Int, payload: [UInt8]?) -> Outcome {
-        guard let payload else { return settled(row, index: index, platform: nil, state: .missing) }
-        let receipt: Receipt
-        do {
-            receipt = try ReceiptDecoder.decode(payload, limits: limits)
+        screen(row, index: index, read: payload.map(read))
+    }
+
+    func read(_ payload: [UInt8]) -> Result<ReadReceipt, DecodeError> {
+        do throws(DecodeError) {
+            let receipt = try ReceiptDecoder.decode(payload, limits: limits)
+            let (signature, forgery) = verify(receipt)
+            return .success(ReadReceipt(receipt: receipt, signature: signature, forgery: forgery))
         } catch {
-            return settled(row, index: index, platform: nil, state: .undecodable(error))
+            return .failure(error)
+        }
+    }
+
+    /// The signature checked again against this screening's trust (a candidate Rules
+    /// directory with trust files of its own).
+    func reverified(_ read: Result<ReadReceipt, DecodeError>) -> Result<ReadReceipt, DecodeError> {
+        read.map { r in
+            let (signature, forgery) = verify(r.receipt)
+            return ReadReceipt(receipt: r.receipt, signature: signature, forgery: forgery)
+        }
+    }
+
+    /// `read`: nil when the order has no receipt.
+    func screen(_ row: OrderRow, index: Int, read: Result<ReadReceipt, DecodeError>?) -> Outcome {
+        guard let read else { return settled(row, index: index, platform: nil, state: .missing) }
+        let receipt: Receipt, signature: SignatureStatus, forgery: String?
+        switch read {
+        case .success(let r): (receipt, signature, forgery) = (r.receipt, r.signature, r.forgery)
+        case .failure(let error): return settled(row, index: index, platform: nil, state: .undecodable(error))
         }
         let order = resolver.resolve(row, index: index, receiptPlatform: receipt.platform)
-        let (signature, forgery) = verify(receipt)
         let digest = ReceiptDigest(receipt: receipt, signature: signature, forgery: forgery, for: order)
         var out = Outcome(kind: .decoded, receiptPlatform: receipt.platform)
         if digest.candidates.count > 1 || evaluator.needsOrdersPerUser || evaluator.needsStoreEventFields {

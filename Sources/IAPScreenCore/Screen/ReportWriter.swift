@@ -11,7 +11,7 @@ import StoreCrypto
 /// Writes the reports of a run as the orders come, in input order: each file under a
 /// temporary name in the output directory, all renamed into place by `finish`, so a
 /// reader never sees half a report and memory does not grow with the findings.
-final class ReportWriter {
+final class ReportWriter: ReportSink {
     struct WriteError: Error, CustomStringConvertible {
         var description: String
     }
@@ -65,8 +65,12 @@ final class ReportWriter {
         return Formatted(jsonl: line, csv: r.isFlagged ? Array(FlaggedCSV.row(r).utf8) : nil, page: ReportHTML.elements(r))
     }
 
+    var formatsReports: Bool { true }
+    var wantsKeys: Bool { shardReports != nil }
+
     /// Writes a formatted report, in the order reports come.
-    func append(_ f: Formatted, of r: OrderReport, key: Int64 = 0) throws {
+    func append(_ formatted: Formatted?, of r: OrderReport, key: Int64 = 0) throws {
+        let f = formatted ?? Self.format(r)
         try findings.write(f.jsonl)
         if let shardReports {
             var line: [UInt8] = []
@@ -238,4 +242,13 @@ struct Tally {
             if let c = r.currency, let a = r.amount.flatMap(DecimalAmount.init) { atRisk[c, default: .zero] = atRisk[c, default: .zero] + a }
         }
     }
+}
+
+/// Where `NightScreener`'s reports go, one at a time in input order, on one thread.
+protocol ReportSink: AnyObject {
+    /// Whether the reports come formatted as the report files' lines (made on every core).
+    var formatsReports: Bool { get }
+    /// Whether each report comes with where it stood in the night (`merge`, `backtest`).
+    var wantsKeys: Bool { get }
+    func append(_ formatted: ReportWriter.Formatted?, of r: OrderReport, key: Int64) throws
 }

@@ -33,7 +33,9 @@ struct ScreenSetup {
         var status: ExitStatus
     }
 
-    static func make(_ args: ParsedArguments, command spec: CommandSpec, io: Console) -> Result<ScreenSetup, Stop> {
+    /// `rules`: already loaded (`backtest` loads and checks both of its own first).
+    static func make(_ args: ParsedArguments, command spec: CommandSpec, io: Console,
+                     rules preloaded: RulesDirectory? = nil) -> Result<ScreenSetup, Stop> {
         let name = "iapscreen \(spec.name)"
         let orders = args.many("--orders")
         guard !orders.isEmpty else {
@@ -57,7 +59,7 @@ struct ScreenSetup {
         }
 
         // Rules: every problem at once, nothing written.
-        guard let rules = io.loadRules(args, command: spec.name, notDone: "nothing was screened") else {
+        guard let rules = preloaded ?? io.loadRules(args, command: spec.name, notDone: "nothing was screened") else {
             return .failure(Stop(status: .usage))
         }
         let verifier: ReceiptVerifier

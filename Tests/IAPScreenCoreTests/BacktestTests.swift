@@ -1,0 +1,170 @@
+import Foundation
+import JSONText
+import Testing
+
+/// `backtest` against what two `screen` runs say: its rows must be exactly their differences.
+@Suite("Backtest: a Rules change over a night, before it runs")
+struct BacktestTests {
+    /// One order's findings in one screen: "rule severity exempted" each, sorted.
+    typealias Findings = [String: [String]]
+
+    /// A copy of the world's Rules with `rules` as its default.rules.
+    func candidate(_ world: SampleWorld, _ s: Scratch, _ name: String, rules: String) throws -> String {
+        let dir = s.file(name)
+        try FileManager.default.copyItem(atPath: world.path + "/Rules", toPath: dir)
+        try rules.write(toFile: dir + "/default.rules", atomically: true, encoding: .utf8)
+        return dir
+    }
+
+    func inputs(_ world: SampleWorld, events: Bool = true) -> [String] {
+        ["--orders"] + world.orders + ["--receipts", world.receipts] + (events ? ["--store-events", world.storeEvents] : [])
+    }
+
+    /// Each order's findings as `screen --rules rules` writes them.
+    func screened(_ world: SampleWorld, _ s: Scratch, rules: String, ledger: String = "none", out: String) throws -> Findings {
+        let r = try Tool.run(["screen", "--rules", rules, "--out", s.file(out), "--ledger", ledger, "--quiet"] + inputs(world))
+        #expect(r.status == 0, "\(r.stderr)")
+        var byOrder: Findings = [:]
+        for f in try FindingLine.read(s.file(out + "/findings.jsonl")) {
+            byOrder[f.orderID ?? "", default: []].append("\(f.rule) \(f.severity) \(f.exempted ?? "")")
+        }
+        return byOrder.mapValues { $0.sorted() }
+    }
+
+    /// The rows of backtest.csv by order id: (baseline rules, candidate rules, change, verdict, refunded).
+    func rows(_ file: String) throws -> [String: [String]] {
+        let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
+        #expect(lines.first == "order_id,user_id,created_at,product_id,amount,currency,baseline_rules,candidate_rules,change,verdict,refunded")
+        var out: [String: [String]] = [:]
+        for line in lines.dropFirst() {
+            let cells = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            #expect(cells.count == 11, "\(line)")
+            out[cells[0]] = Array(cells.suffix(5))
+        }
+        return out
+    }
+
+    /// Distinct rules of the findings that are not exempted, as backtest.csv lists them.
+    func counting(_ findings: [String]?) -> String {
+        Set((findings ?? []).filter { $0.hasSuffix(" ") }.map { String($0.split(separator: " ")[0]) }).sorted().joined(separator: ";")
+    }
+
+    static let changes: [(name: String, rules: String)] = [
+        ("a rule switched off", "rule sandbox-in-production off\nexempt reviewers from sandbox-in-production\n"),
+        ("a severity changed", "rule signature-invalid severity medium\nexempt reviewers from sandbox-in-production\n"),
+        ("a parameter tightened", "rule expired-validity severity medium grace_days 1 max_proof_age_days 1\nexempt reviewers from sandbox-in-production\n"),
+        ("a custom rule added", "rule expired-validity severity medium grace_days 1 max_proof_age_days 30\nexempt reviewers from sandbox-in-production\nflag high big-order if order.amount >= 9.99\n"),
+        // Widened below: one more account in reviewers.csv.
+        ("an exemption widened", "rule expired-validity severity medium grace_days 1 max_proof_age_days 30\nexempt reviewers from sandbox-in-production\n"),
+    ]
+
+    @Test("the rows are exactly the differences between screening under each Rules directory", arguments: changes.indices)
+    func rowsAreTheDifferences(_ k: Int) throws {
+        let world = try SampleWorld.shared.get()
+        let s = try Scratch()
+        let (name, text) = Self.changes[k]
+        let baseline = world.path + "/Rules", cand = try candidate(world, s, "cand", rules: text)
+        let before = try screened(world, s, rules: baseline, out: "base")
+        if name == "an exemption widened" {
+            // A user flagged for a sandbox purchase becomes an App Review account.
+            let line = try #require(try FindingLine.read(s.file("base/findings.jsonl")).first {
+                $0.rule == "sandbox-in-production" && $0.exempted == nil
+            })
+            let user = try #require(line.object["user_id"]?.string)
+            let reviewers = try String(contentsOfFile: cand + "/reviewers.csv", encoding: .utf8)
+            try (reviewers + "\(user),2020-01-01,,a new reviewer\n").write(toFile: cand + "/reviewers.csv", atomically: true, encoding: .utf8)
+        }
+        let after = try screened(world, s, rules: cand, out: "cand-out")
+        let r = try Tool.run(["backtest", "--rules", cand, "--baseline", baseline, "--out", s.file("bt"), "--ledger", "none"] + inputs(world))
+        #expect(r.status == 0, "\(r.stderr)")
+        let got = try rows(s.file("bt/backtest.csv"))
+        let changed = Set(before.keys).union(after.keys).filter { before[$0] != after[$0] }
+        #expect(!changed.isEmpty, "\(name): the change changes nothing in the world, the test shows nothing")
+        #expect(Set(got.keys) == changed, "\(name)")
+        for id in changed {
+            let was = counting(before[id]), now = counting(after[id])
+            let change = !now.isEmpty && was.isEmpty ? "newly-flagged" : !was.isEmpty && now.isEmpty ? "no-longer-flagged" : "rules-changed"
+            #expect(got[id]?.prefix(3) == [was, now, change][...], "\(name): order \(id)")
+        }
+        // The summary a person reads, and the totals.
+        let json = try #require(try JSONParser.parse(try s.read("bt/backtest.json")).object)
+        let newly = changed.filter { counting(after[$0]) != "" && counting(before[$0]) == "" }.count
+        let gone = changed.filter { counting(before[$0]) != "" && counting(after[$0]) == "" }.count
+        #expect(json["newly_flagged"]?.object?["orders"]?.int64 == Int64(newly))
+        #expect(json["no_longer_flagged"]?.object?["orders"]?.int64 == Int64(gone))
+        #expect(r.stderr.contains("+\(newly) flagged ("), "\(r.stderr)")
+        #expect(r.stderr.contains("\u{2212}\(gone) no longer flagged ("), "\(r.stderr)")
+        #expect(FileManager.default.fileExists(atPath: s.file("bt/backtest.html")))
+    }
+
+    @Test("a candidate equal to the baseline changes no order")
+    func sameRules() throws {
+        let world = try SampleWorld.shared.get()
+        let s = try Scratch()
+        let r = try Tool.run(["backtest", "--rules", world.path + "/Rules", "--baseline", world.path + "/Rules",
+                              "--out", s.file("bt"), "--ledger", "none"] + inputs(world))
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try rows(s.file("bt/backtest.csv")).isEmpty)
+        #expect(r.stderr.contains("+0 flagged (0 reviewed fraud, 0 legit, 0 refunded), \u{2212}0 no longer flagged"), "\(r.stderr)")
+    }
+
+    @Test("verdicts and refunds come from the ledger: reviewed orders and refunded purchases are counted each way")
+    func verdictsAndRefunds() throws {
+        let world = try SampleWorld.shared.get()
+        let s = try Scratch()
+        let ledger = "sqlite:" + s.file("ledger.sqlite")
+        let baseline = world.path + "/Rules"
+        // Last night's run: the ledger learns the claims and the refunds.
+        _ = try screened(world, s, rules: baseline, ledger: ledger, out: "night")
+        // The change: big orders flagged, refunds after credit no longer.
+        let cand = try candidate(world, s, "cand", rules: """
+            rule refunded-after-credit off
+            exempt reviewers from sandbox-in-production
+            flag high big-order if order.amount >= 9.99
+
+            """)
+        let before = try screened(world, s, rules: baseline, out: "base")
+        let after = try screened(world, s, rules: cand, out: "cand-out")
+        let newly = after.keys.filter { counting(after[$0]) != "" && counting(before[$0]) == "" }.sorted()
+        try #require(newly.count >= 3, "the world has too few big orders")
+        for (id, verdict) in [(newly[0], "fraud"), (newly[1], "legit"), (newly[2], "fraud")] {
+            let review = try Tool.run(["review", "--order", id, "--verdict", verdict, "--ledger", ledger, "--by", "sec"])
+            #expect(review.status == 0, "\(review.stderr)")
+        }
+        let statusBefore = try Tool.run(["ledger", "status", "--ledger", ledger])
+        let r = try Tool.run(["backtest", "--rules", cand, "--baseline", baseline, "--out", s.file("bt"), "--ledger", ledger]
+                             + inputs(world))
+        #expect(r.status == 0, "\(r.stderr)")
+        let got = try rows(s.file("bt/backtest.csv"))
+        #expect(got[newly[0]]?[3] == "fraud" && got[newly[1]]?[3] == "legit" && got[newly[2]]?[3] == "fraud")
+        let json = try #require(try JSONParser.parse(try s.read("bt/backtest.json")).object)
+        let newlyJSON = try #require(json["newly_flagged"]?.object), goneJSON = try #require(json["no_longer_flagged"]?.object)
+        #expect(newlyJSON["reviewed_fraud"]?.int64 == 2 && newlyJSON["reviewed_legit"]?.int64 == 1)
+        // Orders that only a refund flagged are no longer flagged, and each was refunded.
+        let refundOnly = before.keys.filter { counting(before[$0]) == "refunded-after-credit" && counting(after[$0]) == "" }
+        try #require(!refundOnly.isEmpty)
+        for id in refundOnly { #expect(got[id]?[2] == "no-longer-flagged" && got[id]?[4] == "yes", "order \(id)") }
+        #expect(goneJSON["refunded"]?.int64 == Int64(got.values.filter { $0[2] == "no-longer-flagged" && $0[4] == "yes" }.count))
+        #expect(r.stderr.contains("+\(newlyJSON["orders"]?.int64 ?? -1) flagged (2 reviewed fraud, 1 legit, "), "\(r.stderr)")
+        // Read only: the ledger is as the backtest found it.
+        let statusAfter = try Tool.run(["ledger", "status", "--ledger", ledger])
+        #expect(statusAfter.status == 0 && statusAfter.stdout == statusBefore.stdout, "\(statusAfter.stdout)")
+    }
+
+    @Test("a bad Rules directory, either one, is exit 2 naming it, and nothing is written")
+    func badRules() throws {
+        let world = try SampleWorld.shared.get()
+        let s = try Scratch()
+        let bad = try candidate(world, s, "bad", rules: "rule no-such-rule off\n")
+        let good = world.path + "/Rules"
+        for (cand, base, named) in [(bad, good, ["candidate"]), (good, bad, ["baseline"]), (bad, bad, ["baseline", "candidate"])] {
+            let r = try Tool.run(["backtest", "--rules", cand, "--baseline", base, "--out", s.file("bt"), "--ledger", "none"] + inputs(world))
+            #expect(r.status == 2)
+            for which in named { #expect(r.stderr.contains("the \(which) Rules directory \(bad) has 1 problem(s); nothing written"), "\(r.stderr)") }
+            #expect(r.stderr.contains("no-such-rule"))
+            #expect(!FileManager.default.fileExists(atPath: s.file("bt")))
+        }
+        let missing = try Tool.run(["backtest", "--baseline", good, "--out", s.file("bt"), "--ledger", "none"] + inputs(world))
+        #expect(missing.status == 2 && missing.stderr.contains("--rules is required"), "\(missing.stderr)")
+    }
+}
