@@ -9,8 +9,10 @@ import JSONText
 /// Content-Security-Policy runs nothing but the page's own script and style, by SHA-256.
 public enum BacktestHTML {
     /// The whole page, written in pieces through `emit`.
+    /// `hashes`: of `script` and `style`, for the Content-Security-Policy (made with
+    /// OpenSSL by the caller, as report.html's are).
     public static func write(totals: BacktestTotals, baseline: String, candidate: String, rows: [BacktestRow],
-                             emit: ([UInt8]) throws -> Void) throws {
+                             hashes: ReportHTML.Hashes, emit: ([UInt8]) throws -> Void) throws {
         try emit(Array((ReportHTML.documentStart(title: "iapscreen backtest: \(candidate) against \(baseline)",
                                                  style: style, hashes: hashes)
             + header(baseline: baseline, candidate: candidate) + totalsSection(totals) + rulesSection(totals)
@@ -19,9 +21,6 @@ public enum BacktestHTML {
         try emit(Array(("</section>\n<footer class=\"note\">Written by iapscreen backtest. The same changes are in backtest.csv "
             + "and backtest.json beside this page.</footer>\n<script>\(script)</script>\n</body></html>\n").utf8))
     }
-
-    /// What the page's Content-Security-Policy allows.
-    static let hashes = ReportHTML.Hashes(script: PageDigest.sha256Base64(script), style: PageDigest.sha256Base64(style))
 
     static func header(baseline: String, candidate: String) -> String {
         let e = HTMLText.escape
@@ -116,13 +115,13 @@ public enum BacktestHTML {
         try emit(chunk)
     }
 
-    static let style = ReportAssets.style + "\n" + #"""
+    public static let style = ReportAssets.style + "\n" + #"""
     .tag.newly-flagged{background:#f8d7da;border-color:#e08a93}.tag.no-longer-flagged{background:#d4edda;border-color:#8fc99c}
     .tag.rules-changed{background:#eef}
     .rule-added{color:var(--critical);font-weight:600}.rule-removed{color:#666;text-decoration:line-through}
     """#
 
-    static let script = #"""
+    public static let script = #"""
     (function () {
       'use strict';
     \#(ReportAssets.grid)

@@ -1,5 +1,6 @@
 import Foundation
 import IAPBasics
+import JSONText
 @testable import IAPScreenCore
 @testable import Reporting
 import Testing
@@ -48,7 +49,8 @@ struct BacktestPageTests {
     /// Writes the page through `write`'s pieces, and says how large the largest was.
     static func page(in s: Scratch, _ totals: BacktestTotals, _ rows: [BacktestRow]) throws -> (file: String, largest: Int, pieces: Int) {
         var bytes = [UInt8](), largest = 0, pieces = 0
-        try BacktestHTML.write(totals: totals, baseline: baseline, candidate: candidate, rows: rows) { piece in
+        try BacktestHTML.write(totals: totals, baseline: baseline, candidate: candidate, rows: rows,
+                               hashes: BacktestFiles.pageHashes) { piece in
             bytes += piece
             largest = max(largest, piece.count)
             pieces += 1
@@ -79,6 +81,37 @@ struct BacktestPageTests {
     func card(_ page: DumpedPage, _ id: String) -> String? {
         guard let start = page.html.range(of: "id=\"\(id)\"><b>") else { return nil }
         return String(page.html[start.upperBound...].prefix { $0 != "<" })
+    }
+
+    @Test("the page `backtest` writes for a hostile night: its totals are backtest.json's, the table filters by rule, and nothing from the dump runs")
+    func fromTheCommand() throws {
+        let s = try Scratch()
+        let night = try HostileNight(in: s)
+        let candidate = s.file("Candidate")
+        try FileManager.default.copyItem(atPath: night.rules, toPath: candidate)
+        try s.write("Candidate/default.rules", """
+            rule missing-receipt off
+            flag high every-sale if order.amount > 0 say "\(HostileNight.scriptPayload)"
+
+            """)
+        let r = try Tool.run(["backtest", "--rules", candidate, "--baseline", night.rules, "--orders", night.orders,
+                              "--ledger", "none", "--out", s.file("bt")])
+        #expect(r.status == 0, "\(r.stderr)")
+        let csv = try s.read("bt/backtest.csv").split(separator: "\n").dropFirst()
+        let withRule = csv.filter { $0.contains("every-sale") }
+        try #require(!withRule.isEmpty)
+        let json = try #require(try JSONParser.parse(try s.read("bt/backtest.json")).object)
+        let page = DumpedPage(html: try Chromium.dumpDOM(s.file("bt/backtest.html"), fragment: Chromium.fragment([("rule", "every-sale")])))
+        // The page's script ran; the dump's (shown as text in the table) did not.
+        #expect(page.body.contains("data-ready=") && !page.body.contains("data-pwned="), "\(page.body)")
+        #expect(card(page, "total-orders") == json["orders"]?.int64.map(String.init))
+        #expect(card(page, "total-newly-flagged") == json["newly_flagged"]?.object?["orders"]?.int64.map(String.init))
+        #expect(card(page, "total-rules-changed") == json["rules_changed"]?.object?["orders"]?.int64.map(String.init))
+        let shownRows = cells(page)
+        #expect(shownRows.count == withRule.count)
+        #expect(page.text(id: "v-changes") == "Showing 1–\(withRule.count) of \(withRule.count) changed orders (filtered from \(csv.count)).")
+        // The order whose id is a script: listed, as text.
+        #expect(shownRows.contains { $0.first == HostileNight.scriptPayload }, "\(shownRows)")
     }
 
     @Test("totals, money at risk and the per-rule table; every order in the table, the hostile ones as text")
@@ -191,15 +224,3 @@ struct BacktestPageTests {
 }
 
 private func shown(_ s: String) -> String { DumpedPage.shown(s) }
-
-@Suite("backtest.html's Content-Security-Policy hashes")
-struct BacktestPageDigestTests {
-    @Test("the page's own SHA-256 agrees with OpenSSL's, on the page's script and style and across block edges")
-    func digest() {
-        // Lengths either side of where the padding needs a second block; "é" is two bytes.
-        let edges = [55, 56, 63, 64, 65, 119, 1000].map { String(repeating: "é", count: $0 / 2) + String(repeating: "a", count: $0 % 2) }
-        let texts = [BacktestHTML.script, BacktestHTML.style, "", "abc"] + edges
-        for text in texts { #expect(PageDigest.sha256Base64(text) == ReportWriter.sha256Base64(text), "\(text.utf8.count) bytes") }
-        #expect(PageDigest.sha256Base64("abc") == "ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0=")
-    }
-}

@@ -175,6 +175,9 @@ enum BacktestTrust {
 /// backtest.csv, backtest.json and backtest.html, each under a temporary name until all
 /// three are written.
 enum BacktestFiles {
+    static let pageHashes = ReportHTML.Hashes(script: ReportWriter.sha256Base64(BacktestHTML.script),
+                                              style: ReportWriter.sha256Base64(BacktestHTML.style))
+
     static func write(rows: [BacktestRow], totals: BacktestTotals, baseline: String, candidate: String, to directory: String) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let csv = try TempFile(in: directory, for: "backtest.csv")
@@ -193,7 +196,8 @@ enum BacktestFiles {
             try csv.write(chunk)
             let totalsJSON = totals.json(version: IAPScreen.version, baseline: baseline, candidate: candidate)
             try json.write(Array((JSONWriter().string(.object(totalsJSON)) + "\n").utf8))
-            try BacktestHTML.write(totals: totals, baseline: baseline, candidate: candidate, rows: rows, emit: html.write)
+            try BacktestHTML.write(totals: totals, baseline: baseline, candidate: candidate, rows: rows, hashes: pageHashes,
+                                   emit: html.write)
             for f in files { try f.sync() }
             for f in files { try f.publish() }
         } catch {
