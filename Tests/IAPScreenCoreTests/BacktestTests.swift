@@ -24,24 +24,45 @@ struct BacktestTests {
     func screened(_ world: SampleWorld, _ s: Scratch, rules: String, ledger: String = "none", out: String) throws -> Findings {
         let r = try Tool.run(["screen", "--rules", rules, "--out", s.file(out), "--ledger", ledger, "--quiet"] + inputs(world))
         #expect(r.status == 0, "\(r.stderr)")
+        return try Self.byOrder(s.file(out + "/findings.jsonl"))
+    }
+
+    /// findings.jsonl's findings by order; one without an order (a malformed record, an
+    /// event of no order) by its evidence, as `place …`.
+    static func byOrder(_ file: String) throws -> Findings {
         var byOrder: Findings = [:]
-        for f in try FindingLine.read(s.file(out + "/findings.jsonl")) {
-            byOrder[f.orderID ?? "", default: []].append("\(f.rule) \(f.severity) \(f.exempted ?? "")")
+        for f in try FindingLine.read(file) {
+            let id = f.orderID ?? "place " + (f.object["evidence"].map { JSONValue.string($0.jsonText).jsonText } ?? "")
+            byOrder[id, default: []].append("\(f.rule) \(f.severity) \(f.exempted ?? "")")
         }
         return byOrder.mapValues { $0.sorted() }
     }
 
-    /// The rows of backtest.csv by order id: (baseline rules, candidate rules, change, verdict, refunded).
+    /// The rows of backtest.csv by order id: (baseline rules, candidate rules, change, verdict,
+    /// refunded); rows without an order id as `place 1`, `place 2`, … in their order.
     func rows(_ file: String) throws -> [String: [String]] {
         let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
         #expect(lines.first == "order_id,user_id,created_at,product_id,amount,currency,baseline_rules,candidate_rules,change,verdict,refunded")
         var out: [String: [String]] = [:]
+        var places = 0
         for line in lines.dropFirst() {
             let cells = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
             #expect(cells.count == 11, "\(line)")
-            out[cells[0]] = Array(cells.suffix(5))
+            if cells[0].isEmpty { places += 1 }
+            out[cells[0].isEmpty ? "place \(places)" : cells[0]] = Array(cells.suffix(5))
         }
         return out
+    }
+
+    /// Compares rows with order ids one by one, and the others by how many there are and what changed.
+    func expectSame(_ got: [String: [String]], _ expected: [String: [String]], _ name: String) {
+        func split(_ d: [String: [String]]) -> (ids: [String: [String]], places: [String]) {
+            (d.filter { !$0.key.hasPrefix("place ") }, d.filter { $0.key.hasPrefix("place ") }.values.map { $0.joined(separator: ",") }.sorted())
+        }
+        let (a, pa) = split(got), (b, pb) = split(expected)
+        #expect(Set(a.keys) == Set(b.keys), "\(name)")
+        for (id, row) in b { #expect(a[id].map { Array($0.prefix(3)) } == row, "\(name): order \(id)") }
+        #expect(pa.map { $0.split(separator: ",", omittingEmptySubsequences: false).prefix(3).joined(separator: ",") } == pb, "\(name): rows of no order")
     }
 
     /// Distinct rules of the findings that are not exempted, as backtest.csv lists them.
@@ -54,6 +75,8 @@ struct BacktestTests {
         ("a severity changed", "rule signature-invalid severity medium\nexempt reviewers from sandbox-in-production\n"),
         ("a parameter tightened", "rule expired-validity severity medium grace_days 1 max_proof_age_days 1\nexempt reviewers from sandbox-in-production\n"),
         ("a custom rule added", "rule expired-validity severity medium grace_days 1 max_proof_age_days 30\nexempt reviewers from sandbox-in-production\nflag high big-order if order.amount >= 9.99\n"),
+        // Trusting no Apple anchor: every receipt verified again, under the candidate's trust.
+        ("the trust changed", "rule expired-validity severity medium grace_days 1 max_proof_age_days 30\nexempt reviewers from sandbox-in-production\n"),
         // Widened below: one more account in reviewers.csv.
         ("an exemption widened", "rule expired-validity severity medium grace_days 1 max_proof_age_days 30\nexempt reviewers from sandbox-in-production\n"),
     ]
@@ -65,6 +88,10 @@ struct BacktestTests {
         let (name, text) = Self.changes[k]
         let baseline = world.path + "/Rules", cand = try candidate(world, s, "cand", rules: text)
         let before = try screened(world, s, rules: baseline, out: "base")
+        if name == "the trust changed" {
+            let apple = cand + "/trust/apple"
+            for file in try FileManager.default.contentsOfDirectory(atPath: apple) { try FileManager.default.removeItem(atPath: apple + "/" + file) }
+        }
         if name == "an exemption widened" {
             // A user flagged for a sandbox purchase becomes an App Review account.
             let line = try #require(try FindingLine.read(s.file("base/findings.jsonl")).first {
@@ -80,12 +107,13 @@ struct BacktestTests {
         let got = try rows(s.file("bt/backtest.csv"))
         let changed = Set(before.keys).union(after.keys).filter { before[$0] != after[$0] }
         #expect(!changed.isEmpty, "\(name): the change changes nothing in the world, the test shows nothing")
-        #expect(Set(got.keys) == changed, "\(name)")
+        var expected: [String: [String]] = [:]
         for id in changed {
             let was = counting(before[id]), now = counting(after[id])
             let change = !now.isEmpty && was.isEmpty ? "newly-flagged" : !was.isEmpty && now.isEmpty ? "no-longer-flagged" : "rules-changed"
-            #expect(got[id]?.prefix(3) == [was, now, change][...], "\(name): order \(id)")
+            expected[id] = [was, now, change]
         }
+        expectSame(got, expected, name)
         // The summary a person reads, and the totals.
         let json = try #require(try JSONParser.parse(try s.read("bt/backtest.json")).object)
         let newly = changed.filter { counting(after[$0]) != "" && counting(before[$0]) == "" }.count
@@ -95,6 +123,27 @@ struct BacktestTests {
         #expect(r.stderr.contains("+\(newly) flagged ("), "\(r.stderr)")
         #expect(r.stderr.contains("\u{2212}\(gone) no longer flagged ("), "\(r.stderr)")
         #expect(FileManager.default.fileExists(atPath: s.file("bt/backtest.html")))
+    }
+
+    @Test("two nights' dumps at once are one backtest, as they are one screen")
+    func severalNights() throws {
+        let world = try SampleWorld.shared.get(), other = try SampleWorld(orders: 300, seed: 12)
+        let s = try Scratch()
+        let cand = try candidate(world, s, "cand", rules: "rule sandbox-in-production off\nflag low night-owl if order.hour in [1, 2, 3]\n")
+        let both = ["--orders"] + world.orders + other.orders + ["--receipts", world.receipts, other.receipts]
+        func findings(_ rules: String, _ out: String) throws -> Findings {
+            let r = try Tool.run(["screen", "--rules", rules, "--out", s.file(out), "--ledger", "none", "--quiet"] + both)
+            #expect(r.status == 0, "\(r.stderr)")
+            return try Self.byOrder(s.file(out + "/findings.jsonl"))
+        }
+        let before = try findings(world.path + "/Rules", "base"), after = try findings(cand, "cand-out")
+        let r = try Tool.run(["backtest", "--rules", cand, "--baseline", world.path + "/Rules", "--out", s.file("bt"), "--ledger", "none"] + both)
+        #expect(r.status == 0, "\(r.stderr)")
+        let changed = Set(before.keys).union(after.keys).filter { before[$0] != after[$0] }
+        #expect(!changed.isEmpty)
+        let got = try rows(s.file("bt/backtest.csv"))
+        #expect(Set(got.keys.filter { !$0.hasPrefix("place ") }) == changed.filter { !$0.hasPrefix("place ") })
+        #expect(got.keys.filter { $0.hasPrefix("place ") }.count == changed.filter { $0.hasPrefix("place ") }.count)
     }
 
     @Test("a candidate equal to the baseline changes no order")

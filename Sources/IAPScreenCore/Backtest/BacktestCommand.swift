@@ -68,11 +68,10 @@ enum BacktestCommand {
         var baselineScreening = baseline.screening, candidateScreening = candidate.screening
         baselineScreening.hashesTokens = readings.0 != nil
         candidateScreening.hashesTokens = readings.0 != nil
-        let candidateLoader: NightLoader, loader: NightLoader
+        let loader: NightLoader
         do {
-            candidateLoader = try NightLoader(twinScreening: candidateScreening, limits: .standard)
             loader = try NightLoader(screening: baselineScreening, limits: .standard, jobs: baseline.jobs,
-                                     twin: candidateLoader, twinReverifies: !sameTrust)
+                                     twin: candidateScreening, twinReverifies: !sameTrust)
         } catch {
             abandon()
             io.error("iapscreen backtest: \(error)")
@@ -105,9 +104,11 @@ enum BacktestCommand {
             let screened = try NightScreener(rules: baselineRules, ledger: ledger, resolver: baseline.resolver,
                                              evaluator: baseline.evaluator, events: events.0)
                 .screen(loader, writer: baselineLane)
+            // The same night, now with the candidate's verdicts in the slots.
+            guard loader.useTwinVerdicts() else { throw BacktestFiles.Failure.noCandidateVerdicts }
             _ = try NightScreener(rules: candidateRules, ledger: ledger, resolver: candidate.resolver,
                                   evaluator: candidate.evaluator, events: events.1)
-                .screen(candidateLoader, writer: candidateLane)
+                .screen(loader, writer: candidateLane)
             orders = screened.orders
             lanesDone = Clock.monotonicSeconds()
         } catch {
@@ -175,6 +176,11 @@ enum BacktestTrust {
 /// backtest.csv, backtest.json and backtest.html, each under a temporary name until all
 /// three are written.
 enum BacktestFiles {
+    enum Failure: Error, CustomStringConvertible {
+        case noCandidateVerdicts
+        var description: String { "the candidate's verdicts were not kept beside the baseline's" }
+    }
+
     static let pageHashes = ReportHTML.Hashes(script: ReportWriter.sha256Base64(BacktestHTML.script),
                                               style: ReportWriter.sha256Base64(BacktestHTML.style))
 

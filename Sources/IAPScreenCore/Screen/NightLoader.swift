@@ -34,19 +34,56 @@ final class NightLoader {
         var position: Int32
         /// Bumped whenever the row or its receipt changes; stale worker results are dropped.
         var generation: UInt32 = 0
-        /// Where this order's rare parts are in `NightLoader.rare` (-1: none): most orders
-        /// have neither findings to spill nor several candidate purchases.
-        var rareIndex: Int32 = -1
-        private var candidateKey: String?
-        private var candidateDate = Int64.min
+        /// The workers' verdict under one Rules directory.
+        var verdict = Verdict()
         private var receivedAtMillis = Int64.min
         var hasOwnReceipt: Bool
         var dumpReceiptSeen = false
-        private var kind: ReceiptScreening.Outcome.Kind?
-        private var receiptPlatform: Platform?
-        /// nil: no candidate; else whether it is non-consumable (nil inside: unknown) and family-shared.
-        private var candidateNonConsumable: Bool?? = nil
-        private var candidateFamilyShared = false
+
+        /// A verdict, packed: its kind, the purchase it may claim, where its rare parts are.
+        struct Verdict {
+            /// Where this order's rare parts are in `NightLoader.rare` (-1: none): most orders
+            /// have neither findings to spill nor several candidate purchases.
+            var rareIndex: Int32 = -1
+            fileprivate var candidateKey: String?
+            fileprivate var candidateDate = Int64.min
+            fileprivate var kind: ReceiptScreening.Outcome.Kind?
+            fileprivate var receiptPlatform: Platform?
+            /// nil: no candidate; else whether it is non-consumable (nil inside: unknown) and family-shared.
+            fileprivate var candidateNonConsumable: Bool?? = nil
+            fileprivate var candidateFamilyShared = false
+
+            /// The purchase the order may claim, without the rest of the verdict.
+            var candidate: ClaimCandidate? {
+                guard kind != nil, let nonConsumable = candidateNonConsumable else { return nil }
+                var c = ClaimCandidate.empty
+                c.key = candidateKey
+                c.purchaseDate = candidateDate == .min ? nil : Timestamp(clampingMillis: candidateDate)
+                c.nonConsumable = nonConsumable
+                c.familyShared = candidateFamilyShared
+                return c
+            }
+
+            var outcome: ReceiptScreening.Outcome? {
+                get {
+                    guard let kind else { return nil }
+                    var o = ReceiptScreening.Outcome(kind: kind, receiptPlatform: receiptPlatform)
+                    o.candidate = candidate
+                    return o
+                }
+                set {
+                    kind = newValue?.kind
+                    receiptPlatform = newValue?.receiptPlatform
+                    let c = newValue?.candidate
+                    candidateKey = c?.key
+                    candidateDate = c?.purchaseDate?.millis ?? .min
+                    candidateNonConsumable = c.map { $0.nonConsumable }
+                    candidateFamilyShared = c?.familyShared ?? false
+                }
+            }
+        }
+
+        var rareIndex: Int32 { verdict.rareIndex }
 
         init(order: StoredOrder, position: Int32, hasOwnReceipt: Bool) {
             self.order = order
@@ -60,38 +97,13 @@ final class NightLoader {
         }
 
         /// The verdict's kind alone: cheaper than building the whole `outcome`.
-        var outcomeKind: ReceiptScreening.Outcome.Kind? { kind }
+        var outcomeKind: ReceiptScreening.Outcome.Kind? { verdict.kind }
 
-        /// The purchase the order may claim, without the rest of the verdict.
-        var candidate: ClaimCandidate? {
-            guard kind != nil, let nonConsumable = candidateNonConsumable else { return nil }
-            var c = ClaimCandidate.empty
-            c.key = candidateKey
-            c.purchaseDate = candidateDate == .min ? nil : Timestamp(clampingMillis: candidateDate)
-            c.nonConsumable = nonConsumable
-            c.familyShared = candidateFamilyShared
-            return c
-        }
+        var candidate: ClaimCandidate? { verdict.candidate }
 
         /// The verdict without its findings (in the spill file) and without a deferred
         /// digest (in `NightLoader.rare`).
-        var outcome: ReceiptScreening.Outcome? {
-            get {
-                guard let kind else { return nil }
-                var o = ReceiptScreening.Outcome(kind: kind, receiptPlatform: receiptPlatform)
-                o.candidate = candidate
-                return o
-            }
-            set {
-                kind = newValue?.kind
-                receiptPlatform = newValue?.receiptPlatform
-                let c = newValue?.candidate
-                candidateKey = c?.key
-                candidateDate = c?.purchaseDate?.millis ?? .min
-                candidateNonConsumable = c.map { $0.nonConsumable }
-                candidateFamilyShared = c?.familyShared ?? false
-            }
-        }
+        var outcome: ReceiptScreening.Outcome? { verdict.outcome }
     }
 
     /// Slots in chunks, so that a growing night never copies what it already holds.
@@ -177,12 +189,21 @@ final class NightLoader {
 
     let screening: ReceiptScreening
     let limits: Limits
-    /// nil in a twin (see `twin`): its receipts are decoded by the loader it mirrors.
-    private let batcher: ReceiptBatcher?
-    /// `backtest`: a loader that mirrors this one slot for slot, under the candidate Rules.
-    /// It reads nothing itself; each receipt is decoded and verified once, here, and judged
-    /// by both.
-    private let twin: NightLoader?
+    private let batcher: ReceiptBatcher
+    /// `backtest`: the candidate Rules directory's verdicts, slot for slot beside the
+    /// baseline's in `slots`, until `useTwinVerdicts` puts them in their place. Each receipt
+    /// is decoded and verified once and judged under both; the orders are kept once.
+    private final class TwinVerdicts {
+        let screening: ReceiptScreening
+        var verdicts: [Slot.Verdict] = []
+        var rare: [Rare] = []
+        var tokenHashes: [UInt64] = []
+
+        init(screening: ReceiptScreening) {
+            self.screening = screening
+        }
+    }
+    private var twin: TwinVerdicts?
 
     /// A sharded run's worker keeps its shard's orders (and their receipts, and orphans)
     /// only; the others' rows are counted in the input's positions and left undecoded (and,
@@ -190,27 +211,29 @@ final class NightLoader {
     /// shard's of the id found so, else the first shard's.
     let shard: ShardSpec?
 
+    /// `twin`: a second screening whose verdicts are kept beside (see `TwinVerdicts`);
+    /// `twinReverifies` when it trusts other keys.
     init(screening: ReceiptScreening, limits: Limits, jobs: Int, watching orderID: String? = nil, shard: ShardSpec? = nil,
-         twin: NightLoader? = nil, twinReverifies: Bool = false) throws {
+         twin: ReceiptScreening? = nil, twinReverifies: Bool = false) throws {
         watchedOrderID = orderID
         self.shard = shard
         spill = try FindingSpill()
         self.screening = screening
         self.limits = limits
-        self.twin = twin
+        self.twin = twin.map(TwinVerdicts.init)
         batcher = ReceiptBatcher(screening: screening, jobs: jobs,
-                                 twin: twin.map { ReceiptBatcher.Twin(screening: $0.screening, reverifies: twinReverifies) })
+                                 twin: twin.map { ReceiptBatcher.Twin(screening: $0, reverifies: twinReverifies) })
     }
 
-    /// A twin for `init(…twin:)`: it is filled by the loader given it.
-    init(twinScreening screening: ReceiptScreening, limits: Limits) throws {
-        watchedOrderID = nil
-        shard = nil
-        spill = try FindingSpill()
-        self.screening = screening
-        self.limits = limits
-        twin = nil
-        batcher = nil
+    /// Puts the twin's verdicts in place of the slots' own (which the twin keeps): the night
+    /// is then screened under the twin's Rules. False without a twin.
+    @discardableResult
+    func useTwinVerdicts() -> Bool {
+        guard let twin, twin.verdicts.count == slots.count else { return false }
+        for i in slots.indices { swap(&slots[i].verdict, &twin.verdicts[i]) }
+        swap(&rare, &twin.rare)
+        swap(&tokenHashes, &twin.tokenHashes)
+        return true
     }
 
     /// Reads every orders dump, then every receipts dump; throws when a file cannot be read.
@@ -222,28 +245,24 @@ final class NightLoader {
             try read(path, { (r) throws(InputError) in
                 if let shard { return try r.nextOrder(in: shard) }
                 return try r.nextOrder().map(ShardRead.init)
-            }, { $0.addOrder($1) }, progress: progress)
+            }, addOrder, progress: progress)
         }
         for path in receipts {
             try read(path, { (r) throws(InputError) in
                 if let shard { return try r.nextReceipt(in: shard) }
                 return try r.nextReceipt().map(ShardRead.init)
-            }, { $0.addReceipt($1) }, progress: progress)
+            }, addReceipt, progress: progress)
         }
-        try apply(batcher?.drain() ?? [])
+        try apply(batcher.drain())
         // Every receipt is decoded: the workers end here, not whenever the loader goes away.
-        batcher?.stop()
-        try finishLoading()
-        if let twin {
-            twin.inputs = inputs
-            try twin.finishLoading()
-        }
-    }
-
-    /// Credited orders whose receipt never came: screened as missing (no decoding).
-    private func finishLoading() throws(InputError) {
-        for i in slots.indices where slots.with(i, { $0.pointee.outcomeKind == nil && $0.pointee.order.status == .credited }) {
-            try settle(i, screening.screen(slots[i].order.row(pool: pool), index: Int(slots[i].position), payload: nil))
+        batcher.stop()
+        // Credited orders whose receipt never came: screened as missing (no decoding).
+        for i in slots.indices where slots.with(i, { $0.pointee.order.status == .credited }) {
+            let missing = slots.with(i) { $0.pointee.outcomeKind == nil }
+            if missing { try settle(i, screening.screen(slots[i].order.row(pool: pool), index: Int(slots[i].position), payload: nil)) }
+            if let twin, twin.verdicts[i].kind == nil {
+                try settleTwin(twin, i, twin.screening.screen(slots[i].order.row(pool: pool), index: Int(slots[i].position), payload: nil))
+            }
         }
         slotOf = [:]
         orphanIDs = []
@@ -252,26 +271,21 @@ final class NightLoader {
     /// Reads one file, its records parsed on a thread of their own (`DumpReadAhead`), and
     /// records its digest and count.
     private func read<Row: Sendable>(_ path: String, _ next: @escaping @Sendable (DumpReader) throws(InputError) -> ShardRead<Row>?,
-                                     _ add: (NightLoader, Row) -> Void, progress: ProgressLine?) throws(InputError) {
+                                     _ add: (Row) -> Void, progress: ProgressLine?) throws(InputError) {
         inputs.append(try readHashed(path, limits: limits, counted: progress?.bytes) { (reader) throws(InputError) in
             let ahead = DumpReadAhead(reader, read: next)
             while let batch = try ahead.nextBatch() {
                 for item in batch {
-                    take(item, add)
-                    twin?.take(item, add)
-                    if position % 50_000 == 0 { try apply(batcher?.poll() ?? []) }
+                    switch item {
+                    case .elsewhere: _ = nextPosition()
+                    case .malformed(let m, let ownID): addMalformed(m, ownID: ownID)
+                    case .row(let row): add(row)
+                    }
+                    if position % 50_000 == 0 { try apply(batcher.poll()) }
                 }
                 progress?.tick(count: slots.count)
             }
         })
-    }
-
-    private func take<Row>(_ item: ShardRead<Row>, _ add: (NightLoader, Row) -> Void) {
-        switch item {
-        case .elsewhere: _ = nextPosition()
-        case .malformed(let m, let ownID): addMalformed(m, ownID: ownID)
-        case .row(let row): add(self, row)
-        }
     }
 
     private func nextPosition() -> Int {
@@ -305,12 +319,13 @@ final class NightLoader {
             slots[index].hasOwnReceipt = payload != nil
             slots[index].dumpReceiptSeen = false
             slots[index].dumpReceivedAt = nil
-            slots[index].outcome = nil
-            slots[index].rareIndex = -1
+            slots[index].verdict = Slot.Verdict()
+            twin?.verdicts[index] = Slot.Verdict()
         } else {
             index = slots.count
             slotOf[row.orderID] = Int32(index)
             slots.append(Slot(order: stored, position: Int32(nextPosition()), hasOwnReceipt: payload != nil))
+            twin?.verdicts.append(Slot.Verdict())
         }
         if row.orderID == watchedOrderID {
             watched = payload.map { ($0, row.location, false) }
@@ -318,7 +333,7 @@ final class NightLoader {
         if let payload, row.status == .credited {
             var bare = row
             bare.receipt = nil
-            batcher?.submit(ReceiptBatcher.Job(slot: index, generation: slots[index].generation, row: bare,
+            batcher.submit(ReceiptBatcher.Job(slot: index, generation: slots[index].generation, row: bare,
                                               position: Int(slots[index].position), payload: payload))
         }
     }
@@ -339,24 +354,33 @@ final class NightLoader {
         slots[index].dumpReceiptSeen = true
         slots[index].dumpReceivedAt = r.receivedAt
         slots[index].generation &+= 1
-        slots[index].outcome = nil
-        slots[index].rareIndex = -1
+        slots[index].verdict = Slot.Verdict()
+        twin?.verdicts[index] = Slot.Verdict()
         if r.orderID == watchedOrderID { watched = (r.receipt, r.location, true) }
         guard slots[index].order.status == .credited else { return }
-        batcher?.submit(ReceiptBatcher.Job(slot: index, generation: slots[index].generation, row: slots[index].order.row(pool: pool),
+        batcher.submit(ReceiptBatcher.Job(slot: index, generation: slots[index].generation, row: slots[index].order.row(pool: pool),
                                           position: Int(slots[index].position), payload: r.receipt))
     }
 
     private func apply(_ results: [ReceiptBatcher.Result]) throws(InputError) {
         for r in results where slots[r.slot].generation == r.generation {
             try settle(r.slot, r.outcome)
-            // The twin's slots change with these, so its generation is the same.
-            if let twin, let outcome = r.twinOutcome { try twin.settle(r.slot, outcome) }
+            if let twin, let outcome = r.twinOutcome { try settleTwin(twin, r.slot, outcome) }
         }
     }
 
     /// Keeps an order's verdict; its findings go to the spill file.
     private func settle(_ slot: Int, _ outcome: ReceiptScreening.Outcome) throws(InputError) {
+        slots[slot].verdict = try verdict(slot, outcome, rare: &rare, tokenHashes: &tokenHashes)
+    }
+
+    /// The same for the twin's verdict (the spill file is shared).
+    private func settleTwin(_ twin: TwinVerdicts, _ slot: Int, _ outcome: ReceiptScreening.Outcome) throws(InputError) {
+        twin.verdicts[slot] = try verdict(slot, outcome, rare: &twin.rare, tokenHashes: &twin.tokenHashes)
+    }
+
+    private func verdict(_ slot: Int, _ outcome: ReceiptScreening.Outcome, rare: inout [Rare],
+                         tokenHashes: inout [UInt64]) throws(InputError) -> Slot.Verdict {
         var kept = outcome
         var parts = Rare()
         if let encoded = outcome.findings {
@@ -377,13 +401,13 @@ final class NightLoader {
         }
         kept.deferred = nil
         kept.purchaseToken = nil
+        var verdict = Slot.Verdict()
         // A slot settled again (a later row of the order) leaves its old entry unused.
         if parts.spilled != nil || parts.deferred != nil || parts.purchaseToken != nil {
-            slots[slot].rareIndex = Int32(rare.count)
+            verdict.rareIndex = Int32(rare.count)
             rare.append(parts)
-        } else {
-            slots[slot].rareIndex = -1
         }
-        slots[slot].outcome = kept
+        verdict.outcome = kept
+        return verdict
     }
 }
