@@ -96,8 +96,10 @@ enum BacktestCommand {
         }
 
         let loaded = Clock.monotonicSeconds()
+        let loadedRSS = peakRSSMiB()
         progress.phase("claiming transactions under both Rules directories", count: loader.slots.count)
-        let baselineLane = BacktestLane(), candidateLane = BacktestLane()
+        let texts = BacktestTexts()
+        let baselineLane = BacktestLane(texts: texts), candidateLane = BacktestLane(texts: texts)
         let orders: Int
         var lanesDone = loaded
         do {
@@ -125,8 +127,9 @@ enum BacktestCommand {
             return .unreadableInput
         }
         if ProcessInfo.processInfo.environment["IAPSCREEN_TIMINGS"] != nil {
-            io.error(String(format: "timings: load %.2f s, both Rules' claims and reports %.2f s, comparing and writing %.2f s",
-                            loaded - started, lanesDone - loaded, Clock.monotonicSeconds() - lanesDone))
+            io.error(String(format: "timings: load %.2f s, both Rules' claims and reports %.2f s, comparing and writing %.2f s; "
+                            + "peak RSS %d MiB after the load, %d MiB at the end",
+                            loaded - started, lanesDone - loaded, Clock.monotonicSeconds() - lanesDone, loadedRSS, peakRSSMiB()))
         }
         if !quiet {
             io.error("iapscreen backtest: \(orders) orders under \(candidatePath) against \(baselinePath): \(totals.summaryLine); "
@@ -211,4 +214,11 @@ enum BacktestFiles {
             throw error
         }
     }
+}
+
+/// The process's peak resident set so far (IAPSCREEN_TIMINGS).
+private func peakRSSMiB() -> Int {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return usage.ru_maxrss / 1024
 }

@@ -3,6 +3,26 @@ import JSONText
 import Reporting
 import Screening
 
+/// Texts both lanes of a backtest share, each kept once and named by a number: a million
+/// reports repeat a few dozen finding lists, products and amounts.
+final class BacktestTexts {
+    private var ids: [[String]: Int32] = [:]
+    private var lists: [[String]] = []
+
+    func id(_ list: [String]) -> Int32 {
+        if let id = ids[list] { return id }
+        lists.append(list)
+        let id = Int32(lists.count - 1)
+        ids[list] = id
+        return id
+    }
+
+    func id(_ text: String?) -> Int32 { text.map { id([$0]) } ?? -1 }
+
+    func list(_ id: Int32) -> [String] { lists.indices.contains(Int(id)) ? lists[Int(id)] : [] }
+    func text(_ id: Int32) -> String? { lists.indices.contains(Int(id)) ? lists[Int(id)].first : nil }
+}
+
 /// One Rules directory's reports of a backtest, kept small: per order (or orphan receipt,
 /// or malformed record) with findings, what the comparison needs and nothing of the
 /// evidence. Filled by `NightScreener` as a `screen` would fill its reports.
@@ -10,31 +30,37 @@ final class BacktestLane: ReportSink {
     struct Entry {
         /// Where the report stood in the night (`NightScreener`'s report key).
         var key: Int64
-        /// What the comparison matches it by: its order, or for a report of no order (a
-        /// malformed record) where its evidence points (its place among the night's reports
-        /// may differ between the two Rules directories).
-        var identity: String
         var orderID: String?
+        /// A report of no order (a malformed record) is matched by where its evidence
+        /// points: its place among the night's reports may differ between the two lanes.
+        var record: String?
         var userID: String?
         var createdAt: Timestamp?
-        var productID: String?
-        var amount: String?
-        var currency: String?
-        /// Each finding as the comparison sees it: rule, severity, exempted; sorted.
-        var findings: [String]
-        /// Distinct rule ids of the findings that are not exempted, sorted.
-        var countingRules: [String]
+        /// In `BacktestTexts`: the product, amount and currency.
+        var productID: Int32, amount: Int32, currency: Int32
+        /// In `BacktestTexts`: each finding as "rule severity exempted", sorted.
+        var findings: Int32
+        /// In `BacktestTexts`: distinct rule ids of the findings that are not exempted, sorted.
+        var counting: Int32
+        var isFlagged: Bool
         var verdict: String?
         var refunded: Bool
 
-        /// Flagged for a backtest: some finding that is not exempted. A reviewer's `legit`
-        /// does not unflag here: verdicts are what a change is judged against.
-        var isFlagged: Bool { !countingRules.isEmpty }
+        enum Identity: Hashable {
+            case order(String), record(String)
+        }
+
+        var identity: Identity { orderID.map(Identity.order) ?? .record(record ?? "") }
     }
 
+    let texts: BacktestTexts
     private(set) var entries: [Entry] = []
     /// Findings that count (not exempted) per rule id.
     private(set) var findingsByRule: [String: Int] = [:]
+
+    init(texts: BacktestTexts) {
+        self.texts = texts
+    }
 
     var formatsReports: Bool { false }
     var wantsKeys: Bool { true }
@@ -42,71 +68,75 @@ final class BacktestLane: ReportSink {
     func append(_ formatted: ReportWriter.Formatted?, of r: OrderReport, key: Int64) throws {
         let counting = r.findings.filter { $0.exempted == nil }
         for f in counting { findingsByRule[f.rule, default: 0] += 1 }
-        let identity = r.orderID.map { "order " + $0 }
-            ?? "record " + r.findings.map { f in JSONValue.object(JSONObject(f.evidence.extra)).jsonText + " \(f.rule)" }.joined(separator: " ")
-        entries.append(Entry(key: key, identity: identity, orderID: r.orderID, userID: r.userID, createdAt: r.createdAt, productID: r.productID,
-                             amount: r.amount, currency: r.currency,
-                             findings: r.findings.map { "\($0.rule) \($0.severity.name) \($0.exempted ?? "")" }.sorted(),
-                             countingRules: Set(counting.map(\.rule)).sorted(),
+        let record = r.orderID != nil ? nil
+            : r.findings.map { JSONValue.object(JSONObject($0.evidence.extra)).jsonText + " " + $0.rule }.joined(separator: " ")
+        entries.append(Entry(key: key, orderID: r.orderID, record: record, userID: r.userID, createdAt: r.createdAt,
+                             productID: texts.id(r.productID), amount: texts.id(r.amount), currency: texts.id(r.currency),
+                             findings: texts.id(r.findings.map { "\($0.rule) \($0.severity.name) \($0.exempted ?? "")" }.sorted()),
+                             counting: texts.id(Set(counting.map(\.rule)).sorted()), isFlagged: !counting.isEmpty,
                              verdict: r.findings.lazy.compactMap { $0.review?.verdict }.first, refunded: r.refunded))
+    }
+
+    /// Each order's reports as one entry (at its first report's place, with the fields of
+    /// the first that has them): an order's findings may come in its own report and in
+    /// one the store events made after tonight's orders, and are one order's, as in
+    /// `screen`'s findings.jsonl.
+    func byOrder() -> [Entry.Identity: Entry] {
+        var out: [Entry.Identity: Entry] = [:]
+        out.reserveCapacity(entries.count)
+        for e in entries {
+            let id = e.identity
+            guard var kept = out[id] else {
+                out[id] = e
+                continue
+            }
+            kept.findings = texts.id((texts.list(kept.findings) + texts.list(e.findings)).sorted())
+            kept.counting = texts.id(Set(texts.list(kept.counting) + texts.list(e.counting)).sorted())
+            kept.isFlagged = kept.isFlagged || e.isFlagged
+            kept.verdict = kept.verdict ?? e.verdict
+            kept.refunded = kept.refunded || e.refunded
+            if kept.productID < 0, kept.createdAt == nil {
+                (kept.userID, kept.createdAt, kept.productID, kept.amount, kept.currency) = (e.userID, e.createdAt, e.productID, e.amount, e.currency)
+            }
+            kept.key = min(kept.key, e.key)
+            out[id] = kept
+        }
+        return out
     }
 }
 
-/// The two lanes compared order by order. An order's findings may come in more than one
-/// report (its own, and one the store events made after tonight's orders): they are one
-/// order's, as in `screen`'s findings.jsonl. Reports without an order id (malformed
-/// records) are matched by where their evidence points.
+/// The two lanes compared order by order, in the order the reports came.
 enum BacktestDiff {
     static func compare(baseline: BacktestLane, candidate: BacktestLane, orders: Int) -> (rows: [BacktestRow], totals: BacktestTotals) {
         var totals = BacktestTotals()
         totals.orders = orders
         for (rule, n) in baseline.findingsByRule { totals.byRule[rule, default: .init()].baseline = n }
         for (rule, n) in candidate.findingsByRule { totals.byRule[rule, default: .init()].candidate = n }
-        let before = byOrder(baseline.entries), after = byOrder(candidate.entries)
+        let before = baseline.byOrder(), after = candidate.byOrder()
         totals.flaggedBaseline = before.values.lazy.filter(\.isFlagged).count
         totals.flaggedCandidate = after.values.lazy.filter(\.isFlagged).count
-        // In the order the reports came: by the first place each order was reported.
-        let places = Set(before.keys).union(after.keys).map { id in (id, min(before[id]?.key ?? .max, after[id]?.key ?? .max)) }
-        var rows: [BacktestRow] = []
-        for (id, _) in places.sorted(by: { $0.1 < $1.1 }) {
-            guard let row = row(before[id], after[id]) else { continue }
-            totals.add(row)
-            rows.append(row)
+        var changed: [(key: Int64, row: BacktestRow)] = []
+        for id in Set(before.keys).union(after.keys) {
+            let b = before[id], a = after[id]
+            guard let row = row(b, a, texts: baseline.texts) else { continue }
+            changed.append((min(b?.key ?? .max, a?.key ?? .max), row))
         }
+        let rows = changed.sorted { $0.key < $1.key }.map(\.row)
+        for row in rows { totals.add(row) }
         return (rows, totals)
     }
 
-    /// Each order's reports as one entry (its first report's place and fields).
-    private static func byOrder(_ entries: [BacktestLane.Entry]) -> [String: BacktestLane.Entry] {
-        var out: [String: BacktestLane.Entry] = [:]
-        for e in entries.sorted(by: { $0.key < $1.key }) {
-            let id = e.identity
-            guard var kept = out[id] else {
-                out[id] = e
-                continue
-            }
-            kept.findings = (kept.findings + e.findings).sorted()
-            kept.countingRules = Set(kept.countingRules + e.countingRules).sorted()
-            kept.verdict = kept.verdict ?? e.verdict
-            kept.refunded = kept.refunded || e.refunded
-            if kept.productID == nil, kept.createdAt == nil {
-                (kept.userID, kept.createdAt, kept.productID, kept.amount, kept.currency) = (e.userID, e.createdAt, e.productID, e.amount, e.currency)
-            }
-            out[id] = kept
-        }
-        return out
-    }
-
     /// The row of one order, or nil when its findings are the same both ways.
-    private static func row(_ before: BacktestLane.Entry?, _ after: BacktestLane.Entry?) -> BacktestRow? {
+    private static func row(_ before: BacktestLane.Entry?, _ after: BacktestLane.Entry?, texts: BacktestTexts) -> BacktestRow? {
         guard before?.findings != after?.findings, let shown = after ?? before else { return nil }
         let wasFlagged = before?.isFlagged ?? false, isFlagged = after?.isFlagged ?? false
         let change: BacktestChange = isFlagged && !wasFlagged ? .newlyFlagged : wasFlagged && !isFlagged ? .noLongerFlagged : .rulesChanged
         // An order's own fields, from whichever side has its own report.
-        let fields = before?.productID != nil || before?.createdAt != nil ? before ?? shown : shown
-        return BacktestRow(orderID: shown.orderID, userID: fields.userID, createdAt: fields.createdAt, productID: fields.productID,
-                           amount: fields.amount, currency: fields.currency, baselineRules: before?.countingRules ?? [],
-                           candidateRules: after?.countingRules ?? [], change: change,
-                           verdict: after?.verdict ?? before?.verdict, refunded: (after?.refunded ?? false) || (before?.refunded ?? false))
+        let fields = before.map { $0.productID >= 0 || $0.createdAt != nil } == true ? before ?? shown : shown
+        return BacktestRow(orderID: shown.orderID, userID: fields.userID, createdAt: fields.createdAt,
+                           productID: texts.text(fields.productID), amount: texts.text(fields.amount), currency: texts.text(fields.currency),
+                           baselineRules: before.map { texts.list($0.counting) } ?? [], candidateRules: after.map { texts.list($0.counting) } ?? [],
+                           change: change, verdict: after?.verdict ?? before?.verdict,
+                           refunded: (after?.refunded ?? false) || (before?.refunded ?? false))
     }
 }
