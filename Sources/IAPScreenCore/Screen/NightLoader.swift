@@ -42,11 +42,12 @@ final class NightLoader {
 
         /// A verdict, packed: its kind, the purchase it may claim, where its rare parts are.
         struct Verdict {
+            // Widest first: 32 bytes, no padding.
+            fileprivate var candidateKey: String?
+            fileprivate var candidateDate = Int64.min
             /// Where this order's rare parts are in `NightLoader.rare` (-1: none): most orders
             /// have neither findings to spill nor several candidate purchases.
             var rareIndex: Int32 = -1
-            fileprivate var candidateKey: String?
-            fileprivate var candidateDate = Int64.min
             fileprivate var kind: ReceiptScreening.Outcome.Kind?
             fileprivate var receiptPlatform: Platform?
             /// nil: no candidate; else whether it is non-consumable (nil inside: unknown) and family-shared.
