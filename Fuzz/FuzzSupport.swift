@@ -35,7 +35,7 @@ import DumpFormats
 
 /// Reads `bytes` as the dump file `name` to the end with DumpReader, alternating orders
 /// and receipts-rows; a reader that keeps returning items long after the input ran out is
-/// stuck, and trapping shows it.
+/// stuck, and trapping shows it. Then reads it as a sharded run's workers (`readSharded`).
 func readDump(_ bytes: [UInt8], name: String, limits: Limits) {
     guard let reader = try? DumpReader(bytes: bytes, name: name, limits: limits, buffers: .small) else { return }
     var items = 0

@@ -1,5 +1,6 @@
 import Foundation
 import JSONText
+import Ledger
 import Testing
 
 /// `backtest` against what two `screen` runs say: its rows must be exactly their differences.
@@ -198,6 +199,26 @@ struct BacktestTests {
         // Read only: the ledger is as the backtest found it.
         let statusAfter = try Tool.run(["ledger", "status", "--ledger", ledger])
         #expect(statusAfter.status == 0 && statusAfter.stdout == statusBefore.stdout, "\(statusAfter.stdout)")
+    }
+
+    @Test("a backtest only reads the ledger: it runs while a screen run holds it, and never makes one")
+    func whileARunHoldsTheLedger() throws {
+        let world = try SampleWorld.shared.get()
+        let s = try Scratch()
+        let ledger = s.file("ledger.sqlite")
+        _ = try screened(world, s, rules: world.path + "/Rules", ledger: "sqlite:" + ledger, out: "night")
+        let cand = try candidate(world, s, "cand", rules: "rule sandbox-in-production off\n")
+        let held = try LedgerLock(ledgerPath: ledger)
+        let r = try Tool.run(["backtest", "--rules", cand, "--baseline", world.path + "/Rules", "--out", s.file("bt"),
+                              "--ledger", "sqlite:" + ledger, "--quiet"] + inputs(world))
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try !rows(s.file("bt/backtest.csv")).isEmpty)
+        withExtendedLifetime(held) {}
+        // No ledger there: the backtest is one without memory, and creates none.
+        let none = try Tool.run(["backtest", "--rules", cand, "--baseline", world.path + "/Rules", "--out", s.file("bt2"),
+                                 "--ledger", "sqlite:" + s.file("absent.sqlite"), "--quiet"] + inputs(world))
+        #expect(none.status == 0, "\(none.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: s.file("absent.sqlite")))
     }
 
     @Test("a bad Rules directory, either one, is exit 2 naming it, and nothing is written")
