@@ -55,6 +55,17 @@ struct BacktestTests {
         return out
     }
 
+    /// What backtest.csv must say of two screens: per order whose findings differ, the rules
+    /// that count each way and the change.
+    func differences(_ before: Findings, _ after: Findings) -> [String: [String]] {
+        var out: [String: [String]] = [:]
+        for id in Set(before.keys).union(after.keys) where before[id] != after[id] {
+            let was = counting(before[id]), now = counting(after[id])
+            out[id] = [was, now, !now.isEmpty && was.isEmpty ? "newly-flagged" : !was.isEmpty && now.isEmpty ? "no-longer-flagged" : "rules-changed"]
+        }
+        return out
+    }
+
     /// Compares rows with order ids one by one, and the others by how many there are and what changed.
     func expectSame(_ got: [String: [String]], _ expected: [String: [String]], _ name: String) {
         func split(_ d: [String: [String]]) -> (ids: [String: [String]], places: [String]) {
@@ -108,13 +119,7 @@ struct BacktestTests {
         let got = try rows(s.file("bt/backtest.csv"))
         let changed = Set(before.keys).union(after.keys).filter { before[$0] != after[$0] }
         #expect(!changed.isEmpty, "\(name): the change changes nothing in the world, the test shows nothing")
-        var expected: [String: [String]] = [:]
-        for id in changed {
-            let was = counting(before[id]), now = counting(after[id])
-            let change = !now.isEmpty && was.isEmpty ? "newly-flagged" : !was.isEmpty && now.isEmpty ? "no-longer-flagged" : "rules-changed"
-            expected[id] = [was, now, change]
-        }
-        expectSame(got, expected, name)
+        expectSame(got, differences(before, after), name)
         // The summary a person reads, and the totals.
         let json = try #require(try JSONParser.parse(try s.read("bt/backtest.json")).object)
         let newly = changed.filter { counting(after[$0]) != "" && counting(before[$0]) == "" }.count
@@ -181,11 +186,17 @@ struct BacktestTests {
             let review = try Tool.run(["review", "--order", id, "--verdict", verdict, "--ledger", ledger, "--by", "sec"])
             #expect(review.status == 0, "\(review.stderr)")
         }
+        // Each screen on a copy of this ledger, so both see what the backtest sees.
+        for copy in ["l1.sqlite", "l2.sqlite"] { try FileManager.default.copyItem(atPath: s.file("ledger.sqlite"), toPath: s.file(copy)) }
+        let beforeOnLedger = try screened(world, s, rules: baseline, ledger: "sqlite:" + s.file("l1.sqlite"), out: "base-l")
+        let afterOnLedger = try screened(world, s, rules: cand, ledger: "sqlite:" + s.file("l2.sqlite"), out: "cand-l")
         let statusBefore = try Tool.run(["ledger", "status", "--ledger", ledger])
         let r = try Tool.run(["backtest", "--rules", cand, "--baseline", baseline, "--out", s.file("bt"), "--ledger", ledger]
                              + inputs(world))
         #expect(r.status == 0, "\(r.stderr)")
         let got = try rows(s.file("bt/backtest.csv"))
+        // The rows are the differences of the two screens on that ledger.
+        expectSame(got, differences(beforeOnLedger, afterOnLedger), "on a ledger")
         #expect(got[newly[0]]?[3] == "fraud" && got[newly[1]]?[3] == "legit" && got[newly[2]]?[3] == "fraud")
         let json = try #require(try JSONParser.parse(try s.read("bt/backtest.json")).object)
         let newlyJSON = try #require(json["newly_flagged"]?.object), goneJSON = try #require(json["no_longer_flagged"]?.object)
