@@ -98,8 +98,8 @@ struct TimedRun {
         var rates: [String] = []
         if let orders { rates.append("\(Int(Double(orders) / wall)) orders/s") }
         if let events { rates.append("\(Int(Double(events) / wall)) events/s") }
-        return "\(format2(wall)) s wall, \(format2(cpu)) CPU-s, " + rates.joined(separator: ", ")
-            + ", peak RSS \(maxRSSKiB / 1024) MiB, exit \(status)"
+        return (["\(format2(wall)) s wall", "\(format2(cpu)) CPU-s"] + rates + ["peak RSS \(maxRSSKiB / 1024) MiB", "exit \(status)"])
+            .joined(separator: ", ")
     }
 }
 

@@ -59,16 +59,13 @@ func runShardsBenchmark(orders: Int, say: (String) -> Void) {
 
 /// A run's figures and the phases it printed.
 private struct CapturedRun {
-    var wall: Double
-    var cpu: Double
-    var maxRSSKiB: Int
-    var status: Int32
+    var run: TimedRun
     var timings: String
 
-    func summary(_ orders: Int?) -> String {
-        String(format: "%.2f s wall, %.2f CPU-s, ", wall, cpu) + (orders.map { "\(Int(Double($0) / wall)) orders/s, " } ?? "")
-            + "peak RSS \(maxRSSKiB / 1024) MiB, exit \(status)"
-    }
+    var wall: Double { run.wall }
+    var cpu: Double { run.cpu }
+
+    func summary(_ orders: Int?) -> String { run.line(orders: orders, events: nil) }
 
     /// The phases line, indented under the summary.
     var phases: String { timings.isEmpty ? "" : "\n                    " + timings }
@@ -107,9 +104,9 @@ private func spawnCapturing(_ commands: [(String, [String])], _ scratch: String)
         let text = (try? String(contentsOfFile: s.log, encoding: .utf8)) ?? ""
         let timings = text.split(separator: "\n").first { $0.hasPrefix("timings:") }.map(String.init)
             ?? text.split(separator: "\n").last.map(String.init) ?? ""
-        return CapturedRun(wall: (end?.at ?? monotonicSeconds()) - s.at,
-                           cpu: end.map { seconds($0.usage.ru_utime) + seconds($0.usage.ru_stime) } ?? 0,
-                           maxRSSKiB: end?.usage.ru_maxrss ?? 0, status: end.map { ($0.status >> 8) & 0xFF } ?? -1,
+        return CapturedRun(run: TimedRun(wall: (end?.at ?? monotonicSeconds()) - s.at,
+                                         cpu: end.map { seconds($0.usage.ru_utime) + seconds($0.usage.ru_stime) } ?? 0,
+                                         maxRSSKiB: end?.usage.ru_maxrss ?? 0, status: end.map { ($0.status >> 8) & 0xFF } ?? -1),
                            timings: timings)
     }
 }

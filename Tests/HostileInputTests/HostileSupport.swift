@@ -67,6 +67,39 @@ func readDump(_ path: String, limits: Limits = .standard, maxItems: Int = 1_000_
     return outcome
 }
 
+/// Reads the dump at `path` as the `count` workers of a sharded run do, in step with an
+/// unsharded reader; nil when every record is kept by exactly one worker as the unsharded
+/// reader read it (what a worker leaves unread is another's), else what went wrong.
+func shardedReadDisagreement(_ path: String, count: Int, limits: Limits = .standard, maxItems: Int = 1_000_000) -> String? {
+    let shards = (1...count).compactMap { ShardSpec(index: $0, count: count) }
+    guard let whole = try? DumpReader(path: path, limits: limits) else { return nil }
+    let workers = shards.compactMap { _ in try? DumpReader(path: path, limits: limits) }
+    guard workers.count == count else { return "a worker's reader did not open" }
+    for n in 1...maxItems {
+        let item = try? whole.nextOrder()
+        let parts = shards.indices.map { try? workers[$0].nextOrder(in: shards[$0]) }
+        guard let item = item ?? nil else {
+            return parts.allSatisfy({ $0 == nil }) ? nil : "record \(n): a worker reads on past the unsharded reader's end"
+        }
+        var keepers = 0
+        for (k, part) in parts.enumerated() {
+            switch (part, item) {
+            case (.elsewhere?, _): continue
+            case (.row(let row)?, .success(let expected)):
+                guard row == expected else { return "record \(n): worker \(k + 1) read another row" }
+                if shards[k].owns(row.orderID) { keepers += 1 }
+            case (.malformed(let m, let ownID)?, .failure(let expected)):
+                guard m == expected else { return "record \(n): worker \(k + 1) gave another reason" }
+                if ownID || shards[k].index == 1 { keepers += 1 }
+            default:
+                return "record \(n): worker \(k + 1) read it as the unsharded reader did not"
+            }
+        }
+        if keepers != 1 { return "record \(n): kept by \(keepers) workers of \(count)" }
+    }
+    return nil
+}
+
 /// Writes a Rules directory from `@@ <name>` sections (text before the first marker is
 /// `default.rules`) and loads it.
 func loadRules(_ bytes: [UInt8], in scratch: ScratchDirectory) throws -> Result<RulesDirectory, RulesProblems> {
