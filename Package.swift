@@ -41,7 +41,9 @@ let package = Package(
 
         // What the stores said after the credit: notifications, refund history, voided
         // purchases, RTDN, recognised by content and read as a stream.
-        .target(name: "StoreEvents", dependencies: ["IAPBasics", "JSONText", "Decompression", "DumpFormats", "ReceiptFormats"]),
+        .target(
+            name: "StoreEvents",
+            dependencies: ["IAPBasics", "JSONText", "Decompression", "DumpFormats", "ReceiptFormats"]),
 
         // Our credits against the stores' reports: matching and buckets, pure.
         .target(name: "Reconciliation", dependencies: ["IAPBasics", "StoreReports"]),
@@ -59,15 +61,21 @@ let package = Package(
         .target(name: "ReceiptBuilder", dependencies: ["IAPBasics", "JSONText", "ReceiptFormats", "StoreCrypto"]),
 
         // The commands.
-        .target(name: "IAPScreenCore", dependencies: [
-            "IAPBasics", "JSONText", "Decompression", "DumpFormats", "ReceiptFormats", "StoreCrypto", "ReceiptBuilder",
-            "Screening", "Ledger", "Reporting", "ReceiptVerification", "StoreReports", "Reconciliation", "StoreEvents",
-        ]),
+        .target(
+            name: "IAPScreenCore",
+            dependencies: [
+                "IAPBasics", "JSONText", "Decompression", "DumpFormats", "ReceiptFormats", "StoreCrypto",
+                "ReceiptBuilder",
+                "Screening", "Ledger", "Reporting", "ReceiptVerification", "StoreReports", "Reconciliation",
+                "StoreEvents",
+            ]),
         .executableTarget(name: "iapscreen", dependencies: ["IAPScreenCore", "CMimalloc"]),
-        .executableTarget(name: "iapscreen-bench", dependencies: [
-            "IAPBasics", "ReceiptBuilder", "DumpFormats", "ReceiptFormats", "JSONText", "Decompression",
-            "ReceiptVerification", "StoreCrypto", "Ledger", "PostgresClient", "Screening",
-        ]),
+        .executableTarget(
+            name: "iapscreen-bench",
+            dependencies: [
+                "IAPBasics", "ReceiptBuilder", "DumpFormats", "ReceiptFormats", "JSONText", "Decompression",
+                "ReceiptVerification", "StoreCrypto", "Ledger", "PostgresClient", "Screening",
+            ]),
 
         .testTarget(name: "IAPBasicsTests", dependencies: ["IAPBasics"]),
         .testTarget(name: "JSONTextTests", dependencies: ["JSONText"]),
@@ -76,25 +84,38 @@ let package = Package(
         .testTarget(name: "ReceiptFormatsTests", dependencies: ["ReceiptFormats", "ReceiptBuilder", "JSONText"]),
         .testTarget(name: "ScreeningTests", dependencies: ["Screening"]),
         .testTarget(name: "StoreReportsTests", dependencies: ["StoreReports", "Decompression", "IAPBasics"]),
-        .testTarget(name: "StoreEventsTests", dependencies: ["StoreEvents", "ReceiptBuilder", "ReceiptFormats", "IAPBasics", "JSONText", "Decompression"]),
+        .testTarget(
+            name: "StoreEventsTests",
+            dependencies: ["StoreEvents", "ReceiptBuilder", "ReceiptFormats", "IAPBasics", "JSONText", "Decompression"]),
         .testTarget(name: "ReconciliationTests", dependencies: ["Reconciliation", "StoreReports", "IAPBasics"]),
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient"]),
         // The test PostgreSQL server and a database of its own per test, for the tests that need one.
         .target(name: "PostgresTestSupport", dependencies: ["PostgresClient"], path: "Tests/PostgresTestSupport"),
-        .testTarget(name: "LedgerTests", dependencies: ["Ledger", "PostgresClient", "PostgresTestSupport", "IAPBasics", "Screening"]),
+        .testTarget(
+            name: "LedgerTests",
+            dependencies: ["Ledger", "PostgresClient", "PostgresTestSupport", "IAPBasics", "Screening"]),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting"]),
         .testTarget(name: "StoreCryptoTests", dependencies: ["StoreCrypto", "IAPBasics"]),
-        .testTarget(name: "ReceiptVerificationTests", dependencies: ["ReceiptVerification", "ReceiptBuilder", "StoreCrypto"]),
-        .testTarget(name: "HostileInputTests", dependencies: [
-            "IAPBasics", "JSONText", "DumpFormats", "Decompression", "ReceiptFormats", "Screening", "ReceiptVerification",
-            "StoreReports", "StoreEvents", "Reporting",
-        ], resources: [.copy("Corpus")]),
-        .testTarget(name: "ReceiptBuilderTests", dependencies: [
-            "ReceiptBuilder", "StoreCrypto", "IAPBasics", "JSONText", "ReceiptFormats", "ReceiptVerification",
-        ]),
-        .testTarget(name: "IAPScreenCoreTests", dependencies: [
-            "IAPScreenCore", "ReceiptBuilder", "JSONText", "Ledger", "Decompression", "PostgresClient", "PostgresTestSupport", "IAPBasics",
-        ]),
+        .testTarget(
+            name: "ReceiptVerificationTests", dependencies: ["ReceiptVerification", "ReceiptBuilder", "StoreCrypto"]),
+        .testTarget(
+            name: "HostileInputTests",
+            dependencies: [
+                "IAPBasics", "JSONText", "DumpFormats", "Decompression", "ReceiptFormats", "Screening",
+                "ReceiptVerification",
+                "StoreReports", "StoreEvents", "Reporting",
+            ], resources: [.copy("Corpus")]),
+        .testTarget(
+            name: "ReceiptBuilderTests",
+            dependencies: [
+                "ReceiptBuilder", "StoreCrypto", "IAPBasics", "JSONText", "ReceiptFormats", "ReceiptVerification",
+            ]),
+        .testTarget(
+            name: "IAPScreenCoreTests",
+            dependencies: [
+                "IAPScreenCore", "ReceiptBuilder", "JSONText", "Ledger", "Decompression", "PostgresClient",
+                "PostgresTestSupport", "IAPBasics",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -21,7 +21,8 @@ public func fuzzBase64(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                 fatalError("base64 round trip changed the bytes: \(text)")
             }
         }
-        _ = try? Base64.decode(UnsafeRawBufferPointer(start: data + 1, count: size - 1), alphabet: alphabet, maxBytes: cap)
+        _ = try? Base64.decode(
+            UnsafeRawBufferPointer(start: data + 1, count: size - 1), alphabet: alphabet, maxBytes: cap)
     case 2:
         if let t = Timestamp.parse(bytes: rest) {
             let text = t.iso8601
@@ -35,7 +36,10 @@ public func fuzzBase64(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         if rest.count == 8 {
             var n: Int64 = 0
             for b in rest { n = n << 8 | Int64(b) }
-            if let t = Timestamp.fromEpochNumber(n) { _ = t.iso8601; _ = t.day() }
+            if let t = Timestamp.fromEpochNumber(n) {
+                _ = t.iso8601
+                _ = t.day()
+            }
         }
     default:
         let text = String(decoding: rest, as: UTF8.self)
@@ -45,7 +49,10 @@ public func fuzzBase64(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             _ = amount.description
             _ = amount + amount
         }
-        if let range = Timestamp.parseDay(text) { _ = range.lowerBound.iso8601; _ = range.upperBound.day() }
+        if let range = Timestamp.parseDay(text) {
+            _ = range.lowerBound.iso8601
+            _ = range.upperBound.day()
+        }
         _ = Timestamp.parse(text)
     }
     return 0

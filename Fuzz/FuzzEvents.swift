@@ -30,10 +30,12 @@ public func fuzzEvents(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 func readEvents(_ bytes: [UInt8], lines: Int, name: String, limits: Limits) -> StoreEventFile.Layout? {
     guard let file = try? StoreEventFile(.bytes(bytes, name: name), limits: limits, buffers: .small) else { return nil }
     let gzipped = bytes.count >= 2 && bytes[0] == 0x1F && bytes[1] == 0x8B
-    var batches = 0, last = 0
+    var batches = 0
+    var last = 0
     // A line (JSON Lines, a document, CSV/TSV) the input has, or an XML row it can hold.
     func check(_ location: SourceLocation, _ what: String) {
-        let n: Int, most: Int
+        let n: Int
+        let most: Int
         switch location.position {
         case .line(let l): (n, most) = (l, lines)
         case .row(let r): (n, most) = (r, bytes.count)

@@ -15,7 +15,8 @@ public func fuzzGzip(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     let half = size / 2
     guard let first = GzipEncoder.compress(Array(bytes[..<half]), level: 1),
-          let second = GzipEncoder.compress(Array(bytes[half...]), level: 9) else { return 0 }
+        let second = GzipEncoder.compress(Array(bytes[half...]), level: 9)
+    else { return 0 }
     let ext = size == 0 ? ".csv.gz" : [".csv.gz", ".jsonl.gz", ".xml.gz", ".gz"][Int(data[0] % 4)]
     readDump(first + second, name: "member\(ext)", limits: lim)
     return 0

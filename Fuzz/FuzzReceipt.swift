@@ -1,14 +1,15 @@
+import IAPBasics
+import ReceiptFormats
+import ReceiptVerification
+
 // Every receipt kind through ReceiptDecoder (DER app receipts and PKCS#7, base64 of any,
 // iOS 6 plists, verifyReceipt JSON, JWS, Google purchases), then ReceiptVerifier against
 // the sample trust (Apple roots, a Google key), so hostile certificates, keys and
 // signatures carried inside receipts reach OpenSSL. Also PKCS7.parse, JWSDecoder and
 // GooglePurchaseDecoder directly.
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
-import IAPBasics
-import ReceiptFormats
-import ReceiptVerification
 
 /// The samples' trust directory: $IAPSCREEN_TRUST, else samples/Rules/trust beside Fuzz/.
 let verifier: ReceiptVerifier = {

@@ -18,7 +18,8 @@ public func fuzzRules(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         let line = bytes[lineStart..<min(end + 1, size)]
         if line.count >= 3, line[lineStart] == 0x40, line[lineStart + 1] == 0x40 {
             let name = String(decoding: bytes[(lineStart + 2)..<end], as: UTF8.self).fuzzTrimmed()
-            current = ruleFileNames.first { $0 == name }
+            current =
+                ruleFileNames.first { $0 == name }
                 ?? ruleFileNames[Int(name.utf8.reduce(0) { ($0 &+ Int($1)) & 0xFFFF }) % ruleFileNames.count]
         } else {
             files[current, default: []] += line

@@ -23,7 +23,8 @@ public func fuzzStorereport(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 func readReport(_ bytes: [UInt8], name: String, limits: Limits) {
     var items = 0
     do {
-        try StoreReportFile.read(bytes: bytes, name: name, limits: limits, buffers: .small) { reader throws(InputError) in
+        try StoreReportFile.read(bytes: bytes, name: name, limits: limits, buffers: .small) {
+            reader throws(InputError) in
             while let item = try reader.next() {
                 if case .skipped(let s) = item { _ = s.description }
                 items += 1

@@ -1,3 +1,4 @@
+import DumpFormats
 // Shared by every harness: the limits an input is read with, and reading a dump to its end.
 // Every reader takes its input from memory, as the file it would be (a name picks the format),
 // through `ReadBuffers.small`: nothing is written to disk, no megabyte buffer is allocated and
@@ -30,8 +31,6 @@ func inputBytes(_ data: UnsafePointer<UInt8>, _ size: Int) -> [UInt8] {
 }
 
 // MARK: dumps
-
-import DumpFormats
 
 /// Reads `bytes` as the dump file `name` to the end with DumpReader, alternating orders
 /// and receipts-rows; a reader that keeps returning items long after the input ran out is
@@ -69,21 +68,31 @@ private func readSharded(_ bytes: [UInt8], name: String, limits: Limits) {
     while k < 10_000_000 {
         defer { k += 1 }
         if k % 2 == 0 {
-            guard compareStep(try? whole.nextOrder(), shards.indices.map { try? readers[$0].nextOrder(in: shards[$0]) },
-                              shards, orderID: \.orderID) else { return }
+            guard
+                compareStep(
+                    try? whole.nextOrder(), shards.indices.map { try? readers[$0].nextOrder(in: shards[$0]) },
+                    shards, orderID: \.orderID)
+            else { return }
         } else {
-            guard compareStep(try? whole.nextReceipt(), shards.indices.map { try? readers[$0].nextReceipt(in: shards[$0]) },
-                              shards, orderID: \.orderID) else { return }
+            guard
+                compareStep(
+                    try? whole.nextReceipt(), shards.indices.map { try? readers[$0].nextReceipt(in: shards[$0]) },
+                    shards, orderID: \.orderID)
+            else { return }
         }
     }
 }
 
 /// One record each way; false at the end (or the error) that all readers reach together.
-private func compareStep<Row: Equatable>(_ whole: Result<Row, UnreadableRecord>?, _ parts: [ShardRead<Row>?],
-                                         _ shards: [ShardSpec], orderID: KeyPath<Row, String>) -> Bool {
+private func compareStep<Row: Equatable>(
+    _ whole: Result<Row, UnreadableRecord>?, _ parts: [ShardRead<Row>?],
+    _ shards: [ShardSpec], orderID: KeyPath<Row, String>
+) -> Bool {
     // The end of the input (or an error ending it) comes for every reader at once.
     guard let item = whole else {
-        if parts.contains(where: { $0 != nil }) { fatalError("a shard's reader read on past the unsharded reader's end") }
+        if parts.contains(where: { $0 != nil }) {
+            fatalError("a shard's reader read on past the unsharded reader's end")
+        }
         return false
     }
     var keepers = 0

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `read(2)`, named apart from the method below.
@@ -59,7 +59,8 @@ public final class FileByteStream: ByteStream {
                 return 0
             }
             guard errno == EINTR else {
-                throw InputError(path: path, reason: "read failed: \(FileByteStream.lastErrorText())", code: "read-failed")
+                throw InputError(
+                    path: path, reason: "read failed: \(FileByteStream.lastErrorText())", code: "read-failed")
             }
         }
     }

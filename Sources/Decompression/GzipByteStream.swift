@@ -32,15 +32,18 @@ public final class GzipByteStream: ByteStream {
     public static let inputChunkBytes = ReadBuffers.standard.gzipInputBytes
 
     /// `inputChunkBytes`: compressed bytes taken from `source` at a time (at least 64).
-    public init(source: ByteStream, path: String, limits: Limits,
-                inputChunkBytes: Int = GzipByteStream.inputChunkBytes) throws(InputError) {
+    public init(
+        source: ByteStream, path: String, limits: Limits,
+        inputChunkBytes: Int = GzipByteStream.inputChunkBytes
+    ) throws(InputError) {
         self.source = source
         self.path = path
         self.limits = limits
         state = .allocate(capacity: 1)
         isal_inflate_init(state)
         state.pointee.crc_flag = UInt32(ISAL_GZIP)
-        input = UnsafeMutableRawBufferPointer.allocate(byteCount: max(inputChunkBytes, ReadBuffers.minimumBytes), alignment: 16)
+        input = UnsafeMutableRawBufferPointer.allocate(
+            byteCount: max(inputChunkBytes, ReadBuffers.minimumBytes), alignment: 16)
     }
 
     deinit {
@@ -71,10 +74,12 @@ public final class GzipByteStream: ByteStream {
             if s.pointee.block_state == ISAL_BLOCK_FINISH {
                 betweenMembers = true
             } else if s.pointee.avail_in == 0, sourceEnded, Int(s.pointee.avail_out) == capacity {
-                throw InputError(path: path, reason: "gzip stream is truncated (member \(member) ends early)",
-                                 code: "gzip-truncated")
+                throw InputError(
+                    path: path, reason: "gzip stream is truncated (member \(member) ends early)",
+                    code: "gzip-truncated")
             } else if consumed <= 0, s.pointee.avail_in > 0, Int(s.pointee.avail_out) == capacity {
-                throw InputError(path: path, reason: "the inflater made no progress in member \(member)", code: "gzip-corrupt")
+                throw InputError(
+                    path: path, reason: "the inflater made no progress in member \(member)", code: "gzip-corrupt")
             }
         }
         let produced = capacity - Int(s.pointee.avail_out)
@@ -135,8 +140,9 @@ public final class GzipByteStream: ByteStream {
     }
 
     private func checkLimits() throws(InputError) {
-        try DecompressionCaps.check(compressed: compressedBytes, decompressed: decompressedBytes,
-                                    limits: limits, path: path, what: "gzip stream")
+        try DecompressionCaps.check(
+            compressed: compressedBytes, decompressed: decompressedBytes,
+            limits: limits, path: path, what: "gzip stream")
     }
 }
 
@@ -144,18 +150,22 @@ public final class GzipByteStream: ByteStream {
 /// `Limits.ratioGraceBytes` the ratio `Limits.maxCompressionRatio`): a bomb stops early.
 enum DecompressionCaps {
     /// `what` names the stream in the reason: "gzip stream", "zip entry data.csv".
-    static func check(compressed: Int64, decompressed: Int64, limits: Limits, path: String, what: String) throws(InputError) {
+    static func check(compressed: Int64, decompressed: Int64, limits: Limits, path: String, what: String)
+        throws(InputError)
+    {
         if decompressed > limits.maxDecompressedBytes {
-            throw InputError(path: path, reason: "\(what) expands past the cap of \(limits.maxDecompressedBytes) bytes",
-                             code: "decompression-limit")
+            throw InputError(
+                path: path, reason: "\(what) expands past the cap of \(limits.maxDecompressedBytes) bytes",
+                code: "decompression-limit")
         }
         guard decompressed > limits.ratioGraceBytes else { return }
         let (allowed, overflow) = max(compressed, 1).multipliedReportingOverflow(by: limits.maxCompressionRatio)
         if !overflow, decompressed > allowed {
-            throw InputError(path: path,
-                             reason: "\(what) expands more than \(limits.maxCompressionRatio):1 "
-                                 + "(\(decompressed) bytes from \(compressed)): a decompression bomb",
-                             code: "decompression-limit")
+            throw InputError(
+                path: path,
+                reason: "\(what) expands more than \(limits.maxCompressionRatio):1 "
+                    + "(\(decompressed) bytes from \(compressed)): a decompression bomb",
+                code: "decompression-limit")
         }
     }
 }

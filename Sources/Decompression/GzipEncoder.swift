@@ -19,7 +19,8 @@ public final class GzipEncoder {
         var offset = 0
         while offset < bytes.count {
             let n = min(bytes.count - offset, Int(UInt32.max))
-            zlib.stream.pointee.next_in = UnsafeMutablePointer(mutating: (base + offset).assumingMemoryBound(to: Bytef.self))
+            zlib.stream.pointee.next_in = UnsafeMutablePointer(
+                mutating: (base + offset).assumingMemoryBound(to: Bytef.self))
             zlib.stream.pointee.avail_in = UInt32(n)
             drain(flush: Z_NO_FLUSH, to: &out)
             offset += n

@@ -38,20 +38,26 @@ public struct OpenedInput {
 public enum InputOpener {
     /// Opens `path` and returns the stream of its content, decompressed when it is gzip.
     /// `observer` sees every raw chunk of the file, compressed or not.
-    public static func open(path: String, limits: Limits = .standard, buffers: ReadBuffers = .standard,
-                            observer: FileByteStream.RawObserver? = nil) throws(InputError) -> OpenedInput {
+    public static func open(
+        path: String, limits: Limits = .standard, buffers: ReadBuffers = .standard,
+        observer: FileByteStream.RawObserver? = nil
+    ) throws(InputError) -> OpenedInput {
         try open(try FileByteStream(path: path, observer: observer), path: path, limits: limits, buffers: buffers)
     }
 
     /// `bytes` read as the content of a file named `name` would be (`name` only names the
     /// input in messages): decompressed when they are gzip.
-    public static func open(bytes: [UInt8], name: String, limits: Limits = .standard,
-                            buffers: ReadBuffers = .standard) throws(InputError) -> OpenedInput {
+    public static func open(
+        bytes: [UInt8], name: String, limits: Limits = .standard,
+        buffers: ReadBuffers = .standard
+    ) throws(InputError) -> OpenedInput {
         try open(MemoryByteStream(bytes), path: name, limits: limits, buffers: buffers)
     }
 
-    private static func open(_ file: RawByteStream, path: String, limits: Limits,
-                             buffers: ReadBuffers) throws(InputError) -> OpenedInput {
+    private static func open(
+        _ file: RawByteStream, path: String, limits: Limits,
+        buffers: ReadBuffers
+    ) throws(InputError) -> OpenedInput {
         let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 2, alignment: 1)
         defer { scratch.deallocate() }
         let count = try file.readFully(into: scratch)
@@ -62,11 +68,13 @@ public enum InputOpener {
         case .none:
             return OpenedInput(stream: raw, compression: .none, raw: file)
         case .gzip:
-            let gzip = try GzipByteStream(source: raw, path: path, limits: limits, inputChunkBytes: buffers.gzipInputBytes)
+            let gzip = try GzipByteStream(
+                source: raw, path: path, limits: limits, inputChunkBytes: buffers.gzipInputBytes)
             guard buffers.prefetchChunks > 0 else { return OpenedInput(stream: gzip, compression: .gzip, raw: file) }
             // Inflating runs on its own thread, a few chunks ahead of the parser.
-            let ahead = PrefetchingByteStream(source: gzip, chunkSize: max(buffers.chunkBytes, ReadBuffers.minimumBytes),
-                                              depth: buffers.prefetchChunks)
+            let ahead = PrefetchingByteStream(
+                source: gzip, chunkSize: max(buffers.chunkBytes, ReadBuffers.minimumBytes),
+                depth: buffers.prefetchChunks)
             return OpenedInput(stream: ahead, compression: .gzip, raw: file)
         }
     }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A thread of our own that its owner waits for: `join()` (or the last reference going
@@ -26,11 +26,13 @@ public final class JoinedThread {
         pthread_attr_setstacksize(&attributes, stackSize)
         let context = Unmanaged.passRetained(Body(body)).toOpaque()
         var handle = pthread_t()
-        let status = pthread_create(&handle, &attributes, { context in
-            // The body (and all it captured) is released here, on the thread, before it ends.
-            if let context { Unmanaged<Body>.fromOpaque(context).takeRetainedValue().run() }
-            return nil
-        }, context)
+        let status = pthread_create(
+            &handle, &attributes,
+            { context in
+                // The body (and all it captured) is released here, on the thread, before it ends.
+                if let context { Unmanaged<Body>.fromOpaque(context).takeRetainedValue().run() }
+                return nil
+            }, context)
         guard status == 0 else {
             // Out of threads or memory: no command can go on without its readers and workers.
             fatalError("cannot start a thread: \(String(cString: strerror(status)))")

@@ -15,7 +15,8 @@ public final class MemoryByteStream: ByteStream {
         guard n > 0 else { return 0 }
         let start = position
         bytes.withUnsafeBytes { source in
-            UnsafeMutableRawBufferPointer(rebasing: buffer[..<n]).copyMemory(from: UnsafeRawBufferPointer(rebasing: source[start..<(start + n)]))
+            UnsafeMutableRawBufferPointer(rebasing: buffer[..<n]).copyMemory(
+                from: UnsafeRawBufferPointer(rebasing: source[start..<(start + n)]))
         }
         position += n
         bytesRead += Int64(n)

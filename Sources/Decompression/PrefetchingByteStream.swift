@@ -34,7 +34,8 @@ public final class PrefetchingByteStream: ByteStream {
         let n = min(buffer.count, current.count - offset)
         let start = offset
         current.withUnsafeBytes { src in
-            UnsafeMutableRawBufferPointer(rebasing: buffer[0..<n]).copyMemory(from: UnsafeRawBufferPointer(rebasing: src[start..<start + n]))
+            UnsafeMutableRawBufferPointer(rebasing: buffer[0..<n]).copyMemory(
+                from: UnsafeRawBufferPointer(rebasing: src[start..<start + n]))
         }
         offset += n
         return n

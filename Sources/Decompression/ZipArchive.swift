@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import CZlib
 import IAPBasics
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A zip archive read in place: its central directory, then each entry's data through its
 /// local header, stored or raw-deflated, CRC-32 checked. Nothing is extracted to disk. The
@@ -69,38 +70,51 @@ public final class ZipArchive {
         InputError(path: path, reason: reason, code: "zip-corrupt")
     }
 
-    private static func readDirectory(_ file: ArchiveBytes, path: String, limits: Limits) throws(InputError) -> [Entry] {
+    private static func readDirectory(_ file: ArchiveBytes, path: String, limits: Limits) throws(InputError) -> [Entry]
+    {
         // The end record is in the last 22 + 65535 bytes; search back for its signature.
         let tailLength = min(file.size, Int64(22 + 65_535))
         let tail = try file.read(at: file.size - tailLength, count: Int(tailLength))
         var endAt: Int?
         var i = tail.count - 22
         while i >= 0 {
-            if LittleEndian.u32(tail, i) == endSignature { endAt = i; break }
+            if LittleEndian.u32(tail, i) == endSignature {
+                endAt = i
+                break
+            }
             i -= 1
         }
         guard let e = endAt else { throw corrupt(path, "not a zip archive: no end of central directory record") }
-        let diskNumber = LittleEndian.u16(tail, e + 4), directoryDisk = LittleEndian.u16(tail, e + 6)
-        let entriesHere = LittleEndian.u16(tail, e + 8), entryCount = LittleEndian.u16(tail, e + 10)
-        let directorySize = LittleEndian.u32(tail, e + 12), directoryOffset = LittleEndian.u32(tail, e + 16)
+        let diskNumber = LittleEndian.u16(tail, e + 4)
+        let directoryDisk = LittleEndian.u16(tail, e + 6)
+        let entriesHere = LittleEndian.u16(tail, e + 8)
+        let entryCount = LittleEndian.u16(tail, e + 10)
+        let directorySize = LittleEndian.u32(tail, e + 12)
+        let directoryOffset = LittleEndian.u32(tail, e + 16)
         if entryCount == 0xFFFF || directorySize == 0xFFFF_FFFF || directoryOffset == 0xFFFF_FFFF {
             throw InputError(path: path, reason: "ZIP64 archives are not supported", code: "zip-unsupported")
         }
         guard diskNumber == 0, directoryDisk == 0, entriesHere == entryCount else {
-            throw InputError(path: path, reason: "archives split over several disks are not supported", code: "zip-unsupported")
+            throw InputError(
+                path: path, reason: "archives split over several disks are not supported", code: "zip-unsupported")
         }
         guard Int(entryCount) <= limits.maxZipEntries else {
-            throw InputError(path: path, reason: "the archive lists \(entryCount) entries, more than the cap of \(limits.maxZipEntries)",
-                             code: "decompression-limit")
+            throw InputError(
+                path: path,
+                reason: "the archive lists \(entryCount) entries, more than the cap of \(limits.maxZipEntries)",
+                code: "decompression-limit")
         }
         // Names, extras and comments of at most `maxZipEntries` entries: far below this.
         guard Int(directorySize) <= 16 << 20 else {
-            throw InputError(path: path, reason: "the central directory is \(directorySize) bytes, more than the cap of 16 MiB",
-                             code: "decompression-limit")
+            throw InputError(
+                path: path, reason: "the central directory is \(directorySize) bytes, more than the cap of 16 MiB",
+                code: "decompression-limit")
         }
-                let endOffset = file.size - tailLength + Int64(e)
+        let endOffset = file.size - tailLength + Int64(e)
         guard Int64(directoryOffset) + Int64(directorySize) <= endOffset else {
-            throw corrupt(path, "the central directory (offset \(directoryOffset), \(directorySize) bytes) runs past its end record")
+            throw corrupt(
+                path,
+                "the central directory (offset \(directoryOffset), \(directorySize) bytes) runs past its end record")
         }
         let directory = try file.read(at: Int64(directoryOffset), count: Int(directorySize))
         var entries: [Entry] = []
@@ -109,23 +123,29 @@ public final class ZipArchive {
             guard at + 46 <= directory.count, LittleEndian.u32(directory, at) == centralSignature else {
                 throw corrupt(path, "central directory entry \(n + 1) is missing or cut short")
             }
-            let flags = LittleEndian.u16(directory, at + 8), method = LittleEndian.u16(directory, at + 10)
+            let flags = LittleEndian.u16(directory, at + 8)
+            let method = LittleEndian.u16(directory, at + 10)
             let crc = LittleEndian.u32(directory, at + 16)
-            let compressed = LittleEndian.u32(directory, at + 20), uncompressed = LittleEndian.u32(directory, at + 24)
-            let nameLength = Int(LittleEndian.u16(directory, at + 28)), extraLength = Int(LittleEndian.u16(directory, at + 30))
+            let compressed = LittleEndian.u32(directory, at + 20)
+            let uncompressed = LittleEndian.u32(directory, at + 24)
+            let nameLength = Int(LittleEndian.u16(directory, at + 28))
+            let extraLength = Int(LittleEndian.u16(directory, at + 30))
             let commentLength = Int(LittleEndian.u16(directory, at + 32))
             let localOffset = LittleEndian.u32(directory, at + 42)
             let next = at + 46 + nameLength + extraLength + commentLength
             guard next <= directory.count else { throw corrupt(path, "central directory entry \(n + 1) is cut short") }
             let name = String(decoding: directory[(at + 46)..<(at + 46 + nameLength)], as: UTF8.self)
             if compressed == 0xFFFF_FFFF || uncompressed == 0xFFFF_FFFF || localOffset == 0xFFFF_FFFF {
-                throw InputError(path: path, reason: "entry \(name): ZIP64 sizes are not supported", code: "zip-unsupported")
+                throw InputError(
+                    path: path, reason: "entry \(name): ZIP64 sizes are not supported", code: "zip-unsupported")
             }
             if flags & 1 != 0 {
                 throw InputError(path: path, reason: "entry \(name) is encrypted", code: "zip-unsupported")
             }
-            entries.append(Entry(name: name, method: method, crc32: crc, compressedSize: Int64(compressed),
-                                 uncompressedSize: Int64(uncompressed), localHeaderOffset: Int64(localOffset)))
+            entries.append(
+                Entry(
+                    name: name, method: method, crc32: crc, compressedSize: Int64(compressed),
+                    uncompressedSize: Int64(uncompressed), localHeaderOffset: Int64(localOffset)))
             at = next
         }
         return entries
@@ -136,18 +156,24 @@ public final class ZipArchive {
     public func open(_ entry: Entry) throws(InputError) -> ByteStream {
         let what = "zip entry \(entry.name)"
         guard entry.method == 0 || entry.method == 8 else {
-            throw InputError(path: path, reason: "\(what) uses compression method \(entry.method); only stored (0) and deflate (8) are read",
-                             code: "zip-unsupported")
+            throw InputError(
+                path: path,
+                reason: "\(what) uses compression method \(entry.method); only stored (0) and deflate (8) are read",
+                code: "zip-unsupported")
         }
         if entry.uncompressedSize > limits.maxDecompressedBytes {
-            throw InputError(path: path, reason: "\(what) declares \(entry.uncompressedSize) bytes, past the cap of \(limits.maxDecompressedBytes)",
-                             code: "decompression-limit")
+            throw InputError(
+                path: path,
+                reason:
+                    "\(what) declares \(entry.uncompressedSize) bytes, past the cap of \(limits.maxDecompressedBytes)",
+                code: "decompression-limit")
         }
         let header = try file.read(at: entry.localHeaderOffset, count: 30)
         guard header.count == 30, LittleEndian.u32(header, 0) == ZipArchive.localSignature else {
             throw ZipArchive.corrupt(path, "\(what): no local header at offset \(entry.localHeaderOffset)")
         }
-        let dataOffset = entry.localHeaderOffset + 30 + Int64(LittleEndian.u16(header, 26)) + Int64(LittleEndian.u16(header, 28))
+        let dataOffset =
+            entry.localHeaderOffset + 30 + Int64(LittleEndian.u16(header, 26)) + Int64(LittleEndian.u16(header, 28))
         guard dataOffset + entry.compressedSize <= file.size else {
             throw ZipArchive.corrupt(path, "\(what): its data runs past the end of the archive")
         }
@@ -172,7 +198,9 @@ final class ZipEntryStream: ByteStream {
     private var finished = false
     private var deflateEnded = false
 
-    init(file: ArchiveBytes, entry: ZipArchive.Entry, dataOffset: Int64, path: String, limits: Limits) throws(InputError) {
+    init(file: ArchiveBytes, entry: ZipArchive.Entry, dataOffset: Int64, path: String, limits: Limits)
+        throws(InputError)
+    {
         self.file = file
         self.entry = entry
         self.path = path
@@ -202,17 +230,20 @@ final class ZipEntryStream: ByteStream {
             crc = crc32(crc, out.assumingMemoryBound(to: Bytef.self), uInt(n))
             produced += Int64(n)
             if produced > entry.uncompressedSize {
-                throw InputError(path: path, reason: "\(what) holds more than the \(entry.uncompressedSize) bytes it declares",
-                                 code: "zip-corrupt")
+                throw InputError(
+                    path: path, reason: "\(what) holds more than the \(entry.uncompressedSize) bytes it declares",
+                    code: "zip-corrupt")
             }
-            try DecompressionCaps.check(compressed: nextOffset - (endOffset - entry.compressedSize), decompressed: produced,
-                                        limits: limits, path: path, what: what)
+            try DecompressionCaps.check(
+                compressed: nextOffset - (endOffset - entry.compressedSize), decompressed: produced,
+                limits: limits, path: path, what: what)
             return n
         }
         finished = true
         guard produced == entry.uncompressedSize else {
-            throw InputError(path: path, reason: "\(what) ends after \(produced) of its \(entry.uncompressedSize) bytes",
-                             code: "zip-truncated")
+            throw InputError(
+                path: path, reason: "\(what) ends after \(produced) of its \(entry.uncompressedSize) bytes",
+                code: "zip-truncated")
         }
         guard UInt32(truncatingIfNeeded: crc) == entry.crc32 else {
             throw InputError(path: path, reason: "\(what) fails its CRC-32 check", code: "zip-corrupt")
@@ -224,7 +255,9 @@ final class ZipEntryStream: ByteStream {
     private func refill() throws(InputError) {
         let count = Int(min(Int64(256 << 10), endOffset - nextOffset))
         input = count > 0 ? try file.read(at: nextOffset, count: count) : []
-        guard input.count == count else { throw InputError(path: path, reason: "\(what) is cut short", code: "zip-truncated") }
+        guard input.count == count else {
+            throw InputError(path: path, reason: "\(what) is cut short", code: "zip-truncated")
+        }
         nextOffset += Int64(count)
         inputUsed = 0
     }
@@ -233,7 +266,9 @@ final class ZipEntryStream: ByteStream {
         if inputUsed == input.count { try refill() }
         let n = min(buffer.count, input.count - inputUsed)
         guard n > 0 else { return 0 }
-        input.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[inputUsed..<(inputUsed + n)])) }
+        input.withUnsafeBytes {
+            buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[inputUsed..<(inputUsed + n)]))
+        }
         inputUsed += n
         return n
     }
@@ -268,8 +303,9 @@ final class ZipEntryStream: ByteStream {
                 deflateEnded = true
                 return count - Int(z.pointee.avail_out)
             default:
-                throw InputError(path: path, reason: "\(what): corrupt deflate data: \(zlib.message(or: "zlib status \(status)"))",
-                                 code: "zip-corrupt")
+                throw InputError(
+                    path: path, reason: "\(what): corrupt deflate data: \(zlib.message(or: "zlib status \(status)"))",
+                    code: "zip-corrupt")
             }
         }
         return count - Int(z.pointee.avail_out)
@@ -333,7 +369,8 @@ final class PositionalFile: ArchiveBytes {
             if n == 0 { break }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw InputError(path: path, reason: "read failed: \(FileByteStream.lastErrorText())", code: "read-failed")
+                throw InputError(
+                    path: path, reason: "read failed: \(FileByteStream.lastErrorText())", code: "read-failed")
             }
             filled += n
         }
@@ -350,6 +387,7 @@ enum LittleEndian {
 
     static func u32(_ bytes: [UInt8], _ at: Int) -> UInt32 {
         guard at >= 0, at + 4 <= bytes.count else { return 0 }
-        return UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3]) << 24
+        return UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3])
+            << 24
     }
 }

@@ -54,7 +54,8 @@ public final class ZipWriter {
         finishEntry()
         let offset = bytes.count
         bytes += directory
-        bytes += le32(0x0605_4B50) + le16(0) + le16(0) + le16(count) + le16(count)
+        bytes +=
+            le32(0x0605_4B50) + le16(0) + le16(0) + le16(count) + le16(count)
             + le32(directory.count) + le32(offset) + le16(0)
         directory = []
         return bytes
@@ -64,7 +65,9 @@ public final class ZipWriter {
         guard !name.isEmpty else { return }
         encoder?.finish(to: &data)
         let offset = bytes.count
-        let common = le16(20) + le16(0) + le16(Int(method.rawValue)) + le16(0) + le16(0x21)  // version, flags, method, 00:00, 1980-01-01
+        // version, flags, method, 00:00, 1980-01-01
+        let common =
+            le16(20) + le16(0) + le16(Int(method.rawValue)) + le16(0) + le16(0x21)
             + le32(Int(UInt32(truncatingIfNeeded: crc))) + le32(data.count) + le32(size) + le16(name.count) + le16(0)
         bytes += le32(0x0403_4B50) + common + name
         bytes += data
@@ -78,6 +81,9 @@ public final class ZipWriter {
     private func le16(_ v: Int) -> [UInt8] { [UInt8(truncatingIfNeeded: v), UInt8(truncatingIfNeeded: v >> 8)] }
 
     private func le32(_ v: Int) -> [UInt8] {
-        [UInt8(truncatingIfNeeded: v), UInt8(truncatingIfNeeded: v >> 8), UInt8(truncatingIfNeeded: v >> 16), UInt8(truncatingIfNeeded: v >> 24)]
+        [
+            UInt8(truncatingIfNeeded: v), UInt8(truncatingIfNeeded: v >> 8), UInt8(truncatingIfNeeded: v >> 16),
+            UInt8(truncatingIfNeeded: v >> 24),
+        ]
     }
 }

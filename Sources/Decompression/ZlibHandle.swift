@@ -27,7 +27,8 @@ final class ZlibHandle {
         case .inflate:
             status = inflateInit2_(stream, framing.windowBits, ZLIB_VERSION, size)
         case .deflate:
-            status = deflateInit2_(stream, level, Z_DEFLATED, framing.windowBits, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION, size)
+            status = deflateInit2_(
+                stream, level, Z_DEFLATED, framing.windowBits, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION, size)
         }
         guard status == Z_OK else {
             stream.deinitialize(count: 1)

@@ -59,8 +59,10 @@ final class DelimitedRecordReader: RecordSource {
                 switch value(span) {
                 case .success(let v): fields.append(DumpField(name: name, value: v))
                 case .failure(let invalid):
-                    return .item(.malformed(UnreadableRecord(location: location, reason: "invalid UTF-8 at byte \(invalid.offset)")),
-                                 ownID: ownID)
+                    return .item(
+                        .malformed(
+                            UnreadableRecord(location: location, reason: "invalid UTF-8 at byte \(invalid.offset)")),
+                        ownID: ownID)
                 }
             }
             return .item(.record(DumpRecord(location: location, ordinal: ordinal, fields: fields)), ownID: ownID)
@@ -85,7 +87,9 @@ final class DelimitedRecordReader: RecordSource {
     }
 
     private func isBlank(_ record: ScannedRecord) -> Bool {
-        guard record.fieldCount == 1, !record.tooLong, !record.unclosedQuote, let only = scanner.spans.first else { return false }
+        guard record.fieldCount == 1, !record.tooLong, !record.unclosedQuote, let only = scanner.spans.first else {
+            return false
+        }
         return !only.quoted && only.begin == only.end
     }
 
@@ -94,17 +98,24 @@ final class DelimitedRecordReader: RecordSource {
         if record.unclosedQuote { return "unclosed quote" }
         if record.textAfterQuote { return "text after a closing quote" }
         if record.fieldCount > limits.maxFields { return "row has more than \(limits.maxFields) fields" }
-        if record.fieldCount != header.count { return "row has \(record.fieldCount) fields, header has \(header.count)" }
+        if record.fieldCount != header.count {
+            return "row has \(record.fieldCount) fields, header has \(header.count)"
+        }
         return nil
     }
 
     /// The header names every column; a file whose header cannot be read cannot be read.
     private func readHeader(_ record: ScannedRecord, line: Int) throws(InputError) -> [String] {
         let problem: String?
-        if record.tooLong { problem = "is longer than \(limits.maxRecordBytes) bytes" }
-        else if record.unclosedQuote { problem = "has an unclosed quote" }
-        else if record.fieldCount > limits.maxFields { problem = "has more than \(limits.maxFields) fields" }
-        else { problem = nil }
+        if record.tooLong {
+            problem = "is longer than \(limits.maxRecordBytes) bytes"
+        } else if record.unclosedQuote {
+            problem = "has an unclosed quote"
+        } else if record.fieldCount > limits.maxFields {
+            problem = "has more than \(limits.maxFields) fields"
+        } else {
+            problem = nil
+        }
         if let problem {
             throw InputError(path: path, reason: "header line \(line) \(problem)", code: "bad-header")
         }
@@ -114,8 +125,9 @@ final class DelimitedRecordReader: RecordSource {
             case .success(.text(let name)): names.append(name)
             case .success: names.append("")
             case .failure(let invalid):
-                throw InputError(path: path, reason: "header line \(line): invalid UTF-8 at byte \(invalid.offset)",
-                                 code: "bad-header")
+                throw InputError(
+                    path: path, reason: "header line \(line): invalid UTF-8 at byte \(invalid.offset)",
+                    code: "bad-header")
             }
         }
         return names
@@ -126,7 +138,9 @@ final class DelimitedRecordReader: RecordSource {
     }
 
     /// A field's value, or the offset (in the record) of its first byte that breaks UTF-8.
-    static func value(_ span: FieldSpan, in buffer: RecordBuffer, backslashEscapes: Bool) -> Result<DumpValue, InvalidUTF8> {
+    static func value(_ span: FieldSpan, in buffer: RecordBuffer, backslashEscapes: Bool) -> Result<
+        DumpValue, InvalidUTF8
+    > {
         let bytes = UnsafeBufferPointer(start: buffer.base + buffer.start + span.begin, count: span.end - span.begin)
         if !span.quoted {
             if bytes.isEmpty { return .success(.null) }

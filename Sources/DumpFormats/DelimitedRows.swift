@@ -21,8 +21,10 @@ public final class DelimitedRows {
     public private(set) var fieldCount = 0
     public private(set) var problem: String?
 
-    public init(stream: ByteStream, path: String, limits: Limits = .standard,
-                buffers: ReadBuffers = .standard) throws(InputError) {
+    public init(
+        stream: ByteStream, path: String, limits: Limits = .standard,
+        buffers: ReadBuffers = .standard
+    ) throws(InputError) {
         self.path = path
         self.limits = limits
         buffer = RecordBuffer(stream: stream, buffers: buffers)
@@ -33,7 +35,9 @@ public final class DelimitedRows {
 
     /// Tab when the first ten lines hold more tabs than commas, else comma.
     static func sniffDelimiter(_ head: UnsafeRawBufferPointer) -> UInt8 {
-        var tabs = 0, commas = 0, lines = 0
+        var tabs = 0
+        var commas = 0
+        var lines = 0
         for byte in head {
             switch byte {
             case 0x09: tabs += 1
@@ -57,13 +61,22 @@ public final class DelimitedRows {
             nextLine += 1 + record.innerLineBreaks
             pendingBytes = record.byteCount
             if record.fieldCount == 1, !record.tooLong, !record.unclosedQuote, let only = scanner.spans.first,
-               !only.quoted, only.begin == only.end { continue }
+                !only.quoted, only.begin == only.end
+            {
+                continue
+            }
             fieldCount = record.fieldCount
-            if record.tooLong { problem = "row is longer than \(limits.maxRecordBytes) bytes" }
-            else if record.unclosedQuote { problem = "unclosed quote" }
-            else if record.textAfterQuote { problem = "text after a closing quote" }
-            else if record.fieldCount > limits.maxFields { problem = "row has more than \(limits.maxFields) fields" }
-            else { problem = nil }
+            if record.tooLong {
+                problem = "row is longer than \(limits.maxRecordBytes) bytes"
+            } else if record.unclosedQuote {
+                problem = "unclosed quote"
+            } else if record.textAfterQuote {
+                problem = "text after a closing quote"
+            } else if record.fieldCount > limits.maxFields {
+                problem = "row has more than \(limits.maxFields) fields"
+            } else {
+                problem = nil
+            }
             return true
         }
     }

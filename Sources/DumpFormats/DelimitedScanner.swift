@@ -81,7 +81,9 @@ struct DelimitedScanner {
                     guard i < limit else { break scanning }
                     let atLineEnd = base[i] == lineFeed
                     var fieldEnd = i - origin
-                    if atLineEnd, fieldEnd > fieldBegin, base[i - 1] == DelimitedScanner.carriageReturn { fieldEnd -= 1 }
+                    if atLineEnd, fieldEnd > fieldBegin, base[i - 1] == DelimitedScanner.carriageReturn {
+                        fieldEnd -= 1
+                    }
                     close(&record, fieldBegin, fieldEnd, quoted: false, doubled: false)
                     i += 1
                     if atLineEnd { return finish(record, byteCount: i - origin) }
@@ -127,14 +129,17 @@ struct DelimitedScanner {
                 quoteAt = 0
             }
             guard try buffer.fill() else {
-                return finishAtEnd(record, state: state, position: position, fieldBegin: fieldBegin,
-                                   quoteAt: quoteAt, doubled: doubled, buffer: buffer)
+                return finishAtEnd(
+                    record, state: state, position: position, fieldBegin: fieldBegin,
+                    quoteAt: quoteAt, doubled: doubled, buffer: buffer)
             }
         }
     }
 
-    private mutating func finishAtEnd(_ record: ScannedRecord, state: State, position: Int, fieldBegin: Int,
-                                      quoteAt: Int, doubled: Bool, buffer: RecordBuffer) -> ScannedRecord? {
+    private mutating func finishAtEnd(
+        _ record: ScannedRecord, state: State, position: Int, fieldBegin: Int,
+        quoteAt: Int, doubled: Bool, buffer: RecordBuffer
+    ) -> ScannedRecord? {
         var record = record
         switch state {
         case .fieldStart:
@@ -143,7 +148,9 @@ struct DelimitedScanner {
             close(&record, position, position, quoted: false, doubled: false)
         case .unquoted:
             var fieldEnd = position
-            if fieldEnd > fieldBegin, buffer.base[buffer.start + fieldEnd - 1] == DelimitedScanner.carriageReturn { fieldEnd -= 1 }
+            if fieldEnd > fieldBegin, buffer.base[buffer.start + fieldEnd - 1] == DelimitedScanner.carriageReturn {
+                fieldEnd -= 1
+            }
             close(&record, fieldBegin, fieldEnd, quoted: false, doubled: false)
         case .quoted:
             record.unclosedQuote = true

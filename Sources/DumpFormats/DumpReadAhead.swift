@@ -8,8 +8,10 @@ public final class DumpReadAhead<Item: Sendable> {
 
     /// `read` is called on the reading thread only, until it returns nil or throws; the
     /// reader must not be used elsewhere until `nextBatch` has returned nil.
-    public init(_ reader: DumpReader, batchSize: Int = 256, depth: Int = 4,
-                read: @escaping @Sendable (DumpReader) throws(InputError) -> Item?) {
+    public init(
+        _ reader: DumpReader, batchSize: Int = 256, depth: Int = 4,
+        read: @escaping @Sendable (DumpReader) throws(InputError) -> Item?
+    ) {
         nonisolated(unsafe) let source = reader
         nonisolated(unsafe) var stopped: InputError?
         nonisolated(unsafe) var atEnd = false
@@ -21,7 +23,10 @@ public final class DumpReadAhead<Item: Sendable> {
             batch.reserveCapacity(batchSize)
             do throws(InputError) {
                 while batch.count < batchSize {
-                    guard let item = try read(source) else { atEnd = true; break }
+                    guard let item = try read(source) else {
+                        atEnd = true
+                        break
+                    }
                     batch.append(item)
                 }
             } catch {

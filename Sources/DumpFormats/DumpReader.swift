@@ -22,18 +22,24 @@ public final class DumpReader {
     /// Opens `path`; `rawObserver` sees every raw (still compressed) chunk of the file, to
     /// hash and count it.
     /// `buffers` sets speed and memory, not what is read.
-    public convenience init(path: String, limits: Limits = .standard, buffers: ReadBuffers = .standard,
-                            rawObserver: FileByteStream.RawObserver? = nil) throws(InputError) {
-        try self.init(try InputOpener.open(path: path, limits: limits, buffers: buffers, observer: rawObserver),
-                      path: path, limits: limits, buffers: buffers)
+    public convenience init(
+        path: String, limits: Limits = .standard, buffers: ReadBuffers = .standard,
+        rawObserver: FileByteStream.RawObserver? = nil
+    ) throws(InputError) {
+        try self.init(
+            try InputOpener.open(path: path, limits: limits, buffers: buffers, observer: rawObserver),
+            path: path, limits: limits, buffers: buffers)
     }
 
     /// Reads `bytes` as the file `name` would be read (its extension picks the format as a
     /// path's does; `name` is the file in every location and message).
-    public convenience init(bytes: [UInt8], name: String, limits: Limits = .standard,
-                            buffers: ReadBuffers = .standard) throws(InputError) {
-        try self.init(try InputOpener.open(bytes: bytes, name: name, limits: limits, buffers: buffers),
-                      path: name, limits: limits, buffers: buffers)
+    public convenience init(
+        bytes: [UInt8], name: String, limits: Limits = .standard,
+        buffers: ReadBuffers = .standard
+    ) throws(InputError) {
+        try self.init(
+            try InputOpener.open(bytes: bytes, name: name, limits: limits, buffers: buffers),
+            path: name, limits: limits, buffers: buffers)
     }
 
     private init(_ input: OpenedInput, path: String, limits: Limits, buffers: ReadBuffers) throws(InputError) {
@@ -84,7 +90,9 @@ public final class DumpReader {
         try next(in: shard, mapper.receiptRow)
     }
 
-    private func next<Row>(in shard: ShardSpec, _ map: (DumpRecord) throws(UnreadableRecord) -> Row) throws(InputError) -> ShardRead<Row>? {
+    private func next<Row>(in shard: ShardSpec, _ map: (DumpRecord) throws(UnreadableRecord) -> Row) throws(InputError)
+        -> ShardRead<Row>?
+    {
         guard let item = try source.next(in: shard) else { return nil }
         itemCount += 1
         switch item {

@@ -60,10 +60,11 @@ public final class DumpRowMapper {
             }
             currency = upper
         }
-        return OrderRow(orderID: orderID, userID: userID, createdAt: createdAt, platform: platform,
-                        itemID: itemID, productID: productID, transactionID: v.text(.transactionID),
-                        amount: amount, currency: currency, status: status, environment: environment,
-                        receipt: v.text(.receipt), location: record.location)
+        return OrderRow(
+            orderID: orderID, userID: userID, createdAt: createdAt, platform: platform,
+            itemID: itemID, productID: productID, transactionID: v.text(.transactionID),
+            amount: amount, currency: currency, status: status, environment: environment,
+            receipt: v.text(.receipt), location: record.location)
     }
 
     public func receiptRow(_ record: DumpRecord) throws(UnreadableRecord) -> ReceiptRow {
@@ -162,8 +163,10 @@ private struct ColumnValues {
         case .timestamp(let t): return .success(t)
         case .text(let t):
             guard let parsed = Timestamp.parse(t) else {
-                return .failure(UnreadableRecord(location: location,
-                                                reason: "\(column.contractName) \(quoted(trim(t))) is not a timestamp"))
+                return .failure(
+                    UnreadableRecord(
+                        location: location,
+                        reason: "\(column.contractName) \(quoted(trim(t))) is not a timestamp"))
             }
             return .success(parsed)
         case .null, .none:

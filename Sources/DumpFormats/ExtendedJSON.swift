@@ -13,7 +13,9 @@ import JSONText
 /// receipt stored as an object) becomes its compact JSON text. A `$date` that is not a
 /// time stays text, so the mapping can say what it was.
 public enum ExtendedJSON {
-    private static let scalarWrappers: Set<String> = ["$numberLong", "$numberInt", "$numberDouble", "$numberDecimal", "$oid"]
+    private static let scalarWrappers: Set<String> = [
+        "$numberLong", "$numberInt", "$numberDouble", "$numberDecimal", "$oid",
+    ]
 
     static func dumpValue(_ value: JSONValue) -> DumpValue {
         switch value {
@@ -39,7 +41,8 @@ public enum ExtendedJSON {
             return .timestamp(t)
         case .object(let inner):
             guard inner.members.count == 1, let long = inner["$numberLong"], let ms = long.int64,
-                  let t = Timestamp(millis: ms) else { return .text(value.jsonText) }
+                let t = Timestamp(millis: ms)
+            else { return .text(value.jsonText) }
             return .timestamp(t)
         default:
             return .text(value.jsonText)

@@ -33,10 +33,14 @@ final class JSONLinesRecordReader: RecordSource {
             let location = SourceLocation(file: path, line: line)
             if tooLong {
                 ordinal += 1
-                return .item(.malformed(UnreadableRecord(location: location, reason: "line is longer than \(limits.maxRecordBytes) bytes")),
-                             ownID: false)
+                return .item(
+                    .malformed(
+                        UnreadableRecord(
+                            location: location, reason: "line is longer than \(limits.maxRecordBytes) bytes")),
+                    ownID: false)
             }
-            let (text, indent) = LineSplitter.trimmed(UnsafeRawBufferPointer(start: buffer.base + buffer.start, count: length))
+            let (text, indent) = LineSplitter.trimmed(
+                UnsafeRawBufferPointer(start: buffer.base + buffer.start, count: length))
             if text.isEmpty { continue }
             ordinal += 1
             var ownID = false
@@ -45,27 +49,35 @@ final class JSONLinesRecordReader: RecordSource {
                 ownID = true
             }
             switch parse(text, indent: indent, location) {
-            case .success(let fields): return .item(.record(DumpRecord(location: location, ordinal: ordinal, fields: fields)), ownID: ownID)
+            case .success(let fields):
+                return .item(.record(DumpRecord(location: location, ordinal: ordinal, fields: fields)), ownID: ownID)
             case .failure(let malformed): return .item(.malformed(malformed), ownID: ownID)
             }
         }
         return nil
     }
 
-    private func parse(_ text: UnsafeRawBufferPointer, indent: Int,
-                       _ location: SourceLocation) -> Result<[DumpField], UnreadableRecord> {
+    private func parse(
+        _ text: UnsafeRawBufferPointer, indent: Int,
+        _ location: SourceLocation
+    ) -> Result<[DumpField], UnreadableRecord> {
         let value: JSONValue
         do {
             value = try JSONParser.parse(text, limits: lineLimits)
         } catch {
-            return .failure(UnreadableRecord(location: location,
-                                            reason: "bad JSON at byte \(error.offset + indent): \(error.reason)"))
+            return .failure(
+                UnreadableRecord(
+                    location: location,
+                    reason: "bad JSON at byte \(error.offset + indent): \(error.reason)"))
         }
         guard case .object(let object) = value else {
-            return .failure(UnreadableRecord(location: location, reason: "line is \(ExtendedJSON.kind(of: value)), not a JSON object"))
+            return .failure(
+                UnreadableRecord(
+                    location: location, reason: "line is \(ExtendedJSON.kind(of: value)), not a JSON object"))
         }
         guard object.members.count <= limits.maxFields else {
-            return .failure(UnreadableRecord(location: location, reason: "object has more than \(limits.maxFields) fields"))
+            return .failure(
+                UnreadableRecord(location: location, reason: "object has more than \(limits.maxFields) fields"))
         }
         return .success(object.members.map { DumpField(name: $0.key, value: ExtendedJSON.dumpValue($0.value)) })
     }

@@ -14,7 +14,8 @@ struct LineSplitter {
         var searched = 0
         var tooLong = false
         while true {
-            if let lf = ByteSearch.firstIndex(of: 0x0A, in: buffer.base, from: buffer.start + searched, to: buffer.end) {
+            if let lf = ByteSearch.firstIndex(of: 0x0A, in: buffer.base, from: buffer.start + searched, to: buffer.end)
+            {
                 return (lf - buffer.start, tooLong || (lf - buffer.start) > maxBytes)
             }
             searched = buffer.end - buffer.start

@@ -21,16 +21,22 @@ public final class LogLineReader {
     private let lines: LineSplitter
     private var number = 0
 
-    public convenience init(path: String, limits: Limits = .standard, buffers: ReadBuffers = .standard,
-                            rawObserver: FileByteStream.RawObserver? = nil) throws(InputError) {
-        try self.init(try InputOpener.open(path: path, limits: limits, buffers: buffers, observer: rawObserver),
-                      path: path, limits: limits, buffers: buffers)
+    public convenience init(
+        path: String, limits: Limits = .standard, buffers: ReadBuffers = .standard,
+        rawObserver: FileByteStream.RawObserver? = nil
+    ) throws(InputError) {
+        try self.init(
+            try InputOpener.open(path: path, limits: limits, buffers: buffers, observer: rawObserver),
+            path: path, limits: limits, buffers: buffers)
     }
 
-    public convenience init(bytes: [UInt8], name: String, limits: Limits = .standard,
-                            buffers: ReadBuffers = .standard) throws(InputError) {
-        try self.init(try InputOpener.open(bytes: bytes, name: name, limits: limits, buffers: buffers),
-                      path: name, limits: limits, buffers: buffers)
+    public convenience init(
+        bytes: [UInt8], name: String, limits: Limits = .standard,
+        buffers: ReadBuffers = .standard
+    ) throws(InputError) {
+        try self.init(
+            try InputOpener.open(bytes: bytes, name: name, limits: limits, buffers: buffers),
+            path: name, limits: limits, buffers: buffers)
     }
 
     private init(_ input: OpenedInput, path: String, limits: Limits, buffers: ReadBuffers) throws(InputError) {
@@ -54,7 +60,8 @@ public final class LogLineReader {
             number += 1
             defer { buffer.consume(length + 1) }
             if tooLong { return Line(number: number, bytes: [], tooLong: true) }
-            let (text, _) = LineSplitter.trimmed(UnsafeRawBufferPointer(start: buffer.base + buffer.start, count: length))
+            let (text, _) = LineSplitter.trimmed(
+                UnsafeRawBufferPointer(start: buffer.base + buffer.start, count: length))
             if text.isEmpty { continue }
             return Line(number: number, bytes: Array(text), tooLong: false)
         }

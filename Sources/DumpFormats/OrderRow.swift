@@ -22,10 +22,12 @@ public struct OrderRow: Sendable, Equatable {
     public var receipt: String?
     public var location: SourceLocation
 
-    public init(orderID: String, userID: String, createdAt: Timestamp, platform: OrderPlatform? = nil,
-                itemID: String? = nil, productID: String? = nil, transactionID: String? = nil,
-                amount: String? = nil, currency: String? = nil, status: OrderStatus = .credited,
-                environment: OrderEnvironment? = nil, receipt: String? = nil, location: SourceLocation) {
+    public init(
+        orderID: String, userID: String, createdAt: Timestamp, platform: OrderPlatform? = nil,
+        itemID: String? = nil, productID: String? = nil, transactionID: String? = nil,
+        amount: String? = nil, currency: String? = nil, status: OrderStatus = .credited,
+        environment: OrderEnvironment? = nil, receipt: String? = nil, location: SourceLocation
+    ) {
         self.orderID = orderID
         self.userID = userID
         self.createdAt = createdAt

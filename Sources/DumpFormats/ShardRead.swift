@@ -33,7 +33,8 @@ enum OrderIDBytes {
     /// nothing to unescape, not empty once trimmed as the mapper trims; nil otherwise (the
     /// record is then read whole).
     static func plain(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
-        var lower = 0, upper = bytes.count
+        var lower = 0
+        var upper = bytes.count
         func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
         while lower < upper, isSpace(bytes[lower]) { lower += 1 }
         while upper > lower, isSpace(bytes[upper - 1]) { upper -= 1 }
@@ -128,8 +129,10 @@ enum JSONOrderIDSkim {
                 default:
                     // A number, true, false or null: up to what ends it.
                     let begin = i
-                    while i < n, !(text[i] == 0x2C || text[i] == 0x7D || text[i] == 0x5D || text[i] == 0x20
-                                   || text[i] == 0x09 || text[i] == 0x0A || text[i] == 0x0D || text[i] == 0x3A) { i += 1 }
+                    while i < n,
+                        !(text[i] == 0x2C || text[i] == 0x7D || text[i] == 0x5D || text[i] == 0x20
+                            || text[i] == 0x09 || text[i] == 0x0A || text[i] == 0x0D || text[i] == 0x3A)
+                    { i += 1 }
                     guard i > begin else { return false }
                 }
             } while depth > 0
@@ -145,7 +148,9 @@ enum JSONOrderIDSkim {
             guard i < n, text[i] == 0x3A else { return nil }
             i += 1
             skipSpace()
-            guard let isOrderID = OrderIDBytes.isOrderIDName(UnsafeRawBufferPointer(rebasing: text[name])) else { return nil }
+            guard let isOrderID = OrderIDBytes.isOrderIDName(UnsafeRawBufferPointer(rebasing: text[name])) else {
+                return nil
+            }
             if isOrderID {
                 guard let (value, escaped) = string(), !escaped else { return nil }
                 return OrderIDBytes.plain(UnsafeRawBufferPointer(rebasing: text[value]))

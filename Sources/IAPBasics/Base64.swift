@@ -45,8 +45,10 @@ public enum Base64 {
         return t
     }
 
-    public static func decode<Bytes: Collection<UInt8>>(_ text: Bytes, alphabet: Alphabet = .standard,
-                                                         maxBytes: Int = Int.max) throws(DecodeError) -> [UInt8] {
+    public static func decode<Bytes: Collection<UInt8>>(
+        _ text: Bytes, alphabet: Alphabet = .standard,
+        maxBytes: Int = Int.max
+    ) throws(DecodeError) -> [UInt8] {
         if let r = text.withContiguousStorageIfAvailable({ buf in
             Result<[UInt8], DecodeError> { () throws(DecodeError) in
                 try decode(UnsafeRawBufferPointer(buf), alphabet: alphabet, maxBytes: maxBytes)
@@ -56,32 +58,41 @@ public enum Base64 {
         }
         let copy = Array(text)
         let r = copy.withUnsafeBytes { buf in
-            Result<[UInt8], DecodeError> { () throws(DecodeError) in try decode(buf, alphabet: alphabet, maxBytes: maxBytes) }
+            Result<[UInt8], DecodeError> { () throws(DecodeError) in
+                try decode(buf, alphabet: alphabet, maxBytes: maxBytes)
+            }
         }
         return try r.get()
     }
 
-    public static func decode(_ text: String, alphabet: Alphabet = .standard, maxBytes: Int = Int.max) throws(DecodeError) -> [UInt8] {
+    public static func decode(_ text: String, alphabet: Alphabet = .standard, maxBytes: Int = Int.max)
+        throws(DecodeError) -> [UInt8]
+    {
         try decode(Array(text.utf8), alphabet: alphabet, maxBytes: maxBytes)
     }
 
-    public static func decode(_ text: UnsafeRawBufferPointer, alphabet: Alphabet, maxBytes: Int) throws(DecodeError) -> [UInt8] {
+    public static func decode(_ text: UnsafeRawBufferPointer, alphabet: Alphabet, maxBytes: Int) throws(DecodeError)
+        -> [UInt8]
+    {
         guard text.count / 4 * 3 <= maxBytes else {
             throw DecodeError("too-large", "base64 text would decode past the cap of \(maxBytes) bytes", at: 0)
         }
         let table = alphabet == .standard ? standardTable : urlTable
         let placeTable = alphabet == .standard ? standardPlaces : urlPlaces
         var failure: DecodeError?
-        let out = table.withUnsafeBufferPointer { t in placeTable.withUnsafeBufferPointer { places in
-            [UInt8](unsafeUninitializedCapacity: text.count / 4 * 3 + 3) { out, written in
-                do throws(DecodeError) {
-                    written = try decode(text, into: out, table: t, places: places, strictPadding: alphabet == .standard)
-                } catch {
-                    failure = error
-                    written = 0
+        let out = table.withUnsafeBufferPointer { t in
+            placeTable.withUnsafeBufferPointer { places in
+                [UInt8](unsafeUninitializedCapacity: text.count / 4 * 3 + 3) { out, written in
+                    do throws(DecodeError) {
+                        written = try decode(
+                            text, into: out, table: t, places: places, strictPadding: alphabet == .standard)
+                    } catch {
+                        failure = error
+                        written = 0
+                    }
                 }
             }
-        } }
+        }
         if let failure { throw failure }
         // The first check counts whole groups only; a short last group may add two bytes.
         guard out.count <= maxBytes else {
@@ -93,9 +104,11 @@ public enum Base64 {
     /// Whole groups of four alphabet bytes take the fast path; whitespace, padding and
     /// errors the careful one. `out` has room for three bytes more than the text decodes
     /// to, which the fast path's eight-byte stores rely on.
-    private static func decode(_ text: UnsafeRawBufferPointer, into out: UnsafeMutableBufferPointer<UInt8>,
-                               table t: UnsafeBufferPointer<UInt8>, places: UnsafeBufferPointer<UInt32>,
-                               strictPadding: Bool) throws(DecodeError) -> Int {
+    private static func decode(
+        _ text: UnsafeRawBufferPointer, into out: UnsafeMutableBufferPointer<UInt8>,
+        table t: UnsafeBufferPointer<UInt8>, places: UnsafeBufferPointer<UInt32>,
+        strictPadding: Bool
+    ) throws(DecodeError) -> Int {
         let raw = UnsafeMutableRawBufferPointer(out)
         let count = text.count
         var o = 0
@@ -107,10 +120,15 @@ public enum Base64 {
             // Eight characters -> six bytes, one table lookup a character, while nothing special comes.
             while n == 0, padding == 0, i + 8 <= count {
                 let w = text.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                let g0 = places[Int(truncatingIfNeeded: w & 0xFF)] | places[256 + Int(truncatingIfNeeded: w >> 8 & 0xFF)]
-                    | places[512 + Int(truncatingIfNeeded: w >> 16 & 0xFF)] | places[768 + Int(truncatingIfNeeded: w >> 24 & 0xFF)]
-                let g1 = places[Int(truncatingIfNeeded: w >> 32 & 0xFF)] | places[256 + Int(truncatingIfNeeded: w >> 40 & 0xFF)]
-                    | places[512 + Int(truncatingIfNeeded: w >> 48 & 0xFF)] | places[768 + Int(truncatingIfNeeded: w >> 56)]
+                let g0 =
+                    places[Int(truncatingIfNeeded: w & 0xFF)] | places[256 + Int(truncatingIfNeeded: w >> 8 & 0xFF)]
+                    | places[512 + Int(truncatingIfNeeded: w >> 16 & 0xFF)]
+                    | places[768 + Int(truncatingIfNeeded: w >> 24 & 0xFF)]
+                let g1 =
+                    places[Int(truncatingIfNeeded: w >> 32 & 0xFF)]
+                    | places[256 + Int(truncatingIfNeeded: w >> 40 & 0xFF)]
+                    | places[512 + Int(truncatingIfNeeded: w >> 48 & 0xFF)]
+                    | places[768 + Int(truncatingIfNeeded: w >> 56)]
                 guard (g0 | g1) & 0x8000_0000 == 0 else { break }
                 // Eight bytes stored, six of them decoded: `out` has the room (see above).
                 raw.storeBytes(of: (UInt64(g0) | UInt64(g1) << 24).littleEndian, toByteOffset: o, as: UInt64.self)
@@ -119,7 +137,10 @@ public enum Base64 {
             }
             guard i < count else { break }
             if n == 0, padding == 0, i + 4 <= count {
-                let a = t[Int(text[i])], b = t[Int(text[i + 1])], c = t[Int(text[i + 2])], d = t[Int(text[i + 3])]
+                let a = t[Int(text[i])]
+                let b = t[Int(text[i + 1])]
+                let c = t[Int(text[i + 2])]
+                let d = t[Int(text[i + 3])]
                 if a | b | c | d < 64 {
                     let v = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
                     out[o] = UInt8(truncatingIfNeeded: v >> 16)
@@ -174,7 +195,8 @@ public enum Base64 {
     }
 
     public static func encode(_ bytes: [UInt8], alphabet: Alphabet = .standard) -> String {
-        let chars: [UInt8] = alphabet == .standard
+        let chars: [UInt8] =
+            alphabet == .standard
             ? Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
             : Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
         var out = [UInt8]()
@@ -182,15 +204,18 @@ public enum Base64 {
         var i = 0
         while i + 3 <= bytes.count {
             let v = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
-            out.append(chars[Int(v >> 18 & 63)]); out.append(chars[Int(v >> 12 & 63)])
-            out.append(chars[Int(v >> 6 & 63)]); out.append(chars[Int(v & 63)])
+            out.append(chars[Int(v >> 18 & 63)])
+            out.append(chars[Int(v >> 12 & 63)])
+            out.append(chars[Int(v >> 6 & 63)])
+            out.append(chars[Int(v & 63)])
             i += 3
         }
         let rest = bytes.count - i
         if rest > 0 {
             var v = UInt32(bytes[i]) << 16
             if rest == 2 { v |= UInt32(bytes[i + 1]) << 8 }
-            out.append(chars[Int(v >> 18 & 63)]); out.append(chars[Int(v >> 12 & 63)])
+            out.append(chars[Int(v >> 18 & 63)])
+            out.append(chars[Int(v >> 12 & 63)])
             if rest == 2 { out.append(chars[Int(v >> 6 & 63)]) }
             if alphabet == .standard { out.append(contentsOf: rest == 2 ? [0x3D] : [0x3D, 0x3D]) }
         }

@@ -45,7 +45,8 @@ public enum CalendarDay {
     /// The day a valid date names; nil for a month or day that does not exist.
     public static func from(year: Int, month: Int, day: Int) -> Int? {
         guard (1...9999).contains(year), (1...12).contains(month), day >= 1,
-              day <= Timestamp.daysIn(month: month, year: year) else { return nil }
+            day <= Timestamp.daysIn(month: month, year: year)
+        else { return nil }
         return Timestamp.daysFromCivil(year: year, month: month, day: day)
     }
 

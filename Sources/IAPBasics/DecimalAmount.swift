@@ -49,12 +49,14 @@ public struct DecimalAmount: Sendable, Equatable, CustomStringConvertible {
 
     public static func + (a: DecimalAmount, b: DecimalAmount) -> DecimalAmount {
         let (sum, overflow) = a.micros.addingReportingOverflow(b.micros)
-        return DecimalAmount(micros: overflow ? a.micros : sum, scale: max(a.scale, b.scale),
-                             overflowed: a.overflowed || b.overflowed || overflow)
+        return DecimalAmount(
+            micros: overflow ? a.micros : sum, scale: max(a.scale, b.scale),
+            overflowed: a.overflowed || b.overflowed || overflow)
     }
 
     public static prefix func - (a: DecimalAmount) -> DecimalAmount {
-        DecimalAmount(micros: a.micros == .min ? 0 : -a.micros, scale: a.scale, overflowed: a.overflowed || a.micros == .min)
+        DecimalAmount(
+            micros: a.micros == .min ? 0 : -a.micros, scale: a.scale, overflowed: a.overflowed || a.micros == .min)
     }
 
     public static func - (a: DecimalAmount, b: DecimalAmount) -> DecimalAmount {

@@ -11,8 +11,10 @@ public struct ShardSpec: Sendable, Equatable, CustomStringConvertible {
     /// `I/N` with 1 ≤ I ≤ N ≤ `maxCount`; nil for anything else.
     public init?(_ text: String) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
-              let i = Int(parts[0]), let n = Int(parts[1]) else { return nil }
+        guard parts.count == 2,
+            parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+            let i = Int(parts[0]), let n = Int(parts[1])
+        else { return nil }
         self.init(index: i, count: n)
     }
 

@@ -2,7 +2,8 @@
 public enum Spelling {
     /// Levenshtein distance in characters.
     public static func distance(_ a: String, _ b: String) -> Int {
-        var prev: [Int] = [], cur: [Int] = []
+        var prev: [Int] = []
+        var cur: [Int] = []
         return distance(Array(a), Array(b), within: Int.max, &prev, &cur) ?? Int.max
     }
 
@@ -13,7 +14,8 @@ public enum Spelling {
         let allowed = max(2, length / 3)
         var x: [Character] = []  // the word's characters, split once a candidate needs them
         var best: (candidate: String, distance: Int)?
-        var prev: [Int] = [], cur: [Int] = []
+        var prev: [Int] = []
+        var cur: [Int] = []
         for candidate in candidates {
             // Only a candidate within the allowance and closer than the best so far changes
             // the answer. Two words are at least their difference in length apart, so most
@@ -30,8 +32,10 @@ public enum Spelling {
     /// The distance when it is at most `limit`, else nil; `prev` and `cur` are the two rows
     /// of the table, reused between calls. A row's smallest entry never shrinks further
     /// down the table: once it is past `limit`, so is the distance.
-    static func distance(_ x: [Character], _ y: [Character], within limit: Int,
-                         _ prev: inout [Int], _ cur: inout [Int]) -> Int? {
+    static func distance(
+        _ x: [Character], _ y: [Character], within limit: Int,
+        _ prev: inout [Int], _ cur: inout [Int]
+    ) -> Int? {
         guard !x.isEmpty, !y.isEmpty else {
             let d = max(x.count, y.count)
             return d <= limit ? d : nil

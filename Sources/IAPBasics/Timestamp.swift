@@ -63,7 +63,9 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         while let f = s.first, f == 0x20 || f == 0x09 { s = s.dropFirst() }
         while let l = s.last, l == 0x20 || l == 0x09 { s = s.dropLast() }
         guard !s.isEmpty else { return nil }
-        if s.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) || (s.first == 0x2D && s.count > 1 && s.dropFirst().allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })) {
+        if s.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })
+            || (s.first == 0x2D && s.count > 1 && s.dropFirst().allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }))
+        {
             return parseEpoch(s)
         }
         return parseCalendar(s)
@@ -80,7 +82,10 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     private static func parseEpoch(_ s: Slice<UnsafeRawBufferPointer>) -> Timestamp? {
         var negative = false
         var digits = s
-        if digits.first == 0x2D { negative = true; digits = digits.dropFirst() }
+        if digits.first == 0x2D {
+            negative = true
+            digits = digits.dropFirst()
+        }
         guard digits.count <= 18 else { return nil }
         var v: Int64 = 0
         for d in digits { v = v * 10 + Int64(d - 0x30) }
@@ -106,10 +111,14 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
             i += 1
             return true
         }
-        guard let year = digits(4), expect(0x2D), let month = digits(2), expect(0x2D), let day = digits(2) else { return nil }
+        guard let year = digits(4), expect(0x2D), let month = digits(2), expect(0x2D), let day = digits(2) else {
+            return nil
+        }
         guard i < end, s[i] == 0x54 || s[i] == 0x20 || s[i] == 0x74 else { return nil }
         i += 1
-        guard let hour = digits(2), expect(0x3A), let minute = digits(2), expect(0x3A), let second = digits(2) else { return nil }
+        guard let hour = digits(2), expect(0x3A), let minute = digits(2), expect(0x3A), let second = digits(2) else {
+            return nil
+        }
         var fractionMillis = 0
         var hasFraction = false
         if i < end, s[i] == 0x2E || s[i] == 0x2C {
@@ -155,7 +164,8 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
             guard rest == " Etc/GMT" || rest == " GMT" || rest == " UTC" || rest == " Etc/UTC" else { return nil }
         }
         guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
-              hour <= 23, minute <= 59, second <= 60 else { return nil }
+            hour <= 23, minute <= 59, second <= 60
+        else { return nil }
         let days = daysFromCivil(year: year, month: month, day: day)
         let secs = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + min(second, 59)) - Int64(offsetMinutes * 60)
         return Timestamp(millis: secs * 1000 + Int64(fractionMillis), hasMilliseconds: hasFraction)
@@ -174,10 +184,12 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
             return v
         }
         guard let y = num(0..<4), let m = num(5..<7), let d = num(8..<10),
-              (1...12).contains(m), d >= 1, d <= daysIn(month: m, year: y) else { return nil }
+            (1...12).contains(m), d >= 1, d <= daysIn(month: m, year: y)
+        else { return nil }
         let start = Int64(daysFromCivil(year: y, month: m, day: d)) * 86_400_000
         guard let a = Timestamp(millis: start, hasMilliseconds: false),
-              let z = Timestamp(millis: start + 86_399_999, hasMilliseconds: false) else { return nil }
+            let z = Timestamp(millis: start + 86_399_999, hasMilliseconds: false)
+        else { return nil }
         return a...z
     }
 
@@ -203,9 +215,17 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
                 div /= 10
             }
         }
-        put(y, 4); out.append(0x2D); put(m, 2); out.append(0x2D); put(d, 2)
+        put(y, 4)
+        out.append(0x2D)
+        put(m, 2)
+        out.append(0x2D)
+        put(d, 2)
         out.append(0x54)
-        put(secOfDay / 3600, 2); out.append(0x3A); put(secOfDay / 60 % 60, 2); out.append(0x3A); put(secOfDay % 60, 2)
+        put(secOfDay / 3600, 2)
+        out.append(0x3A)
+        put(secOfDay / 60 % 60, 2)
+        out.append(0x3A)
+        put(secOfDay % 60, 2)
         if hasMilliseconds {
             out.append(0x2E)
             put(ms, 3)
@@ -262,7 +282,10 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     private func floorDivide(_ a: Int64, _ b: Int64) -> (Int64, Int64) {
         var q = a / b
         var r = a % b
-        if r < 0 { q -= 1; r += b }
+        if r < 0 {
+            q -= 1
+            r += b
+        }
         return (q, r)
     }
 }

@@ -15,9 +15,12 @@ public struct JSONParser {
         try parse(Array(text.utf8), limits: limits)
     }
 
-    public static func parse(_ buffer: UnsafeRawBufferPointer, limits: Limits = .standard) throws(DecodeError) -> JSONValue {
+    public static func parse(_ buffer: UnsafeRawBufferPointer, limits: Limits = .standard) throws(DecodeError)
+        -> JSONValue
+    {
         guard buffer.count <= limits.maxPayloadBytes else {
-            throw DecodeError("too-large", "JSON text of \(buffer.count) bytes exceeds the cap of \(limits.maxPayloadBytes)", at: 0)
+            throw DecodeError(
+                "too-large", "JSON text of \(buffer.count) bytes exceeds the cap of \(limits.maxPayloadBytes)", at: 0)
         }
         var p = JSONParser(buffer: buffer, limits: limits)
         p.skipSpace()
@@ -57,12 +60,19 @@ public struct JSONParser {
         case 0x7B: return .object(try parseObject(depth: depth + 1))
         case 0x5B: return .array(try parseArray(depth: depth + 1))
         case 0x22: return .string(try parseString())
-        case 0x74: try literal("true"); return .bool(true)
-        case 0x66: try literal("false"); return .bool(false)
-        case 0x6E: try literal("null"); return .null
+        case 0x74:
+            try literal("true")
+            return .bool(true)
+        case 0x66:
+            try literal("false")
+            return .bool(false)
+        case 0x6E:
+            try literal("null")
+            return .null
         case 0x2D, 0x30...0x39: return .number(try parseNumber())
         default:
-            throw fail("bad-json", "unexpected byte 0x\(String(buffer[pos], radix: 16)) where a JSON value was expected")
+            throw fail(
+                "bad-json", "unexpected byte 0x\(String(buffer[pos], radix: 16)) where a JSON value was expected")
         }
     }
 
@@ -81,7 +91,10 @@ public struct JSONParser {
         pos += 1
         var members: [(key: String, value: JSONValue)] = []
         skipSpace()
-        if pos < buffer.count, buffer[pos] == 0x7D { pos += 1; return JSONObject(members) }
+        if pos < buffer.count, buffer[pos] == 0x7D {
+            pos += 1
+            return JSONObject(members)
+        }
         while true {
             skipSpace()
             guard pos < buffer.count else { throw fail("truncated", "JSON text ends inside an object") }
@@ -99,8 +112,14 @@ public struct JSONParser {
             members.append((key, value))
             skipSpace()
             guard pos < buffer.count else { throw fail("truncated", "JSON text ends inside an object") }
-            if buffer[pos] == 0x2C { pos += 1; continue }
-            if buffer[pos] == 0x7D { pos += 1; return JSONObject(members) }
+            if buffer[pos] == 0x2C {
+                pos += 1
+                continue
+            }
+            if buffer[pos] == 0x7D {
+                pos += 1
+                return JSONObject(members)
+            }
             throw fail("bad-json", "expected ',' or '}' in an object")
         }
     }
@@ -110,7 +129,10 @@ public struct JSONParser {
         pos += 1
         var items: [JSONValue] = []
         skipSpace()
-        if pos < buffer.count, buffer[pos] == 0x5D { pos += 1; return items }
+        if pos < buffer.count, buffer[pos] == 0x5D {
+            pos += 1
+            return items
+        }
         while true {
             skipSpace()
             let value = try parseValue(depth: depth)
@@ -120,8 +142,14 @@ public struct JSONParser {
             items.append(value)
             skipSpace()
             guard pos < buffer.count else { throw fail("truncated", "JSON text ends inside an array") }
-            if buffer[pos] == 0x2C { pos += 1; continue }
-            if buffer[pos] == 0x5D { pos += 1; return items }
+            if buffer[pos] == 0x2C {
+                pos += 1
+                continue
+            }
+            if buffer[pos] == 0x5D {
+                pos += 1
+                return items
+            }
             throw fail("bad-json", "expected ',' or ']' in an array")
         }
     }
@@ -165,10 +193,12 @@ public struct JSONParser {
         var ascii = true
         // Eight bytes at a time while none is a quote, a backslash, a control or non-ASCII byte
         // (receipts put kilobytes of base64 in single strings).
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
         while p + 8 <= buffer.count {
             let x = buffer.loadUnaligned(fromByteOffset: p, as: UInt64.self)
-            let quote = x ^ (ones &* 0x22), backslash = x ^ (ones &* 0x5C)
+            let quote = x ^ (ones &* 0x22)
+            let backslash = x ^ (ones &* 0x5C)
             let special = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | (x &- ones &* 0x20) | x
             if special & highs != 0 { break }
             p += 8
@@ -198,9 +228,16 @@ public struct JSONParser {
         while true {
             guard pos < buffer.count else { throw fail("truncated", "JSON text ends inside a string", at: open) }
             let c = buffer[pos]
-            if c == 0x22 { pos += 1; break }
+            if c == 0x22 {
+                pos += 1
+                break
+            }
             if c < 0x20 { throw fail("bad-json", "control character 0x\(String(c, radix: 16)) inside a string") }
-            if c != 0x5C { out.append(c); pos += 1; continue }
+            if c != 0x5C {
+                out.append(c)
+                pos += 1
+                continue
+            }
             pos += 1
             guard pos < buffer.count else { throw fail("truncated", "JSON text ends inside an escape", at: open) }
             let e = buffer[pos]
@@ -218,7 +255,9 @@ public struct JSONParser {
                 var scalar = try hex4()
                 if (0xD800...0xDBFF).contains(scalar) {
                     guard buffer.count - pos >= 6, buffer[pos] == 0x5C, buffer[pos + 1] == 0x75 else {
-                        throw fail("invalid-utf8", "unpaired surrogate \\u\(String(scalar, radix: 16)) in a string", at: pos - 6)
+                        throw fail(
+                            "invalid-utf8", "unpaired surrogate \\u\(String(scalar, radix: 16)) in a string",
+                            at: pos - 6)
                     }
                     pos += 2
                     let low = try hex4()
@@ -227,9 +266,12 @@ public struct JSONParser {
                     }
                     scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                 } else if (0xDC00...0xDFFF).contains(scalar) {
-                    throw fail("invalid-utf8", "unpaired surrogate \\u\(String(scalar, radix: 16)) in a string", at: pos - 6)
+                    throw fail(
+                        "invalid-utf8", "unpaired surrogate \\u\(String(scalar, radix: 16)) in a string", at: pos - 6)
                 }
-                guard let u = Unicode.Scalar(scalar) else { throw fail("invalid-utf8", "invalid code point", at: pos - 6) }
+                guard let u = Unicode.Scalar(scalar) else {
+                    throw fail("invalid-utf8", "invalid code point", at: pos - 6)
+                }
                 out.append(contentsOf: UTF8.encode(u).map { Array($0) } ?? [])
             default:
                 throw fail("bad-json", "unknown escape \\\(Character(Unicode.Scalar(e)))", at: pos - 2)
@@ -266,14 +308,26 @@ public func invalidUTF8Offset(_ bytes: UnsafeRawBufferPointer) -> Int {
     let n = bytes.count
     while i < n {
         let c = bytes[i]
-        if c < 0x80 { i += 1; continue }
+        if c < 0x80 {
+            i += 1
+            continue
+        }
         let len: Int
         var minScalar: UInt32
         var scalar: UInt32
         switch c {
-        case 0xC2...0xDF: len = 2; scalar = UInt32(c & 0x1F); minScalar = 0x80
-        case 0xE0...0xEF: len = 3; scalar = UInt32(c & 0x0F); minScalar = 0x800
-        case 0xF0...0xF4: len = 4; scalar = UInt32(c & 0x07); minScalar = 0x10000
+        case 0xC2...0xDF:
+            len = 2
+            scalar = UInt32(c & 0x1F)
+            minScalar = 0x80
+        case 0xE0...0xEF:
+            len = 3
+            scalar = UInt32(c & 0x0F)
+            minScalar = 0x800
+        case 0xF0...0xF4:
+            len = 4
+            scalar = UInt32(c & 0x07)
+            minScalar = 0x10000
         default: return i
         }
         guard i + len <= n else { return i }

@@ -45,8 +45,10 @@ public struct JSONWriter {
         // Most strings need no escaping at all: copy their UTF-8 as it is.
         var text = s
         let plain = text.withUTF8 { bytes -> Bool in
-            for b in bytes where b < 0x20 || b == 0x22 || b == 0x5C || b == 0x7F
-                || (htmlSafe && (b == 0x3C || b == 0x3E || b == 0x26 || b == 0xE2)) {
+            for b in bytes
+            where b < 0x20 || b == 0x22 || b == 0x5C || b == 0x7F
+                || (htmlSafe && (b == 0x3C || b == 0x3E || b == 0x26 || b == 0xE2))
+            {
                 return false
             }
             out.append(contentsOf: bytes)
@@ -65,7 +67,7 @@ public struct JSONWriter {
             case 0x09: out.append(contentsOf: [0x5C, 0x74])
             case 0x00..<0x20, 0x7F: escapeU(scalar.value, &out)
             case 0x3C where htmlSafe, 0x3E where htmlSafe, 0x26 where htmlSafe,
-                 0x2028 where htmlSafe, 0x2029 where htmlSafe:
+                0x2028 where htmlSafe, 0x2029 where htmlSafe:
                 escapeU(scalar.value, &out)
             default: out.append(contentsOf: UTF8.encode(scalar).map { Array($0) } ?? [])
             }

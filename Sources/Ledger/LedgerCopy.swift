@@ -11,8 +11,11 @@ public struct LedgerCounts: Sendable, Equatable, CustomStringConvertible {
 
     /// "3 claims, 1 finding reported, …": the tables that hold something.
     public var description: String {
-        let parts = [(claims, "claim", "claims"), (reported, "finding reported", "findings reported"), (reviews, "review", "reviews"),
-                     (runs, "run", "runs"), (storeEvents, "store event", "store events"), (refunds, "refund", "refunds")]
+        let parts = [
+            (claims, "claim", "claims"), (reported, "finding reported", "findings reported"),
+            (reviews, "review", "reviews"),
+            (runs, "run", "runs"), (storeEvents, "store event", "store events"), (refunds, "refund", "refunds"),
+        ]
         let held = parts.filter { $0.0 > 0 }.map { "\($0.0) \($0.0 == 1 ? $0.1 : $0.2)" }
         return held.isEmpty ? "nothing" : held.joined(separator: ", ")
     }
@@ -57,7 +60,8 @@ extension LedgerStore {
             // A row the target took for another's (a key written twice) would be lost without a word.
             let held = try counts()
             guard held == sent else {
-                throw LedgerError("the copy sent \(sent) but the target would hold \(held); nothing copied", code: .copyFailed)
+                throw LedgerError(
+                    "the copy sent \(sent) but the target would hold \(held); nothing copied", code: .copyFailed)
             }
         }
         return sent

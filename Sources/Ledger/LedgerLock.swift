@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One run at a time per ledger: an exclusive `flock` on `<ledger>.lock`, holding the
@@ -64,7 +64,8 @@ public final class LedgerLock {
             guard f.count >= 6, f[1] == "FLOCK", f[3] == "WRITE" else { continue }
             let place = f[5].split(separator: ":")
             guard place.count == 3, UInt64(place[0], radix: 16) == major, UInt64(place[1], radix: 16) == minor,
-                  UInt64(place[2]) == UInt64(st.st_ino) else { continue }
+                UInt64(place[2]) == UInt64(st.st_ino)
+            else { continue }
             return String(f[4])
         }
         return nil

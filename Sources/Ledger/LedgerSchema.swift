@@ -74,18 +74,21 @@ enum LedgerSchema {
         let version = try db.userVersion()
         if version == current { return .current }
         if version > current {
-            throw LedgerError("ledger \(path) was written by a newer iapscreen: schema \(version), this one reads up to "
-                + "\(current); use that iapscreen (nothing read or written)", code: .newerSchema)
+            throw LedgerError(
+                "ledger \(path) was written by a newer iapscreen: schema \(version), this one reads up to "
+                    + "\(current); use that iapscreen (nothing read or written)", code: .newerSchema)
         }
         guard version == 0 else {
-            throw LedgerError("ledger \(path) says schema \(version), which no iapscreen writes (this one reads 0 and "
-                + "\(current)); not opened", code: .unknownSchema)
+            throw LedgerError(
+                "ledger \(path) says schema \(version), which no iapscreen writes (this one reads 0 and "
+                    + "\(current)); not opened", code: .unknownSchema)
         }
         let tables = try tableNames(db)
         if tables.isEmpty { return .empty }
         guard tables.contains("claims") else {
-            throw LedgerError("\(path) is a SQLite file but not an iapscreen ledger: it has no claims table (it has "
-                + "\(tables.joined(separator: ", "))); not opened", code: .notALedger)
+            throw LedgerError(
+                "\(path) is a SQLite file but not an iapscreen ledger: it has no claims table (it has "
+                    + "\(tables.joined(separator: ", "))); not opened", code: .notALedger)
         }
         return .version0
     }
@@ -103,19 +106,21 @@ enum LedgerSchema {
                 try db.execute(migration0to2)
                 try probe(db)
             }
-        } catch where error.code == .sqlite {
+        } catch  where error.code == .sqlite {
             let reason = error.message.hasPrefix("ledger: ") ? String(error.message.dropFirst(8)) : error.message
             if from == .empty {
                 throw LedgerError("cannot create the ledger \(path): \(reason)")
             }
-            throw LedgerError("cannot migrate ledger \(path) from schema 0 to \(current): \(reason); the file is unchanged",
-                              code: .migrationFailed)
+            throw LedgerError(
+                "cannot migrate ledger \(path) from schema 0 to \(current): \(reason); the file is unchanged",
+                code: .migrationFailed)
         }
     }
 
     static func tableNames(_ db: SQLiteDatabase) throws(LedgerError) -> [String] {
-        let stmt = try db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' "
-            + "ORDER BY name")
+        let stmt = try db.prepare(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' "
+                + "ORDER BY name")
         var names: [String] = []
         while try stmt.step() {
             if let name = stmt.text(0) { names.append(name) }

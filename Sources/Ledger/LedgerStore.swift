@@ -55,7 +55,8 @@ public protocol LedgerStore: ClaimLedger, AnyObject {
     func exportRows(batch: Int, _ body: (LedgerRows) throws(LedgerError) -> Void) throws(LedgerError)
     /// In one transaction: refuses a ledger that holds anything (`.notEmpty`), else lets
     /// `fill` write rows through its argument, and commits when it returns (`copy(from:)`).
-    func load(_ fill: (_ write: (LedgerRows) throws(LedgerError) -> Void) throws(LedgerError) -> Void) throws(LedgerError)
+    func load(_ fill: (_ write: (LedgerRows) throws(LedgerError) -> Void) throws(LedgerError) -> Void)
+        throws(LedgerError)
 }
 
 /// A finding as the ledger remembers it reported: its order and rule.

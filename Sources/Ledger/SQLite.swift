@@ -8,7 +8,9 @@ final class SQLiteDatabase {
     /// `creating` false: a missing file is not created either.
     init(path: String, readOnly: Bool = false, creating: Bool = true) throws(LedgerError) {
         var db: OpaquePointer?
-        let mode = readOnly ? SQLITE_OPEN_READONLY : creating ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READWRITE
+        let mode =
+            readOnly
+            ? SQLITE_OPEN_READONLY : creating ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READWRITE
         let rc = sqlite3_open_v2(path, &db, mode | SQLITE_OPEN_NOMUTEX, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
@@ -65,7 +67,8 @@ final class SQLiteDatabase {
     /// `stmt` (one `?`) run once per key inside one read transaction: the bulk lookup every
     /// `…(of:)` is. `row` reads the first row of a key; nil leaves the key out.
     func lookUp<T>(_ stmt: SQLiteStatement, _ keys: [String], _ row: (SQLiteStatement) -> T?) throws(LedgerError)
-        -> [String: T] {
+        -> [String: T]
+    {
         try reading { () throws(LedgerError) in
             var out: [String: T] = [:]
             out.reserveCapacity(min(keys.count, 1 << 16))

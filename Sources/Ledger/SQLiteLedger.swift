@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import IAPBasics
 import Screening
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A reviewer's verdict on an order, as the ledger keeps it.
 public struct Review: Sendable, Equatable {
@@ -34,8 +35,10 @@ public struct ClaimDetails: Sendable, Equatable {
     /// `ios` or `android`.
     public var platform: String?
 
-    public init(productID: String? = nil, amount: String? = nil, currency: String? = nil, purchaseToken: String? = nil,
-                platform: String? = nil) {
+    public init(
+        productID: String? = nil, amount: String? = nil, currency: String? = nil, purchaseToken: String? = nil,
+        platform: String? = nil
+    ) {
         self.productID = productID
         self.amount = amount
         self.currency = currency
@@ -76,9 +79,11 @@ public struct RunRecord: Sendable {
     /// Every distinct store event read tonight; one the ledger knows keeps its first run.
     public var events: [(identity: String, type: String)]
 
-    public init(startedAt: Timestamp, finishedAt: Timestamp, orders: Int, flagged: Int,
-                newClaims: [NewClaim], reported: [(orderID: String, rule: String)], refunds: [RememberedRefund] = [],
-                reversals: [(key: String, at: Timestamp)] = [], events: [(identity: String, type: String)] = []) {
+    public init(
+        startedAt: Timestamp, finishedAt: Timestamp, orders: Int, flagged: Int,
+        newClaims: [NewClaim], reported: [(orderID: String, rule: String)], refunds: [RememberedRefund] = [],
+        reversals: [(key: String, at: Timestamp)] = [], events: [(identity: String, type: String)] = []
+    ) {
         self.startedAt = startedAt
         self.finishedAt = finishedAt
         self.orders = orders
@@ -152,7 +157,7 @@ public final class SQLiteLedger {
         let state: LedgerSchema.State
         do throws(LedgerError) {
             state = try LedgerSchema.inspect(db, path: path)
-        } catch where error.code == .sqlite {
+        } catch  where error.code == .sqlite {
             // e.g. not a database at all: SQLite says so at the first read.
             throw LedgerError("cannot open ledger \(path): \(db.lastError)")
         }
@@ -161,7 +166,9 @@ public final class SQLiteLedger {
         }
         let details: String
         if readOnly {
-            details = state == .current ? "product_id, amount, currency, purchase_token, platform"
+            details =
+                state == .current
+                ? "product_id, amount, currency, purchase_token, platform"
                 : "NULL, NULL, NULL, NULL, NULL"
         } else {
             try db.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-65536;")
@@ -170,15 +177,21 @@ public final class SQLiteLedger {
         }
         let remembers = !readOnly || state == .current
         lookupClaim = try db.prepare("SELECT order_id, user_id, created_at FROM claims WHERE key = ?")
-        lookupClaimDetails = try db.prepare("SELECT order_id, user_id, created_at, \(details) FROM claims WHERE key = ?")
+        lookupClaimDetails = try db.prepare(
+            "SELECT order_id, user_id, created_at, \(details) FROM claims WHERE key = ?")
         // The first claim of a token: a subscription's renewals share it.
-        lookupToken = remembers
+        lookupToken =
+            remembers
             ? try db.prepare("SELECT key FROM claims WHERE purchase_token = ? ORDER BY created_at, key LIMIT 1") : nil
         lookupReported = try db.prepare("SELECT 1 FROM reported WHERE order_id = ? AND rule = ?")
         lookupReview = try db.prepare("SELECT verdict, note, by, at FROM reviews WHERE order_id = ?")
-        lookupRefund = remembers ? try db.prepare("SELECT key, refunded_at, event, reason, source, identity, reversed_at "
-            + "FROM refunds WHERE key = ?") : nil
-        lookupEvent = remembers ? try db.prepare("SELECT identity, type, first_run FROM store_events WHERE identity = ?") : nil
+        lookupRefund =
+            remembers
+            ? try db.prepare(
+                "SELECT key, refunded_at, event, reason, source, identity, reversed_at "
+                    + "FROM refunds WHERE key = ?") : nil
+        lookupEvent =
+            remembers ? try db.prepare("SELECT identity, type, first_run FROM store_events WHERE identity = ?") : nil
     }
 
     /// The schema version the file says it has (after opening, always `schemaVersion`).
@@ -192,11 +205,17 @@ public final class SQLiteLedger {
 
     /// Earlier claims of these keys with what the ledger knows of each (schema-0 claims:
     /// all details nil).
-    public func claimsWithDetails(of keys: [String]) throws(LedgerError) -> [String: (claim: Claim, details: ClaimDetails)] {
+    public func claimsWithDetails(of keys: [String]) throws(LedgerError) -> [String: (
+        claim: Claim, details: ClaimDetails
+    )] {
         try db.lookUp(lookupClaimDetails, keys) { s in
             SQLiteLedger.claim(s).map { claim in
-                (claim, ClaimDetails(productID: s.text(3), amount: s.text(4), currency: s.text(5), purchaseToken: s.text(6),
-                                     platform: s.text(7)))
+                (
+                    claim,
+                    ClaimDetails(
+                        productID: s.text(3), amount: s.text(4), currency: s.text(5), purchaseToken: s.text(6),
+                        platform: s.text(7))
+                )
             }
         }
     }
@@ -213,7 +232,8 @@ public final class SQLiteLedger {
     static func claim(_ s: SQLiteStatement) -> Claim? {
         // Dumps mostly give whole seconds: a time kept without milliseconds prints as they wrote it.
         let millis = s.int(2)
-        guard let order = s.text(0), let user = s.text(1), let at = Timestamp(millis: millis, hasMilliseconds: millis % 1000 != 0)
+        guard let order = s.text(0), let user = s.text(1),
+            let at = Timestamp(millis: millis, hasMilliseconds: millis % 1000 != 0)
         else { return nil }
         return Claim(orderID: order, userID: user, createdAt: at)
     }
@@ -247,13 +267,17 @@ public final class SQLiteLedger {
 
     /// The last `count` completed runs, newest first.
     public func recentRuns(_ count: Int) throws(LedgerError) -> [RecordedRun] {
-        let stmt = try db.prepare("SELECT id, started_at, finished_at, orders, flagged FROM runs ORDER BY id DESC LIMIT ?")
+        let stmt = try db.prepare(
+            "SELECT id, started_at, finished_at, orders, flagged FROM runs ORDER BY id DESC LIMIT ?")
         stmt.bind(1, Int64(clamping: count))
         var runs: [RecordedRun] = []
         while try stmt.step() {
             guard let started = stmt.text(1), let finished = stmt.text(2), let orders = Int(exactly: stmt.int(3)),
-                  let flagged = Int(exactly: stmt.int(4)) else { continue }
-            runs.append(RecordedRun(id: stmt.int(0), startedAt: started, finishedAt: finished, orders: orders, flagged: flagged))
+                let flagged = Int(exactly: stmt.int(4))
+            else { continue }
+            runs.append(
+                RecordedRun(id: stmt.int(0), startedAt: started, finishedAt: finished, orders: orders, flagged: flagged)
+            )
         }
         return runs
     }
@@ -262,8 +286,9 @@ public final class SQLiteLedger {
     /// took a store transaction. (A finding is looked up by its key; a claim by a scan, which
     /// only `review` asks for.)
     public func knows(orderID: String) throws(LedgerError) -> Bool {
-        let stmt = try db.prepare("SELECT 1 WHERE EXISTS (SELECT 1 FROM reported WHERE order_id = ?1) "
-            + "OR EXISTS (SELECT 1 FROM claims WHERE order_id = ?1)")
+        let stmt = try db.prepare(
+            "SELECT 1 WHERE EXISTS (SELECT 1 FROM reported WHERE order_id = ?1) "
+                + "OR EXISTS (SELECT 1 FROM claims WHERE order_id = ?1)")
         stmt.bind(1, orderID)
         return try stmt.step()
     }

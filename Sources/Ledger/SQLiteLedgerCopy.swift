@@ -30,50 +30,73 @@ extension SQLiteLedger {
 
     public func exportRows(batch: Int, _ body: (LedgerRows) throws(LedgerError) -> Void) throws(LedgerError) {
         let size = max(batch, 1)
-        let details = hasStoreEvents ? "product_id, amount, currency, purchase_token, platform" : "NULL, NULL, NULL, NULL, NULL"
+        let details =
+            hasStoreEvents ? "product_id, amount, currency, purchase_token, platform" : "NULL, NULL, NULL, NULL, NULL"
         try db.reading { () throws(LedgerError) in
-            try export("runs", "SELECT id, started_at, finished_at, orders, flagged FROM runs ORDER BY id", size, body, LedgerRows.runs) { s in
+            try export(
+                "runs", "SELECT id, started_at, finished_at, orders, flagged FROM runs ORDER BY id", size, body,
+                LedgerRows.runs
+            ) { s in
                 guard let started = s.text(1), let finished = s.text(2), let orders = Int(exactly: s.int(3)),
-                      let flagged = Int(exactly: s.int(4)) else { return nil }
-                return RecordedRun(id: s.int(0), startedAt: started, finishedAt: finished, orders: orders, flagged: flagged)
+                    let flagged = Int(exactly: s.int(4))
+                else { return nil }
+                return RecordedRun(
+                    id: s.int(0), startedAt: started, finishedAt: finished, orders: orders, flagged: flagged)
             }
-            try export("claims", "SELECT order_id, user_id, created_at, \(details), key FROM claims ORDER BY key", size, body,
-                       LedgerRows.claims) { s in
+            try export(
+                "claims", "SELECT order_id, user_id, created_at, \(details), key FROM claims ORDER BY key", size, body,
+                LedgerRows.claims
+            ) { s in
                 guard let key = s.text(8), let claim = SQLiteLedger.claim(s) else { return nil }
-                return NewClaim(key: key, claim: claim, details: ClaimDetails(productID: s.text(3), amount: s.text(4), currency: s.text(5),
-                                                                              purchaseToken: s.text(6), platform: s.text(7)))
+                return NewClaim(
+                    key: key, claim: claim,
+                    details: ClaimDetails(
+                        productID: s.text(3), amount: s.text(4), currency: s.text(5),
+                        purchaseToken: s.text(6), platform: s.text(7)))
             }
-            try export("reported", "SELECT order_id, rule FROM reported ORDER BY order_id, rule", size, body, LedgerRows.reported) { s in
+            try export(
+                "reported", "SELECT order_id, rule FROM reported ORDER BY order_id, rule", size, body,
+                LedgerRows.reported
+            ) { s in
                 guard let order = s.text(0), let rule = s.text(1) else { return nil }
                 return ReportedFinding(orderID: order, rule: rule)
             }
-            try export("reviews", "SELECT order_id, verdict, note, by, at FROM reviews ORDER BY order_id", size, body,
-                       LedgerRows.reviews) { s in
+            try export(
+                "reviews", "SELECT order_id, verdict, note, by, at FROM reviews ORDER BY order_id", size, body,
+                LedgerRows.reviews
+            ) { s in
                 guard let order = s.text(0), let verdict = s.text(1), let at = s.text(4) else { return nil }
                 return (orderID: order, review: Review(verdict: verdict, note: s.text(2), by: s.text(3), at: at))
             }
             guard hasStoreEvents else { return }
-            try export("store_events", "SELECT identity, type, first_run FROM store_events ORDER BY identity", size, body,
-                       LedgerRows.events) { s in
+            try export(
+                "store_events", "SELECT identity, type, first_run FROM store_events ORDER BY identity", size, body,
+                LedgerRows.events
+            ) { s in
                 guard let identity = s.text(0), let type = s.text(1) else { return nil }
                 return RememberedEvent(identity: identity, type: type, firstRun: s.optionalInt(2))
             }
-            try export("refunds", "SELECT key, refunded_at, event, reason, source, identity, reversed_at FROM refunds ORDER BY key",
-                       size, body, LedgerRows.refunds, SQLiteLedger.refund)
+            try export(
+                "refunds",
+                "SELECT key, refunded_at, event, reason, source, identity, reversed_at FROM refunds ORDER BY key",
+                size, body, LedgerRows.refunds, SQLiteLedger.refund)
         }
     }
 
     /// The rows of `sql` in batches of `size`, each read by `row`; a row it cannot read (nil)
     /// stops the export, naming the table and the row's first column.
-    private func export<T>(_ table: String, _ sql: String, _ size: Int, _ body: (LedgerRows) throws(LedgerError) -> Void,
-                           _ batch: ([T]) -> LedgerRows, _ row: (SQLiteStatement) -> T?) throws(LedgerError) {
+    private func export<T>(
+        _ table: String, _ sql: String, _ size: Int, _ body: (LedgerRows) throws(LedgerError) -> Void,
+        _ batch: ([T]) -> LedgerRows, _ row: (SQLiteStatement) -> T?
+    ) throws(LedgerError) {
         let stmt = try db.prepare(sql)
         var rows: [T] = []
         rows.reserveCapacity(min(size, 1 << 16))
         while try stmt.step() {
             guard let r = row(stmt) else {
-                throw LedgerError("ledger \(path): a row of \(table) (\(stmt.text(0) ?? "NULL")) holds a value this iapscreen "
-                    + "cannot read (a time out of range?); nothing copied", code: .copyFailed)
+                throw LedgerError(
+                    "ledger \(path): a row of \(table) (\(stmt.text(0) ?? "NULL")) holds a value this iapscreen "
+                        + "cannot read (a time out of range?); nothing copied", code: .copyFailed)
             }
             rows.append(r)
             if rows.count == size {
@@ -84,7 +107,9 @@ extension SQLiteLedger {
         if !rows.isEmpty { try body(batch(rows)) }
     }
 
-    public func load(_ fill: (_ write: (LedgerRows) throws(LedgerError) -> Void) throws(LedgerError) -> Void) throws(LedgerError) {
+    public func load(_ fill: (_ write: (LedgerRows) throws(LedgerError) -> Void) throws(LedgerError) -> Void)
+        throws(LedgerError)
+    {
         try db.writing { () throws(LedgerError) in
             let held = try counts()
             guard held.isEmpty else {

@@ -15,28 +15,34 @@ final class SQLiteRowWriter {
 
     init(_ db: SQLiteDatabase) throws(LedgerError) {
         self.db = db
-        claim = try db.prepare("INSERT OR IGNORE INTO claims(key, order_id, user_id, created_at, product_id, amount, "
-            + "currency, purchase_token, platform) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        claim = try db.prepare(
+            "INSERT OR IGNORE INTO claims(key, order_id, user_id, created_at, product_id, amount, "
+                + "currency, purchase_token, platform) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
         reported = try db.prepare("INSERT OR IGNORE INTO reported(order_id, rule) VALUES (?, ?)")
         // A NULL id is the next one.
         run = try db.prepare("INSERT INTO runs(id, started_at, finished_at, orders, flagged) VALUES (?, ?, ?, ?, ?)")
         event = try db.prepare("INSERT OR IGNORE INTO store_events(identity, type, first_run) VALUES (?, ?, ?)")
         // The earliest refund of a key wins, whichever night it was read on.
-        refund = try db.prepare("""
+        refund = try db.prepare(
+            """
             INSERT INTO refunds(key, refunded_at, event, reason, source, identity) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
             ON CONFLICT(key) DO UPDATE SET refunded_at = excluded.refunded_at, event = excluded.event,
                 reason = excluded.reason, source = excluded.source, identity = excluded.identity
             WHERE excluded.refunded_at < refunds.refunded_at
             """)
         // The earliest reversal stays too: a reversal logged again changes nothing.
-        reversal = try db.prepare("UPDATE refunds SET reversed_at = ?2 WHERE key = ?1 AND (reversed_at IS NULL OR reversed_at > ?2)")
-        review = try db.prepare("INSERT OR REPLACE INTO reviews(order_id, verdict, note, by, at) VALUES (?, ?, ?, ?, ?)")
+        reversal = try db.prepare(
+            "UPDATE refunds SET reversed_at = ?2 WHERE key = ?1 AND (reversed_at IS NULL OR reversed_at > ?2)")
+        review = try db.prepare(
+            "INSERT OR REPLACE INTO reviews(order_id, verdict, note, by, at) VALUES (?, ?, ?, ?, ?)")
     }
 
     func add(_ new: NewClaim) throws(LedgerError) {
-        let c = new.claim, d = new.details
-        try claim.run(.text(new.key), .text(c.orderID), .text(c.userID), .int(c.createdAt.millis), .text(d.productID),
-                      .text(d.amount), .text(d.currency), .text(d.purchaseToken), .text(d.platform))
+        let c = new.claim
+        let d = new.details
+        try claim.run(
+            .text(new.key), .text(c.orderID), .text(c.userID), .int(c.createdAt.millis), .text(d.productID),
+            .text(d.amount), .text(d.currency), .text(d.purchaseToken), .text(d.platform))
     }
 
     func add(_ finding: ReportedFinding) throws(LedgerError) {
@@ -55,7 +61,9 @@ final class SQLiteRowWriter {
 
     /// The refund, and its reversal when it has one.
     func add(_ r: RememberedRefund) throws(LedgerError) {
-        try refund.run(.text(r.key), .int(r.refundedAt.millis), .text(r.event), .text(r.reason), .text(r.source), .text(r.identity))
+        try refund.run(
+            .text(r.key), .int(r.refundedAt.millis), .text(r.event), .text(r.reason), .text(r.source), .text(r.identity)
+        )
         if let at = r.reversedAt { try reverse(r.key, at: at) }
     }
 
@@ -78,8 +86,10 @@ extension SQLiteLedger {
             // In key order: each insert lands beside the last one, on pages already in cache.
             for new in run.newClaims.sorted(by: { $0.key < $1.key }) { try rows.add(new) }
             for r in run.reported { try rows.add(ReportedFinding(orderID: r.orderID, rule: r.rule)) }
-            let runID = try rows.add(RecordedRun(id: 0, startedAt: run.startedAt.iso8601, finishedAt: run.finishedAt.iso8601,
-                                                 orders: run.orders, flagged: run.flagged), id: nil)
+            let runID = try rows.add(
+                RecordedRun(
+                    id: 0, startedAt: run.startedAt.iso8601, finishedAt: run.finishedAt.iso8601,
+                    orders: run.orders, flagged: run.flagged), id: nil)
             for e in run.events.sorted(by: { $0.identity < $1.identity }) {
                 try rows.add(RememberedEvent(identity: e.identity, type: e.type, firstRun: runID))
             }

@@ -15,8 +15,10 @@ public struct RememberedRefund: Sendable, Equatable {
     public var identity: String
     public var reversedAt: Timestamp?
 
-    public init(key: String, refundedAt: Timestamp, event: String, reason: String? = nil, source: String? = nil,
-                identity: String, reversedAt: Timestamp? = nil) {
+    public init(
+        key: String, refundedAt: Timestamp, event: String, reason: String? = nil, source: String? = nil,
+        identity: String, reversedAt: Timestamp? = nil
+    ) {
         self.key = key
         self.refundedAt = refundedAt
         self.event = event
@@ -72,15 +74,17 @@ extension SQLiteLedger {
     static func refund(_ s: SQLiteStatement) -> RememberedRefund? {
         guard let key = s.text(0), let at = Timestamp(millis: s.int(1)), let event = s.text(2), let identity = s.text(5)
         else { return nil }
-        return RememberedRefund(key: key, refundedAt: at, event: event, reason: s.text(3), source: s.text(4),
-                                identity: identity, reversedAt: s.optionalInt(6).flatMap { Timestamp(millis: $0) })
+        return RememberedRefund(
+            key: key, refundedAt: at, event: event, reason: s.text(3), source: s.text(4),
+            identity: identity, reversedAt: s.optionalInt(6).flatMap { Timestamp(millis: $0) })
     }
 
     /// Remembered refunds per user whose claim they refund (`user.refunds`, CONTRACT §9): one
     /// per refunded claim.
     public func refundsPerUser() throws(LedgerError) -> [String: Int] {
         guard lookupRefund != nil else { return [:] }
-        let stmt = try db.prepare("SELECT c.user_id, COUNT(*) FROM refunds r JOIN claims c ON c.key = r.key GROUP BY c.user_id")
+        let stmt = try db.prepare(
+            "SELECT c.user_id, COUNT(*) FROM refunds r JOIN claims c ON c.key = r.key GROUP BY c.user_id")
         var out: [String: Int] = [:]
         while try stmt.step() {
             if let user = stmt.text(0) { out[user] = Int(clamping: stmt.int(1)) }

@@ -1,6 +1,7 @@
 import CLibPQ
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One libpq connection; closed in `deinit`. Used from one thread at a time.
@@ -20,7 +21,9 @@ public final class PostgresConnection {
         let keywords = ["dbname", "application_name", "client_encoding"]
         let values = [uri, applicationName, "UTF8"]
         let connection = withCStrings(keywords) { k in withCStrings(values) { v in PQconnectdbParams(k, v, 1) } }
-        guard let connection else { throw PostgresError("cannot connect to \(PostgresTarget(uri: uri)): libpq is out of memory") }
+        guard let connection else {
+            throw PostgresError("cannot connect to \(PostgresTarget(uri: uri)): libpq is out of memory")
+        }
         guard PQstatus(connection) == CONNECTION_OK else {
             let said = secrets.redact(trimmed(PQerrorMessage(connection)))
             PQfinish(connection)
@@ -29,8 +32,9 @@ public final class PostgresConnection {
         conn = connection
         // libpq prints the server's notices on stderr by default ("schema … already exists, skipping").
         PQsetNoticeProcessor(conn, { _, _ in }, nil)
-        target = PostgresTarget(host: string(PQhost(conn)), port: string(PQport(conn)), database: string(PQdb(conn)),
-                                user: string(PQuser(conn)))
+        target = PostgresTarget(
+            host: string(PQhost(conn)), port: string(PQport(conn)), database: string(PQdb(conn)),
+            user: string(PQuser(conn)))
     }
 
     deinit { PQfinish(conn) }
@@ -111,9 +115,12 @@ public final class PostgresConnection {
 }
 
 /// Parameters as libpq takes them: values, lengths, formats (1: binary), all valid for `body`.
-private func withParameters(_ encoded: [[UInt8]?],
-                            _ body: (Int32, [UnsafePointer<CChar>?], [Int32], [Int32]) -> OpaquePointer?)
-    throws(PostgresError) -> OpaquePointer? {
+private func withParameters(
+    _ encoded: [[UInt8]?],
+    _ body: (Int32, [UnsafePointer<CChar>?], [Int32], [Int32]) -> OpaquePointer?
+)
+    throws(PostgresError) -> OpaquePointer?
+{
     guard let count = Int32(exactly: encoded.count) else { throw PostgresError("too many parameters") }
     var lengths: [Int32] = []
     for value in encoded {
@@ -126,18 +133,20 @@ private func withParameters(_ encoded: [[UInt8]?],
         value.map { bytes in
             let p = UnsafeMutablePointer<CChar>.allocate(capacity: max(bytes.count, 1))
             bytes.withUnsafeBytes { raw in
-                if let base = raw.baseAddress { UnsafeMutableRawPointer(p).copyMemory(from: base, byteCount: bytes.count) }
+                if let base = raw.baseAddress {
+                    UnsafeMutableRawPointer(p).copyMemory(from: base, byteCount: bytes.count)
+                }
             }
             return p
         }
     }
-    defer { buffers.forEach { $0?.deallocate() } }
+    defer { for buffer in buffers { buffer?.deallocate() } }
     return body(count, buffers.map { $0.map { UnsafePointer($0) } }, lengths, formats)
 }
 
 private func withCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
     let copies = strings.map { strdup($0) }
-    defer { copies.forEach { free($0) } }
+    defer { for copy in copies { free(copy) } }
     return body(copies.map { $0.map { UnsafePointer($0) } } + [nil])
 }
 

@@ -45,14 +45,19 @@ extension PostgresConnection {
     /// `COPY … FROM STDIN` with `count` rows, `row(&rows, i)` writing row i: the fast way to
     /// write many rows. Sent about a megabyte at a time. Returns the rows the server took.
     @discardableResult
-    public func copyIn(_ sql: String, count: Int, row: (inout PostgresCopyRows, Int) -> Void) throws(PostgresError) -> Int {
+    public func copyIn(_ sql: String, count: Int, row: (inout PostgresCopyRows, Int) -> Void) throws(PostgresError)
+        -> Int
+    {
         _ = try checked(PQexec(conn, sql), sql)
         var rows = PostgresCopyRows()
         var failed: PostgresError?
         for i in 0..<count {
             row(&rows, i)
             if rows.bytes.count >= 1 << 20 {
-                if let e = send(rows.bytes) { failed = e; break }
+                if let e = send(rows.bytes) {
+                    failed = e
+                    break
+                }
                 rows.bytes.removeAll(keepingCapacity: true)
             }
         }

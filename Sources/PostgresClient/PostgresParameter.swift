@@ -42,7 +42,9 @@ public enum PostgresParameter: Sendable {
         case .text(let s): return Array(s.utf8)
         case .int64(let v): return bigEndian(UInt64(bitPattern: v))
         case .textArray(let elements):
-            guard let count = Int32(exactly: elements.count) else { throw PostgresError("an array of \(elements.count) is too long") }
+            guard let count = Int32(exactly: elements.count) else {
+                throw PostgresError("an array of \(elements.count) is too long")
+            }
             var out: [UInt8] = []
             out += bigEndian(UInt32(elements.isEmpty ? 0 : 1))
             out += bigEndian(UInt32(0))
@@ -52,7 +54,9 @@ public enum PostgresParameter: Sendable {
                 out += bigEndian(UInt32(1))
             }
             for element in elements {
-                guard let length = Int32(exactly: element.utf8.count) else { throw PostgresError("an array element is too long") }
+                guard let length = Int32(exactly: element.utf8.count) else {
+                    throw PostgresError("an array element is too long")
+                }
                 out += bigEndian(UInt32(bitPattern: length))
                 out += element.utf8
             }

@@ -32,7 +32,9 @@ public final class PostgresResult {
     /// The cell as an integer; nil for NULL.
     public func int64(_ row: Int, _ column: Int) throws(PostgresError) -> Int64? {
         guard let text = try text(row, column) else { return nil }
-        guard let value = Int64(text) else { throw PostgresError("row \(row) column \(column): \"\(text)\" is not an integer") }
+        guard let value = Int64(text) else {
+            throw PostgresError("row \(row) column \(column): \"\(text)\" is not an integer")
+        }
         return value
     }
 
@@ -48,8 +50,10 @@ public final class PostgresResult {
 
     private func cell(_ row: Int, _ column: Int) throws(PostgresError) -> (Int32, Int32) {
         guard (0..<rowCount).contains(row), (0..<columnCount).contains(column), let r = Int32(exactly: row),
-              let c = Int32(exactly: column) else {
-            throw PostgresError("no cell at row \(row), column \(column): the result has \(rowCount) rows of \(columnCount) columns")
+            let c = Int32(exactly: column)
+        else {
+            throw PostgresError(
+                "no cell at row \(row), column \(column): the result has \(rowCount) rows of \(columnCount) columns")
         }
         return (r, c)
     }

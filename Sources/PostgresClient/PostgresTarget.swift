@@ -56,7 +56,9 @@ public struct PostgresTarget: Sendable, CustomStringConvertible {
         var out: [String: String] = [:]
         var option = options
         while let keyword = option.pointee.keyword {
-            if let value = option.pointee.val, value.pointee != 0 { out[String(cString: keyword)] = String(cString: value) }
+            if let value = option.pointee.val, value.pointee != 0 {
+                out[String(cString: keyword)] = String(cString: value)
+            }
             option += 1
         }
         return out
@@ -104,8 +106,13 @@ struct Secrets {
         var bytes: [UInt8] = []
         var utf8 = s.utf8[...]
         while let byte = utf8.popFirst() {
-            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
-            guard utf8.count >= 2, let hex = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16) else { return nil }
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
+            guard utf8.count >= 2, let hex = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16) else {
+                return nil
+            }
             bytes.append(hex)
             utf8 = utf8.dropFirst(2)
         }

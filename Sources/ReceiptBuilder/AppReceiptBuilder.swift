@@ -48,8 +48,10 @@ public enum AppReceiptBuilder {
         public var promotionalOfferID: String?
         public var extraAttributes: [RawAttribute] = []
 
-        public init(productID: String, transactionID: String, originalTransactionID: String? = nil,
-                    purchaseDate: Timestamp, originalPurchaseDate: Timestamp? = nil) {
+        public init(
+            productID: String, transactionID: String, originalTransactionID: String? = nil,
+            purchaseDate: Timestamp, originalPurchaseDate: Timestamp? = nil
+        ) {
             self.productID = productID
             self.transactionID = transactionID
             self.originalTransactionID = originalTransactionID ?? transactionID
@@ -77,8 +79,10 @@ public enum AppReceiptBuilder {
         public var encoding: Encoding = .der
         public var dateStyle: DateStyle = .appStore
 
-        public init(environment: String = "Production", bundleID: String, appVersion: String,
-                    originalAppVersion: String = "1.0", appItemID: Int64, creationDate: Timestamp) {
+        public init(
+            environment: String = "Production", bundleID: String, appVersion: String,
+            originalAppVersion: String = "1.0", appItemID: Int64, creationDate: Timestamp
+        ) {
             self.environment = environment
             self.bundleID = bundleID
             self.appVersion = appVersion
@@ -90,8 +94,9 @@ public enum AppReceiptBuilder {
 
     /// The signed receipt: a ContentInfo whose content is `payload(spec)`.
     public static func build(_ spec: Spec, signedBy identity: SigningIdentity) throws -> [UInt8] {
-        try DERSignedDataWriter.contentInfo(content: payload(spec), identity: identity,
-                                            lengths: spec.encoding == .der ? .definite : .indefinite)
+        try DERSignedDataWriter.contentInfo(
+            content: payload(spec), identity: identity,
+            lengths: spec.encoding == .der ? .definite : .indefinite)
     }
 
     // Payload ::= SET OF ReceiptAttribute
@@ -183,8 +188,11 @@ public enum AppReceiptBuilder {
             return date.iso8601
         case .offset(let minutes):
             // Past year 9999 in local time there is no offset form; the UTC form is still right.
-            guard let local = Timestamp(millis: date.millis + Int64(minutes) * 60_000,
-                                        hasMilliseconds: date.hasMilliseconds) else { return date.iso8601 }
+            guard
+                let local = Timestamp(
+                    millis: date.millis + Int64(minutes) * 60_000,
+                    hasMilliseconds: date.hasMilliseconds)
+            else { return date.iso8601 }
             let magnitude = abs(minutes)
             let zone = (minutes < 0 ? "-" : "+") + pad(magnitude / 60) + pad(magnitude % 60)
             return String(local.iso8601.dropLast()) + zone

@@ -20,9 +20,11 @@ extension AppStoreEventBuilder {
         }
 
         /// Each transaction signed by `identity`; give them a `revocationDate` to make them refunds.
-        public init(transactions: [JWSBuilder.Transaction], signedBy identity: SigningIdentity, revision: String) throws {
-            self.init(signedTransactions: try transactions.map { try JWSBuilder.transaction($0, with: identity) },
-                      revision: revision)
+        public init(transactions: [JWSBuilder.Transaction], signedBy identity: SigningIdentity, revision: String) throws
+        {
+            self.init(
+                signedTransactions: try transactions.map { try JWSBuilder.transaction($0, with: identity) },
+                revision: revision)
         }
 
         public var json: JSONObject {

@@ -19,7 +19,9 @@ public enum AppStoreEventBuilder {
     }
 
     /// `notification` signed by `identity` (its transaction and renewal info too), as the webhook body.
-    public static func webhookBody(_ notification: JWSBuilder.Notification, with identity: SigningIdentity) throws -> String {
+    public static func webhookBody(_ notification: JWSBuilder.Notification, with identity: SigningIdentity) throws
+        -> String
+    {
         webhookBody(signedPayload: try JWSBuilder.notification(notification, with: identity))
     }
 
@@ -48,16 +50,18 @@ public enum AppStoreEventBuilder {
 
         /// `notification` signed by `identity`, delivered at the first try when it was signed.
         public init(_ notification: JWSBuilder.Notification, signedBy identity: SigningIdentity) throws {
-            self.init(signedPayload: try JWSBuilder.notification(notification, with: identity),
-                      sendAttempts: [SendAttempt(attemptDate: notification.signedDate)])
+            self.init(
+                signedPayload: try JWSBuilder.notification(notification, with: identity),
+                sendAttempts: [SendAttempt(attemptDate: notification.signedDate)])
         }
 
         var json: JSONObject {
             let attempts = sendAttempts.map { attempt in
-                JSONValue.object(JSONObject([
-                    ("attemptDate", .integer(attempt.attemptDate.millis)),
-                    ("sendAttemptResult", .string(attempt.result)),
-                ]))
+                JSONValue.object(
+                    JSONObject([
+                        ("attemptDate", .integer(attempt.attemptDate.millis)),
+                        ("sendAttemptResult", .string(attempt.result)),
+                    ]))
             }
             return JSONObject([("signedPayload", .string(signedPayload)), ("sendAttempts", .array(attempts))])
         }

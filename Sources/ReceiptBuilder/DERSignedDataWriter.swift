@@ -15,8 +15,10 @@ public enum DERSignedDataWriter {
     /// Xcode splits its constructed eContent into segments; any size shows the joining works.
     static let xcodeSegmentLength = 1_000
 
-    public static func contentInfo(content: [UInt8], identity: SigningIdentity,
-                                   lengths: DERWriter.Lengths = .definite) throws -> [UInt8] {
+    public static func contentInfo(
+        content: [UInt8], identity: SigningIdentity,
+        lengths: DERWriter.Lengths = .definite
+    ) throws -> [UInt8] {
         let signature = try identity.sign(content)
         let (issuer, serial) = signerName(identity.certificates.first)
         var writer = DERWriter(lengths: lengths)
@@ -33,7 +35,8 @@ public enum DERSignedDataWriter {
                         encap.writeConstructed(DERWriter.contextSpecific(0)) { eContent in
                             switch lengths {
                             case .definite: eContent.writeOctetString(content)
-                            case .indefinite: eContent.writeSegmentedOctetString(content, segmentLength: xcodeSegmentLength)
+                            case .indefinite:
+                                eContent.writeSegmentedOctetString(content, segmentLength: xcodeSegmentLength)
                             }
                         }
                     }

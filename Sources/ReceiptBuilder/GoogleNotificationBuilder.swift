@@ -38,18 +38,29 @@ public enum GoogleNotificationBuilder {
             let version: (key: String, value: JSONValue) = ("version", .string("1.0"))
             switch self {
             case .oneTimeProduct(let type, let token, let sku):
-                return ("oneTimeProductNotification", .object(JSONObject([
-                    version, ("notificationType", .integer(type)), ("purchaseToken", .string(token)), ("sku", .string(sku)),
-                ])))
+                return (
+                    "oneTimeProductNotification",
+                    .object(
+                        JSONObject([
+                            version, ("notificationType", .integer(type)), ("purchaseToken", .string(token)),
+                            ("sku", .string(sku)),
+                        ]))
+                )
             case .subscription(let type, let token, let subscriptionID):
-                return ("subscriptionNotification", .object(JSONObject([
-                    version, ("notificationType", .integer(type)), ("purchaseToken", .string(token)),
-                    ("subscriptionId", .string(subscriptionID)),
-                ])))
+                return (
+                    "subscriptionNotification",
+                    .object(
+                        JSONObject([
+                            version, ("notificationType", .integer(type)), ("purchaseToken", .string(token)),
+                            ("subscriptionId", .string(subscriptionID)),
+                        ]))
+                )
             case .voidedPurchase(let token, let orderID, let productType, let refundType):
                 var o = JSONObject([("purchaseToken", .string(token))])
                 if let orderID { o.members.append(("orderId", .string(orderID))) }
-                o.members.append(contentsOf: [("productType", .integer(productType)), ("refundType", .integer(refundType))])
+                o.members.append(contentsOf: [
+                    ("productType", .integer(productType)), ("refundType", .integer(refundType)),
+                ])
                 return ("voidedPurchaseNotification", .object(o))
             case .test:
                 return ("testNotification", .object(JSONObject([version])))
@@ -102,7 +113,8 @@ public enum GoogleNotificationBuilder {
 
         public var json: JSONObject {
             // Pub/Sub writes RFC 3339 with the fraction of the second.
-            let published = JSONValue.string(Timestamp(clampingMillis: publishTime.millis, hasMilliseconds: true).iso8601)
+            let published = JSONValue.string(
+                Timestamp(clampingMillis: publishTime.millis, hasMilliseconds: true).iso8601)
             let message = JSONObject([
                 ("attributes", .object(JSONObject(attributes.map { ($0.key, .string($0.value)) }))),
                 ("data", .string(Base64.encode(Array(notification.text.utf8)))),

@@ -33,8 +33,10 @@ public enum GooglePurchaseBuilder {
         /// Subscriptions only.
         public var autoRenewing: Bool?
 
-        public init(orderID: String?, packageName: String, productID: String, purchaseTime: Timestamp,
-                    purchaseToken: String, obfuscatedAccountID: String? = nil) {
+        public init(
+            orderID: String?, packageName: String, productID: String, purchaseTime: Timestamp,
+            purchaseToken: String, obfuscatedAccountID: String? = nil
+        ) {
             self.orderID = orderID
             self.packageName = packageName
             self.productID = productID
@@ -68,12 +70,15 @@ public enum GooglePurchaseBuilder {
     }
 
     /// `originalJSON` signed and wrapped; `unityTransactionID` is Unity's `TransactionID`.
-    public static func payload(originalJSON: String, signature: [UInt8], wrapper: Wrapper,
-                               unityTransactionID: String? = nil) -> String {
+    public static func payload(
+        originalJSON: String, signature: [UInt8], wrapper: Wrapper,
+        unityTransactionID: String? = nil
+    ) -> String {
         let signatureText = JSONValue.string(Base64.encode(signature))
         switch wrapper {
         case .dataAndSignature:
-            return JSONValue.object(JSONObject([("data", .string(originalJSON)), ("signature", signatureText)])).jsonText
+            return JSONValue.object(JSONObject([("data", .string(originalJSON)), ("signature", signatureText)]))
+                .jsonText
         case .base64DataAndSignature:
             let json = payload(originalJSON: originalJSON, signature: signature, wrapper: .dataAndSignature)
             return Base64.encode(Array(json.utf8))
@@ -81,11 +86,13 @@ public enum GooglePurchaseBuilder {
             let inner = JSONObject([
                 ("json", .string(originalJSON)), ("signature", signatureText), ("skuDetails", .string("{}")),
             ])
-            return JSONValue.object(JSONObject([
-                ("Store", .string("GooglePlay")),
-                ("TransactionID", .string(orNull: unityTransactionID)),
-                ("Payload", .string(JSONValue.object(inner).jsonText)),
-            ])).jsonText
+            return JSONValue.object(
+                JSONObject([
+                    ("Store", .string("GooglePlay")),
+                    ("TransactionID", .string(orNull: unityTransactionID)),
+                    ("Payload", .string(JSONValue.object(inner).jsonText)),
+                ])
+            ).jsonText
         case .unsigned:
             return originalJSON
         }
@@ -102,8 +109,10 @@ public enum GooglePurchaseBuilder {
 
     /// `originalJSON` signed and wrapped with `data` (Unity: the Payload's `json`) holding it
     /// as a JSON object in `form`; `.unsigned` has no wrapper to hold it.
-    public static func payloadWithObject(originalJSON: String, signature: [UInt8], wrapper: Wrapper,
-                                         form: ObjectForm) throws -> String {
+    public static func payloadWithObject(
+        originalJSON: String, signature: [UInt8], wrapper: Wrapper,
+        form: ObjectForm
+    ) throws -> String {
         let object: String
         switch form {
         case .verbatim:
@@ -112,7 +121,9 @@ public enum GooglePurchaseBuilder {
             guard case .object(let parsed) = try JSONParser.parse(Array(originalJSON.utf8)) else {
                 throw ReceiptBuildError(reason: "originalJson is not a JSON object")
             }
-            object = "{" + parsed.members.map { JSONValue.string($0.key).jsonText + ": " + $0.value.jsonText }
+            object =
+                "{"
+                + parsed.members.map { JSONValue.string($0.key).jsonText + ": " + $0.value.jsonText }
                 .joined(separator: ", ") + "}"
         }
         let signatureText = JSONValue.string(Base64.encode(signature)).jsonText
@@ -120,24 +131,29 @@ public enum GooglePurchaseBuilder {
         case .dataAndSignature:
             return #"{"data":"# + object + #","signature":"# + signatureText + "}"
         case .base64DataAndSignature:
-            let json = try payloadWithObject(originalJSON: originalJSON, signature: signature, wrapper: .dataAndSignature,
-                                             form: form)
+            let json = try payloadWithObject(
+                originalJSON: originalJSON, signature: signature, wrapper: .dataAndSignature,
+                form: form)
             return Base64.encode(Array(json.utf8))
         case .unity:
             let inner = #"{"json":"# + object + #","signature":"# + signatureText + "}"
-            return JSONValue.object(JSONObject([
-                ("Store", .string("GooglePlay")), ("TransactionID", .null), ("Payload", .string(inner)),
-            ])).jsonText
+            return JSONValue.object(
+                JSONObject([
+                    ("Store", .string("GooglePlay")), ("TransactionID", .null), ("Payload", .string(inner)),
+                ])
+            ).jsonText
         case .unsigned:
             throw ReceiptBuildError(reason: "an unsigned purchase has no wrapper to hold originalJson as an object")
         }
     }
 
     /// The purchase signed by `identity` and wrapped.
-    public static func payload(_ data: PurchaseData, with identity: SigningIdentity, wrapper: Wrapper) throws -> String {
+    public static func payload(_ data: PurchaseData, with identity: SigningIdentity, wrapper: Wrapper) throws -> String
+    {
         let originalJSON = data.originalJSON
         let signed = wrapper == .unsigned ? [] : try signature(of: originalJSON, with: identity)
-        return payload(originalJSON: originalJSON, signature: signed, wrapper: wrapper,
-                       unityTransactionID: data.orderID ?? data.purchaseToken)
+        return payload(
+            originalJSON: originalJSON, signature: signed, wrapper: wrapper,
+            unityTransactionID: data.orderID ?? data.purchaseToken)
     }
 }

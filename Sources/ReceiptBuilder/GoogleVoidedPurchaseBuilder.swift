@@ -69,7 +69,11 @@ public enum GoogleVoidedPurchaseBuilder {
         public var json: JSONObject {
             let count = JSONValue.integer(voidedPurchases.count)
             var o = JSONObject([
-                ("pageInfo", .object(JSONObject([("totalResults", count), ("resultPerPage", count), ("startIndex", .integer(0))]))),
+                (
+                    "pageInfo",
+                    .object(
+                        JSONObject([("totalResults", count), ("resultPerPage", count), ("startIndex", .integer(0))]))
+                )
             ])
             if let nextPageToken {
                 o.members.append(("tokenPagination", .object(JSONObject([("nextPageToken", .string(nextPageToken))]))))

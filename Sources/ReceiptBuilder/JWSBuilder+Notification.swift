@@ -4,8 +4,10 @@ import JSONText
 extension JWSBuilder {
     /// The notification and, inside it, its transaction and renewal info: all signed by
     /// `identity`, as Apple signs all three with the same key.
-    public static func notification(_ spec: Notification, with identity: SigningIdentity,
-                                    keyID: String? = nil) throws -> String {
+    public static func notification(
+        _ spec: Notification, with identity: SigningIdentity,
+        keyID: String? = nil
+    ) throws -> String {
         let signedTransaction = try spec.transaction.map { try transaction($0, with: identity, keyID: keyID) }
         let signedRenewal = try spec.renewalInfo.map { try renewalInfo($0, with: identity, keyID: keyID) }
         let payload = spec.payload(signedTransactionInfo: signedTransaction, signedRenewalInfo: signedRenewal)
@@ -30,8 +32,10 @@ extension JWSBuilder {
         /// `data.status`, the subscription's: 1 active, 2 expired, 3 billing retry, 4 grace period, 5 revoked.
         public var status: Int64?
 
-        public init(notificationType: String, subtype: String? = nil, notificationUUID: String, bundleID: String,
-                    signedDate: Timestamp, transaction: Transaction?, renewalInfo: RenewalInfo? = nil) {
+        public init(
+            notificationType: String, subtype: String? = nil, notificationUUID: String, bundleID: String,
+            signedDate: Timestamp, transaction: Transaction?, renewalInfo: RenewalInfo? = nil
+        ) {
             self.notificationType = notificationType
             self.subtype = subtype
             self.notificationUUID = notificationUUID
@@ -49,7 +53,9 @@ extension JWSBuilder {
             data.members.append(("bundleId", .string(bundleID)))
             if let bundleVersion { data.members.append(("bundleVersion", .string(bundleVersion))) }
             data.members.append(("environment", .string(environment)))
-            if let signedTransactionInfo { data.members.append(("signedTransactionInfo", .string(signedTransactionInfo))) }
+            if let signedTransactionInfo {
+                data.members.append(("signedTransactionInfo", .string(signedTransactionInfo)))
+            }
             if let signedRenewalInfo { data.members.append(("signedRenewalInfo", .string(signedRenewalInfo))) }
             if let status { data.members.append(("status", .integer(status))) }
             var o = JSONObject([("notificationType", .string(notificationType))])

@@ -6,7 +6,8 @@ import JSONText
 /// the identity's signature over the ASCII `header.payload`, all base64url without padding.
 public enum JWSBuilder {
     /// Signs any payload: the specs below, or one a test crafted by hand.
-    public static func sign(payload: JSONObject, with identity: SigningIdentity, keyID: String? = nil) throws -> String {
+    public static func sign(payload: JSONObject, with identity: SigningIdentity, keyID: String? = nil) throws -> String
+    {
         var header = JSONObject([
             ("alg", .string("ES256")),
             ("x5c", .array(identity.certificates.map { .string(Base64.encode($0)) })),
@@ -17,22 +18,30 @@ public enum JWSBuilder {
         return signingInput + "." + Base64.encode(signature, alphabet: .url)
     }
 
-    public static func transaction(_ spec: Transaction, with identity: SigningIdentity,
-                                   keyID: String? = nil) throws -> String {
+    public static func transaction(
+        _ spec: Transaction, with identity: SigningIdentity,
+        keyID: String? = nil
+    ) throws -> String {
         try sign(payload: spec.payload, with: identity, keyID: keyID)
     }
 
-    public static func renewalInfo(_ spec: RenewalInfo, with identity: SigningIdentity,
-                                   keyID: String? = nil) throws -> String {
+    public static func renewalInfo(
+        _ spec: RenewalInfo, with identity: SigningIdentity,
+        keyID: String? = nil
+    ) throws -> String {
         try sign(payload: spec.payload, with: identity, keyID: keyID)
     }
 
-    public static func appTransaction(_ spec: AppTransaction, with identity: SigningIdentity,
-                                      keyID: String? = nil) throws -> String {
+    public static func appTransaction(
+        _ spec: AppTransaction, with identity: SigningIdentity,
+        keyID: String? = nil
+    ) throws -> String {
         try sign(payload: spec.payload, with: identity, keyID: keyID)
     }
 
-    public static func fewFields(_ spec: FewFields, with identity: SigningIdentity, keyID: String? = nil) throws -> String {
+    public static func fewFields(_ spec: FewFields, with identity: SigningIdentity, keyID: String? = nil) throws
+        -> String
+    {
         try sign(payload: spec.payload, with: identity, keyID: keyID)
     }
 
@@ -80,9 +89,11 @@ public enum JWSBuilder {
         /// Digits written after every date's milliseconds, as Xcode does (`"456"`: `….456`).
         public var millisecondFraction: String?
 
-        public init(transactionID: String, originalTransactionID: String? = nil, bundleID: String, productID: String,
-                    type: String = "Consumable", purchaseDate: Timestamp, originalPurchaseDate: Timestamp? = nil,
-                    signedDate: Timestamp) {
+        public init(
+            transactionID: String, originalTransactionID: String? = nil, bundleID: String, productID: String,
+            type: String = "Consumable", purchaseDate: Timestamp, originalPurchaseDate: Timestamp? = nil,
+            signedDate: Timestamp
+        ) {
             self.transactionID = transactionID
             self.originalTransactionID = originalTransactionID ?? transactionID
             self.bundleID = bundleID
@@ -143,8 +154,10 @@ public enum JWSBuilder {
         public var signedDate: Timestamp
         public var environment: String = "Production"
 
-        public init(originalTransactionID: String, productID: String, autoRenewProductID: String? = nil,
-                    renewalDate: Timestamp?, signedDate: Timestamp) {
+        public init(
+            originalTransactionID: String, productID: String, autoRenewProductID: String? = nil,
+            renewalDate: Timestamp?, signedDate: Timestamp
+        ) {
             self.originalTransactionID = originalTransactionID
             self.productID = productID
             self.autoRenewProductID = autoRenewProductID ?? productID
@@ -205,9 +218,11 @@ public enum JWSBuilder {
         /// Absent in older AppTransactions: then `receiptCreationDate` is the verify time.
         public var signedDate: Timestamp?
 
-        public init(appAppleID: Int64, bundleID: String, applicationVersion: String, originalApplicationVersion: String,
-                    receiptCreationDate: Timestamp, originalPurchaseDate: Timestamp, appTransactionID: String,
-                    signedDate: Timestamp?) {
+        public init(
+            appAppleID: Int64, bundleID: String, applicationVersion: String, originalApplicationVersion: String,
+            receiptCreationDate: Timestamp, originalPurchaseDate: Timestamp, appTransactionID: String,
+            signedDate: Timestamp?
+        ) {
             self.appAppleID = appAppleID
             self.bundleID = bundleID
             self.applicationVersion = applicationVersion

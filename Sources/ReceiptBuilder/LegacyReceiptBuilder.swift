@@ -22,9 +22,11 @@ public enum LegacyReceiptBuilder {
         public var uniqueIdentifier: String? = "0000b0090000000000000000000000000000000f"
         public var uniqueVendorIdentifier: String?
 
-        public init(bundleID: String, bundleVersion: String = "1.0", productID: String, itemID: String,
-                    transactionID: String, originalTransactionID: String? = nil, purchaseDate: Timestamp,
-                    originalPurchaseDate: Timestamp? = nil) {
+        public init(
+            bundleID: String, bundleVersion: String = "1.0", productID: String, itemID: String,
+            transactionID: String, originalTransactionID: String? = nil, purchaseDate: Timestamp,
+            originalPurchaseDate: Timestamp? = nil
+        ) {
             self.bundleID = bundleID
             self.bundleVersion = bundleVersion
             self.productID = productID
@@ -45,11 +47,15 @@ public enum LegacyReceiptBuilder {
         let purchaseInfo = Array(plist(purchaseInfoEntries(spec)).utf8)
         let signature = try identity.sign([0x02] + purchaseInfo)
         guard [128, 256, 384, 512].contains(signature.count), leaf.count <= Int(UInt32.max) else {
-            throw ReceiptBuildError(reason: "a \(signature.count)-byte signature is not an RSA signature the format carries")
+            throw ReceiptBuildError(
+                reason: "a \(signature.count)-byte signature is not an RSA signature the format carries")
         }
         let length = UInt32(leaf.count)
-        let blob = [0x02] + signature + [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF),
-                                         UInt8(length & 0xFF)] + leaf
+        let blob =
+            [0x02] + signature + [
+                UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF),
+                UInt8(length & 0xFF),
+            ] + leaf
         return outer(spec, purchaseInfo: purchaseInfo, signatureBlob: blob)
     }
 
@@ -95,7 +101,8 @@ public enum LegacyReceiptBuilder {
 
     /// `2012-04-30 15:05:55 Etc/GMT`
     private static func dateText(_ date: Timestamp) -> String {
-        let seconds = Timestamp(millis: date.millis - ((date.millis % 1000) + 1000) % 1000, hasMilliseconds: false) ?? date
+        let seconds =
+            Timestamp(millis: date.millis - ((date.millis % 1000) + 1000) % 1000, hasMilliseconds: false) ?? date
         let iso = seconds.iso8601
         return iso.prefix(10) + " " + iso.dropFirst(11).prefix(8) + " Etc/GMT"
     }

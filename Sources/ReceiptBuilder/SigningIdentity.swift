@@ -8,15 +8,19 @@ public struct SigningIdentity: Sendable {
     public var digestAlgorithmOID: String
     public var sign: @Sendable ([UInt8]) throws -> [UInt8]
 
-    public init(certificates: [[UInt8]], digestAlgorithmOID: String, sign: @escaping @Sendable ([UInt8]) throws -> [UInt8]) {
+    public init(
+        certificates: [[UInt8]], digestAlgorithmOID: String, sign: @escaping @Sendable ([UInt8]) throws -> [UInt8]
+    ) {
         self.certificates = certificates
         self.digestAlgorithmOID = digestAlgorithmOID
         self.sign = sign
     }
 
     /// Signs with zeros of the given length: for decoder tests that never verify.
-    public static func unverifiable(signatureLength: Int = 256, certificates: [[UInt8]] = [],
-                                    digestAlgorithmOID: String = "2.16.840.1.101.3.4.2.1") -> SigningIdentity {
+    public static func unverifiable(
+        signatureLength: Int = 256, certificates: [[UInt8]] = [],
+        digestAlgorithmOID: String = "2.16.840.1.101.3.4.2.1"
+    ) -> SigningIdentity {
         SigningIdentity(certificates: certificates, digestAlgorithmOID: digestAlgorithmOID) { _ in
             [UInt8](repeating: 0, count: signatureLength)
         }

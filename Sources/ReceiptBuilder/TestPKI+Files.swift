@@ -11,14 +11,18 @@ extension TestPKI {
 
     /// Writes `trust/apple/*.cer` (the anchors, DER) and `trust/google/<package>.pem|.pub`
     /// for each package name into `rulesDirectory`, creating folders as needed.
-    public func writeTrustDirectory(into rulesDirectory: URL, googlePackageNames: [String],
-                                    googleKeyFormat: GoogleKeyFormat = .pem) throws {
+    public func writeTrustDirectory(
+        into rulesDirectory: URL, googlePackageNames: [String],
+        googleKeyFormat: GoogleKeyFormat = .pem
+    ) throws {
         let apple = rulesDirectory.appendingPathComponent("trust/apple", isDirectory: true)
         let google = rulesDirectory.appendingPathComponent("trust/google", isDirectory: true)
         try FileManager.default.createDirectory(at: apple, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: google, withIntermediateDirectories: true)
-        for (name, anchor) in [("apple-root-ca", appleRoot), ("apple-root-ca-g3", appleRootG3),
-                               ("itunes-store-ca", iTunesStoreCA)] {
+        for (name, anchor) in [
+            ("apple-root-ca", appleRoot), ("apple-root-ca-g3", appleRootG3),
+            ("itunes-store-ca", iTunesStoreCA),
+        ] {
             try Data(anchor.der).write(to: apple.appendingPathComponent(name + ".cer"))
         }
         let keyText: String

@@ -28,13 +28,16 @@ extension TestPKI {
             ("apple-root-ca", .rsa(bits: 2048)), ("apple-wwdr", .rsa(bits: 2048)),
             ("receipt-signing", .rsa(bits: 2048)), ("apple-root-ca-g3", .ecP256), ("apple-wwdr-g6", .ecP256),
             ("jws-signing", .ecP256), ("itunes-store-ca", .rsa(bits: 2048)), ("ios6-receipt-signing", .rsa(bits: 1024)),
-            ("xcode-storekit-rsa", .rsa(bits: 2048)), ("xcode-storekit-ec", .ecP256), ("google-licensing", .rsa(bits: 2048)),
+            ("xcode-storekit-rsa", .rsa(bits: 2048)), ("xcode-storekit-ec", .ecP256),
+            ("google-licensing", .rsa(bits: 2048)),
         ]
 
         /// In `specs` order.
         var all: [PrivateKey] {
-            [appleRoot, wwdr, receiptSigning, appleRootG3, wwdrG6, jwsSigning, iTunesStoreCA, legacyReceiptSigning,
-             xcodeRSA, xcodeEC, google]
+            [
+                appleRoot, wwdr, receiptSigning, appleRootG3, wwdrG6, jwsSigning, iTunesStoreCA, legacyReceiptSigning,
+                xcodeRSA, xcodeEC, google,
+            ]
         }
 
         /// From keys in `specs` order.
@@ -59,7 +62,8 @@ extension TestPKI {
         public static func generate() throws -> Keys {
             let results = GeneratedKeys(count: specs.count)
             DispatchQueue.concurrentPerform(iterations: specs.count) { index in
-                results.store(Result { () throws(CryptoError) in try PrivateKey.generate(specs[index].spec) }, at: index)
+                results.store(
+                    Result { () throws(CryptoError) in try PrivateKey.generate(specs[index].spec) }, at: index)
             }
             return try Keys(results.collect())
         }

@@ -47,7 +47,8 @@ extension TestPKI {
         Self.rsa(keys.google, .sha1, [])
     }
 
-    private static func rsa(_ key: PrivateKey, _ digest: DigestAlgorithm, _ chain: [X509Certificate]) -> SigningIdentity {
+    private static func rsa(_ key: PrivateKey, _ digest: DigestAlgorithm, _ chain: [X509Certificate]) -> SigningIdentity
+    {
         SigningIdentity(certificates: chain.map(\.der), digestAlgorithmOID: digest.oid) { data in
             try key.signRSA(data, digest: digest)
         }

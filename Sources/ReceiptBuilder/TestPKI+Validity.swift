@@ -33,8 +33,10 @@ extension TestPKI {
         /// Both self-signed "StoreKit Testing in Xcode" certificates.
         public var xcode: Window
 
-        public init(roots: Window, intermediates: Window, receiptLeaves: Window, iTunesStoreCA: Window,
-                    legacyLeaf: Window, xcode: Window) {
+        public init(
+            roots: Window, intermediates: Window, receiptLeaves: Window, iTunesStoreCA: Window,
+            legacyLeaf: Window, xcode: Window
+        ) {
             self.roots = roots
             self.intermediates = intermediates
             self.receiptLeaves = receiptLeaves

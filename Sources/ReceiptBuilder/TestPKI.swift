@@ -36,8 +36,10 @@ public struct TestPKI: Sendable {
     ]
 
     var allCertificates: [X509Certificate] {
-        [appleRoot, wwdr, receiptSigning, appleRootG3, wwdrG6, jwsSigning, iTunesStoreCA, legacyReceiptSigning,
-         xcodeReceipt, xcodeJWS, developerReceiptSigning, developerJWSSigning]
+        [
+            appleRoot, wwdr, receiptSigning, appleRootG3, wwdrG6, jwsSigning, iTunesStoreCA, legacyReceiptSigning,
+            xcodeReceipt, xcodeJWS, developerReceiptSigning, developerJWSSigning,
+        ]
     }
 
     /// A world with `validity` (default: `Validity.standard()`) and `keys` (default: fresh ones).
@@ -45,58 +47,79 @@ public struct TestPKI: Sendable {
         let validity = try validity ?? Validity.standard()
         let keys = try keys ?? Keys.generate()
         let apple = { (commonName: String, unit: String?) in
-            DistinguishedName(commonName: "Test " + commonName, organization: "Apple Inc.", organizationalUnit: unit,
-                              country: "US")
+            DistinguishedName(
+                commonName: "Test " + commonName, organization: "Apple Inc.", organizationalUnit: unit,
+                country: "US")
         }
         let authority = "Apple Certification Authority"
         let wwdrUnit = "Apple Worldwide Developer Relations"
 
         let appleRoot = try Self.builder(apple("Apple Root CA", authority), 0x02, validity.roots, ca: true)
             .selfSigned(with: keys.appleRoot)
-        let wwdr = try Self.builder(apple("Apple Worldwide Developer Relations Certification Authority", wwdrUnit),
-                                    0x01DE_34E9, validity.intermediates, ca: true,
-                                    markers: [AppleMarkerOID.wwdrIntermediate])
-            .issued(for: keys.wwdr.publicKey(), by: appleRoot, issuerKey: keys.appleRoot)
-        let receiptSigning = try Self.builder(apple("Mac App Store and iTunes Store Receipt Signing", wwdrUnit),
-                                              0x5B_2A_6F_01, validity.receiptLeaves, ca: false,
-                                              markers: [AppleMarkerOID.receiptSigning])
-            .issued(for: keys.receiptSigning.publicKey(), by: wwdr, issuerKey: keys.wwdr)
+        let wwdr = try Self.builder(
+            apple("Apple Worldwide Developer Relations Certification Authority", wwdrUnit),
+            0x01DE_34E9, validity.intermediates, ca: true,
+            markers: [AppleMarkerOID.wwdrIntermediate]
+        )
+        .issued(for: keys.wwdr.publicKey(), by: appleRoot, issuerKey: keys.appleRoot)
+        let receiptSigning = try Self.builder(
+            apple("Mac App Store and iTunes Store Receipt Signing", wwdrUnit),
+            0x5B_2A_6F_01, validity.receiptLeaves, ca: false,
+            markers: [AppleMarkerOID.receiptSigning]
+        )
+        .issued(for: keys.receiptSigning.publicKey(), by: wwdr, issuerKey: keys.wwdr)
 
-        let appleRootG3 = try Self.builder(apple("Apple Root CA - G3", authority), 0x2D_C5_FC_88, validity.roots, ca: true)
-            .selfSigned(with: keys.appleRootG3)
-        let wwdrG6 = try Self.builder(apple("Apple Worldwide Developer Relations Certification Authority", "G6"),
-                                      0x0370_EB4C, validity.intermediates, ca: true,
-                                      markers: [AppleMarkerOID.wwdrIntermediate])
-            .issued(for: keys.wwdrG6.publicKey(), by: appleRootG3, issuerKey: keys.appleRootG3)
-        let jwsSigning = try Self.builder(apple("Prod ECC Mac App Store and iTunes Store Receipt Signing", wwdrUnit),
-                                          0x7B_E8_19_2C, validity.receiptLeaves, ca: false,
-                                          markers: [AppleMarkerOID.receiptSigning])
-            .issued(for: keys.jwsSigning.publicKey(), by: wwdrG6, issuerKey: keys.wwdrG6)
+        let appleRootG3 = try Self.builder(
+            apple("Apple Root CA - G3", authority), 0x2D_C5_FC_88, validity.roots, ca: true
+        )
+        .selfSigned(with: keys.appleRootG3)
+        let wwdrG6 = try Self.builder(
+            apple("Apple Worldwide Developer Relations Certification Authority", "G6"),
+            0x0370_EB4C, validity.intermediates, ca: true,
+            markers: [AppleMarkerOID.wwdrIntermediate]
+        )
+        .issued(for: keys.wwdrG6.publicKey(), by: appleRootG3, issuerKey: keys.appleRootG3)
+        let jwsSigning = try Self.builder(
+            apple("Prod ECC Mac App Store and iTunes Store Receipt Signing", wwdrUnit),
+            0x7B_E8_19_2C, validity.receiptLeaves, ca: false,
+            markers: [AppleMarkerOID.receiptSigning]
+        )
+        .issued(for: keys.jwsSigning.publicKey(), by: wwdrG6, issuerKey: keys.wwdrG6)
 
-        let iTunesStoreCA = try Self.builder(apple("Apple iTunes Store Certification Authority", authority),
-                                             0x1A, validity.iTunesStoreCA, ca: true,
-                                             markers: [AppleMarkerOID.iTunesStoreIntermediate], digest: .sha1)
-            .issued(for: keys.iTunesStoreCA.publicKey(), by: appleRoot, issuerKey: keys.appleRoot)
-        let legacyReceiptSigning = try Self.builder(apple("PurchaseReceiptCertificate", "Apple iTunes Store"),
-                                                    0x0B_1C_2D_3E, validity.legacyLeaf, ca: false,
-                                                    markers: [AppleMarkerOID.legacyReceiptSigning], digest: .sha1)
-            .issued(for: keys.legacyReceiptSigning.publicKey(), by: iTunesStoreCA, issuerKey: keys.iTunesStoreCA)
+        let iTunesStoreCA = try Self.builder(
+            apple("Apple iTunes Store Certification Authority", authority),
+            0x1A, validity.iTunesStoreCA, ca: true,
+            markers: [AppleMarkerOID.iTunesStoreIntermediate], digest: .sha1
+        )
+        .issued(for: keys.iTunesStoreCA.publicKey(), by: appleRoot, issuerKey: keys.appleRoot)
+        let legacyReceiptSigning = try Self.builder(
+            apple("PurchaseReceiptCertificate", "Apple iTunes Store"),
+            0x0B_1C_2D_3E, validity.legacyLeaf, ca: false,
+            markers: [AppleMarkerOID.legacyReceiptSigning], digest: .sha1
+        )
+        .issued(for: keys.legacyReceiptSigning.publicKey(), by: iTunesStoreCA, issuerKey: keys.iTunesStoreCA)
 
         let xcodeName = DistinguishedName(commonName: "StoreKit Testing in Xcode")
         let xcodeReceipt = try Self.builder(xcodeName, 0x01, validity.xcode, ca: false).selfSigned(with: keys.xcodeRSA)
         let xcodeJWS = try Self.builder(xcodeName, 0x02, validity.xcode, ca: false).selfSigned(with: keys.xcodeEC)
 
-        let developerReceiptSigning = try Self.builder(apple("iPhone Developer: Mallory (AB12CD34EF)", wwdrUnit),
-                                                       0x66, validity.receiptLeaves, ca: false)
-            .issued(for: keys.receiptSigning.publicKey(), by: wwdr, issuerKey: keys.wwdr)
-        let developerJWSSigning = try Self.builder(apple("Apple Development: Mallory (AB12CD34EF)", wwdrUnit),
-                                                   0x67, validity.receiptLeaves, ca: false)
-            .issued(for: keys.jwsSigning.publicKey(), by: wwdrG6, issuerKey: keys.wwdrG6)
+        let developerReceiptSigning = try Self.builder(
+            apple("iPhone Developer: Mallory (AB12CD34EF)", wwdrUnit),
+            0x66, validity.receiptLeaves, ca: false
+        )
+        .issued(for: keys.receiptSigning.publicKey(), by: wwdr, issuerKey: keys.wwdr)
+        let developerJWSSigning = try Self.builder(
+            apple("Apple Development: Mallory (AB12CD34EF)", wwdrUnit),
+            0x67, validity.receiptLeaves, ca: false
+        )
+        .issued(for: keys.jwsSigning.publicKey(), by: wwdrG6, issuerKey: keys.wwdrG6)
 
-        try self.init(keys: keys, certificates: [
-            appleRoot, wwdr, receiptSigning, appleRootG3, wwdrG6, jwsSigning, iTunesStoreCA, legacyReceiptSigning,
-            xcodeReceipt, xcodeJWS, developerReceiptSigning, developerJWSSigning,
-        ])
+        try self.init(
+            keys: keys,
+            certificates: [
+                appleRoot, wwdr, receiptSigning, appleRootG3, wwdrG6, jwsSigning, iTunesStoreCA, legacyReceiptSigning,
+                xcodeReceipt, xcodeJWS, developerReceiptSigning, developerJWSSigning,
+            ])
     }
 
     /// From certificates in `certificateNames` order (what `load` reads back).
@@ -119,10 +142,13 @@ public struct TestPKI: Sendable {
         developerJWSSigning = certificates[11]
     }
 
-    private static func builder(_ subject: DistinguishedName, _ serial: UInt64, _ window: Window, ca: Bool,
-                                markers: [String] = [], digest: DigestAlgorithm = .sha256) -> CertificateBuilder {
-        var builder = CertificateBuilder(subject: subject, serialNumber: serial, notBefore: window.notBefore,
-                                         notAfter: window.notAfter, isCertificateAuthority: ca)
+    private static func builder(
+        _ subject: DistinguishedName, _ serial: UInt64, _ window: Window, ca: Bool,
+        markers: [String] = [], digest: DigestAlgorithm = .sha256
+    ) -> CertificateBuilder {
+        var builder = CertificateBuilder(
+            subject: subject, serialNumber: serial, notBefore: window.notBefore,
+            notAfter: window.notAfter, isCertificateAuthority: ca)
         builder.digest = digest
         builder.extraExtensions = markers.map(CertificateExtension.marker)
         return builder

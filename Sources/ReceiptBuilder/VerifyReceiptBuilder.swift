@@ -23,8 +23,10 @@ public enum VerifyReceiptBuilder {
         public var appAccountToken: String?
         public var subscriptionGroupIdentifier: String?
 
-        public init(productID: String, transactionID: String, originalTransactionID: String? = nil,
-                    purchaseDate: Timestamp, originalPurchaseDate: Timestamp? = nil) {
+        public init(
+            productID: String, transactionID: String, originalTransactionID: String? = nil,
+            purchaseDate: Timestamp, originalPurchaseDate: Timestamp? = nil
+        ) {
             self.productID = productID
             self.transactionID = transactionID
             self.originalTransactionID = originalTransactionID ?? transactionID
@@ -89,7 +91,9 @@ public enum VerifyReceiptBuilder {
         /// else (`latest_receipt` included) untouched — as MITM scripts forge a response.
         public func rewritingClaims(of transactionID: String, _ change: (inout Transaction) -> Void) -> Response {
             var forged = self
-            for i in forged.inApp.indices where forged.inApp[i].transactionID == transactionID { change(&forged.inApp[i]) }
+            for i in forged.inApp.indices where forged.inApp[i].transactionID == transactionID {
+                change(&forged.inApp[i])
+            }
             for i in forged.latestReceiptInfo.indices where forged.latestReceiptInfo[i].transactionID == transactionID {
                 change(&forged.latestReceiptInfo[i])
             }
@@ -111,11 +115,15 @@ public enum VerifyReceiptBuilder {
                 receipt.members.append(("receipt_creation_date_ms", .string(String(receiptCreationDate.millis))))
             }
             receipt.members.append(("original_application_version", .string(originalApplicationVersion)))
-            receipt.members.append(("in_app", .array(inApp.map { .object($0.json(millisecondDates: millisecondDates)) })))
+            receipt.members.append(
+                ("in_app", .array(inApp.map { .object($0.json(millisecondDates: millisecondDates)) })))
             var o = JSONObject([("receipt", .object(receipt)), ("environment", .string(environment))])
             if !latestReceiptInfo.isEmpty {
-                o.members.append(("latest_receipt_info",
-                                  .array(latestReceiptInfo.map { .object($0.json(millisecondDates: millisecondDates)) })))
+                o.members.append(
+                    (
+                        "latest_receipt_info",
+                        .array(latestReceiptInfo.map { .object($0.json(millisecondDates: millisecondDates)) })
+                    ))
             }
             if let latestReceipt { o.members.append(("latest_receipt", .string(latestReceipt))) }
             o.members.append(("status", .integer(status)))

@@ -46,8 +46,9 @@ extension ASN1Reader {
             throw DecodeError("unexpected-tag", "expected OCTET STRING, found \(element.tag)", at: element.start)
         }
         guard element.tag.isConstructed else {
-            return ASN1Octets(bytes: Array(content(of: element)), segmentStarts: [0],
-                              segmentSources: [element.contentStart])
+            return ASN1Octets(
+                bytes: Array(content(of: element)), segmentStarts: [0],
+                segmentSources: [element.contentStart])
         }
         var joined: [UInt8] = []
         // Offsets before the first segment (or in an empty string) map to the contents' start.
@@ -58,13 +59,16 @@ extension ASN1Reader {
     }
 
     // constructed OCTET STRING ::= OCTET STRING segments, each primitive or constructed again.
-    private func appendSegments(of element: ASN1Element, to joined: inout [UInt8], starts: inout [Int],
-                                sources: inout [Int]) throws(DecodeError) {
+    private func appendSegments(
+        of element: ASN1Element, to joined: inout [UInt8], starts: inout [Int],
+        sources: inout [Int]
+    ) throws(DecodeError) {
         var inner = try contents(of: element)
         while !inner.isAtEnd {
             let segment = try inner.readElement()
             guard segment.tag.tagClass == .universal, segment.tag.number == 4 else {
-                throw DecodeError("unexpected-tag", "a constructed OCTET STRING holds a \(segment.tag)", at: segment.start)
+                throw DecodeError(
+                    "unexpected-tag", "a constructed OCTET STRING holds a \(segment.tag)", at: segment.start)
             }
             if segment.tag.isConstructed {
                 try inner.appendSegments(of: segment, to: &joined, starts: &starts, sources: &sources)
@@ -80,8 +84,10 @@ extension ASN1Reader {
     /// values, the receipt payload): in place when primitive, over the joined segments when
     /// constructed. `body` must consume everything; errors name offsets in `bytes`.
     @inline(__always)
-    public func readEncapsulated<T>(in element: ASN1Element,
-                                    _ body: (inout ASN1Reader) throws(DecodeError) -> T) throws(DecodeError) -> T {
+    public func readEncapsulated<T>(
+        in element: ASN1Element,
+        _ body: (inout ASN1Reader) throws(DecodeError) -> T
+    ) throws(DecodeError) -> T {
         if !element.tag.isConstructed {
             guard element.tag == .octetString else {
                 throw DecodeError("unexpected-tag", "expected OCTET STRING, found \(element.tag)", at: element.start)
@@ -96,8 +102,10 @@ extension ASN1Reader {
             throw DecodeError("too-deep", "ASN.1 nesting deeper than \(maxDepth) levels", at: element.start)
         }
         do throws(DecodeError) {
-            return try ASN1Reader.withReader(over: joined.bytes, depth: depth + 1, maxDepth: maxDepth,
-                                             maxElements: maxElements) { (inner) throws(DecodeError) -> T in
+            return try ASN1Reader.withReader(
+                over: joined.bytes, depth: depth + 1, maxDepth: maxDepth,
+                maxElements: maxElements
+            ) { (inner) throws(DecodeError) -> T in
                 let result = try body(&inner)
                 try inner.finish()
                 return result

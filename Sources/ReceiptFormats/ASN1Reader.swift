@@ -24,17 +24,22 @@ public struct ASN1Reader {
 
     /// Runs `body` with a reader over all of `bytes`; `depth` continues the nesting count of
     /// an enclosing structure when `bytes` were carried inside one (an OCTET STRING's octets).
-    public static func withReader<T>(over bytes: [UInt8], limits: Limits = .standard, depth: Int = 0,
-                                     _ body: (inout ASN1Reader) throws(DecodeError) -> T) throws(DecodeError) -> T {
+    public static func withReader<T>(
+        over bytes: [UInt8], limits: Limits = .standard, depth: Int = 0,
+        _ body: (inout ASN1Reader) throws(DecodeError) -> T
+    ) throws(DecodeError) -> T {
         try withReader(over: bytes, depth: depth, maxDepth: limits.maxDepth, maxElements: limits.maxElements, body)
     }
 
-    static func withReader<T>(over bytes: [UInt8], depth: Int, maxDepth: Int, maxElements: Int,
-                              _ body: (inout ASN1Reader) throws(DecodeError) -> T) throws(DecodeError) -> T {
+    static func withReader<T>(
+        over bytes: [UInt8], depth: Int, maxDepth: Int, maxElements: Int,
+        _ body: (inout ASN1Reader) throws(DecodeError) -> T
+    ) throws(DecodeError) -> T {
         let result = bytes.withUnsafeBytes { buffer in
             Result<T, DecodeError> { () throws(DecodeError) -> T in
-                var reader = ASN1Reader(bytes: buffer, range: 0..<buffer.count, depth: depth, maxDepth: maxDepth,
-                                        maxElements: maxElements)
+                var reader = ASN1Reader(
+                    bytes: buffer, range: 0..<buffer.count, depth: depth, maxDepth: maxDepth,
+                    maxElements: maxElements)
                 return try body(&reader)
             }
         }
@@ -63,8 +68,9 @@ public struct ASN1Reader {
             if identifier & 0x1F != 0x1F, identifier != 0, length < 0x80, length <= end - start - 2 {
                 elementsRead += 1
                 position = start + 2 + length
-                return ASN1Element(tag: ASN1Tag(identifier: identifier), start: start, contentStart: start + 2,
-                                   contentEnd: position, end: position)
+                return ASN1Element(
+                    tag: ASN1Tag(identifier: identifier), start: start, contentStart: start + 2,
+                    contentEnd: position, end: position)
             }
         }
         return try readAnyElement()
@@ -87,12 +93,14 @@ public struct ASN1Reader {
         let element: ASN1Element
         if let length = header.length {
             let contentEnd = header.contentStart + length
-            element = ASN1Element(tag: header.tag, start: start, contentStart: header.contentStart,
-                                  contentEnd: contentEnd, end: contentEnd)
+            element = ASN1Element(
+                tag: header.tag, start: start, contentStart: header.contentStart,
+                contentEnd: contentEnd, end: contentEnd)
         } else {
             let contentEnd = try findEndOfContents(from: header.contentStart, elementStart: start)
-            element = ASN1Element(tag: header.tag, start: start, contentStart: header.contentStart,
-                                  contentEnd: contentEnd, end: contentEnd + 2)
+            element = ASN1Element(
+                tag: header.tag, start: start, contentStart: header.contentStart,
+                contentEnd: contentEnd, end: contentEnd + 2)
         }
         position = element.end
         return element
@@ -124,8 +132,9 @@ public struct ASN1Reader {
     @inline(__always)
     public func contents(of element: ASN1Element) throws(DecodeError) -> ASN1Reader {
         guard element.tag.isConstructed else {
-            throw DecodeError("unexpected-tag", "\(element.tag) is primitive where a constructed value was expected",
-                              at: element.start)
+            throw DecodeError(
+                "unexpected-tag", "\(element.tag) is primitive where a constructed value was expected",
+                at: element.start)
         }
         return try nested(in: element)
     }
@@ -137,15 +146,18 @@ public struct ASN1Reader {
         guard depth < maxDepth else {
             throw DecodeError("too-deep", "ASN.1 nesting deeper than \(maxDepth) levels", at: element.start)
         }
-        return ASN1Reader(bytes: bytes, range: element.contentRange, depth: depth + 1, maxDepth: maxDepth,
-                          maxElements: maxElements)
+        return ASN1Reader(
+            bytes: bytes, range: element.contentRange, depth: depth + 1, maxDepth: maxDepth,
+            maxElements: maxElements)
     }
 
     /// Reads a constructed element with `tag` and hands its contents to `body`, which must
     /// consume all of them.
     @inline(__always)
-    public mutating func readConstructed<T>(_ tag: ASN1Tag,
-                                            _ body: (inout ASN1Reader) throws(DecodeError) -> T) throws(DecodeError) -> T {
+    public mutating func readConstructed<T>(
+        _ tag: ASN1Tag,
+        _ body: (inout ASN1Reader) throws(DecodeError) -> T
+    ) throws(DecodeError) -> T {
         let element = try read(tag)
         var inner = try contents(of: element)
         let result = try body(&inner)
@@ -157,7 +169,8 @@ public struct ASN1Reader {
     @inline(__always)
     public func finish() throws(DecodeError) {
         guard position == end else {
-            throw DecodeError("trailing-bytes", "\(end - position) unexpected bytes after the last element", at: position)
+            throw DecodeError(
+                "trailing-bytes", "\(end - position) unexpected bytes after the last element", at: position)
         }
     }
 
@@ -213,8 +226,12 @@ public struct ASN1Reader {
         }
         let first = bytes[lengthOffset]
         if first < 0x80 {
-            return (tag, lengthOffset + 1, try checkedLength(Int(first), contentStart: lengthOffset + 1,
-                                                              lengthOffset: lengthOffset, tag: tag))
+            return (
+                tag, lengthOffset + 1,
+                try checkedLength(
+                    Int(first), contentStart: lengthOffset + 1,
+                    lengthOffset: lengthOffset, tag: tag)
+            )
         }
         if first == 0x80 {
             guard tag.isConstructed else {
@@ -237,16 +254,22 @@ public struct ASN1Reader {
         guard let length = Int(exactly: value) else {
             throw DecodeError("bad-length", "length \(value) does not fit in memory", at: lengthOffset)
         }
-        return (tag, contentStart, try checkedLength(length, contentStart: contentStart, lengthOffset: lengthOffset, tag: tag))
+        return (
+            tag, contentStart,
+            try checkedLength(length, contentStart: contentStart, lengthOffset: lengthOffset, tag: tag)
+        )
     }
 
     /// A definite length must fit in what is left: of the whole buffer (else the data was
     /// cut short) and of the enclosing value (else the length lies).
-    private func checkedLength(_ length: Int, contentStart: Int, lengthOffset: Int, tag: ASN1Tag) throws(DecodeError) -> Int {
+    private func checkedLength(_ length: Int, contentStart: Int, lengthOffset: Int, tag: ASN1Tag) throws(DecodeError)
+        -> Int
+    {
         guard length <= end - contentStart else {
             let code = length > bytes.count - contentStart ? "truncated" : "bad-length"
-            throw DecodeError(code, "\(tag) declares \(length) content bytes but only \(end - contentStart) remain",
-                              at: lengthOffset)
+            throw DecodeError(
+                code, "\(tag) declares \(length) content bytes but only \(end - contentStart) remain",
+                at: lengthOffset)
         }
         return length
     }
@@ -262,8 +285,9 @@ public struct ASN1Reader {
         }
         while true {
             guard p < end else {
-                throw DecodeError("missing-end-of-contents",
-                                  "the indefinite-length value at offset \(elementStart) has no end-of-contents", at: p)
+                throw DecodeError(
+                    "missing-end-of-contents",
+                    "the indefinite-length value at offset \(elementStart) has no end-of-contents", at: p)
             }
             if bytes[p] == 0 {
                 guard p + 1 < end, bytes[p + 1] == 0 else {

@@ -15,8 +15,9 @@ extension ASN1Reader {
         for octet in octets {
             // Shifting left by 8 keeps the value only if its top 9 bits are all sign.
             guard value >> 55 == 0 || value >> 55 == -1 else {
-                throw DecodeError("integer-overflow", "INTEGER of \(octets.count) octets does not fit in 64 bits",
-                                  at: element.start)
+                throw DecodeError(
+                    "integer-overflow", "INTEGER of \(octets.count) octets does not fit in 64 bits",
+                    at: element.start)
             }
             value = value << 8 | Int64(octet)
         }

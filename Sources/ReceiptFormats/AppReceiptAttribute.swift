@@ -15,8 +15,10 @@ struct AppReceiptAttribute {
     let value: ASN1Element
 
     /// Reads every attribute of a `SET OF ReceiptAttribute` in order.
-    static func forEach(in set: inout ASN1Reader,
-                        _ body: (AppReceiptAttribute) throws(DecodeError) -> Void) throws(DecodeError) {
+    static func forEach(
+        in set: inout ASN1Reader,
+        _ body: (AppReceiptAttribute) throws(DecodeError) -> Void
+    ) throws(DecodeError) {
         while !set.isAtEnd {
             try set.readConstructed(.sequence) { (sequence) throws(DecodeError) in
                 let type = try sequence.readInt64()
@@ -58,8 +60,9 @@ struct AppReceiptAttribute {
             let octets = try inner.stringOctets(element)
             guard !octets.isEmpty else { return nil }
             guard let timestamp = Timestamp.parse(bytes: UnsafeRawBufferPointer(rebasing: octets)) else {
-                throw DecodeError("bad-date", "'\(String(decoding: octets.prefix(40), as: UTF8.self))' is not a date",
-                                  at: element.contentStart)
+                throw DecodeError(
+                    "bad-date", "'\(String(decoding: octets.prefix(40), as: UTF8.self))' is not a date",
+                    at: element.contentStart)
             }
             return timestamp
         }
@@ -78,7 +81,9 @@ struct AppReceiptAttribute {
         if value.tag == .octetString {
             let octets = reader.content(of: value)
             let start = octets.startIndex
-            if octets.count == 2, octets[start + 1] == 0x00, octets[start] == 0x16 || octets[start] == 0x0C { return nil }
+            if octets.count == 2, octets[start + 1] == 0x00, octets[start] == 0x16 || octets[start] == 0x0C {
+                return nil
+            }
             // INTEGER 0, the other common shape, shares one value instead of allocating one.
             if octets.count == 3, octets[start] == 0x02, octets[start + 1] == 0x01, octets[start + 2] == 0x00 {
                 return (Self.unknownKey(type), Self.integerZero)
@@ -102,7 +107,8 @@ struct AppReceiptAttribute {
     /// For undocumented attributes: the decoded value when it has the expected shape, else
     /// the raw octets under `attr_<type>` — a changed encoding shows instead of failing.
     func extra(_ key: String, _ decode: (AppReceiptAttribute) throws(DecodeError) -> JSONValue?) throws(DecodeError)
-        -> (key: String, value: JSONValue)? {
+        -> (key: String, value: JSONValue)?
+    {
         do throws(DecodeError) {
             return try decode(self).map { (key, $0) }
         } catch {

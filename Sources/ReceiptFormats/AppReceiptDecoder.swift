@@ -9,8 +9,10 @@ public enum AppReceiptDecoder {
         let parsed = try PKCS7.parse(der, limits: limits)
         var receipt = Receipt(kind: .appleAppReceipt, platform: .ios, signed: .pkcs7(parsed.signed))
         do throws(DecodeError) {
-            try ASN1Reader.withReader(over: parsed.content.bytes, limits: limits,
-                                      depth: parsed.contentDepth) { (payload) throws(DecodeError) in
+            try ASN1Reader.withReader(
+                over: parsed.content.bytes, limits: limits,
+                depth: parsed.contentDepth
+            ) { (payload) throws(DecodeError) in
                 try AppReceiptPayload.read(&payload, into: &receipt, limits: limits)
                 try payload.finish()
             }

@@ -26,7 +26,8 @@ enum AppReceiptInAppPurchase {
             case 1701...1708, 1711, 1712:
                 let bit: UInt32 = 1 << UInt32(type - 1701)
                 guard seen & bit == 0 else {
-                    throw DecodeError("duplicate-attribute", "the in-app attribute appears twice", at: attribute.value.start)
+                    throw DecodeError(
+                        "duplicate-attribute", "the in-app attribute appears twice", at: attribute.value.start)
                 }
                 seen |= bit
             default: break
@@ -45,9 +46,15 @@ enum AppReceiptInAppPurchase {
             default:
                 let extra: (key: String, value: JSONValue)?
                 switch type {
-                case 1713: extra = try attribute.extra("is_trial_period") { (a) throws(DecodeError) in try a.extraFlag() }
-                case 1719: extra = try attribute.extra("is_in_intro_offer_period") { (a) throws(DecodeError) in try a.extraFlag() }
-                case 1721: extra = try attribute.extra("promotional_offer_id") { (a) throws(DecodeError) in try a.extraString() }
+                case 1713:
+                    extra = try attribute.extra("is_trial_period") { (a) throws(DecodeError) in try a.extraFlag() }
+                case 1719:
+                    extra = try attribute.extra("is_in_intro_offer_period") { (a) throws(DecodeError) in
+                        try a.extraFlag()
+                    }
+                case 1721:
+                    extra = try attribute.extra("promotional_offer_id") { (a) throws(DecodeError) in try a.extraString()
+                    }
                 default: extra = try attribute.unknown()
                 }
                 if let extra { purchase.extras.append(extra) }

@@ -16,8 +16,9 @@ import JSONText
 enum AppReceiptPayload {
     static func read(_ reader: inout ASN1Reader, into receipt: inout Receipt, limits: Limits) throws(DecodeError) {
         guard try reader.peekTag() == .set else {
-            throw DecodeError("not-app-receipt", "the signed content is not a set of receipt attributes",
-                              at: reader.position)
+            throw DecodeError(
+                "not-app-receipt", "the signed content is not a set of receipt attributes",
+                at: reader.position)
         }
         var seen: UInt32 = 0
         try reader.readConstructed(.set) { (set) throws(DecodeError) in
@@ -28,8 +29,9 @@ enum AppReceiptPayload {
                     // Each typed field appears once; a second copy would let two readers disagree.
                     let bit: UInt32 = 1 << UInt32(type)
                     guard seen & bit == 0 else {
-                        throw DecodeError("duplicate-attribute", "the receipt attribute appears twice",
-                                          at: attribute.value.start)
+                        throw DecodeError(
+                            "duplicate-attribute", "the receipt attribute appears twice",
+                            at: attribute.value.start)
                     }
                     seen |= bit
                 default: break
@@ -43,12 +45,14 @@ enum AppReceiptPayload {
                 case 19: receipt.originalAppVersion = try attribute.string()
                 case 17:
                     guard receipt.purchases.count < limits.maxPurchases else {
-                        throw DecodeError("too-many-purchases", "more than \(limits.maxPurchases) in-app purchases",
-                                          at: attribute.value.start)
+                        throw DecodeError(
+                            "too-many-purchases", "more than \(limits.maxPurchases) in-app purchases",
+                            at: attribute.value.start)
                     }
-                    receipt.purchases.append(try attribute.readSet { (inApp) throws(DecodeError) -> Purchase in
-                        try AppReceiptInAppPurchase.read(&inApp)
-                    })
+                    receipt.purchases.append(
+                        try attribute.readSet { (inApp) throws(DecodeError) -> Purchase in
+                            try AppReceiptInAppPurchase.read(&inApp)
+                        })
                 default:
                     if let extra = try extra(attribute) { receipt.extras.append(extra) }
                 }
@@ -56,16 +60,19 @@ enum AppReceiptPayload {
         }
     }
 
-    private static func extra(_ attribute: AppReceiptAttribute) throws(DecodeError) -> (key: String, value: JSONValue)? {
+    private static func extra(_ attribute: AppReceiptAttribute) throws(DecodeError) -> (key: String, value: JSONValue)?
+    {
         switch attribute.type {
         case 4: return ("opaque_value", try attribute.hex())
         case 5: return ("sha1_hash", try attribute.hex())
         case 8: return try attribute.extra("transaction_date") { (a) throws(DecodeError) in try a.extraDate() }
-        case 9: return try attribute.extra("fulfillment_tool_version") { (a) throws(DecodeError) in try a.extraNumber() }
+        case 9:
+            return try attribute.extra("fulfillment_tool_version") { (a) throws(DecodeError) in try a.extraNumber() }
         case 10: return try attribute.extra("age_rating") { (a) throws(DecodeError) in try a.extraString() }
         case 11: return try attribute.extra("developer_id") { (a) throws(DecodeError) in try a.extraNumber() }
         case 15: return try attribute.extra("download_id") { (a) throws(DecodeError) in try a.extraNumber() }
-        case 16: return try attribute.extra("version_external_identifier") { (a) throws(DecodeError) in try a.extraNumber() }
+        case 16:
+            return try attribute.extra("version_external_identifier") { (a) throws(DecodeError) in try a.extraNumber() }
         case 18: return try attribute.extra("original_purchase_date") { (a) throws(DecodeError) in try a.extraDate() }
         case 21: return try attribute.extra("expiration_date") { (a) throws(DecodeError) in try a.extraDate() }
         default: return try attribute.unknown()

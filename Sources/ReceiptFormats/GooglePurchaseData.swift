@@ -20,8 +20,10 @@ enum GooglePurchaseData {
     static let extraKeys = ExtraName.list(["obfuscatedProfileId", "autoRenewing", "acknowledged", "developerPayload"])
 
     /// `storedAsObjectIn`: the key that held originalJson as an object, not as its text.
-    static func receipt(_ f: StoreJSONFields, originalJSON: [UInt8], signature: [UInt8]?,
-                        storedAsObjectIn: String? = nil) throws(DecodeError) -> Receipt {
+    static func receipt(
+        _ f: StoreJSONFields, originalJSON: [UInt8], signature: [UInt8]?,
+        storedAsObjectIn: String? = nil
+    ) throws(DecodeError) -> Receipt {
         var p = Purchase()
         p.transactionID = try f.text("orderId")
         p.productID = try f.has("productId") ? f.text("productId") : firstProductID(f)
@@ -33,9 +35,11 @@ enum GooglePurchaseData {
         p.quantity = try f.count("quantity") ?? 1
         f.copy(extraKeys, into: &p.extras)
 
-        var receipt = Receipt(kind: .googlePurchase, platform: .android,
-                              signed: .google(originalJSON: originalJSON, signature: signature,
-                                              storedAsObjectIn: storedAsObjectIn))
+        var receipt = Receipt(
+            kind: .googlePurchase, platform: .android,
+            signed: .google(
+                originalJSON: originalJSON, signature: signature,
+                storedAsObjectIn: storedAsObjectIn))
         if storedAsObjectIn != nil { receipt.extras.append(("original_json_was_object", .bool(true))) }
         receipt.appID = try f.text("packageName")
         receipt.environment = p.transactionID == nil || p.purchaseType == 0 ? "Test" : "Production"
@@ -51,7 +55,8 @@ enum GooglePurchaseData {
         guard let first = ids.first else { return nil }
         guard case .string(let id) = first, !id.isEmpty else {
             let reason = "\(f.name(of: "productIds"))[0]: expected a product id, found \(first.kindName)"
-            throw DecodeError("bad-field-type", reason, at: f.origin.offset(of: f.path + [.key("productIds"), .index(0)]))
+            throw DecodeError(
+                "bad-field-type", reason, at: f.origin.offset(of: f.path + [.key("productIds"), .index(0)]))
         }
         return id
     }

@@ -33,7 +33,9 @@ public enum GooglePurchaseDecoder {
 
     /// `bytes`: the JSON text `json` was parsed from (the decoded bytes when it came as
     /// base64); a bare purchase keeps them as its originalJson.
-    public static func decode(json: JSONObject, bytes: [UInt8], limits: Limits = .standard) throws(DecodeError) -> Receipt {
+    public static func decode(json: JSONObject, bytes: [UInt8], limits: Limits = .standard) throws(DecodeError)
+        -> Receipt
+    {
         let top = StoreJSONFields(json, origin: .top(bytes))
         if top.object["Store"] != nil {
             return try unity(top, limits: limits)
@@ -52,7 +54,8 @@ public enum GooglePurchaseDecoder {
     /// count in the decoded bytes).
     public static func decode(_ text: [UInt8], limits: Limits = .standard) throws(DecodeError) -> Receipt {
         let firstByte = text.first { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }
-        let bytes = firstByte == 0x7B ? text : try Base64.decode(text, alphabet: .standard, maxBytes: limits.maxPayloadBytes)
+        let bytes =
+            firstByte == 0x7B ? text : try Base64.decode(text, alphabet: .standard, maxBytes: limits.maxPayloadBytes)
         let top = try StoreJSONFields.parse(bytes, origin: .top(bytes), limits: limits, what: "the Google purchase")
         return try decode(json: top.object, bytes: bytes, limits: limits)
     }
@@ -83,8 +86,10 @@ public enum GooglePurchaseDecoder {
 
     /// `{"<dataKey>": "<originalJson>", "signature": "<base64>"}`, or the same with
     /// originalJson as an object; no signature: unsigned.
-    private static func signedPair(_ wrapper: StoreJSONFields, dataKey: String,
-                                   limits: Limits) throws(DecodeError) -> Receipt {
+    private static func signedPair(
+        _ wrapper: StoreJSONFields, dataKey: String,
+        limits: Limits
+    ) throws(DecodeError) -> Receipt {
         guard let data = wrapper.value(dataKey) else { throw missing(dataKey, wrapper) }
         let path = wrapper.path + [.key(dataKey)]
         switch data {
@@ -98,12 +103,14 @@ public enum GooglePurchaseDecoder {
             // The object's bytes as they stand; only when they cannot be found (a key spelt
             // with escapes) is it written anew, which the signature check then reports.
             let source = wrapper.origin.json
-            let originalJSON = source.flatMap { text in JSONLocator.range(of: path, in: text).map { Array(text[$0]) } }
+            let originalJSON =
+                source.flatMap { text in JSONLocator.range(of: path, in: text).map { Array(text[$0]) } }
                 ?? Array(data.jsonText.utf8)
             let purchase = StoreJSONFields(object, path: path, origin: wrapper.origin)
             let signature = try wrapper.base64("signature", limits: limits)
-            return try GooglePurchaseData.receipt(purchase, originalJSON: originalJSON, signature: signature,
-                                                  storedAsObjectIn: dataKey)
+            return try GooglePurchaseData.receipt(
+                purchase, originalJSON: originalJSON, signature: signature,
+                storedAsObjectIn: dataKey)
         default:
             let reason = "expected originalJson as text (the signed bytes) or an object, found \(data.kindName)"
             throw wrapper.fail("bad-field-type", reason, at: dataKey)

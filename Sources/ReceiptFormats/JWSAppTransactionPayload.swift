@@ -13,7 +13,9 @@ import JSONText
 //   receiptCreationDate        1698148900000                        creationDate when no signedDate
 //   receiptType, appTransactionId, originalPlatform, originalPurchaseDate   extras, as written
 enum JWSAppTransactionPayload {
-    static let extraKeys = ExtraName.list(["receiptType", "appTransactionId", "originalPlatform", "originalPurchaseDate"])
+    static let extraKeys = ExtraName.list([
+        "receiptType", "appTransactionId", "originalPlatform", "originalPurchaseDate",
+    ])
 
     static func read(_ f: StoreJSONFields, into receipt: inout Receipt) throws(DecodeError) {
         receipt.environment = try f.text(first: "environment", "receiptType")

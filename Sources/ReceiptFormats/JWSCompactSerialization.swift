@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import IAPBasics
 import JSONText
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 // Compact JWS [RFC 7515 §7.1; formats.md §4.1]:
 //   BASE64URL(header) "." BASE64URL(payload) "." BASE64URL(signature), no padding.
@@ -50,7 +51,8 @@ struct JWSCompact {
             (algorithm, keyID, certificates) = (cached.algorithm, cached.keyID, cached.certificates)
         } else {
             let headerOrigin = JWSCompact.inSegment(at: start, json: header, origin)
-            let headerFields = try StoreJSONFields.parse(header, origin: headerOrigin, limits: limits, what: "the JWS header")
+            let headerFields = try StoreJSONFields.parse(
+                header, origin: headerOrigin, limits: limits, what: "the JWS header")
             algorithm = try headerFields.text("alg")
             keyID = try headerFields.text("kid")
             certificates = try JWSCompact.certificateChain(headerFields, limits: limits)
@@ -60,18 +62,22 @@ struct JWSCompact {
             }
         }
         let payloadOrigin = JWSCompact.inSegment(at: dots.0 + 1, json: payload, origin)
-        self.payload = try StoreJSONFields.parse(payload, origin: payloadOrigin, limits: limits, what: "the JWS payload")
+        self.payload = try StoreJSONFields.parse(
+            payload, origin: payloadOrigin, limits: limits, what: "the JWS payload")
     }
 
     /// Where the two dots are (memchr: a notification is several kilobytes); any other count
     /// of segments than three is an error at the place it shows.
-    private static func dots(_ text: [UInt8], _ range: Range<Int>, _ origin: TextOrigin) throws(DecodeError) -> (Int, Int) {
+    private static func dots(_ text: [UInt8], _ range: Range<Int>, _ origin: TextOrigin) throws(DecodeError) -> (
+        Int, Int
+    ) {
         var found: [Int] = []
         text.withUnsafeBufferPointer { all in
             guard let base = all.baseAddress else { return }
             var at = range.lowerBound
             while at < range.upperBound, found.count < 3,
-                  let hit = memchr(base + at, 0x2E, range.upperBound - at) {
+                let hit = memchr(base + at, 0x2E, range.upperBound - at)
+            {
                 let i = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
                 found.append(i)
                 at = i + 1
@@ -90,8 +96,10 @@ struct JWSCompact {
 
     private static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
 
-    private static func segment(_ text: [UInt8], _ range: Range<Int>, _ name: String, _ origin: TextOrigin,
-                                _ limits: Limits) throws(DecodeError) -> [UInt8] {
+    private static func segment(
+        _ text: [UInt8], _ range: Range<Int>, _ name: String, _ origin: TextOrigin,
+        _ limits: Limits
+    ) throws(DecodeError) -> [UInt8] {
         do {
             return try Base64.decode(text[range], alphabet: .url, maxBytes: limits.maxPayloadBytes)
         } catch {
@@ -115,8 +123,9 @@ struct JWSCompact {
         var chain: [[UInt8]] = []
         for (i, entry) in entries.enumerated() {
             guard case .string(let text) = entry else {
-                throw DecodeError("bad-jws-header", "x5c[\(i)] must be base64 text, found \(entry.kindName)",
-                                  at: header.origin.offset(of: [.key("x5c"), .index(i)]))
+                throw DecodeError(
+                    "bad-jws-header", "x5c[\(i)] must be base64 text, found \(entry.kindName)",
+                    at: header.origin.offset(of: [.key("x5c"), .index(i)]))
             }
             do {
                 chain.append(try Base64.decode(Array(text.utf8), alphabet: .standard, maxBytes: limits.maxPayloadBytes))

@@ -13,7 +13,9 @@ public enum JWSDecoder {
         var end = text.count
         while start < end, isSpace(text[start]) { start += 1 }
         while end > start, isSpace(text[end - 1]) { end -= 1 }
-        guard end - start > 3, text[start] == 0x65, text[start + 1] == 0x79, text[start + 2] == 0x4A else { return false }
+        guard end - start > 3, text[start] == 0x65, text[start + 1] == 0x79, text[start + 2] == 0x4A else {
+            return false
+        }
         var dots = 0
         for c in text[start..<end] {
             switch c {
@@ -48,8 +50,10 @@ public enum JWSDecoder {
     }
 
     /// `field`: the notification key the JWS sits in, which says the one payload it may be.
-    static func decode(_ text: [UInt8], origin: TextOrigin, limits: Limits,
-                       in field: NestedJWS.Field?) throws(DecodeError) -> Receipt {
+    static func decode(
+        _ text: [UInt8], origin: TextOrigin, limits: Limits,
+        in field: NestedJWS.Field?
+    ) throws(DecodeError) -> Receipt {
         let jws = try JWSCompact(parsing: text, origin: origin, limits: limits)
         let payload = jws.payload
         let type = try payloadType(payload, expected: field?.payload)
@@ -60,7 +64,8 @@ public enum JWSDecoder {
         var receipt = Receipt(kind: .appleJWSTransaction, platform: .ios, signed: .none)
         receipt.jwsType = type
         if let kid = jws.keyID { receipt.extras.append(("kid", .string(kid))) }
-        let signedDate = try type == .appTransaction
+        let signedDate =
+            try type == .appTransaction
             ? JWSAppTransactionPayload.verifyDate(payload)
             : payload.epochMillis("signedDate", truncating: true)
         var inner: [NestedJWS] = []
@@ -75,8 +80,10 @@ public enum JWSDecoder {
             inner = try JWSNotificationPayload.read(payload, into: &receipt, limits: limits)
         }
         receipt.creationDate = signedDate
-        let signed = JWSSigned(signingInput: jws.signingInput, headerLength: jws.headerLength, signature: jws.signature, algorithm: jws.algorithm,
-                               certificates: jws.certificates, signedDate: signedDate)
+        let signed = JWSSigned(
+            signingInput: jws.signingInput, headerLength: jws.headerLength, signature: jws.signature,
+            algorithm: jws.algorithm,
+            certificates: jws.certificates, signedDate: signedDate)
         receipt.signed = .jws(signed, nested: inner)
         return receipt
     }
@@ -103,8 +110,10 @@ public enum JWSDecoder {
     ///   inside a notification's `signedRenewalInfo`            renewal-info, as it says
     /// Without a `transactionId` it yields no purchase (nothing to claim); its signature is
     /// checked as any other's.
-    private static func payloadType(_ f: StoreJSONFields,
-                                    expected: Receipt.JWSType?) throws(DecodeError) -> Receipt.JWSType {
+    private static func payloadType(
+        _ f: StoreJSONFields,
+        expected: Receipt.JWSType?
+    ) throws(DecodeError) -> Receipt.JWSType {
         if f.has("notificationType") { return .notification }
         if f.has("transactionId") { return .transaction }
         if renewalOnlyKeys.contains(where: f.has) { return .renewalInfo }
@@ -114,8 +123,10 @@ public enum JWSDecoder {
             if transactionOnlyKeys.contains(where: f.has) { return .transaction }
             return .renewalInfo
         }
-        throw f.origin.relocate(DecodeError("unknown-jws-payload",
-            "the JWS payload is none of a transaction, renewal info, app transaction or notification", at: 0))
+        throw f.origin.relocate(
+            DecodeError(
+                "unknown-jws-payload",
+                "the JWS payload is none of a transaction, renewal info, app transaction or notification", at: 0))
     }
 
     /// Keys of JWSRenewalInfoDecodedPayload that no transaction carries.

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import IAPBasics
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The JWS headers read last, as parsed: the App Store signs every JWS of a period with one
 /// certificate chain, so nearly every header repeats byte for byte, and its three base64

@@ -23,8 +23,10 @@ enum JWSNotificationPayload {
     static let dataExtraKeys = [ExtraName("status", as: "subscription_status")]
 
     /// Fills `receipt` and returns the signed material of the JWS `data` nests, in `Field` order.
-    static func read(_ f: StoreJSONFields, into receipt: inout Receipt,
-                     limits: Limits) throws(DecodeError) -> [NestedJWS] {
+    static func read(
+        _ f: StoreJSONFields, into receipt: inout Receipt,
+        limits: Limits
+    ) throws(DecodeError) -> [NestedJWS] {
         f.copy(extraKeys, into: &receipt.extras)
         guard let data = try f.object("data") else { return [] }
         var nested: [NestedJWS] = []
@@ -49,8 +51,10 @@ enum JWSNotificationPayload {
     }
 
     /// The JWS under `field`, decoded as the payload that key holds; nil when absent.
-    private static func decodeNested(_ field: NestedJWS.Field, in data: StoreJSONFields,
-                                     limits: Limits) throws(DecodeError) -> Receipt? {
+    private static func decodeNested(
+        _ field: NestedJWS.Field, in data: StoreJSONFields,
+        limits: Limits
+    ) throws(DecodeError) -> Receipt? {
         guard let value = data.value(field.rawValue) else { return nil }
         guard case .string(let text) = value else {
             throw data.fail("bad-field-type", "expected a JWS, found \(value.kindName)", at: field.rawValue)

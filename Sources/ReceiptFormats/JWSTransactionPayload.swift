@@ -77,7 +77,8 @@ enum JWSTransactionPayload {
     /// `status`, `latest_receipt_info`, snake_case `transaction_id`) never match.
     static func looksLikeDecoded(_ obj: JSONObject) -> Bool {
         guard obj["transactionId"] != nil,
-              ["originalTransactionId", "bundleId", "productId", "purchaseDate"].contains(where: { obj[$0] != nil }) else {
+            ["originalTransactionId", "bundleId", "productId", "purchaseDate"].contains(where: { obj[$0] != nil })
+        else {
             return false
         }
         let otherKinds = ["orderId", "packageName", "purchaseToken", "receipt", "status", "latest_receipt_info"]

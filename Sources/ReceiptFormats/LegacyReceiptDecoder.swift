@@ -23,8 +23,9 @@ public enum LegacyReceiptDecoder {
         let purchaseInfo = try base64(purchaseInfoText, limits: limits)
         // Without a signature (absent or empty) the receipt is still read: its signature
         // check then says `invalid`, "no signature", instead of the receipt being refused.
-        var signed = LegacySigned(signedData: [LegacyReceiptSignature.version] + purchaseInfo, signature: nil,
-                                  certificate: nil)
+        var signed = LegacySigned(
+            signedData: [LegacyReceiptSignature.version] + purchaseInfo, signature: nil,
+            certificate: nil)
         if let signatureText = try optionalValue(outer, "signature"), signatureText.string?.isEmpty == false {
             let blob = try base64(signatureText, limits: limits)
             let parts = try LegacyReceiptSignature.split(blob, limits: limits, offset: signatureText.offset)
@@ -36,7 +37,9 @@ public enum LegacyReceiptDecoder {
         let environment = try optionalString(outer, "environment")
         receipt.environment = environment.flatMap { $0.isEmpty ? nil : $0 }
         for entry in entries where !["purchase-info", "signature", "environment"].contains(entry.key) {
-            if let text = entry.value.string { receipt.extras.append((LegacyReceiptPurchaseInfo.jsonKey(entry.key), .string(text))) }
+            if let text = entry.value.string {
+                receipt.extras.append((LegacyReceiptPurchaseInfo.jsonKey(entry.key), .string(text)))
+            }
         }
 
         do throws(DecodeError) {
@@ -50,7 +53,8 @@ public enum LegacyReceiptDecoder {
         return receipt
     }
 
-    private static func requiredString(_ dictionary: OldStylePlist, _ key: String) throws(DecodeError) -> OldStylePlist {
+    private static func requiredString(_ dictionary: OldStylePlist, _ key: String) throws(DecodeError) -> OldStylePlist
+    {
         guard let value = dictionary[key] else {
             throw DecodeError("missing-field", "the receipt has no '\(key)'", at: dictionary.offset)
         }
@@ -65,7 +69,8 @@ public enum LegacyReceiptDecoder {
     }
 
     /// The string value of `key`, if the key is there.
-    private static func optionalValue(_ dictionary: OldStylePlist, _ key: String) throws(DecodeError) -> OldStylePlist? {
+    private static func optionalValue(_ dictionary: OldStylePlist, _ key: String) throws(DecodeError) -> OldStylePlist?
+    {
         guard let value = dictionary[key] else { return nil }
         guard value.string != nil else {
             throw DecodeError("bad-field", "'\(key)' must be a string", at: value.offset)

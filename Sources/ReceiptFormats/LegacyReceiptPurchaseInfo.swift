@@ -34,7 +34,8 @@ enum LegacyReceiptPurchaseInfo {
         if let quantity = try integer(info, "quantity") { purchase.quantity = quantity }
         receipt.appItemID = try integer(info, "app-item-id")
         purchase.purchaseDate = try date(info, millis: "purchase-date-ms", text: "purchase-date")
-        purchase.originalPurchaseDate = try date(info, millis: "original-purchase-date-ms", text: "original-purchase-date")
+        purchase.originalPurchaseDate = try date(
+            info, millis: "original-purchase-date-ms", text: "original-purchase-date")
         purchase.expiresDate = try date(info, millis: "expires-date", text: "expires-date-formatted")
         purchase.cancellationDate = try date(info, millis: "cancellation-date-ms", text: "cancellation-date")
         for entry in entries where !consumed.contains(entry.key) {
@@ -62,23 +63,28 @@ enum LegacyReceiptPurchaseInfo {
     private static func integer(_ info: OldStylePlist, _ key: String) throws(DecodeError) -> Int64? {
         guard let text = try text(info, key) else { return nil }
         guard let value = Int64(text) else {
-            throw DecodeError("bad-number", "'\(key)' = '\(text.prefix(40))' is not an integer", at: info[key]?.offset ?? 0)
+            throw DecodeError(
+                "bad-number", "'\(key)' = '\(text.prefix(40))' is not an integer", at: info[key]?.offset ?? 0)
         }
         return value
     }
 
     /// Epoch milliseconds when the `millis` key holds digits, else the `text` form.
-    private static func date(_ info: OldStylePlist, millis: String, text textKey: String) throws(DecodeError) -> Timestamp? {
+    private static func date(_ info: OldStylePlist, millis: String, text textKey: String) throws(DecodeError)
+        -> Timestamp?
+    {
         if let raw = try text(info, millis) {
             if let ms = Int64(raw), let timestamp = Timestamp(millis: ms, hasMilliseconds: ms % 1000 != 0) {
                 return timestamp
             }
             if let timestamp = Timestamp.parse(raw) { return timestamp }
-            throw DecodeError("bad-date", "'\(millis)' = '\(raw.prefix(40))' is not a date", at: info[millis]?.offset ?? 0)
+            throw DecodeError(
+                "bad-date", "'\(millis)' = '\(raw.prefix(40))' is not a date", at: info[millis]?.offset ?? 0)
         }
         guard let raw = try text(info, textKey) else { return nil }
         guard let timestamp = Timestamp.parse(raw) else {
-            throw DecodeError("bad-date", "'\(textKey)' = '\(raw.prefix(40))' is not a date", at: info[textKey]?.offset ?? 0)
+            throw DecodeError(
+                "bad-date", "'\(textKey)' = '\(raw.prefix(40))' is not a date", at: info[textKey]?.offset ?? 0)
         }
         return timestamp
     }

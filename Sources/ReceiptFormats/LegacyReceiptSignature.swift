@@ -12,7 +12,8 @@ enum LegacyReceiptSignature {
 
     /// `offset` is where the blob's text lies in the receipt, for errors.
     static func split(_ blob: [UInt8], limits: Limits, offset: Int) throws(DecodeError)
-        -> (signature: [UInt8], certificate: [UInt8]) {
+        -> (signature: [UInt8], certificate: [UInt8])
+    {
         guard let first = blob.first else {
             throw DecodeError("bad-signature", "the signature is empty", at: offset)
         }
@@ -30,9 +31,10 @@ enum LegacyReceiptSignature {
             try checkCertificate(certificate, limits: limits, offset: offset)
             return (Array(blob[1..<lengthField]), certificate)
         }
-        throw DecodeError("bad-signature",
-                          "no RSA signature length leaves a certificate length that matches the \(blob.count)-byte blob",
-                          at: offset)
+        throw DecodeError(
+            "bad-signature",
+            "no RSA signature length leaves a certificate length that matches the \(blob.count)-byte blob",
+            at: offset)
     }
 
     /// The certificate must be one complete DER SEQUENCE, its own length telling the truth.
@@ -43,7 +45,8 @@ enum LegacyReceiptSignature {
                 try reader.finish()
             }
         } catch {
-            throw DecodeError("bad-signature", "the signer certificate is not one DER value: \(error.reason)", at: offset)
+            throw DecodeError(
+                "bad-signature", "the signer certificate is not one DER value: \(error.reason)", at: offset)
         }
     }
 }

@@ -74,16 +74,18 @@ struct OldStylePlistParser {
         while true {
             try skipWhitespace()
             guard let c = current else {
-                throw DecodeError("unterminated-dictionary", "the dictionary opened at offset \(start) never closes",
-                                  at: position)
+                throw DecodeError(
+                    "unterminated-dictionary", "the dictionary opened at offset \(start) never closes",
+                    at: position)
             }
             if c == UInt8(ascii: "}") {
                 position += 1
                 return entries
             }
             guard entries.count < limits.maxElements else {
-                throw DecodeError("too-many-elements", "more than \(limits.maxElements) entries in one dictionary",
-                                  at: position)
+                throw DecodeError(
+                    "too-many-elements", "more than \(limits.maxElements) entries in one dictionary",
+                    at: position)
             }
             let keyStart = position
             guard c != UInt8(ascii: "{"), c != UInt8(ascii: "("), c != UInt8(ascii: "<") else {
@@ -110,14 +112,16 @@ struct OldStylePlistParser {
         while true {
             try skipWhitespace()
             guard let c = current else {
-                throw DecodeError("unterminated-array", "the array opened at offset \(start) never closes", at: position)
+                throw DecodeError(
+                    "unterminated-array", "the array opened at offset \(start) never closes", at: position)
             }
             if c == UInt8(ascii: ")") {
                 position += 1
                 return items
             }
             guard items.count < limits.maxElements else {
-                throw DecodeError("too-many-elements", "more than \(limits.maxElements) items in one array", at: position)
+                throw DecodeError(
+                    "too-many-elements", "more than \(limits.maxElements) items in one array", at: position)
             }
             items.append(try readValue(depth: depth + 1))
             try skipWhitespace()
@@ -125,8 +129,9 @@ struct OldStylePlistParser {
                 position += 1
             } else if current != UInt8(ascii: ")") {
                 guard current != nil else {
-                    throw DecodeError("unterminated-array", "the array opened at offset \(start) never closes",
-                                      at: position)
+                    throw DecodeError(
+                        "unterminated-array", "the array opened at offset \(start) never closes",
+                        at: position)
                 }
                 throw DecodeError("unexpected-character", "expected ',' or ')' in an array", at: position)
             }
@@ -183,8 +188,9 @@ struct OldStylePlistParser {
                 position += 2
                 while true {
                     guard position + 1 < text.count else {
-                        throw DecodeError("unterminated-comment", "the comment opened at offset \(start) never closes",
-                                          at: text.count)
+                        throw DecodeError(
+                            "unterminated-comment", "the comment opened at offset \(start) never closes",
+                            at: text.count)
                     }
                     if text[position] == UInt8(ascii: "*"), text[position + 1] == UInt8(ascii: "/") {
                         position += 2
@@ -204,10 +210,11 @@ struct OldStylePlistParser {
 
     static func isUnquoted(_ c: UInt8) -> Bool {
         switch c {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
             return true
         case UInt8(ascii: "_"), UInt8(ascii: "$"), UInt8(ascii: "+"), UInt8(ascii: "/"), UInt8(ascii: ":"),
-             UInt8(ascii: "."), UInt8(ascii: "-"):
+            UInt8(ascii: "."), UInt8(ascii: "-"):
             return true
         default:
             return false

@@ -13,8 +13,9 @@ extension OldStylePlistParser {
             position += 1
             while true {
                 guard let c = current else {
-                    throw DecodeError("unterminated-string", "the string opened at offset \(start) never closes",
-                                      at: position)
+                    throw DecodeError(
+                        "unterminated-string", "the string opened at offset \(start) never closes",
+                        at: position)
                 }
                 position += 1
                 if c == UInt8(ascii: "\"") { break }
@@ -65,7 +66,8 @@ extension OldStylePlistParser {
         case UInt8(ascii: "U"):
             let unit = try readHex4(escapeStart: escapeStart)
             if UTF16.isLeadSurrogate(unit) {
-                guard current == UInt8(ascii: "\\"), position + 1 < text.count, text[position + 1] == UInt8(ascii: "U") else {
+                guard current == UInt8(ascii: "\\"), position + 1 < text.count, text[position + 1] == UInt8(ascii: "U")
+                else {
                     throw DecodeError("bad-escape", "a lone UTF-16 surrogate in a \\U escape", at: escapeStart)
                 }
                 position += 2

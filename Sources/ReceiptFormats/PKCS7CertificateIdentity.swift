@@ -10,8 +10,10 @@ extension PKCS7 {
     ///                            signatureValue BIT STRING }
     /// TBSCertificate ::= SEQUENCE { version [0] EXPLICIT Version DEFAULT v1, serialNumber INTEGER,
     ///                               signature AlgorithmIdentifier, issuer Name, … }
-    public static func issuerAndSerial(ofCertificate der: [UInt8],
-                                       limits: Limits = .standard) throws(DecodeError) -> (issuer: [UInt8], serial: [UInt8]) {
+    public static func issuerAndSerial(
+        ofCertificate der: [UInt8],
+        limits: Limits = .standard
+    ) throws(DecodeError) -> (issuer: [UInt8], serial: [UInt8]) {
         try ASN1Reader.withReader(over: der, limits: limits) { (reader) throws(DecodeError) -> ([UInt8], [UInt8]) in
             let certificate = try reader.read(.sequence)
             try reader.finish()

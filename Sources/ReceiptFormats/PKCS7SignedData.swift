@@ -42,8 +42,9 @@ public enum PKCS7 {
             let typeElement = try info.read(.objectIdentifier)
             let contentType = try info.objectIdentifier(typeElement)
             guard contentType == signedDataOID else {
-                throw DecodeError("not-signed-data", "content type \(contentType) is not PKCS#7 signedData",
-                                  at: typeElement.start)
+                throw DecodeError(
+                    "not-signed-data", "content type \(contentType) is not PKCS#7 signedData",
+                    at: typeElement.start)
             }
             return try info.readConstructed(.contextSpecific(0)) { (explicit) throws(DecodeError) -> Parsed in
                 try explicit.readConstructed(.sequence) { (signedData) throws(DecodeError) -> Parsed in
@@ -87,10 +88,11 @@ public enum PKCS7 {
             }
             return signer
         }
-        let signed = PKCS7Signed(certificates: certificates, signerIssuer: signer.issuer, signerSerial: signer.serial,
-                                 digestAlgorithm: signer.digestAlgorithm, signatureAlgorithm: signer.signatureAlgorithm,
-                                 signedAttributes: signer.signedAttributes, signature: signer.signature,
-                                 content: content.bytes)
+        let signed = PKCS7Signed(
+            certificates: certificates, signerIssuer: signer.issuer, signerSerial: signer.serial,
+            digestAlgorithm: signer.digestAlgorithm, signatureAlgorithm: signer.signatureAlgorithm,
+            signedAttributes: signer.signedAttributes, signature: signer.signature,
+            content: content.bytes)
         return Parsed(signed: signed, content: content, contentDepth: contentDepth)
     }
 
@@ -102,10 +104,12 @@ public enum PKCS7 {
             let typeElement = try encap.read(.objectIdentifier)
             let contentType = try encap.objectIdentifier(typeElement)
             guard contentType == dataOID else {
-                throw DecodeError("not-data-content", "eContentType \(contentType) is not pkcs7-data", at: typeElement.start)
+                throw DecodeError(
+                    "not-data-content", "eContentType \(contentType) is not pkcs7-data", at: typeElement.start)
             }
             guard let explicit = try encap.readOptional(.contextSpecific(0)) else {
-                throw DecodeError("no-content", "the SignedData carries no content (detached signature)", at: encap.position)
+                throw DecodeError(
+                    "no-content", "the SignedData carries no content (detached signature)", at: encap.position)
             }
             var inner = try encap.contents(of: explicit)
             let octets = try inner.readOctets()
@@ -135,10 +139,12 @@ public enum PKCS7 {
         try reader.readConstructed(.sequence) { (info) throws(DecodeError) -> Signer in
             _ = try info.readInt64()
             if try info.peekTag() == .contextSpecific(0, constructed: false) {
-                throw DecodeError("unsupported-signer-id", "the signer is named by subject key identifier, not issuer and serial",
-                                  at: info.position)
+                throw DecodeError(
+                    "unsupported-signer-id", "the signer is named by subject key identifier, not issuer and serial",
+                    at: info.position)
             }
-            let (issuer, serial) = try info.readConstructed(.sequence) { (sid) throws(DecodeError) -> ([UInt8], [UInt8]) in
+            let (issuer, serial) = try info.readConstructed(.sequence) {
+                (sid) throws(DecodeError) -> ([UInt8], [UInt8]) in
                 let name = try sid.read(.sequence)
                 let serial = try sid.integerBytes(sid.read(.integer))
                 return (sid.rawBytes(of: name), Array(serial))
@@ -154,8 +160,9 @@ public enum PKCS7 {
             let signatureAlgorithm = try readAlgorithmIdentifier(&info)
             let signature = try info.readOctets().bytes
             _ = try info.readOptional(.contextSpecific(1))
-            return Signer(issuer: issuer, serial: serial, digestAlgorithm: digestAlgorithm,
-                          signedAttributes: signedAttributes, signatureAlgorithm: signatureAlgorithm, signature: signature)
+            return Signer(
+                issuer: issuer, serial: serial, digestAlgorithm: digestAlgorithm,
+                signedAttributes: signedAttributes, signatureAlgorithm: signatureAlgorithm, signature: signature)
         }
     }
 

@@ -213,8 +213,10 @@ public struct PKCS7Signed: Sendable, Equatable {
     /// The eContent octets (the receipt payload), joined if it came as a constructed OCTET STRING.
     public var content: [UInt8]
 
-    public init(certificates: [[UInt8]], signerIssuer: [UInt8], signerSerial: [UInt8], digestAlgorithm: String,
-                signatureAlgorithm: String, signedAttributes: [UInt8]?, signature: [UInt8], content: [UInt8]) {
+    public init(
+        certificates: [[UInt8]], signerIssuer: [UInt8], signerSerial: [UInt8], digestAlgorithm: String,
+        signatureAlgorithm: String, signedAttributes: [UInt8]?, signature: [UInt8], content: [UInt8]
+    ) {
         self.certificates = certificates
         self.signerIssuer = signerIssuer
         self.signerSerial = signerSerial
@@ -253,8 +255,10 @@ public struct JWSSigned: Sendable, Equatable {
     /// `signedDate` (or an AppTransaction's `receiptCreationDate`): the verify time.
     public var signedDate: Timestamp?
 
-    public init(signingInput: [UInt8], headerLength: Int = 0, signature: [UInt8], algorithm: String?, certificates: [[UInt8]],
-                signedDate: Timestamp?) {
+    public init(
+        signingInput: [UInt8], headerLength: Int = 0, signature: [UInt8], algorithm: String?, certificates: [[UInt8]],
+        signedDate: Timestamp?
+    ) {
         self.signingInput = signingInput
         self.headerLength = headerLength
         self.signature = signature

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import IAPBasics
 import JSONText
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Recognises a payload by its content and hands it to the decoder of its kind.
 ///
@@ -16,7 +17,8 @@ import JSONText
 public enum ReceiptDecoder {
     public static func decode(_ payload: [UInt8], limits: Limits = .standard) throws(DecodeError) -> Receipt {
         guard payload.count <= limits.maxPayloadBytes else {
-            throw DecodeError("too-large", "payload of \(payload.count) bytes exceeds the cap of \(limits.maxPayloadBytes)", at: 0)
+            throw DecodeError(
+                "too-large", "payload of \(payload.count) bytes exceeds the cap of \(limits.maxPayloadBytes)", at: 0)
         }
         guard let first = payload.first else { throw DecodeError("empty", "the payload is empty", at: 0) }
         if first == 0x30 { return try AppReceiptDecoder.decode(der: payload, limits: limits) }
@@ -25,15 +27,20 @@ public enum ReceiptDecoder {
         guard start < end else { throw DecodeError("empty", "the payload is only white space", at: 0) }
         // Most payloads have nothing to trim: no copy of a 10 KB receipt then.
         let text = start == 0 && end == payload.count ? payload : Array(payload[start..<end])
-        if text[0] == 0x7B { return try shift(start) { () throws(DecodeError) in try decodeJSON(text, limits: limits) } }
-        if isJWS(text) { return try shift(start) { () throws(DecodeError) in try JWSDecoder.decode(text, limits: limits) } }
+        if text[0] == 0x7B {
+            return try shift(start) { () throws(DecodeError) in try decodeJSON(text, limits: limits) }
+        }
+        if isJWS(text) {
+            return try shift(start) { () throws(DecodeError) in try JWSDecoder.decode(text, limits: limits) }
+        }
 
         let decoded: [UInt8]
         do {
             decoded = try Base64.decode(text, maxBytes: limits.maxPayloadBytes)
         } catch {
-            throw DecodeError("not-a-receipt",
-                              "not a receipt: neither DER, JSON, JWS nor base64 (\(error.reason))", at: error.offset + start)
+            throw DecodeError(
+                "not-a-receipt",
+                "not a receipt: neither DER, JSON, JWS nor base64 (\(error.reason))", at: error.offset + start)
         }
         guard let inner = decoded.first else { throw DecodeError("empty", "base64 text decodes to nothing", at: start) }
         if inner == 0x30 { return try AppReceiptDecoder.decode(der: decoded, limits: limits) }
@@ -69,7 +76,8 @@ public enum ReceiptDecoder {
             return try JWSDecoder.decode(decodedTransaction: obj, bytes: bytes)
         }
         let keys = obj.keys.prefix(8).joined(separator: ", ")
-        let reason = "JSON object is neither a verifyReceipt response, a Google purchase nor a decoded App Store transaction"
+        let reason =
+            "JSON object is neither a verifyReceipt response, a Google purchase nor a decoded App Store transaction"
         throw DecodeError("not-a-receipt", "\(reason) (keys: \(keys))", at: 0)
     }
 

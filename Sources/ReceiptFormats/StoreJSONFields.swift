@@ -19,8 +19,10 @@ struct StoreJSONFields {
     }
 
     /// Parses `bytes` as a JSON object; parser errors come back relocated through `origin`.
-    static func parse(_ bytes: [UInt8], origin: TextOrigin, limits: Limits,
-                      what: String) throws(DecodeError) -> StoreJSONFields {
+    static func parse(
+        _ bytes: [UInt8], origin: TextOrigin, limits: Limits,
+        what: String
+    ) throws(DecodeError) -> StoreJSONFields {
         let value: JSONValue
         do {
             value = try JSONParser.parse(bytes, limits: limits)
@@ -28,7 +30,8 @@ struct StoreJSONFields {
             throw origin.relocate(error)
         }
         guard case .object(let object) = value else {
-            throw origin.relocate(DecodeError("not-an-object", "\(what) is \(value.kindName), not a JSON object", at: 0))
+            throw origin.relocate(
+                DecodeError("not-an-object", "\(what) is \(value.kindName), not a JSON object", at: 0))
         }
         return StoreJSONFields(object, origin: origin)
     }
@@ -155,8 +158,9 @@ struct StoreJSONFields {
             out.reserveCapacity(items.count)
             for (i, item) in items.enumerated() {
                 guard case .object(let o) = item else {
-                    throw DecodeError("bad-field-type", "\(name(of: key))[\(i)]: expected an object, found \(item.kindName)",
-                                      at: origin.offset(of: path + [.key(key), .index(i)]))
+                    throw DecodeError(
+                        "bad-field-type", "\(name(of: key))[\(i)]: expected an object, found \(item.kindName)",
+                        at: origin.offset(of: path + [.key(key), .index(i)]))
                 }
                 out.append(StoreJSONFields(o, path: path + [.key(key), .index(i)], origin: origin))
             }

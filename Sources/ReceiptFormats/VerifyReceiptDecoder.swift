@@ -46,8 +46,10 @@ public enum VerifyReceiptDecoder {
 
     /// `bytes`: the JSON text `json` was parsed from, so errors point at the offending
     /// value; without it they point at offset 0.
-    public static func decode(json: JSONObject, bytes: [UInt8]? = nil,
-                              limits: Limits = .standard) throws(DecodeError) -> Receipt {
+    public static func decode(
+        json: JSONObject, bytes: [UInt8]? = nil,
+        limits: Limits = .standard
+    ) throws(DecodeError) -> Receipt {
         let top = StoreJSONFields(json, origin: .top(bytes))
         var extras: [(key: String, value: JSONValue)] = []
         let embedded = embeddedReceipt(top, limits: limits, extras: &extras)
@@ -77,11 +79,14 @@ public enum VerifyReceiptDecoder {
         return receipt
     }
 
-    private static func purchases(_ entries: [StoreJSONFields], limits: Limits,
-                                  top: StoreJSONFields) throws(DecodeError) -> [Purchase] {
+    private static func purchases(
+        _ entries: [StoreJSONFields], limits: Limits,
+        top: StoreJSONFields
+    ) throws(DecodeError) -> [Purchase] {
         guard entries.count <= limits.maxPurchases else {
-            throw DecodeError("too-many-purchases", "more than \(limits.maxPurchases) purchases in one response",
-                              at: top.origin.offset(of: entries.last?.path ?? []))
+            throw DecodeError(
+                "too-many-purchases", "more than \(limits.maxPurchases) purchases in one response",
+                at: top.origin.offset(of: entries.last?.path ?? []))
         }
         var out: [Purchase] = []
         out.reserveCapacity(entries.count)
@@ -99,12 +104,20 @@ public enum VerifyReceiptDecoder {
 
     /// The decoded `latest_receipt` (or `receipt-data`); nil when absent or undecodable,
     /// the latter recorded in `extras` as `latest_receipt_error`.
-    private static func embeddedReceipt(_ top: StoreJSONFields, limits: Limits,
-                                        extras: inout [(key: String, value: JSONValue)]) -> EmbeddedReceipt? {
+    private static func embeddedReceipt(
+        _ top: StoreJSONFields, limits: Limits,
+        extras: inout [(key: String, value: JSONValue)]
+    ) -> EmbeddedReceipt? {
         func record(_ failure: DecodeError) -> EmbeddedReceipt? {
-            extras.append(("latest_receipt_error", .object(JSONObject([
-                ("code", .string(failure.code)), ("reason", .string(failure.reason)), ("offset", .integer(failure.offset)),
-            ]))))
+            extras.append(
+                (
+                    "latest_receipt_error",
+                    .object(
+                        JSONObject([
+                            ("code", .string(failure.code)), ("reason", .string(failure.reason)),
+                            ("offset", .integer(failure.offset)),
+                        ]))
+                ))
             return nil
         }
         let key = top.has("latest_receipt") ? "latest_receipt" : "receipt-data"

@@ -19,8 +19,10 @@ enum AppReceiptSignature {
         "1.2.840.113549.1.1.11": .sha256,
     ]
 
-    static func verify(_ signed: PKCS7Signed, createdAt creationDate: Timestamp?,
-                       chains: AppleChains) -> SignatureStatus {
+    static func verify(
+        _ signed: PKCS7Signed, createdAt creationDate: Timestamp?,
+        chains: AppleChains
+    ) -> SignatureStatus {
         guard let creationDate else {
             return SignatureStatus(.invalid, "no creation date to verify at")
         }
@@ -45,9 +47,11 @@ enum AppReceiptSignature {
         } catch {
             return SignatureStatus(.invalid, "unreadable certificate in the receipt: \(error.reason)")
         }
-        guard let signerIndex = certificates.firstIndex(where: {
-            $0.matches(issuerNameDER: signed.signerIssuer, serialNumber: signed.signerSerial)
-        }) else {
+        guard
+            let signerIndex = certificates.firstIndex(where: {
+                $0.matches(issuerNameDER: signed.signerIssuer, serialNumber: signed.signerSerial)
+            })
+        else {
             return SignatureStatus(.invalid, "the signer's certificate is not among the receipt's certificates")
         }
         var intermediates = certificates

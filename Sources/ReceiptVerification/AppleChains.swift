@@ -28,20 +28,25 @@ final class AppleChains: Sendable {
 
     /// Whether `leaf`, through `intermediates` (the receipt's other certificates, untrusted),
     /// reaches an anchor at `time` and carries the markers `policy` asks for.
-    func check(leaf: X509Certificate, intermediates: [X509Certificate], policy: AppleMarkerPolicy,
-               at time: Timestamp) -> ChainCheck {
+    func check(
+        leaf: X509Certificate, intermediates: [X509Certificate], policy: AppleMarkerPolicy,
+        at time: Timestamp
+    ) -> ChainCheck {
         guard let chains else { return verify(leaf: leaf, intermediates: intermediates, policy: policy, at: time) }
         let chain = [leaf] + intermediates
         let segment = ValiditySegment(containing: time, certificates: chain, anchorCuts: anchorCuts)
-        let key = ChainCache.Key(certificates: chain.map(CertificateIdentity.init), leafOID: policy.leafOID,
-                                 segment: segment)
+        let key = ChainCache.Key(
+            certificates: chain.map(CertificateIdentity.init), leafOID: policy.leafOID,
+            segment: segment)
         return chains.check(for: key) {
             verify(leaf: leaf, intermediates: intermediates, policy: policy, at: time)
         }
     }
 
-    private func verify(leaf: X509Certificate, intermediates: [X509Certificate], policy: AppleMarkerPolicy,
-                        at time: Timestamp) -> ChainCheck {
+    private func verify(
+        leaf: X509Certificate, intermediates: [X509Certificate], policy: AppleMarkerPolicy,
+        at time: Timestamp
+    ) -> ChainCheck {
         do throws(CryptoError) {
             let verdict = try store.verify(leaf: leaf, intermediates: intermediates, at: time)
             return try ChainCheck(verdict: verdict, leaf: leaf, policy: policy)

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import StoreCrypto
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The certificates a receipt carries, parsed, by the exact bytes of the whole list.
 /// Receipts repeat a handful of lists, so one lookup per receipt finds all of them; the
@@ -55,10 +56,12 @@ final class CarriedCertificatesCache: Sendable {
             guard a.digest == b.digest, a.ders.count == b.ders.count else { return false }
             for (x, y) in zip(a.ders, b.ders) {
                 guard x.count == y.count else { return false }
-                let same = x.withUnsafeBytes { p in y.withUnsafeBytes { q in
-                    guard let pa = p.baseAddress, let qa = q.baseAddress else { return p.count == q.count }
-                    return memcmp(pa, qa, p.count) == 0
-                } }
+                let same = x.withUnsafeBytes { p in
+                    y.withUnsafeBytes { q in
+                        guard let pa = p.baseAddress, let qa = q.baseAddress else { return p.count == q.count }
+                        return memcmp(pa, qa, p.count) == 0
+                    }
+                }
                 guard same else { return false }
             }
             return true

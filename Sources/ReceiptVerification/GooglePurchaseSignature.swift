@@ -9,8 +9,10 @@ import StoreCrypto
 /// and a failure says the signed bytes were re-serialised (the purchase may be genuine, but
 /// nothing proves it any more).
 enum GooglePurchaseSignature {
-    static func verify(originalJSON: [UInt8], signature: [UInt8]?, packageName: String?,
-                       keys: [String: PublicKey], storedAsObjectIn objectKey: String? = nil) -> SignatureStatus {
+    static func verify(
+        originalJSON: [UInt8], signature: [UInt8]?, packageName: String?,
+        keys: [String: PublicKey], storedAsObjectIn objectKey: String? = nil
+    ) -> SignatureStatus {
         guard let signature else {
             return SignatureStatus(.unsigned, "Google purchase without a signature")
         }
@@ -30,6 +32,7 @@ enum GooglePurchaseSignature {
             try key.verifyRSA(signature: signature, over: originalJSON, digest: .sha1)
         }
         guard let objectKey, status == SignatureStatus(.invalid, "bad signature") else { return status }
-        return SignatureStatus(.invalid, "bad signature: \(objectKey) was stored as a JSON object whose bytes were re-serialized")
+        return SignatureStatus(
+            .invalid, "bad signature: \(objectKey) was stored as a JSON object whose bytes were re-serialized")
     }
 }

@@ -8,8 +8,10 @@ import StoreCrypto
 /// an anchor: the iTunes Store CA (1.2.840.113635.100.6.2.2) placed among ours, or the root
 /// above it.
 enum LegacyReceiptSignature {
-    static func verify(_ signed: LegacySigned, purchasedAt purchaseDate: Timestamp?,
-                       chains: AppleChains) -> SignatureStatus {
+    static func verify(
+        _ signed: LegacySigned, purchasedAt purchaseDate: Timestamp?,
+        chains: AppleChains
+    ) -> SignatureStatus {
         guard let signature = signed.signature, let certificate = signed.certificate else {
             return .legacyWithoutSignature
         }

@@ -22,21 +22,26 @@ public struct ReceiptVerifier: Sendable {
     /// its `trust/google/<package>.pem|.pub`. A file that cannot be used throws, naming it.
     /// `cachesChains: false` parses every certificate and checks every chain each time
     /// (for benchmarks; the answers are the same).
-    public init(appleAnchorFiles: [String], googleKeyFiles: [String: String],
-                cachesChains: Bool = true) throws(TrustFileError) {
+    public init(
+        appleAnchorFiles: [String], googleKeyFiles: [String: String],
+        cachesChains: Bool = true
+    ) throws(TrustFileError) {
         let anchors = try TrustFiles.appleAnchors(appleAnchorFiles)
         let keys = try TrustFiles.googleKeys(googleKeyFiles)
         do {
             try self.init(appleAnchors: anchors, googleKeys: keys, cachesChains: cachesChains)
         } catch {
-            throw TrustFileError(path: appleAnchorFiles.joined(separator: ", "),
-                                 reason: "cannot build a trust store: \(error.reason)")
+            throw TrustFileError(
+                path: appleAnchorFiles.joined(separator: ", "),
+                reason: "cannot build a trust store: \(error.reason)")
         }
     }
 
     /// From anchors and keys already in memory (tests, benchmarks).
-    public init(appleAnchors: [X509Certificate], googleKeys: [String: PublicKey],
-                cachesChains: Bool = true) throws(CryptoError) {
+    public init(
+        appleAnchors: [X509Certificate], googleKeys: [String: PublicKey],
+        cachesChains: Bool = true
+    ) throws(CryptoError) {
         apple = appleAnchors.isEmpty ? nil : try AppleChains(anchors: appleAnchors, caching: cachesChains)
         self.googleKeys = googleKeys
     }
@@ -66,9 +71,10 @@ public struct ReceiptVerifier: Sendable {
         case .jws(let outer, let nested):
             return (checkApple(receipt) { chains in verifyJWS(outer, nested: nested, chains: chains) }, nil)
         case .google(let originalJSON, let signature, let objectKey):
-            let status = GooglePurchaseSignature.verify(originalJSON: originalJSON, signature: signature,
-                                                        packageName: receipt.appID, keys: googleKeys,
-                                                        storedAsObjectIn: objectKey)
+            let status = GooglePurchaseSignature.verify(
+                originalJSON: originalJSON, signature: signature,
+                packageName: receipt.appID, keys: googleKeys,
+                storedAsObjectIn: objectKey)
             return (status, nil)
         case .verifyReceipt(let embedded):
             return verifyClaims(receipt, embedded: embedded?.receipt)
@@ -107,8 +113,10 @@ public struct ReceiptVerifier: Sendable {
         guard let embedded else {
             if let error = claims.extras.first(where: { $0.key == "latest_receipt_error" })?.value {
                 let detail = error.object?["reason"]?.string ?? "unreadable"
-                return (SignatureStatus(.invalid, "forged: latest_receipt present but undecodable"),
-                        "latest_receipt is present but undecodable (\(detail))")
+                return (
+                    SignatureStatus(.invalid, "forged: latest_receipt present but undecodable"),
+                    "latest_receipt is present but undecodable (\(detail))"
+                )
             }
             return (SignatureStatus(.unsigned, "verifyReceipt JSON without an embedded receipt is only a claim"), nil)
         }

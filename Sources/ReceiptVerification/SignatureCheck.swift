@@ -5,8 +5,10 @@ import StoreCrypto
 enum SignatureCheck {
     /// `valid` (saying `validReason`) when `verify` says so; otherwise its reason, or why
     /// OpenSSL could not check.
-    static func status(validReason: String = "signature and chain verified",
-                       _ verify: () throws(CryptoError) -> SignatureVerdict) -> SignatureStatus {
+    static func status(
+        validReason: String = "signature and chain verified",
+        _ verify: () throws(CryptoError) -> SignatureVerdict
+    ) -> SignatureStatus {
         do {
             switch try verify() {
             case .valid: return SignatureStatus(.valid, validReason)

@@ -20,7 +20,8 @@ enum VerifyReceiptCrossCheck {
             return "bundle id \(claimed) in the JSON, \(actual) in the signed receipt"
         }
         if let claimed = claims.environment, let actual = signed.environment,
-           sandboxed(claimed) != sandboxed(actual) {
+            sandboxed(claimed) != sandboxed(actual)
+        {
             return "environment \(claimed) in the JSON, \(actual) in the signed receipt"
         }
         var signedByID: [String: Purchase] = [:]
@@ -47,7 +48,8 @@ enum VerifyReceiptCrossCheck {
             return "is product \(text(claimed.productID)) in the JSON, \(text(actual.productID)) in the signed receipt"
         }
         if claimed.originalTransactionID != nil, claimed.originalTransactionID != actual.originalTransactionID {
-            return "has original transaction \(text(claimed.originalTransactionID)) in the JSON, \(text(actual.originalTransactionID)) in the signed receipt"
+            return
+                "has original transaction \(text(claimed.originalTransactionID)) in the JSON, \(text(actual.originalTransactionID)) in the signed receipt"
         }
         if claimed.quantity != actual.quantity {
             return "has quantity \(claimed.quantity) in the JSON, \(actual.quantity) in the signed receipt"

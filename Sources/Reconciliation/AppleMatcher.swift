@@ -42,7 +42,8 @@ struct AppleMatcher {
         creditCount += 1
         let key = Key(product: c.productID, currency: c.currency)
         days[key, default: [:]][day, default: DayTotals()].ourUnits += 1
-        days[key, default: [:]][day, default: DayTotals()].ourAmount = days[key]?[day].map { $0.ourAmount + c.amount } ?? c.amount
+        days[key, default: [:]][day, default: DayTotals()].ourAmount =
+            days[key]?[day].map { $0.ourAmount + c.amount } ?? c.amount
     }
 
     mutating func add(_ e: StoreEvent) {
@@ -84,12 +85,14 @@ struct AppleMatcher {
     private func decide(_ key: Key, _ byDay: [Int: DayTotals], into ledger: inout Ledger) {
         let order = byDay.keys.sorted()
         // Same day first.
-        var soldLeft: [Int: Int64] = [:], creditsLeft: [Int: Int64] = [:]
+        var soldLeft: [Int: Int64] = [:]
+        var creditsLeft: [Int: Int64] = [:]
         for day in order {
             guard let t = byDay[day] else { continue }
             let both = min(t.ourUnits, t.soldUnits)
             if both > 0, window.contains(day) {
-                ledger.matched(.apple, key.currency, count: Int(both), amount: t.soldAmount.share(both, of: t.soldUnits))
+                ledger.matched(
+                    .apple, key.currency, count: Int(both), amount: t.soldAmount.share(both, of: t.soldUnits))
             }
             soldLeft[day] = t.soldUnits - both
             creditsLeft[day] = t.ourUnits - both
@@ -97,30 +100,41 @@ struct AppleMatcher {
         // Then sales with credits up to `tolerance` days later.
         for day in order where (soldLeft[day] ?? 0) > 0 && window.tolerance > 0 {
             for later in (day + 1)...(day + window.tolerance) {
-                let sold = soldLeft[day] ?? 0, credited = creditsLeft[later] ?? 0
+                let sold = soldLeft[day] ?? 0
+                let credited = creditsLeft[later] ?? 0
                 let paired = min(sold, credited)
                 guard paired > 0 else { continue }
                 soldLeft[day] = sold - paired
                 creditsLeft[later] = credited - paired
-                guard window.contains(day) || window.contains(later), let t = byDay[day], let c = byDay[later] else { continue }
-                ledger.report(Difference(
-                    store: .apple, bucket: .timingDifference, orderID: nil, storeOrderID: nil, productID: key.product,
-                    day: day, currency: key.currency, ourCurrency: nil, ourUnits: paired, storeUnits: paired,
-                    ourAmount: c.ourAmount.share(paired, of: c.ourUnits), storeAmount: t.soldAmount.share(paired, of: t.soldUnits),
-                    detail: "\(paired) unit(s) sold \(CalendarDay.text(day)) credited \(CalendarDay.text(later)), \(later - day) day(s) later"))
+                guard window.contains(day) || window.contains(later), let t = byDay[day], let c = byDay[later] else {
+                    continue
+                }
+                ledger.report(
+                    Difference(
+                        store: .apple, bucket: .timingDifference, orderID: nil, storeOrderID: nil,
+                        productID: key.product,
+                        day: day, currency: key.currency, ourCurrency: nil, ourUnits: paired, storeUnits: paired,
+                        ourAmount: c.ourAmount.share(paired, of: c.ourUnits),
+                        storeAmount: t.soldAmount.share(paired, of: t.soldUnits),
+                        detail:
+                            "\(paired) unit(s) sold \(CalendarDay.text(day)) credited \(CalendarDay.text(later)), \(later - day) day(s) later"
+                    ))
             }
         }
         for day in order where window.contains(day) {
             guard let t = byDay[day], (soldLeft[day] ?? 0) != 0 || (creditsLeft[day] ?? 0) != 0 else { continue }
             var detail = "\(t.soldUnits) sold, \(t.ourUnits) credited"
-            let unpairedSold = soldLeft[day] ?? 0, unpairedCredits = creditsLeft[day] ?? 0
+            let unpairedSold = soldLeft[day] ?? 0
+            let unpairedCredits = creditsLeft[day] ?? 0
             if unpairedSold > 0 { detail += "; \(unpairedSold) sold without a credit" }
             if unpairedCredits > 0 { detail += "; \(unpairedCredits) credited without a sale" }
             if t.refundedUnits > 0 { detail += "; \(t.refundedUnits) refunded that day" }
-            ledger.report(Difference(store: .apple, bucket: .unitDifference, orderID: nil, storeOrderID: nil,
-                                     productID: key.product, day: day, currency: key.currency,
-                                     ourUnits: t.ourUnits, storeUnits: t.soldUnits, ourAmount: t.ourAmount,
-                                     storeAmount: t.soldAmount, detail: detail))
+            ledger.report(
+                Difference(
+                    store: .apple, bucket: .unitDifference, orderID: nil, storeOrderID: nil,
+                    productID: key.product, day: day, currency: key.currency,
+                    ourUnits: t.ourUnits, storeUnits: t.soldUnits, ourAmount: t.ourAmount,
+                    storeAmount: t.soldAmount, detail: detail))
         }
     }
 }

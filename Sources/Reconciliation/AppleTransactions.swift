@@ -14,8 +14,10 @@ public struct AppleTransactionEvent: Sendable, Equatable {
     public var price: DecimalAmount?
     public var currency: String?
 
-    public init(kind: Kind, transactionID: String, productID: String?, purchaseDate: Timestamp?,
-                price: DecimalAmount?, currency: String?) {
+    public init(
+        kind: Kind, transactionID: String, productID: String?, purchaseDate: Timestamp?,
+        price: DecimalAmount?, currency: String?
+    ) {
         self.kind = kind
         self.transactionID = transactionID
         self.productID = productID
@@ -58,7 +60,8 @@ struct AppleTransactions {
     /// The sales the covered transactions made, to take out of the report's units.
     var sales: [(product: String, day: Int, currency: String, amount: DecimalAmount)] {
         covered.values.compactMap { v in
-            guard let product = v.event.productID, let bought = v.event.purchaseDate, let currency = v.event.currency else { return nil }
+            guard let product = v.event.productID, let bought = v.event.purchaseDate, let currency = v.event.currency
+            else { return nil }
             return (product, CalendarDay.pacific(bought), currency.uppercased(), v.event.price ?? .zero)
         }
     }
@@ -67,23 +70,28 @@ struct AppleTransactions {
         for txn in covered.keys.sorted() {
             guard let v = covered[txn] else { continue }
             let e = v.event
-            let day = e.purchaseDate.map(CalendarDay.pacific) ?? credited[txn].map { CalendarDay.pacific($0.createdAt) } ?? 0
+            let day =
+                e.purchaseDate.map(CalendarDay.pacific) ?? credited[txn].map { CalendarDay.pacific($0.createdAt) } ?? 0
             guard window.contains(day) else { continue }
             let currency = (e.currency ?? credited[txn]?.currency ?? "").uppercased()
             let product = e.productID ?? credited[txn]?.productID ?? ""
             if let c = credited[txn] {
                 if v.refunded, !c.refunded {
-                    ledger.report(Difference(store: .apple, bucket: .refundedStillCredited, orderID: c.orderID, storeOrderID: txn,
-                                             productID: product, day: day, currency: c.currency, ourUnits: 1, storeUnits: 0,
-                                             ourAmount: c.amount, storeAmount: e.price,
-                                             detail: "the store refunded transaction \(txn); order \(c.orderID) is still credited"))
+                    ledger.report(
+                        Difference(
+                            store: .apple, bucket: .refundedStillCredited, orderID: c.orderID, storeOrderID: txn,
+                            productID: product, day: day, currency: c.currency, ourUnits: 1, storeUnits: 0,
+                            ourAmount: c.amount, storeAmount: e.price,
+                            detail: "the store refunded transaction \(txn); order \(c.orderID) is still credited"))
                 } else if v.charged || v.refunded {
                     ledger.matched(.apple, c.currency, count: 1, amount: e.price ?? c.amount)
                 }
             } else if v.charged, !v.refunded {
-                ledger.report(Difference(store: .apple, bucket: .lostOrder, orderID: nil, storeOrderID: txn, productID: product,
-                                         day: day, currency: currency, ourUnits: 0, storeUnits: 1, ourAmount: nil, storeAmount: e.price,
-                                         detail: "the store charged transaction \(txn) (a store event), and no order credits it"))
+                ledger.report(
+                    Difference(
+                        store: .apple, bucket: .lostOrder, orderID: nil, storeOrderID: txn, productID: product,
+                        day: day, currency: currency, ourUnits: 0, storeUnits: 1, ourAmount: nil, storeAmount: e.price,
+                        detail: "the store charged transaction \(txn) (a store event), and no order credits it"))
             }
         }
     }

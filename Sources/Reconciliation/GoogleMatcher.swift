@@ -74,9 +74,10 @@ struct GoogleMatcher {
             withoutOrderNumber.append(c)
             return
         }
-        var credit = Credit(orderID: c.orderID, storeOrderID: number, product: pool.id(c.productID),
-                            currency: pool.id(c.currency), amount: c.amount, createdAtMillis: c.createdAt.millis,
-                            refunded: c.refunded)
+        var credit = Credit(
+            orderID: c.orderID, storeOrderID: number, product: pool.id(c.productID),
+            currency: pool.id(c.currency), amount: c.amount, createdAtMillis: c.createdAt.millis,
+            refunded: c.refunded)
         let index = Int32(truncatingIfNeeded: credits.count)
         if let head = headOf[number] {
             // Linked behind the head; the group is ordered when it is decided.
@@ -93,7 +94,8 @@ struct GoogleMatcher {
     mutating func add(_ e: StoreEvent) {
         guard let number = e.orderID, window.reaches(e.day) else { return }
         eventCount += 1
-        let currency = pool.id(e.currency), product = pool.id(e.productID)
+        let currency = pool.id(e.currency)
+        let product = pool.id(e.productID)
         if let head = headOf[number] {
             GoogleMatcher.merge(e, currency: currency, product: product, into: &sides[Int(head)])
         } else {
@@ -127,10 +129,14 @@ struct GoogleMatcher {
     func finish(into ledger: inout Ledger) {
         let tolerance = window.tolerance
         for c in withoutOrderNumber where !c.refunded && window.contains(CalendarDay.utc(c.createdAt)) {
-            ledger.report(Difference(store: .google, bucket: .unpaidCredit, orderID: c.orderID, storeOrderID: nil,
-                                     productID: c.productID, day: CalendarDay.utc(c.createdAt), currency: c.currency,
-                                     ourCurrency: nil, ourUnits: 1, storeUnits: 0, ourAmount: c.amount, storeAmount: nil,
-                                     detail: "no Google order number: the order has no transaction_id and its receipt none (a test purchase?)"))
+            ledger.report(
+                Difference(
+                    store: .google, bucket: .unpaidCredit, orderID: c.orderID, storeOrderID: nil,
+                    productID: c.productID, day: CalendarDay.utc(c.createdAt), currency: c.currency,
+                    ourCurrency: nil, ourUnits: 1, storeUnits: 0, ourAmount: c.amount, storeAmount: nil,
+                    detail:
+                        "no Google order number: the order has no transaction_id and its receipt none (a test purchase?)"
+                ))
         }
         for index in credits.indices where credits[index].isHead {
             var group: [Credit] = []
@@ -143,7 +149,8 @@ struct GoogleMatcher {
             decide(group, sides[index], tolerance: tolerance, into: &ledger)
         }
         for (number, side) in storeOnly where side.charged && !side.refunded && window.contains(side.day) {
-            ledger.report(row(.lostOrder, nil, number, side, "the store charged; no order of ours has this order number"))
+            ledger.report(
+                row(.lostOrder, nil, number, side, "the store charged; no order of ours has this order number"))
         }
     }
 
@@ -151,13 +158,18 @@ struct GoogleMatcher {
         guard let first = group.first else { return }
         if !side.seen {
             for c in group where !c.refunded && window.contains(c.day) {
-                ledger.report(row(.unpaidCredit, c, c.storeOrderID, nil, "credited; the store reports no charge for this order number"))
+                ledger.report(
+                    row(
+                        .unpaidCredit, c, c.storeOrderID, nil,
+                        "credited; the store reports no charge for this order number"))
             }
             return
         }
         for c in group.dropFirst() where !c.refunded && window.contains(c.day) {
-            ledger.report(row(.unpaidCredit, c, c.storeOrderID, side,
-                              "the store charged this order number once; order \(first.orderID) already took it"))
+            ledger.report(
+                row(
+                    .unpaidCredit, c, c.storeOrderID, side,
+                    "the store charged this order number once; order \(first.orderID) already took it"))
         }
         let inScope = window.contains(side.day) || window.contains(first.day)
         guard inScope else { return }
@@ -166,19 +178,25 @@ struct GoogleMatcher {
             if first.refunded {
                 ledger.matched(.google, storeCurrency, count: 1, amount: side.amount)
             } else {
-                ledger.report(row(.refundedStillCredited, first, first.storeOrderID, side,
-                                  "the store refunded this order; ours is still credited"))
+                ledger.report(
+                    row(
+                        .refundedStillCredited, first, first.storeOrderID, side,
+                        "the store refunded this order; ours is still credited"))
             }
             return
         }
         if first.refunded {
-            ledger.report(row(.lostOrder, first, first.storeOrderID, side,
-                              "the store charged and did not refund; our order is marked refunded"))
+            ledger.report(
+                row(
+                    .lostOrder, first, first.storeOrderID, side,
+                    "the store charged and did not refund; our order is marked refunded"))
             return
         }
         var differs: [String] = []
         if side.currency != first.currency || side.amount != first.amount {
-            differs.append("the store charged \(side.amount) \(storeCurrency), we credited \(first.amount) \(pool.text(first.currency))")
+            differs.append(
+                "the store charged \(side.amount) \(storeCurrency), we credited \(first.amount) \(pool.text(first.currency))"
+            )
         }
         if side.product != first.product {
             differs.append("the store sold \(pool.text(side.product)), we credited \(pool.text(first.product))")
@@ -191,28 +209,40 @@ struct GoogleMatcher {
         if gap == 0 {
             ledger.matched(.google, storeCurrency, count: 1, amount: side.amount)
         } else if abs(gap) <= tolerance {
-            ledger.report(row(.timingDifference, first, first.storeOrderID, side,
-                              gap > 0 ? "charged \(CalendarDay.text(side.day)), credited \(gap) day(s) later"
-                                  : "credited \(CalendarDay.text(first.day)), charged \(-gap) day(s) later"))
+            ledger.report(
+                row(
+                    .timingDifference, first, first.storeOrderID, side,
+                    gap > 0
+                        ? "charged \(CalendarDay.text(side.day)), credited \(gap) day(s) later"
+                        : "credited \(CalendarDay.text(first.day)), charged \(-gap) day(s) later"))
         } else if gap > 0 {
-            ledger.report(row(.lostOrder, first, first.storeOrderID, side,
-                              "charged \(CalendarDay.text(side.day)) but credited only \(gap) days later, past the tolerance of \(tolerance)"))
+            ledger.report(
+                row(
+                    .lostOrder, first, first.storeOrderID, side,
+                    "charged \(CalendarDay.text(side.day)) but credited only \(gap) days later, past the tolerance of \(tolerance)"
+                ))
         } else {
-            ledger.report(row(.unpaidCredit, first, first.storeOrderID, side,
-                              "credited \(CalendarDay.text(first.day)), \(-gap) days before the store charged, past the tolerance of \(tolerance)"))
+            ledger.report(
+                row(
+                    .unpaidCredit, first, first.storeOrderID, side,
+                    "credited \(CalendarDay.text(first.day)), \(-gap) days before the store charged, past the tolerance of \(tolerance)"
+                ))
         }
     }
 
-    private func row(_ bucket: Bucket, _ c: Credit?, _ number: String, _ side: StoreSide?, _ detail: String) -> Difference {
+    private func row(_ bucket: Bucket, _ c: Credit?, _ number: String, _ side: StoreSide?, _ detail: String)
+        -> Difference
+    {
         let charged = side.map { $0.charged && !$0.refunded } ?? false
         let storeKnown = side?.seen ?? false
         let product = storeKnown ? side.map { pool.text($0.product) } : c.map { pool.text($0.product) }
         let currency = storeKnown ? side.map { pool.text($0.currency) } : c.map { pool.text($0.currency) }
-        return Difference(store: .google, bucket: bucket, orderID: c?.orderID, storeOrderID: number,
-                          productID: product ?? "", day: storeKnown ? (side?.day ?? 0) : (c?.day ?? 0),
-                          currency: currency ?? "",
-                          ourCurrency: c.map { pool.text($0.currency) }.flatMap { $0 == currency ? nil : $0 },
-                          ourUnits: c.map { $0.refunded ? 0 : 1 } ?? 0, storeUnits: charged ? 1 : 0,
-                          ourAmount: c?.amount, storeAmount: side.flatMap { $0.charged ? $0.amount : nil }, detail: detail)
+        return Difference(
+            store: .google, bucket: bucket, orderID: c?.orderID, storeOrderID: number,
+            productID: product ?? "", day: storeKnown ? (side?.day ?? 0) : (c?.day ?? 0),
+            currency: currency ?? "",
+            ourCurrency: c.map { pool.text($0.currency) }.flatMap { $0 == currency ? nil : $0 },
+            ourUnits: c.map { $0.refunded ? 0 : 1 } ?? 0, storeUnits: charged ? 1 : 0,
+            ourAmount: c?.amount, storeAmount: side.flatMap { $0.charged ? $0.amount : nil }, detail: detail)
     }
 }

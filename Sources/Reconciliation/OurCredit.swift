@@ -17,8 +17,10 @@ public struct OurCredit: Sendable, Equatable {
     /// We marked the order refunded (it matches a store charge plus a refund).
     public var refunded: Bool
 
-    public init(orderID: String, store: StoreName, storeOrderID: String?, productID: String, createdAt: Timestamp,
-                amount: DecimalAmount, currency: String, refunded: Bool = false) {
+    public init(
+        orderID: String, store: StoreName, storeOrderID: String?, productID: String, createdAt: Timestamp,
+        amount: DecimalAmount, currency: String, refunded: Bool = false
+    ) {
         self.orderID = orderID
         self.store = store
         self.storeOrderID = storeOrderID
@@ -59,6 +61,7 @@ struct Ledger {
 
     mutating func report(_ d: Difference) {
         differences.append(d)
-        totals[d.store, default: [:]][d.currency, default: CurrencyTotals()].buckets[d.bucket, default: Tally()].add(1, d.bucketAmount)
+        totals[d.store, default: [:]][d.currency, default: CurrencyTotals()].buckets[d.bucket, default: Tally()].add(
+            1, d.bucketAmount)
     }
 }

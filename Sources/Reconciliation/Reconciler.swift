@@ -65,9 +65,10 @@ public struct Reconciler {
             (a.store, a.day, a.bucket, a.productID, a.storeOrderID ?? "", a.orderID ?? "")
                 < (b.store, b.day, b.bucket, b.productID, b.storeOrderID ?? "", b.orderID ?? "")
         }
-        return ReconciliationOutcome(differences: sorted, totals: ledger.totals,
-                                     creditsCompared: (stores.contains(.google) ? google.creditCount : 0)
-                                         + (stores.contains(.apple) ? apple.creditCount + appleTaken : 0),
-                                     eventsCompared: google.eventCount + apple.eventCount)
+        return ReconciliationOutcome(
+            differences: sorted, totals: ledger.totals,
+            creditsCompared: (stores.contains(.google) ? google.creditCount : 0)
+                + (stores.contains(.apple) ? apple.creditCount + appleTaken : 0),
+            eventsCompared: google.eventCount + apple.eventCount)
     }
 }

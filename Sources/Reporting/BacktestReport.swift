@@ -25,9 +25,11 @@ public struct BacktestRow: Sendable, Equatable {
     /// A store event (tonight's or one the ledger remembers) says the purchase was refunded.
     public var refunded: Bool
 
-    public init(orderID: String?, userID: String?, createdAt: Timestamp?, productID: String?, amount: String?,
-                currency: String?, baselineRules: [String], candidateRules: [String], change: BacktestChange,
-                verdict: String?, refunded: Bool) {
+    public init(
+        orderID: String?, userID: String?, createdAt: Timestamp?, productID: String?, amount: String?,
+        currency: String?, baselineRules: [String], candidateRules: [String], change: BacktestChange,
+        verdict: String?, refunded: Bool
+    ) {
         self.orderID = orderID
         self.userID = userID
         self.createdAt = createdAt
@@ -46,19 +48,23 @@ public struct BacktestRow: Sendable, Equatable {
 
     /// The row as backtest.csv writes it (cells escaped as flagged.csv's are).
     public var csvRow: String {
-        SpreadsheetCSV.row([orderID, userID, createdAt?.iso8601, productID, amount, currency,
-                            baselineRules.joined(separator: ";"), candidateRules.joined(separator: ";"), change.rawValue,
-                            verdict, refunded ? "yes" : "no"])
+        SpreadsheetCSV.row([
+            orderID, userID, createdAt?.iso8601, productID, amount, currency,
+            baselineRules.joined(separator: ";"), candidateRules.joined(separator: ";"), change.rawValue,
+            verdict, refunded ? "yes" : "no",
+        ])
     }
 
     /// The row as backtest.html's data holds it.
     public var json: JSONObject {
         func text(_ s: String?) -> JSONValue { s.map(JSONValue.string) ?? .null }
-        return JSONObject([("order_id", text(orderID)), ("user_id", text(userID)), ("created_at", text(createdAt?.iso8601)),
-                           ("product_id", text(productID)), ("amount", text(amount)), ("currency", text(currency)),
-                           ("baseline_rules", .array(baselineRules.map(JSONValue.string))),
-                           ("candidate_rules", .array(candidateRules.map(JSONValue.string))),
-                           ("change", .string(change.rawValue)), ("verdict", text(verdict)), ("refunded", .bool(refunded))])
+        return JSONObject([
+            ("order_id", text(orderID)), ("user_id", text(userID)), ("created_at", text(createdAt?.iso8601)),
+            ("product_id", text(productID)), ("amount", text(amount)), ("currency", text(currency)),
+            ("baseline_rules", .array(baselineRules.map(JSONValue.string))),
+            ("candidate_rules", .array(candidateRules.map(JSONValue.string))),
+            ("change", .string(change.rawValue)), ("verdict", text(verdict)), ("refunded", .bool(refunded)),
+        ])
     }
 }
 
@@ -99,10 +105,19 @@ public struct BacktestTotals: Sendable, Equatable {
         }
 
         var json: JSONObject {
-            JSONObject([("orders", .integer(orders)),
-                        ("at_risk", .object(JSONObject(atRisk.sorted { $0.key < $1.key }.map { (key: $0.key, value: .string($0.value.description)) }))),
-                        ("reviewed_fraud", .integer(reviewedFraud)), ("reviewed_legit", .integer(reviewedLegit)),
-                        ("refunded", .integer(refunded))])
+            JSONObject([
+                ("orders", .integer(orders)),
+                (
+                    "at_risk",
+                    .object(
+                        JSONObject(
+                            atRisk.sorted { $0.key < $1.key }.map {
+                                (key: $0.key, value: .string($0.value.description))
+                            }))
+                ),
+                ("reviewed_fraud", .integer(reviewedFraud)), ("reviewed_legit", .integer(reviewedLegit)),
+                ("refunded", .integer(refunded)),
+            ])
         }
     }
 
@@ -125,7 +140,8 @@ public struct BacktestTotals: Sendable, Equatable {
         case .noLongerFlagged: noLongerFlagged.add(row)
         case .rulesChanged: rulesChanged.add(row)
         }
-        let before = Set(row.baselineRules), after = Set(row.candidateRules)
+        let before = Set(row.baselineRules)
+        let after = Set(row.candidateRules)
         for rule in after.subtracting(before) { byRule[rule, default: RuleCounts()].added += 1 }
         for rule in before.subtracting(after) { byRule[rule, default: RuleCounts()].removed += 1 }
     }
@@ -133,18 +149,32 @@ public struct BacktestTotals: Sendable, Equatable {
     public func json(version: String, baseline: String, candidate: String) -> JSONObject {
         let rules = byRule.keys.sorted().map { id -> (key: String, value: JSONValue) in
             let c = byRule[id] ?? RuleCounts()
-            return (id, .object(JSONObject([("baseline", .integer(c.baseline)), ("candidate", .integer(c.candidate)),
-                                            ("added", .integer(c.added)), ("removed", .integer(c.removed))])))
+            return (
+                id,
+                .object(
+                    JSONObject([
+                        ("baseline", .integer(c.baseline)), ("candidate", .integer(c.candidate)),
+                        ("added", .integer(c.added)), ("removed", .integer(c.removed)),
+                    ]))
+            )
         }
-        return JSONObject([("version", .string(version)),
-                           ("baseline", .string(baseline)), ("candidate", .string(candidate)),
-                           ("orders", .integer(orders)),
-                           ("flagged", .object(JSONObject([("baseline", .integer(flaggedBaseline)),
-                                                           ("candidate", .integer(flaggedCandidate))]))),
-                           ("by_rule", .object(JSONObject(rules))),
-                           ("newly_flagged", .object(newlyFlagged.json)),
-                           ("no_longer_flagged", .object(noLongerFlagged.json)),
-                           ("rules_changed", .object(rulesChanged.json))])
+        return JSONObject([
+            ("version", .string(version)),
+            ("baseline", .string(baseline)), ("candidate", .string(candidate)),
+            ("orders", .integer(orders)),
+            (
+                "flagged",
+                .object(
+                    JSONObject([
+                        ("baseline", .integer(flaggedBaseline)),
+                        ("candidate", .integer(flaggedCandidate)),
+                    ]))
+            ),
+            ("by_rule", .object(JSONObject(rules))),
+            ("newly_flagged", .object(newlyFlagged.json)),
+            ("no_longer_flagged", .object(noLongerFlagged.json)),
+            ("rules_changed", .object(rulesChanged.json)),
+        ])
     }
 
     /// The five-second line on stderr: `+312 flagged (41 reviewed fraud, 3 legit, 57 refunded),
@@ -156,7 +186,8 @@ public struct BacktestTotals: Sendable, Equatable {
             parts.append("\(s.refunded) refunded")
             return parts.joined(separator: ", ")
         }
-        var line = "+\(newlyFlagged.orders) flagged (\(detail(newlyFlagged, legit: true))), "
+        var line =
+            "+\(newlyFlagged.orders) flagged (\(detail(newlyFlagged, legit: true))), "
             + "\u{2212}\(noLongerFlagged.orders) no longer flagged (\(detail(noLongerFlagged, legit: false)))"
         if rulesChanged.orders > 0 { line += ", \(rulesChanged.orders) flagged for other rules" }
         return line

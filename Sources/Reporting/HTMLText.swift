@@ -1,7 +1,9 @@
 /// Text made safe for HTML element content and quoted attribute values.
 public enum HTMLText {
     public static func escape(_ s: String) -> String {
-        guard s.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 }) else { return s }
+        guard s.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 }) else {
+            return s
+        }
         var out = ""
         out.reserveCapacity(s.utf8.count)
         for c in s.unicodeScalars {

@@ -22,9 +22,11 @@ public struct OrderReport: Sendable {
     /// refunded or revoked (whatever the rules made of it; `backtest` counts these).
     public var refunded = false
 
-    public init(orderID: String?, userID: String?, platform: String?, productID: String?, amount: String?,
-                currency: String?, createdAt: Timestamp?, findings: [Finding], isOrder: Bool = true,
-                receiptFields: [(key: String, value: String)] = []) {
+    public init(
+        orderID: String?, userID: String?, platform: String?, productID: String?, amount: String?,
+        currency: String?, createdAt: Timestamp?, findings: [Finding], isOrder: Bool = true,
+        receiptFields: [(key: String, value: String)] = []
+    ) {
         self.isOrder = isOrder
         self.receiptFields = receiptFields
         self.orderID = orderID
@@ -53,7 +55,9 @@ public struct OrderReport: Sendable {
     /// reviewed, else `new` when any finding is new, else `seen`; nil without a ledger.
     public var standing: String? {
         let listed = findings.filter { $0.exempted == nil }
-        if let reviewed = listed.first(where: { $0.review?.status == .reviewed }) { return reviewed.review?.verdict ?? "reviewed" }
+        if let reviewed = listed.first(where: { $0.review?.status == .reviewed }) {
+            return reviewed.review?.verdict ?? "reviewed"
+        }
         if listed.contains(where: { $0.review?.status == .new }) { return "new" }
         if listed.contains(where: { $0.review?.status == .seen }) { return "seen" }
         return nil
@@ -62,14 +66,17 @@ public struct OrderReport: Sendable {
 
 /// flagged.csv: one row per flagged order, in input order.
 public enum FlaggedCSV {
-    public static let header = "order_id,user_id,platform,product_id,amount,currency,created_at,severity,rules,reasons\n"
+    public static let header =
+        "order_id,user_id,platform,product_id,amount,currency,created_at,severity,rules,reasons\n"
 
     public static func row(_ r: OrderReport) -> String {
         let counting = r.findings.filter(\.counts)
         let rules = Set(counting.map(\.rule)).sorted().joined(separator: ";")
         let reasons = counting.map(\.message).joined(separator: " | ")
-        return SpreadsheetCSV.row([r.orderID, r.userID, r.platform, r.productID, r.amount, r.currency,
-                                   r.createdAt?.iso8601, r.highestSeverity?.name, rules, reasons])
+        return SpreadsheetCSV.row([
+            r.orderID, r.userID, r.platform, r.productID, r.amount, r.currency,
+            r.createdAt?.iso8601, r.highestSeverity?.name, rules, reasons,
+        ])
     }
 }
 

@@ -67,7 +67,9 @@ public struct ReportCharts: Sendable {
     }
 
     /// SVG text at (x, y); `anchor` start, middle or end.
-    static func svgText(_ x: Double, _ y: Double, _ text: String, anchor: String = "start", cls: String = "value") -> String {
+    static func svgText(_ x: Double, _ y: Double, _ text: String, anchor: String = "start", cls: String = "value")
+        -> String
+    {
         "<text x=\"\(fmt(x))\" y=\"\(fmt(y))\" text-anchor=\"\(anchor)\" class=\"\(cls)\">\(HTMLText.escape(text))</text>"
     }
 
@@ -79,7 +81,9 @@ public struct ReportCharts: Sendable {
 
     /// Horizontal bars, one per line; `scale` is the value of a full-width bar.
     static func horizontalBars(_ bars: [Bar], scale: Double, title: String) -> String {
-        let rowHeight = 22.0, labelWidth = 200.0, barSpace = 330.0
+        let rowHeight = 22.0
+        let labelWidth = 200.0
+        let barSpace = 330.0
         var svg = svgOpen(height: bars.count * 22 + 6, title: title)
         for (i, bar) in bars.enumerated() {
             let y = Double(i) * rowHeight + 3
@@ -98,7 +102,8 @@ public struct ReportCharts: Sendable {
     /// Findings per rule, stacked by severity; then the same as a table, with what each rule flags.
     func rulesChart(_ legend: RuleLegend) -> String {
         let e = HTMLText.escape
-        var out = "<figure class=\"chart-box\" id=\"chart-rules\"><figcaption>Findings per rule and severity (not exempted)</figcaption>"
+        var out =
+            "<figure class=\"chart-box\" id=\"chart-rules\"><figcaption>Findings per rule and severity (not exempted)</figcaption>"
         var rules: [(rule: String, counts: [Severity: Int], total: Int)] = []
         for (rule, counts) in byRuleSeverity {
             let total: Int = counts.values.reduce(0, +)
@@ -107,7 +112,10 @@ public struct ReportCharts: Sendable {
         rules.sort { $0.total != $1.total ? $0.total > $1.total : $0.rule < $1.rule }
         guard let top = rules.first?.total, top > 0 else { return out + "<p class=\"empty\">No findings.</p></figure>" }
         let severities = Severity.allCases.reversed().filter { s in rules.contains { $0.counts[s] != nil } }
-        out += "<div class=\"chart-body\"><div class=\"chart-draw\"><p class=\"legend\">" + severities.map { "<span class=\"swatch sev-\($0.name)\"></span>\($0.name)" }.joined(separator: " ") + "</p>"
+        out +=
+            "<div class=\"chart-body\"><div class=\"chart-draw\"><p class=\"legend\">"
+            + severities.map { "<span class=\"swatch sev-\($0.name)\"></span>\($0.name)" }.joined(separator: " ")
+            + "</p>"
         let bars = rules.map { r -> Bar in
             let segments = severities.map { s -> (value: Double, color: String, title: String) in
                 let n = r.counts[s] ?? 0
@@ -116,10 +124,14 @@ public struct ReportCharts: Sendable {
             return Bar(label: r.rule, segments: segments, valueText: String(r.total))
         }
         out += ReportCharts.horizontalBars(bars, scale: Double(top), title: "Findings per rule and severity")
-        out += "</div><table class=\"numbers\"><thead><tr><th>rule</th><th>what it flags</th>" + severities.map { "<th>\($0.name)</th>" }.joined()
+        out +=
+            "</div><table class=\"numbers\"><thead><tr><th>rule</th><th>what it flags</th>"
+            + severities.map { "<th>\($0.name)</th>" }.joined()
             + "<th>total</th></tr></thead><tbody>"
         for r in rules {
-            out += "<tr><td>\(e(r.rule))</td><td class=\"about\">\(e(legend.sentence(r.rule) ?? ""))</td>" + severities.map { "<td class=\"n\">\(r.counts[$0] ?? 0)</td>" }.joined()
+            out +=
+                "<tr><td>\(e(r.rule))</td><td class=\"about\">\(e(legend.sentence(r.rule) ?? ""))</td>"
+                + severities.map { "<td class=\"n\">\(r.counts[$0] ?? 0)</td>" }.joined()
                 + "<td class=\"n\">\(r.total)</td></tr>"
         }
         return out + "</tbody></table></div></figure>"
@@ -127,26 +139,34 @@ public struct ReportCharts: Sendable {
 
     /// Flagged orders per day: the last `days` calendar days up to the latest, as columns.
     func daysChart(days: Int64 = 62) -> String {
-        ReportCharts.perDayChart(flaggedPerDay, id: "chart-days", caption: "Flagged orders per day (UTC, by credit time)",
-                                 title: "Flagged orders per day", what: "flagged", counted: "flagged orders",
-                                 empty: "No flagged orders.", days: days)
+        ReportCharts.perDayChart(
+            flaggedPerDay, id: "chart-days", caption: "Flagged orders per day (UTC, by credit time)",
+            title: "Flagged orders per day", what: "flagged", counted: "flagged orders",
+            empty: "No flagged orders.", days: days)
     }
 
     /// Counts per UTC day (days since 1970-01-01) as columns: the last `days` days up to the
     /// latest drawn, every day listed beside them. A column's tooltip says "`n` `what`", the
     /// note on days not drawn counts `counted`.
-    public static func perDayChart(_ perDay: [Int64: Int], id: String, caption: String, title: String, what: String,
-                                   counted: String, empty: String, days: Int64 = 62) -> String {
+    public static func perDayChart(
+        _ perDay: [Int64: Int], id: String, caption: String, title: String, what: String,
+        counted: String, empty: String, days: Int64 = 62
+    ) -> String {
         var out = "<figure class=\"chart-box\" id=\"\(id)\"><figcaption>\(HTMLText.escape(caption))</figcaption>"
-        guard let last = perDay.keys.max() else { return out + "<p class=\"empty\">\(HTMLText.escape(empty))</p></figure>" }
+        guard let last = perDay.keys.max() else {
+            return out + "<p class=\"empty\">\(HTMLText.escape(empty))</p></figure>"
+        }
         let first = max(perDay.keys.min() ?? last, last - days + 1)
         let shown = Array(first...last)
         let top = shown.map { perDay[$0] ?? 0 }.max() ?? 1
-        let plotTop = 18.0, plotHeight = 150.0, left = 40.0
+        let plotTop = 18.0
+        let plotHeight = 150.0
+        let left = 40.0
         let base = plotTop + plotHeight
         let slot = (Double(ReportCharts.width) - left - 10) / Double(shown.count)
         var svg = ReportCharts.svgOpen(height: Int(base) + 22, title: title)
-        svg += "<line x1=\"\(Int(left))\" y1=\"\(Int(base))\" x2=\"\(ReportCharts.width - 10)\" y2=\"\(Int(base))\" stroke=\"#999\"/>"
+        svg +=
+            "<line x1=\"\(Int(left))\" y1=\"\(Int(base))\" x2=\"\(ReportCharts.width - 10)\" y2=\"\(Int(base))\" stroke=\"#999\"/>"
         svg += ReportCharts.svgText(left - 4, plotTop + 4, String(top), anchor: "end", cls: "axis")
         svg += ReportCharts.svgText(left - 4, base, "0", anchor: "end", cls: "axis")
         let labelEvery = max(1, Int((Double(shown.count) / 8).rounded(.up)))
@@ -156,17 +176,20 @@ public struct ReportCharts: Sendable {
             let h = plotHeight * Double(n) / Double(max(top, 1))
             let name = ReportCharts.dayName(day)
             if n > 0 {
-                svg += ReportCharts.svgRect(x + slot * 0.1, base - h, slot * 0.8, h, fill: "#c0392b", title: "\(name): \(n) \(what)")
+                svg += ReportCharts.svgRect(
+                    x + slot * 0.1, base - h, slot * 0.8, h, fill: "#c0392b", title: "\(name): \(n) \(what)")
                 if slot >= 16 { svg += ReportCharts.svgText(x + slot / 2, base - h - 3, String(n), anchor: "middle") }
             }
             if i % labelEvery == 0 {
-                svg += ReportCharts.svgText(x + slot / 2, base + 15, String(name.dropFirst(5)), anchor: "middle", cls: "axis")
+                svg += ReportCharts.svgText(
+                    x + slot / 2, base + 15, String(name.dropFirst(5)), anchor: "middle", cls: "axis")
             }
         }
         out += "<div class=\"chart-body\"><div class=\"chart-draw\">" + svg + "</svg>"
         let earlier = perDay.filter { $0.key < first }
         if !earlier.isEmpty {
-            out += "<p class=\"note\">\(earlier.values.reduce(0, +)) \(counted) on \(earlier.count) earlier days are not drawn; "
+            out +=
+                "<p class=\"note\">\(earlier.values.reduce(0, +)) \(counted) on \(earlier.count) earlier days are not drawn; "
                 + "they are in the list below and in the table.</p>"
         }
         out += "</div><ul class=\"numbers days\">"
@@ -181,34 +204,45 @@ public struct ReportCharts: Sendable {
     /// are never compared); the largest products drawn, every product listed.
     func productsChart(drawn: Int = 12, listed: Int = 200) -> String {
         let e = HTMLText.escape
-        var out = "<figure class=\"chart-box\" id=\"chart-products\"><figcaption>Money at risk per product (flagged orders)</figcaption>"
+        var out =
+            "<figure class=\"chart-box\" id=\"chart-products\"><figcaption>Money at risk per product (flagged orders)</figcaption>"
         let byCurrency = Dictionary(grouping: atRiskPerProduct, by: \.key.currency).sorted { $0.key < $1.key }
         guard !byCurrency.isEmpty else { return out + "<p class=\"empty\">No money at risk.</p></figure>" }
         out += "<div class=\"chart-body\"><div class=\"chart-draw\">"
-        var table = "</div><table class=\"numbers\"><thead><tr><th>product</th><th>currency</th><th>flagged orders</th><th>at risk</th></tr></thead><tbody>"
+        var table =
+            "</div><table class=\"numbers\"><thead><tr><th>product</th><th>currency</th><th>flagged orders</th><th>at risk</th></tr></thead><tbody>"
         for (currency, entries) in byCurrency {
             let sorted = entries.sorted { a, b in
-                let x = ReportCharts.value(a.value.amount), y = ReportCharts.value(b.value.amount)
+                let x = ReportCharts.value(a.value.amount)
+                let y = ReportCharts.value(b.value.amount)
                 return x != y ? x > y : (a.key.product ?? "\u{10FFFF}") < (b.key.product ?? "\u{10FFFF}")
             }
             let top = sorted.prefix(drawn)
             let scale = top.map { ReportCharts.value($0.value.amount) }.max() ?? 1
             out += "<p class=\"currency\">\(e(currency))</p>"
-            out += ReportCharts.horizontalBars(top.map { entry in
-                let label = entry.key.product ?? "other products"
-                let text = "\(currency) \(entry.value.amount) (\(entry.value.orders))"
-                return Bar(label: label, segments: [(ReportCharts.value(entry.value.amount), "#8e44ad", "\(label): \(text)")],
-                           valueText: text)
-            }, scale: scale, title: "Money at risk per product in \(currency)")
-            if sorted.count > drawn { out += "<p class=\"note\">\(sorted.count - drawn) smaller products in \(e(currency)) are listed below, not drawn.</p>" }
+            out += ReportCharts.horizontalBars(
+                top.map { entry in
+                    let label = entry.key.product ?? "other products"
+                    let text = "\(currency) \(entry.value.amount) (\(entry.value.orders))"
+                    return Bar(
+                        label: label,
+                        segments: [(ReportCharts.value(entry.value.amount), "#8e44ad", "\(label): \(text)")],
+                        valueText: text)
+                }, scale: scale, title: "Money at risk per product in \(currency)")
+            if sorted.count > drawn {
+                out +=
+                    "<p class=\"note\">\(sorted.count - drawn) smaller products in \(e(currency)) are listed below, not drawn.</p>"
+            }
             for entry in sorted.prefix(listed) {
-                table += "<tr><td>\(e(entry.key.product ?? "other products"))</td><td>\(e(currency))</td>"
+                table +=
+                    "<tr><td>\(e(entry.key.product ?? "other products"))</td><td>\(e(currency))</td>"
                     + "<td class=\"n\">\(entry.value.orders)</td><td class=\"n\">\(e(entry.value.amount.description))</td></tr>"
             }
             if sorted.count > listed {
                 let rest = sorted.dropFirst(listed)
                 let amount = rest.reduce(DecimalAmount.zero) { $0 + $1.value.amount }
-                table += "<tr><td>\(rest.count) more products</td><td>\(e(currency))</td>"
+                table +=
+                    "<tr><td>\(rest.count) more products</td><td>\(e(currency))</td>"
                     + "<td class=\"n\">\(rest.map(\.value.orders).reduce(0, +))</td><td class=\"n\">\(e(amount.description))</td></tr>"
             }
         }

@@ -68,30 +68,40 @@ public enum ReportData {
         guard r.isListed else { return nil }
         let review = r.findings.lazy.filter { $0.exempted == nil }.compactMap(\.review).first { $0.status == .reviewed }
         let findings: [Item] = r.findings.filter { $0.rule != MalformedRecord.id.rawValue }.map { f in
-            .list([.shared(f.rule), severity(f.severity), .string(f.message), .shared(f.evidence.expected),
-                   .shared(f.evidence.actual), extra(f.evidence), .shared(f.review?.status.rawValue), .shared(f.exempted)])
+            .list([
+                .shared(f.rule), severity(f.severity), .string(f.message), .shared(f.evidence.expected),
+                .shared(f.evidence.actual), extra(f.evidence), .shared(f.review?.status.rawValue), .shared(f.exempted),
+            ])
         }
         let fields: [Item] = r.receiptFields.map { .list([.string($0.key), .string($0.value)]) }
-        let reviewed: Item = review.map { .list([.string($0.verdict), .string($0.note), .string($0.by), .string($0.at)]) } ?? .json(.null)
-        return element(.list([
-            .string(r.orderID), .string(r.userID), .shared(r.platform), .shared(r.productID), .shared(r.amount), .shared(r.currency),
-            .string(r.createdAt?.iso8601), .list(findings), .shared(r.standing), reviewed, .list(fields),
-            .shared(r.isOrder ? nil : "receipt"),
-        ]))
+        let reviewed: Item =
+            review.map { .list([.string($0.verdict), .string($0.note), .string($0.by), .string($0.at)]) }
+            ?? .json(.null)
+        return element(
+            .list([
+                .string(r.orderID), .string(r.userID), .shared(r.platform), .shared(r.productID), .shared(r.amount),
+                .shared(r.currency),
+                .string(r.createdAt?.iso8601), .list(findings), .shared(r.standing), reviewed, .list(fields),
+                .shared(r.isOrder ? nil : "receipt"),
+            ]))
     }
 
     /// One row per reviewer-exempted finding of the report.
     public static func exemptedRows(_ r: OrderReport) -> [Element] {
         r.findings.filter { $0.exempted != nil }.map { f in
-            element(.list([.string(f.orderID), .string(f.userID), .shared(f.rule), severity(f.severity), .string(f.message),
-                           .shared(f.evidence.expected), .shared(f.evidence.actual), extra(f.evidence)]))
+            element(
+                .list([
+                    .string(f.orderID), .string(f.userID), .shared(f.rule), severity(f.severity), .string(f.message),
+                    .shared(f.evidence.expected), .shared(f.evidence.actual), extra(f.evidence),
+                ]))
         }
     }
 
     /// One row per malformed record of the report: the file and line (or XML row) it stood at.
     public static func malformedRows(_ r: OrderReport) -> [Element] {
         r.findings.filter { $0.rule == MalformedRecord.id.rawValue }.map { f in
-            var file: String?, place = ""
+            var file: String?
+            var place = ""
             for (key, value) in f.evidence.extra {
                 switch key {
                 case "file": file = value.scalarText
@@ -99,7 +109,8 @@ public enum ReportData {
                 default: break
                 }
             }
-            return element(.list([.shared(file), .string(place), .string(f.orderID), .string(f.userID), .string(f.message)]))
+            return element(
+                .list([.shared(file), .string(place), .string(f.orderID), .string(f.userID), .string(f.message)]))
         }
     }
 

@@ -65,8 +65,10 @@ public enum ReportHTML {
     }
 
     /// The page in memory (tests, small runs): the same parts `assemble` gives a file writer.
-    public static func render(summary: RunSummary, reports: [OrderReport], hashes: Hashes,
-                              legend: RuleLegend = RuleLegend()) -> String {
+    public static func render(
+        summary: RunSummary, reports: [OrderReport], hashes: Hashes,
+        legend: RuleLegend = RuleLegend()
+    ) -> String {
         var tally = Tally()
         var strings = SharedStrings()
         var data: [Section: [[UInt8]]] = [:]
@@ -78,7 +80,8 @@ public enum ReportHTML {
         assemble(summary: summary, tally: tally, strings: strings, hashes: hashes, legend: legend) { part in
             switch part {
             case .text(let t): out += t
-            case .data(let s): out += (data[s] ?? []).map { String(decoding: $0, as: UTF8.self) }.joined(separator: ",\n")
+            case .data(let s):
+                out += (data[s] ?? []).map { String(decoding: $0, as: UTF8.self) }.joined(separator: ",\n")
             }
         }
         return out
@@ -90,25 +93,43 @@ public enum ReportHTML {
     }
 
     /// The page, part by part, in order.
-    public static func assemble(summary s: RunSummary, tally: Tally, strings: SharedStrings, hashes: Hashes,
-                                legend: RuleLegend, emit: (Part) throws -> Void) rethrows {
-        try emit(.text(head(s, hashes) + totals(s) + "<section id=\"charts\"><h2>Charts</h2>" + tally.charts.html(legend: legend)
-            + "</section>\n" + (s.storeEvents.map(storeEvents) ?? "")
-            + ordersSection(s, tally) + "<script type=\"application/json\" id=\"data-rows\">[\n"))
+    public static func assemble(
+        summary s: RunSummary, tally: Tally, strings: SharedStrings, hashes: Hashes,
+        legend: RuleLegend, emit: (Part) throws -> Void
+    ) rethrows {
+        try emit(
+            .text(
+                head(s, hashes) + totals(s) + "<section id=\"charts\"><h2>Charts</h2>"
+                    + tally.charts.html(legend: legend)
+                    + "</section>\n" + (s.storeEvents.map(storeEvents) ?? "")
+                    + ordersSection(s, tally) + "<script type=\"application/json\" id=\"data-rows\">[\n"))
         try emit(.data(.rows))
-        try emit(.text("]</script>\n</section>\n" + audit(id: "exempted", title: "Reviewer-exempted findings", count: tally.exempted,
-            about: "Findings on listed App Review accounts inside their window (Rules/reviewers.csv). They are kept for audit and "
-                + "do not count towards flagged orders, money at risk or --fail-on.")
-            + "<script type=\"application/json\" id=\"data-exempted\">[\n"))
+        try emit(
+            .text(
+                "]</script>\n</section>\n"
+                    + audit(
+                        id: "exempted", title: "Reviewer-exempted findings", count: tally.exempted,
+                        about:
+                            "Findings on listed App Review accounts inside their window (Rules/reviewers.csv). They are kept for audit and "
+                            + "do not count towards flagged orders, money at risk or --fail-on.")
+                    + "<script type=\"application/json\" id=\"data-exempted\">[\n"))
         try emit(.data(.exempted))
-        try emit(.text("]</script>\n</section>\n" + audit(id: "malformed", title: "Malformed records", count: tally.malformed,
-            about: "Dump records that could not be read, with the file and line (or XML row) they stand at.")
-            + "<script type=\"application/json\" id=\"data-malformed\">[\n"))
+        try emit(
+            .text(
+                "]</script>\n</section>\n"
+                    + audit(
+                        id: "malformed", title: "Malformed records", count: tally.malformed,
+                        about: "Dump records that could not be read, with the file and line (or XML row) they stand at."
+                    )
+                    + "<script type=\"application/json\" id=\"data-malformed\">[\n"))
         try emit(.data(.malformed))
-        try emit(.text("]</script>\n</section>\n<script type=\"application/json\" id=\"data-strings\">"
-            + String(decoding: strings.json, as: UTF8.self) + "</script>\n<footer class=\"note\">Written by iapscreen \(HTMLText.escape(s.version)). "
-            + "The same findings are in findings.jsonl, flagged.csv and summary.json beside this page.</footer>\n"
-            + "<script>\(ReportAssets.script)</script>\n</body></html>\n"))
+        try emit(
+            .text(
+                "]</script>\n</section>\n<script type=\"application/json\" id=\"data-strings\">"
+                    + String(decoding: strings.json, as: UTF8.self)
+                    + "</script>\n<footer class=\"note\">Written by iapscreen \(HTMLText.escape(s.version)). "
+                    + "The same findings are in findings.jsonl, flagged.csv and summary.json beside this page.</footer>\n"
+                    + "<script>\(ReportAssets.script)</script>\n</body></html>\n"))
     }
 
     static func head(_ s: RunSummary, _ hashes: Hashes) -> String {
@@ -120,19 +141,22 @@ public enum ReportHTML {
         case 1: status = "<span class=\"status-fail\">1 — a finding at or above --fail-on</span>"
         default: status = "<span class=\"status-fail\">\(s.exitStatus)</span>"
         }
-        var out = documentStart(title: "iapscreen report " + s.startedAt.iso8601, style: ReportAssets.style, hashes: hashes) + """
-        <header id="run"><h1>iapscreen report</h1>
-        <dl class="run">
-        <dt>Run</dt><dd>\(e(s.startedAt.iso8601)) to \(e(s.finishedAt.iso8601)) (\(seconds) s)</dd>
-        <dt>Exit status</dt><dd id="exit-status">\(status)</dd>
-        <dt>Version</dt><dd>iapscreen \(e(s.version))</dd>
-        <dt>Rules digest</dt><dd><code>\(e(s.rulesSHA256))</code> (SHA-256 of the Rules directory)</dd>
-        </dl>
-        <table id="inputs"><thead><tr><th>input</th><th class="n">records</th><th>SHA-256</th></tr></thead><tbody>
+        var out =
+            documentStart(title: "iapscreen report " + s.startedAt.iso8601, style: ReportAssets.style, hashes: hashes)
+                + """
+                <header id="run"><h1>iapscreen report</h1>
+                <dl class="run">
+                <dt>Run</dt><dd>\(e(s.startedAt.iso8601)) to \(e(s.finishedAt.iso8601)) (\(seconds) s)</dd>
+                <dt>Exit status</dt><dd id="exit-status">\(status)</dd>
+                <dt>Version</dt><dd>iapscreen \(e(s.version))</dd>
+                <dt>Rules digest</dt><dd><code>\(e(s.rulesSHA256))</code> (SHA-256 of the Rules directory)</dd>
+                </dl>
+                <table id="inputs"><thead><tr><th>input</th><th class="n">records</th><th>SHA-256</th></tr></thead><tbody>
 
-        """
+                """
         for i in s.inputs {
-            out += "<tr><td class=\"mono\">\(e(i.path))</td><td class=\"n\">\(i.records)</td><td><code>\(e(i.sha256))</code></td></tr>\n"
+            out +=
+                "<tr><td class=\"mono\">\(e(i.path))</td><td class=\"n\">\(i.records)</td><td><code>\(e(i.sha256))</code></td></tr>\n"
         }
         return out + "</tbody></table></header>\n"
     }
@@ -141,16 +165,16 @@ public enum ReportHTML {
     static func documentStart(title: String, style: String, hashes: Hashes) -> String {
         let e = HTMLText.escape
         return """
-        <!DOCTYPE html>
-        <html lang="en"><head><meta charset="utf-8">
-        <meta http-equiv="Content-Security-Policy" content="\(e(contentSecurityPolicy(hashes)))">
-        <meta name="referrer" content="no-referrer">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>\(e(title))</title>
-        <style>\(style)</style>
-        </head><body>
+            <!DOCTYPE html>
+            <html lang="en"><head><meta charset="utf-8">
+            <meta http-equiv="Content-Security-Policy" content="\(e(contentSecurityPolicy(hashes)))">
+            <meta name="referrer" content="no-referrer">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>\(e(title))</title>
+            <style>\(style)</style>
+            </head><body>
 
-        """
+            """
     }
 
     /// A totals card; `alert` marks it when its number is not zero. `label` is markup.
@@ -163,9 +187,11 @@ public enum ReportHTML {
         func card(_ id: String, _ n: Int, _ label: String, alert: Bool = false) -> String {
             Self.card(id: "total-" + id, n, label, alert: alert)
         }
-        var out = "<section id=\"totals\"><h2>Totals</h2><div class=\"cards\">"
+        var out =
+            "<section id=\"totals\"><h2>Totals</h2><div class=\"cards\">"
             + card("orders", s.orders, "orders") + card("receipts", s.receipts, "with a receipt")
-            + card("flagged", s.flagged, "flagged orders", alert: true) + card("new", s.new, "new findings", alert: true)
+            + card("flagged", s.flagged, "flagged orders", alert: true)
+            + card("new", s.new, "new findings", alert: true)
             + card("exempted", s.exempted, "exempted findings") + card("malformed", s.malformed, "malformed records")
             + "</div>\n<h3>Money at risk</h3>"
         if s.atRisk.isEmpty {
@@ -178,8 +204,10 @@ public enum ReportHTML {
             out += "</tbody></table>"
         }
         if !s.bySeverity.isEmpty {
-            out += "<p id=\"by-severity\">Findings by severity (not exempted): "
-                + s.bySeverity.map { "<span class=\"sev-\(e($0.0))\">\(e($0.0))</span> \($0.1)" }.joined(separator: ", ") + "</p>"
+            out +=
+                "<p id=\"by-severity\">Findings by severity (not exempted): "
+                + s.bySeverity.map { "<span class=\"sev-\(e($0.0))\">\(e($0.0))</span> \($0.1)" }.joined(
+                    separator: ", ") + "</p>"
         }
         return out + "</section>\n"
     }
@@ -187,7 +215,8 @@ public enum ReportHTML {
     /// What `--store-events` read: the events by type, what came of them, refunds per day.
     static func storeEvents(_ f: StoreEventFigures) -> String {
         let e = HTMLText.escape
-        var out = "<section id=\"store-events\"><h2>Store events</h2><p>\(grouped(f.read)) read, \(grouped(f.distinct)) distinct; "
+        var out =
+            "<section id=\"store-events\"><h2>Store events</h2><p>\(grouped(f.read)) read, \(grouped(f.distinct)) distinct; "
             + "\(grouped(f.refunds)) refund\(f.refunds == 1 ? "" : "s") and \(grouped(f.reversals)) reversal\(f.reversals == 1 ? "" : "s"), \(grouped(f.matched)) of them matched to an order "
             + "and \(grouped(f.unmatched)) unmatched; \(grouped(f.invalid)) not believed (store-event-invalid). The refund findings "
             + "(refunded-after-credit, revoked, refund-reversed) are in the table of flagged orders with their evidence.</p>"
@@ -199,9 +228,12 @@ public enum ReportHTML {
             for (type, n) in f.byType { out += "<tr><td>\(e(type))</td><td class=\"n\">\(grouped(n))</td></tr>" }
             out += "</tbody></table>"
         }
-        out += "</figure>" + ReportCharts.perDayChart(f.refundsPerDay, id: "chart-refunds", caption: "Refunds per day (UTC, by refund time)",
-                                                    title: "Refunds per day", what: "refunds", counted: "refunds",
-                                                    empty: "No refunds.")
+        out +=
+            "</figure>"
+            + ReportCharts.perDayChart(
+                f.refundsPerDay, id: "chart-refunds", caption: "Refunds per day (UTC, by refund time)",
+                title: "Refunds per day", what: "refunds", counted: "refunds",
+                empty: "No refunds.")
         return out + "</div></section>\n"
     }
 
@@ -218,35 +250,55 @@ public enum ReportHTML {
 
     static func ordersSection(_ s: RunSummary, _ t: Tally) -> String {
         var also: [String] = []
-        if t.legit > 0 { also.append(t.legit == 1 ? "1 order reviewed legit (shown, not counted)" : "\(grouped(t.legit)) orders reviewed legit (shown, not counted)") }
-        if t.receiptsOnly > 0 { also.append(t.receiptsOnly == 1 ? "1 receipt whose order is not in the dump" : "\(grouped(t.receiptsOnly)) receipts whose order is not in the dump") }
-        let about = (s.flagged == 1 ? "1 flagged order" : "\(grouped(s.flagged)) flagged orders") + (also.isEmpty ? "" : "; the table also lists " + also.joined(separator: " and "))
-        let filters = [("f-rule", "Rule", "any rule"), ("f-sev", "Severity", "any"), ("f-platform", "Platform", "any"),
-                       ("f-status", "Status", "any")]
+        if t.legit > 0 {
+            also.append(
+                t.legit == 1
+                    ? "1 order reviewed legit (shown, not counted)"
+                    : "\(grouped(t.legit)) orders reviewed legit (shown, not counted)")
+        }
+        if t.receiptsOnly > 0 {
+            also.append(
+                t.receiptsOnly == 1
+                    ? "1 receipt whose order is not in the dump"
+                    : "\(grouped(t.receiptsOnly)) receipts whose order is not in the dump")
+        }
+        let about =
+            (s.flagged == 1 ? "1 flagged order" : "\(grouped(s.flagged)) flagged orders")
+            + (also.isEmpty ? "" : "; the table also lists " + also.joined(separator: " and "))
+        let filters = [
+            ("f-rule", "Rule", "any rule"), ("f-sev", "Severity", "any"), ("f-platform", "Platform", "any"),
+            ("f-status", "Status", "any"),
+        ]
         return """
-        <section id="orders"><h2>Flagged orders (\(grouped(s.flagged)))</h2>
-        <p>\(about). Open a row (▸) for its evidence: expected against actual, the receipt, and for a replay the order it replays.
-        Status: <b>new</b> tonight, <b>seen</b> by an earlier run, or the reviewer's verdict (<code>iapscreen review</code>).</p>
-        <p class="printonly" id="print-view"></p>
+            <section id="orders"><h2>Flagged orders (\(grouped(s.flagged)))</h2>
+            <p>\(about). Open a row (▸) for its evidence: expected against actual, the receipt, and for a replay the order it replays.
+            Status: <b>new</b> tonight, <b>seen</b> by an earlier run, or the reviewer's verdict (<code>iapscreen review</code>).</p>
+            <p class="printonly" id="print-view"></p>
 
-        """ + gridControls(filters, search: "order, user, product, transaction…", grid: "rows",
-                           noscript: "The tables need JavaScript; the same orders are in flagged.csv and findings.jsonl.")
+            """
+                + gridControls(
+                    filters, search: "order, user, product, transaction…", grid: "rows",
+                    noscript: "The tables need JavaScript; the same orders are in flagged.csv and findings.jsonl.")
     }
 
     /// A grid's filters (select id, label, what "no filter" says), search box and Clear button,
     /// then its view line, table and pager, for the page's script to fill.
-    static func gridControls(_ filters: [(String, String, String)], search: String, grid: String, noscript: String) -> String {
+    static func gridControls(_ filters: [(String, String, String)], search: String, grid: String, noscript: String)
+        -> String
+    {
         "<div class=\"controls\">"
-            + filters.map { "<label>\($0.1) <select id=\"\($0.0)\"><option value=\"\">\($0.2)</option></select></label>" }.joined()
-            + """
-        <label>Search <input type="search" id="f-q" placeholder="\(search)"></label>
-        <button type="button" id="f-clear">Clear</button></div>
-        <p class="view" id="v-\(grid)"></p>
-        <table class="grid" id="t-\(grid)"><thead></thead><tbody></tbody></table>
-        <div class="pager" id="p-\(grid)"></div>
-        <noscript><p>\(noscript)</p></noscript>
+            + filters.map {
+                "<label>\($0.1) <select id=\"\($0.0)\"><option value=\"\">\($0.2)</option></select></label>"
+            }.joined()
+                + """
+                <label>Search <input type="search" id="f-q" placeholder="\(search)"></label>
+                <button type="button" id="f-clear">Clear</button></div>
+                <p class="view" id="v-\(grid)"></p>
+                <table class="grid" id="t-\(grid)"><thead></thead><tbody></tbody></table>
+                <div class="pager" id="p-\(grid)"></div>
+                <noscript><p>\(noscript)</p></noscript>
 
-        """
+                """
     }
 
     static func audit(id: String, title: String, count: Int, about: String) -> String {

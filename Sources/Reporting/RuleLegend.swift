@@ -15,7 +15,9 @@ public struct RuleLegend: Sendable {
     public func sentence(_ rule: String) -> String? { sentences[rule] }
 
     /// Every rule's sentence, by rule id (a sharded run's worker keeps them for `merge`).
-    public var all: [(rule: String, sentence: String)] { sentences.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } }
+    public var all: [(rule: String, sentence: String)] {
+        sentences.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
 
     /// The legend `all` gave.
     public init(sentences: [(rule: String, sentence: String)]) {

@@ -16,8 +16,10 @@ public struct RunMetrics: Sendable {
         /// Store events read, per type (none without `--store-events`).
         public var storeEvents: [(type: String, count: Int)]
 
-        public init(summary: RunSummary, findings: [(rule: String, severity: String, count: Int)],
-                    storeEvents: [(type: String, count: Int)] = []) {
+        public init(
+            summary: RunSummary, findings: [(rule: String, severity: String, count: Int)],
+            storeEvents: [(type: String, count: Int)] = []
+        ) {
             self.summary = summary
             self.findings = findings
             self.storeEvents = storeEvents
@@ -32,8 +34,10 @@ public struct RunMetrics: Sendable {
     public var lastSuccess: Timestamp?
     public var figures: Figures?
 
-    public init(finishedAt: Timestamp, durationSeconds: Double, exitStatus: Int32, lastSuccess: Timestamp?,
-                figures: Figures?) {
+    public init(
+        finishedAt: Timestamp, durationSeconds: Double, exitStatus: Int32, lastSuccess: Timestamp?,
+        figures: Figures?
+    ) {
         self.finishedAt = finishedAt
         self.durationSeconds = durationSeconds
         self.exitStatus = exitStatus
@@ -48,36 +52,51 @@ public struct RunMetrics: Sendable {
         func metric(_ name: String, _ help: String, _ samples: [(labels: [(String, String)], value: String)]) {
             out += "# HELP \(name) \(help)\n# TYPE \(name) gauge\n"
             for s in samples {
-                let labels = s.labels.isEmpty ? ""
+                let labels =
+                    s.labels.isEmpty
+                    ? ""
                     : "{" + s.labels.map { "\($0.0)=\"\(RunMetrics.escapeLabel($0.1))\"" }.joined(separator: ",") + "}"
                 out += name + labels + " " + s.value + "\n"
             }
         }
         func one(_ name: String, _ help: String, _ value: String) { metric(name, help, [([], value)]) }
 
-        one("iapscreen_last_run_timestamp_seconds", "When the last run ended, in seconds since the epoch.", RunMetrics.seconds(finishedAt))
+        one(
+            "iapscreen_last_run_timestamp_seconds", "When the last run ended, in seconds since the epoch.",
+            RunMetrics.seconds(finishedAt))
         one("iapscreen_last_run_duration_seconds", "How long the last run took.", RunMetrics.number(durationSeconds))
-        one("iapscreen_exit_status", "The last run's exit status: 0 done, 1 a finding at --fail-on, 3 an input unreadable, 4 the ledger in use.",
+        one(
+            "iapscreen_exit_status",
+            "The last run's exit status: 0 done, 1 a finding at --fail-on, 3 an input unreadable, 4 the ledger in use.",
             String(exitStatus))
         if let lastSuccess {
-            one(RunMetrics.lastSuccessName, "When the last run that was done (exit 0 or 1) ended.", RunMetrics.seconds(lastSuccess))
+            one(
+                RunMetrics.lastSuccessName, "When the last run that was done (exit 0 or 1) ended.",
+                RunMetrics.seconds(lastSuccess))
         }
         guard let f = figures else { return out }
         let s = f.summary
         one("iapscreen_orders", "Distinct credited orders screened.", String(s.orders))
         one("iapscreen_receipts", "Credited orders with a receipt.", String(s.receipts))
-        one("iapscreen_flagged_orders", "Orders with a finding that is neither exempted nor reviewed legit.", String(s.flagged))
+        one(
+            "iapscreen_flagged_orders", "Orders with a finding that is neither exempted nor reviewed legit.",
+            String(s.flagged))
         one("iapscreen_new_findings", "Findings first reported by this run.", String(s.new))
         one("iapscreen_exempted_findings", "Findings exempted for App Review accounts.", String(s.exempted))
         one("iapscreen_malformed_records", "Dump records that could not be read.", String(s.malformed))
-        one("iapscreen_orders_per_second", "Throughput of the run, startup included.", RunMetrics.number(s.ordersPerSecond))
-        metric("iapscreen_findings", "Findings that count (not exempted), per rule and severity.",
-               f.findings.map { ([("rule", $0.rule), ("severity", $0.severity)], String($0.count)) })
-        metric("iapscreen_at_risk", "Amounts of flagged orders, per currency, in major units.",
-               s.atRisk.map { ([("currency", $0.0)], RunMetrics.decimal($0.1)) })
+        one(
+            "iapscreen_orders_per_second", "Throughput of the run, startup included.",
+            RunMetrics.number(s.ordersPerSecond))
+        metric(
+            "iapscreen_findings", "Findings that count (not exempted), per rule and severity.",
+            f.findings.map { ([("rule", $0.rule), ("severity", $0.severity)], String($0.count)) })
+        metric(
+            "iapscreen_at_risk", "Amounts of flagged orders, per currency, in major units.",
+            s.atRisk.map { ([("currency", $0.0)], RunMetrics.decimal($0.1)) })
         if !f.storeEvents.isEmpty {
-            metric("iapscreen_store_events", "Distinct store events read, per type.",
-                   f.storeEvents.map { ([("type", $0.type)], String($0.count)) })
+            metric(
+                "iapscreen_store_events", "Distinct store events read, per type.",
+                f.storeEvents.map { ([("type", $0.type)], String($0.count)) })
         }
         return out
     }
@@ -86,7 +105,8 @@ public struct RunMetrics: Sendable {
     public static func lastSuccess(inPrevious text: String) -> Timestamp? {
         for line in text.split(separator: "\n") where line.hasPrefix(lastSuccessName + " ") {
             guard let value = Double(line.dropFirst(lastSuccessName.count + 1)), value.isFinite,
-                  abs(value) < 1e12 else { return nil }
+                abs(value) < 1e12
+            else { return nil }
             return Timestamp(clampingMillis: Int64(value * 1000), hasMilliseconds: false)
         }
         return nil

@@ -15,10 +15,12 @@ public struct StoreEventFigures: Sendable, Equatable {
     public static func == (a: StoreEventFigures, b: StoreEventFigures) -> Bool { a.json == b.json }
 
     public var json: JSONObject {
-        JSONObject([("read", .integer(read)), ("distinct", .integer(distinct)),
-                    ("by_type", .object(JSONObject(byType.map { (key: $0.0, value: .integer($0.1)) }))),
-                    ("refunds", .integer(refunds)), ("reversals", .integer(reversals)), ("matched", .integer(matched)),
-                    ("unmatched", .integer(unmatched)), ("invalid", .integer(invalid))])
+        JSONObject([
+            ("read", .integer(read)), ("distinct", .integer(distinct)),
+            ("by_type", .object(JSONObject(byType.map { (key: $0.0, value: .integer($0.1)) }))),
+            ("refunds", .integer(refunds)), ("reversals", .integer(reversals)), ("matched", .integer(matched)),
+            ("unmatched", .integer(unmatched)), ("invalid", .integer(invalid)),
+        ])
     }
 }
 
@@ -59,9 +61,11 @@ public struct RunSummary: Sendable {
     public var shard: String?
     public var runID: String?
 
-    public init(version: String, startedAt: Timestamp, finishedAt: Timestamp, exitStatus: Int32, orders: Int, receipts: Int,
-                flagged: Int, new: Int, exempted: Int, malformed: Int, byRule: [(String, Int)], bySeverity: [(String, Int)],
-                atRisk: [(String, DecimalAmount)], inputs: [Input], rulesSHA256: String, ordersPerSecond: Double) {
+    public init(
+        version: String, startedAt: Timestamp, finishedAt: Timestamp, exitStatus: Int32, orders: Int, receipts: Int,
+        flagged: Int, new: Int, exempted: Int, malformed: Int, byRule: [(String, Int)], bySeverity: [(String, Int)],
+        atRisk: [(String, DecimalAmount)], inputs: [Input], rulesSHA256: String, ordersPerSecond: Double
+    ) {
         self.version = version
         self.startedAt = startedAt
         self.finishedAt = finishedAt
@@ -88,26 +92,35 @@ public struct RunSummary: Sendable {
         var sharded: [(key: String, value: JSONValue)] = []
         if let shard { sharded.append((key: "shard", value: .string(shard))) }
         if let runID { sharded.append((key: "run_id", value: .string(runID))) }
-        return JSONObject([
-            ("version", .string(version)),
-            ("started_at", .string(startedAt.iso8601)),
-            ("finished_at", .string(finishedAt.iso8601)),
-            ("exit_status", .integer(exitStatus)),
-            ("orders", .integer(orders)),
-            ("receipts", .integer(receipts)),
-            ("flagged", .integer(flagged)),
-            ("new", .integer(new)),
-            ("exempted", .integer(exempted)),
-            ("malformed", .integer(malformed)),
-            ("by_rule", counts(byRule)),
-            ("by_severity", counts(bySeverity)),
-            ("at_risk", .object(JSONObject(atRisk.map { (key: $0.0, value: .string($0.1.description)) }))),
-        ] + (storeEvents.map { [("store_events", JSONValue.object($0.json))] } ?? []) + [
-            ("inputs", .array(inputs.map {
-                .object(JSONObject([("path", .string($0.path)), ("sha256", .string($0.sha256)), ("records", .integer($0.records))]))
-            })),
-            ("rules_sha256", .string(rulesSHA256)),
-            ("orders_per_second", .number(rate.isFinite ? String(rate) : "0")),
-        ] + sharded)
+        return JSONObject(
+            [
+                ("version", .string(version)),
+                ("started_at", .string(startedAt.iso8601)),
+                ("finished_at", .string(finishedAt.iso8601)),
+                ("exit_status", .integer(exitStatus)),
+                ("orders", .integer(orders)),
+                ("receipts", .integer(receipts)),
+                ("flagged", .integer(flagged)),
+                ("new", .integer(new)),
+                ("exempted", .integer(exempted)),
+                ("malformed", .integer(malformed)),
+                ("by_rule", counts(byRule)),
+                ("by_severity", counts(bySeverity)),
+                ("at_risk", .object(JSONObject(atRisk.map { (key: $0.0, value: .string($0.1.description)) }))),
+            ] + (storeEvents.map { [("store_events", JSONValue.object($0.json))] } ?? []) + [
+                (
+                    "inputs",
+                    .array(
+                        inputs.map {
+                            .object(
+                                JSONObject([
+                                    ("path", .string($0.path)), ("sha256", .string($0.sha256)),
+                                    ("records", .integer($0.records)),
+                                ]))
+                        })
+                ),
+                ("rules_sha256", .string(rulesSHA256)),
+                ("orders_per_second", .number(rate.isFinite ? String(rate) : "0")),
+            ] + sharded)
     }
 }

@@ -17,8 +17,10 @@ public struct CertificateBuilder: Sendable {
     public var includesKeyIdentifiers: Bool = true
     public var extraExtensions: [CertificateExtension] = []
 
-    public init(subject: DistinguishedName, serialNumber: UInt64, notBefore: Timestamp, notAfter: Timestamp,
-                isCertificateAuthority: Bool) {
+    public init(
+        subject: DistinguishedName, serialNumber: UInt64, notBefore: Timestamp, notAfter: Timestamp,
+        isCertificateAuthority: Bool
+    ) {
         self.subject = subject
         self.serialNumber = serialNumber
         self.notBefore = notBefore
@@ -32,23 +34,29 @@ public struct CertificateBuilder: Sendable {
     }
 
     /// A certificate for `subjectKey`, issued and signed by `issuer` with `issuerKey`.
-    public func issued(for subjectKey: PublicKey, by issuer: X509Certificate,
-                       issuerKey: PrivateKey) throws(CryptoError) -> X509Certificate {
+    public func issued(
+        for subjectKey: PublicKey, by issuer: X509Certificate,
+        issuerKey: PrivateKey
+    ) throws(CryptoError) -> X509Certificate {
         try build(subjectKey: subjectKey, issuerCertificate: issuer, issuerKey: issuerKey)
     }
 
-    private func build(subjectKey: PublicKey, issuerCertificate: X509Certificate?,
-                       issuerKey: PrivateKey) throws(CryptoError) -> X509Certificate {
+    private func build(
+        subjectKey: PublicKey, issuerCertificate: X509Certificate?,
+        issuerKey: PrivateKey
+    ) throws(CryptoError) -> X509Certificate {
         guard let certificate = X509_new() else {
             throw CryptoError.openSSL(.operationFailed, "cannot allocate a certificate")
         }
         defer { X509_free(certificate) }
         let name = try NameBuilder(subject)
         guard X509_set_version(certificate, 2) == 1,  // 2 means v3
-              ASN1_INTEGER_set_uint64(X509_get_serialNumber(certificate), serialNumber) == 1,
-              X509_set_subject_name(certificate, name.handle) == 1,
-              X509_set_issuer_name(certificate, issuerCertificate.map { X509_get_subject_name($0.handle) } ?? name.handle) == 1,
-              X509_set_pubkey(certificate, subjectKey.handle) == 1 else {
+            ASN1_INTEGER_set_uint64(X509_get_serialNumber(certificate), serialNumber) == 1,
+            X509_set_subject_name(certificate, name.handle) == 1,
+            X509_set_issuer_name(certificate, issuerCertificate.map { X509_get_subject_name($0.handle) } ?? name.handle)
+                == 1,
+            X509_set_pubkey(certificate, subjectKey.handle) == 1
+        else {
             throw CryptoError.openSSL(.operationFailed, "cannot fill in the certificate for \(subject.commonName)")
         }
         try setTime(X509_getm_notBefore(certificate), notBefore, "notBefore")
@@ -65,7 +73,9 @@ public struct CertificateBuilder: Sendable {
         return try X509Certificate(der: der)
     }
 
-    private func setTime(_ field: UnsafeMutablePointer<ASN1_TIME>?, _ time: Timestamp, _ what: String) throws(CryptoError) {
+    private func setTime(_ field: UnsafeMutablePointer<ASN1_TIME>?, _ time: Timestamp, _ what: String)
+        throws(CryptoError)
+    {
         guard let seconds = time_t(exactly: time.flooredEpochSeconds), ASN1_TIME_set(field, seconds) != nil else {
             throw CryptoError.openSSL(.operationFailed, "cannot set \(what) to \(time)")
         }
@@ -75,7 +85,8 @@ public struct CertificateBuilder: Sendable {
         var context = X509V3_CTX()
         // No config database: the values below are complete in themselves.
         X509V3_set_ctx(&context, issuer ?? certificate, certificate, nil, nil, 0)
-        var standard: [(Int32, String)] = isCertificateAuthority
+        var standard: [(Int32, String)] =
+            isCertificateAuthority
             ? [(NID_basic_constraints, "critical,CA:TRUE"), (NID_key_usage, "critical,keyCertSign,cRLSign")]
             : [(NID_basic_constraints, "critical,CA:FALSE"), (NID_key_usage, "critical,digitalSignature")]
         if includesKeyIdentifiers {
@@ -103,8 +114,9 @@ public struct CertificateBuilder: Sendable {
         }
         defer { ASN1_OCTET_STRING_free(value) }
         guard let length = Int32(exactly: extra.valueDER.count),
-              extra.valueDER.withUnsafeBufferPointer({ ASN1_OCTET_STRING_set(value, $0.baseAddress, length) }) == 1,
-              let ext = X509_EXTENSION_create_by_OBJ(nil, object, extra.critical ? 1 : 0, value) else {
+            extra.valueDER.withUnsafeBufferPointer({ ASN1_OCTET_STRING_set(value, $0.baseAddress, length) }) == 1,
+            let ext = X509_EXTENSION_create_by_OBJ(nil, object, extra.critical ? 1 : 0, value)
+        else {
             throw CryptoError.openSSL(.operationFailed, "cannot make extension \(extra.oid)")
         }
         defer { X509_EXTENSION_free(ext) }

@@ -17,7 +17,8 @@ struct CertificateFields {
         _ = X509_check_purpose(certificate, -1, 0)
         OpenSSLErrorQueue.clear()
         guard let subjectName = X509_get_subject_name(certificate),
-              let issuerName = X509_get_issuer_name(certificate) else {
+            let issuerName = X509_get_issuer_name(certificate)
+        else {
             throw CryptoError.openSSL(.badCertificate, "certificate without subject or issuer")
         }
         subject = try CertificateFields.text(of: subjectName)
@@ -38,7 +39,8 @@ struct CertificateFields {
     private static func text(of name: OpaquePointer) throws(CryptoError) -> String {
         let bio = try MemoryBIO()
         // XN_FLAG_RFC2253 minus ASN1_STRFLGS_ESC_MSB (the composite macro does not import).
-        let flags = UInt(ASN1_STRFLGS_ESC_2253) | UInt(ASN1_STRFLGS_ESC_CTRL) | UInt(ASN1_STRFLGS_UTF8_CONVERT)
+        let flags =
+            UInt(ASN1_STRFLGS_ESC_2253) | UInt(ASN1_STRFLGS_ESC_CTRL) | UInt(ASN1_STRFLGS_UTF8_CONVERT)
             | UInt(ASN1_STRFLGS_DUMP_UNKNOWN) | UInt(ASN1_STRFLGS_DUMP_DER) | UInt(XN_FLAG_SEP_COMMA_PLUS)
             | UInt(XN_FLAG_DN_REV) | UInt(XN_FLAG_FN_SN) | UInt(XN_FLAG_DUMP_UNKNOWN_FIELDS)
         guard X509_NAME_print_ex(bio.handle, name, 0, flags) >= 0 else {
@@ -50,7 +52,8 @@ struct CertificateFields {
     private static func commonName(of name: OpaquePointer) -> String? {
         let index = X509_NAME_get_index_by_NID(name, NID_commonName, -1)
         guard index >= 0, let entry = X509_NAME_get_entry(name, index),
-              let data = X509_NAME_ENTRY_get_data(entry) else { return nil }
+            let data = X509_NAME_ENTRY_get_data(entry)
+        else { return nil }
         var utf8: UnsafeMutablePointer<UInt8>?
         let length = ASN1_STRING_to_UTF8(&utf8, data)
         guard let utf8, let count = Int(exactly: length), count >= 0 else {
@@ -82,9 +85,11 @@ struct CertificateFields {
         guard let time, ASN1_TIME_to_tm(time, &parts) == 1 else {
             throw CryptoError.openSSL(.badCertificate, "unreadable \(field) time")
         }
-        let days = Timestamp.daysFromCivil(year: Int(parts.tm_year) + 1900, month: Int(parts.tm_mon) + 1,
-                                           day: Int(parts.tm_mday))
-        let seconds = Int64(days) * 86_400 + Int64(parts.tm_hour) * 3600 + Int64(parts.tm_min) * 60 + Int64(parts.tm_sec)
+        let days = Timestamp.daysFromCivil(
+            year: Int(parts.tm_year) + 1900, month: Int(parts.tm_mon) + 1,
+            day: Int(parts.tm_mday))
+        let seconds =
+            Int64(days) * 86_400 + Int64(parts.tm_hour) * 3600 + Int64(parts.tm_min) * 60 + Int64(parts.tm_sec)
         guard let stamp = Timestamp(seconds: seconds) else {
             throw CryptoError(.badCertificate, "\(field) time is out of range")
         }

@@ -2,8 +2,10 @@ import COpenSSL
 
 /// Runs an OpenSSL `i2d_*` function twice: once for the length, once into a buffer.
 enum DEREncoding {
-    static func encode(_ what: String,
-                       _ i2d: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?) -> Int32) throws(CryptoError) -> [UInt8] {
+    static func encode(
+        _ what: String,
+        _ i2d: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?) -> Int32
+    ) throws(CryptoError) -> [UInt8] {
         let length = i2d(nil)
         guard length > 0, let count = Int(exactly: length) else {
             throw CryptoError.openSSL(.operationFailed, "cannot encode the \(what) as DER")

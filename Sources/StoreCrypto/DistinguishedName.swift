@@ -7,7 +7,9 @@ public struct DistinguishedName: Sendable, Equatable {
     /// Two-letter country code.
     public var country: String?
 
-    public init(commonName: String, organization: String? = nil, organizationalUnit: String? = nil, country: String? = nil) {
+    public init(
+        commonName: String, organization: String? = nil, organizationalUnit: String? = nil, country: String? = nil
+    ) {
         self.commonName = commonName
         self.organization = organization
         self.organizationalUnit = organizationalUnit

@@ -25,7 +25,9 @@ public enum KeyKind: Sendable, Equatable, CustomStringConvertible {
     private static func groupName(of key: OpaquePointer) -> String {
         var buffer = [CChar](repeating: 0, count: 80)
         var length = 0
-        let ok = buffer.withUnsafeMutableBufferPointer { EVP_PKEY_get_group_name(key, $0.baseAddress, $0.count, &length) }
+        let ok = buffer.withUnsafeMutableBufferPointer {
+            EVP_PKEY_get_group_name(key, $0.baseAddress, $0.count, &length)
+        }
         guard ok == 1 else {
             OpenSSLErrorQueue.clear()
             return "unknown curve"

@@ -37,12 +37,16 @@ final class MemoryBIO {
         // BIO_get_mem_data is a macro over BIO_ctrl(BIO_CTRL_INFO).
         let length = BIO_ctrl(handle, BIO_CTRL_INFO, 0, &data)
         guard let data, let count = Int(exactly: length), count > 0 else { return [] }
-        return data.withMemoryRebound(to: UInt8.self, capacity: count) { Array(UnsafeBufferPointer(start: $0, count: count)) }
+        return data.withMemoryRebound(to: UInt8.self, capacity: count) {
+            Array(UnsafeBufferPointer(start: $0, count: count))
+        }
     }
 
     func text() -> String { String(decoding: contents(), as: UTF8.self) }
 }
 
 /// Passed to every PEM reader: an encrypted PEM is refused instead of prompting on the terminal.
-func refusePassphrase(_ buffer: UnsafeMutablePointer<CChar>?, _ size: Int32, _ writing: Int32,
-                      _ userData: UnsafeMutableRawPointer?) -> Int32 { 0 }
+func refusePassphrase(
+    _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int32, _ writing: Int32,
+    _ userData: UnsafeMutableRawPointer?
+) -> Int32 { 0 }

@@ -50,11 +50,13 @@ final class P256KeyTable: @unchecked Sendable {
         guard let point = EC_POINT_new(curve) else { return nil }
         defer { EC_POINT_free(point) }
         guard EC_POINT_oct2point(curve, point, encoded, length, ctx) == 1,
-              EC_POINT_is_on_curve(curve, point, ctx) == 1, EC_POINT_is_at_infinity(curve, point) == 0,
-              let order = EC_GROUP_get0_order(curve), let cofactor = EC_GROUP_get0_cofactor(curve),
-              let group = EC_GROUP_dup(curve) else { return nil }
+            EC_POINT_is_on_curve(curve, point, ctx) == 1, EC_POINT_is_at_infinity(curve, point) == 0,
+            let order = EC_GROUP_get0_order(curve), let cofactor = EC_GROUP_get0_cofactor(curve),
+            let group = EC_GROUP_dup(curve)
+        else { return nil }
         guard EC_GROUP_set_generator(group, point, order, cofactor) == 1,
-              EC_GROUP_precompute_mult(group, ctx) == 1 else {
+            EC_GROUP_precompute_mult(group, ctx) == 1
+        else {
             EC_GROUP_free(group)
             return nil
         }
@@ -65,28 +67,36 @@ final class P256KeyTable: @unchecked Sendable {
     /// OpenSSL failed (out of memory), so that the caller can tell that from a bad signature.
     func verify(raw signature: [UInt8], sha256 digest: [UInt8]) -> Bool? {
         guard signature.count == 64, digest.count == 32,
-              let r = P256Scalar(bigEndian: signature[0..<32]), let s = P256Scalar(bigEndian: signature[32..<64]),
-              let e = P256Scalar(bigEndian: digest) else { return false }
+            let r = P256Scalar(bigEndian: signature[0..<32]), let s = P256Scalar(bigEndian: signature[32..<64]),
+            let e = P256Scalar(bigEndian: digest)
+        else { return false }
         // r and s in [1, n-1]; a 256-bit digest is used whole (n has 256 bits), reduced mod n.
         guard !r.isZero, !s.isZero, r.isReduced, s.isReduced else { return false }
         let w = s.inverse()
-        let u1 = e.reduced.multipliedMod(w).bigEndianBytes, u2 = r.multipliedMod(w).bigEndianBytes
+        let u1 = e.reduced.multipliedMod(w).bigEndianBytes
+        let u2 = r.multipliedMod(w).bigEndianBytes
         guard let ctx = BN_CTX_new() else { return nil }
         defer { BN_CTX_free(ctx) }
         BN_CTX_start(ctx)
         defer { BN_CTX_end(ctx) }
-        guard let bnU1 = BN_CTX_get(ctx), let bnU2 = BN_CTX_get(ctx), let x = BN_CTX_get(ctx), let bnR = BN_CTX_get(ctx),
-              let n = EC_GROUP_get0_order(curve),
-              BN_bin2bn(u1, 32, bnU1) != nil, BN_bin2bn(u2, 32, bnU2) != nil,
-              BN_bin2bn(r.bigEndianBytes, 32, bnR) != nil else { return nil }
+        guard let bnU1 = BN_CTX_get(ctx), let bnU2 = BN_CTX_get(ctx), let x = BN_CTX_get(ctx),
+            let bnR = BN_CTX_get(ctx),
+            let n = EC_GROUP_get0_order(curve),
+            BN_bin2bn(u1, 32, bnU1) != nil, BN_bin2bn(u2, 32, bnU2) != nil,
+            BN_bin2bn(r.bigEndianBytes, 32, bnR) != nil
+        else { return nil }
         guard let sum = EC_POINT_new(curve) else { return nil }
         defer { EC_POINT_free(sum) }
         guard let keyPart = EC_POINT_new(keyGroup) else { return nil }
         defer { EC_POINT_free(keyPart) }
-        guard EC_POINT_mul(curve, sum, bnU1, nil, nil, ctx) == 1, EC_POINT_mul(keyGroup, keyPart, bnU2, nil, nil, ctx) == 1,
-              EC_POINT_add(curve, sum, sum, keyPart, ctx) == 1 else { return nil }
+        guard EC_POINT_mul(curve, sum, bnU1, nil, nil, ctx) == 1,
+            EC_POINT_mul(keyGroup, keyPart, bnU2, nil, nil, ctx) == 1,
+            EC_POINT_add(curve, sum, sum, keyPart, ctx) == 1
+        else { return nil }
         guard EC_POINT_is_at_infinity(curve, sum) == 0 else { return false }
-        guard EC_POINT_get_affine_coordinates(curve, sum, x, nil, ctx) == 1, BN_nnmod(x, x, n, ctx) == 1 else { return nil }
+        guard EC_POINT_get_affine_coordinates(curve, sum, x, nil, ctx) == 1, BN_nnmod(x, x, n, ctx) == 1 else {
+            return nil
+        }
         return BN_cmp(x, bnR) == 0
     }
 }

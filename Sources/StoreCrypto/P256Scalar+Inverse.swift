@@ -7,19 +7,27 @@ extension P256Scalar {
     /// for u, v). Invariants: a ≡ u·self and b ≡ v·self (mod n); 17 rounds (527 ≥ 2·256 − 1
     /// steps) bring a to 0 and b to gcd(self, n). Its time depends on self, public here.
     func inverse() -> P256Scalar {
-        var a = self, b = P256Scalar.n
-        var u = P256Scalar.one, v = P256Scalar.zero
+        var a = self
+        var b = P256Scalar.n
+        var u = P256Scalar.one
+        var v = P256Scalar.zero
         for _ in 0..<17 {
             let length = max(a.bitLength, b.bitLength, 64)
-            var x = a.approximation(length), y = b.approximation(length)
+            var x = a.approximation(length)
+            var y = b.approximation(length)
             // b stays odd (it starts as n and is only ever swapped with an odd a), so y is odd.
             // Without branches (the steps' choices are as good as random, and a wrong guess
             // costs more than the step): masks of all ones or zeros pick what each step does.
-            var f0: UInt64 = 1, g0: UInt64 = 0, f1: UInt64 = 0, g1: UInt64 = 1
+            var f0: UInt64 = 1
+            var g0: UInt64 = 0
+            var f1: UInt64 = 0
+            var g1: UInt64 = 1
             for _ in 0..<31 {
                 let odd = 0 &- (x & 1)
                 let swaps = odd & (0 &- UInt64(x < y ? 1 : 0))
-                let dx = (x ^ y) & swaps, df = (f0 ^ f1) & swaps, dg = (g0 ^ g1) & swaps
+                let dx = (x ^ y) & swaps
+                let df = (f0 ^ f1) & swaps
+                let dg = (g0 ^ g1) & swaps
                 x ^= dx
                 y ^= dx
                 f0 ^= df
@@ -32,7 +40,9 @@ extension P256Scalar {
                 f1 <<= 1
                 g1 <<= 1
             }
-            var (f0s, g0s, f1s, g1s) = (Int64(bitPattern: f0), Int64(bitPattern: g0), Int64(bitPattern: f1), Int64(bitPattern: g1))
+            var (f0s, g0s, f1s, g1s) = (
+                Int64(bitPattern: f0), Int64(bitPattern: g0), Int64(bitPattern: f1), Int64(bitPattern: g1)
+            )
             var newA = (SignedWide(a, times: f0s) + SignedWide(b, times: g0s)).dividedBy2To31
             var newB = (SignedWide(a, times: f1s) + SignedWide(b, times: g1s)).dividedBy2To31
             if newA.isNegative {
@@ -44,8 +54,10 @@ extension P256Scalar {
                 (f1s, g1s) = (-f1s, -g1s)
             }
             (a, b) = (newA.low256, newB.low256)
-            (u, v) = ((SignedWide(u, times: f0s) + SignedWide(v, times: g0s)).montgomeryDividedBy2To31,
-                      (SignedWide(u, times: f1s) + SignedWide(v, times: g1s)).montgomeryDividedBy2To31)
+            (u, v) = (
+                (SignedWide(u, times: f0s) + SignedWide(v, times: g0s)).montgomeryDividedBy2To31,
+                (SignedWide(u, times: f1s) + SignedWide(v, times: g1s)).montgomeryDividedBy2To31
+            )
         }
         return b == .one ? v : .zero
     }
@@ -79,7 +91,8 @@ extension P256Scalar {
             default: 0
             }
         }
-        let k = start / 64, shift = start % 64
+        let k = start / 64
+        let shift = start % 64
         guard shift > 0 else { return limb(k) }
         return limb(k) >> UInt64(shift) | limb(k + 1) << UInt64(64 - shift)
     }
@@ -125,15 +138,17 @@ private struct SignedWide {
             carry = o1 || o2
             return s2
         }
-        return SignedWide(l0: limb(x.l0, y.l0), l1: limb(x.l1, y.l1), l2: limb(x.l2, y.l2), l3: limb(x.l3, y.l3),
-                          l4: limb(x.l4, y.l4))
+        return SignedWide(
+            l0: limb(x.l0, y.l0), l1: limb(x.l1, y.l1), l2: limb(x.l2, y.l2), l3: limb(x.l3, y.l3),
+            l4: limb(x.l4, y.l4))
     }
 
     /// self / 2³¹ when its low 31 bits are zero (arithmetic shift: the sign stays).
     @inline(__always)
     var dividedBy2To31: SignedWide {
-        SignedWide(l0: l0 >> 31 | l1 << 33, l1: l1 >> 31 | l2 << 33, l2: l2 >> 31 | l3 << 33, l3: l3 >> 31 | l4 << 33,
-                   l4: UInt64(bitPattern: Int64(bitPattern: l4) >> 31))
+        SignedWide(
+            l0: l0 >> 31 | l1 << 33, l1: l1 >> 31 | l2 << 33, l2: l2 >> 31 | l3 << 33, l3: l3 >> 31 | l4 << 33,
+            l4: UInt64(bitPattern: Int64(bitPattern: l4) >> 31))
     }
 
     /// The low 256 bits: the value, when it is not negative and below 2²⁵⁶.
@@ -145,7 +160,8 @@ private struct SignedWide {
         let k = (l0 &* P256Scalar.nPrime) & (1 << 31 - 1)
         var t = (self + SignedWide(P256Scalar.n, times: Int64(k))).dividedBy2To31
         // |t| < 2²⁶⁰ / 2³¹ + n: a few additions or subtractions of n bring it into [0, n).
-        let n = SignedWide(P256Scalar.n, times: 1), minusN = SignedWide(P256Scalar.n, times: -1)
+        let n = SignedWide(P256Scalar.n, times: 1)
+        let minusN = SignedWide(P256Scalar.n, times: -1)
         while t.isNegative { t = t + n }
         while t.l4 != 0 || !t.low256.isReduced { t = t + minusN }
         return t.low256

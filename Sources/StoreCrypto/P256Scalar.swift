@@ -16,8 +16,9 @@ struct P256Scalar: Equatable {
     /// so that the hot loop reads no lazily made globals; the tests derive each from n.
     static let nPrime: UInt64 = 0xCCD1_C8AA_EE00_BC4F
     static let rModN = P256Scalar(l0: 0x0C46_353D_039C_DAAF, l1: 0x4319_0552_58E8_617B, l2: 0, l3: 0xFFFF_FFFF)
-    static let rSquared = P256Scalar(l0: 0x8324_4C95_BE79_EEA2, l1: 0x4699_799C_49BD_6FA6, l2: 0x2845_B239_2B6B_EC59,
-                                     l3: 0x66E1_2D94_F3D9_5620)
+    static let rSquared = P256Scalar(
+        l0: 0x8324_4C95_BE79_EEA2, l1: 0x4699_799C_49BD_6FA6, l2: 0x2845_B239_2B6B_EC59,
+        l3: 0x66E1_2D94_F3D9_5620)
 
     init(l0: UInt64, l1: UInt64, l2: UInt64, l3: UInt64) {
         (self.l0, self.l1, self.l2, self.l3) = (l0, l1, l2, l3)
@@ -38,7 +39,9 @@ struct P256Scalar: Equatable {
         var out: [UInt8] = []
         out.reserveCapacity(32)
         for limb in [l3, l2, l1, l0] {
-            for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: limb >> UInt64(shift))) }
+            for shift in stride(from: 56, through: 0, by: -8) {
+                out.append(UInt8(truncatingIfNeeded: limb >> UInt64(shift)))
+            }
         }
         return out
     }
@@ -89,7 +92,8 @@ struct P256Scalar: Equatable {
     /// (t + a·bi + m·n) / 2⁶⁴ for the m that makes the division exact.
     @inline(__always)
     private static func step(_ a: P256Scalar, _ bi: UInt64, _ t: (UInt64, UInt64, UInt64, UInt64, UInt64))
-        -> (UInt64, UInt64, UInt64, UInt64, UInt64) {
+        -> (UInt64, UInt64, UInt64, UInt64, UInt64)
+    {
         var c: UInt64 = 0
         let t0 = mulAdd(a.l0, bi, t.0, &c)
         let t1 = mulAdd(a.l1, bi, t.1, &c)
@@ -130,7 +134,8 @@ struct P256Scalar: Equatable {
     /// `op` limb by limb from the lowest, its carry (or borrow) passed up; the last one out.
     @inline(__always)
     private func limbwise(_ other: P256Scalar, _ op: (UInt64, UInt64) -> (partialValue: UInt64, overflow: Bool))
-        -> (value: P256Scalar, carry: Bool) {
+        -> (value: P256Scalar, carry: Bool)
+    {
         var carry = false
         @inline(__always) func limb(_ a: UInt64, _ b: UInt64) -> UInt64 {
             let (x, o1) = op(a, b)
@@ -138,7 +143,8 @@ struct P256Scalar: Equatable {
             carry = o1 || o2
             return y
         }
-        let value = P256Scalar(l0: limb(l0, other.l0), l1: limb(l1, other.l1), l2: limb(l2, other.l2), l3: limb(l3, other.l3))
+        let value = P256Scalar(
+            l0: limb(l0, other.l0), l1: limb(l1, other.l1), l2: limb(l2, other.l2), l3: limb(l3, other.l3))
         return (value, carry)
     }
 

@@ -3,7 +3,9 @@ import COpenSSL
 extension PublicKey {
     /// RSA PKCS#1 v1.5 over `data` hashed with `digest` (app receipts, iOS 6 receipts, Google).
     /// A signature from another key, over other bytes, or of the wrong size is `.invalid`.
-    public func verifyRSA(signature: [UInt8], over data: [UInt8], digest: DigestAlgorithm) throws(CryptoError) -> SignatureVerdict {
+    public func verifyRSA(signature: [UInt8], over data: [UInt8], digest: DigestAlgorithm) throws(CryptoError)
+        -> SignatureVerdict
+    {
         guard case .rsa = kind else {
             return .invalid(reason: "key is \(kind), not RSA")
         }
@@ -13,7 +15,9 @@ extension PublicKey {
 
     /// ES256 with a raw 64-byte `r ‖ s` signature, as JWS carries it. `repeatedPrefix`: how
     /// many of the first bytes of `data` are likely the same as in other checks (a JWS header).
-    public func verifyES256(signature: [UInt8], over data: [UInt8], repeatedPrefix: Int = 0) throws(CryptoError) -> SignatureVerdict {
+    public func verifyES256(signature: [UInt8], over data: [UInt8], repeatedPrefix: Int = 0) throws(CryptoError)
+        -> SignatureVerdict
+    {
         guard kind == .ecP256 else {
             return .invalid(reason: "key is \(kind), not EC P-256")
         }
@@ -21,7 +25,10 @@ extension PublicKey {
             return .invalid(reason: "ES256 signature is \(signature.count) bytes, not 64 (r ‖ s)")
         }
         if let table = es256Table() {
-            guard let ok = table.verify(raw: signature, sha256: try SHA256PrefixCache.shared.digest(data, prefixLength: repeatedPrefix)) else {
+            guard
+                let ok = table.verify(
+                    raw: signature, sha256: try SHA256PrefixCache.shared.digest(data, prefixLength: repeatedPrefix))
+            else {
                 throw CryptoError.openSSL(.operationFailed, "cannot check an ES256 signature")
             }
             return ok ? .valid : .invalid(reason: "bad signature")

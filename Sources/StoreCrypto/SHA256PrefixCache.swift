@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import COpenSSL
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// SHA-256 of JWS signing inputs that start with a header hashed before. The App Store signs
 /// every JWS of a period with one certificate chain, carried whole in every header, so the
@@ -56,7 +57,9 @@ final class SHA256PrefixCache: Sendable {
                 var digest = [UInt8](repeating: 0, count: 32)
                 var length: UInt32 = 0
                 let ok = digest.withUnsafeMutableBufferPointer { EVP_DigestFinal_ex(context, $0.baseAddress, &length) }
-                guard ok == 1, length == 32 else { throw CryptoError.openSSL(.operationFailed, "SHA-256 finalisation failed") }
+                guard ok == 1, length == 32 else {
+                    throw CryptoError.openSSL(.operationFailed, "SHA-256 finalisation failed")
+                }
                 return digest
             }
         }
@@ -80,7 +83,8 @@ final class SHA256PrefixCache: Sendable {
 
     private func start(_ context: OpaquePointer, _ prefix: UnsafeRawBufferPointer) throws(CryptoError) {
         guard EVP_DigestInit_ex(context, DigestAlgorithm.sha256.evpMD, nil) == 1,
-              EVP_DigestUpdate(context, prefix.baseAddress, prefix.count) == 1 else {
+            EVP_DigestUpdate(context, prefix.baseAddress, prefix.count) == 1
+        else {
             throw CryptoError.openSSL(.operationFailed, "cannot start a SHA-256 digest")
         }
     }

@@ -30,15 +30,18 @@ public final class TrustStore: @unchecked Sendable {
     /// (the receipt's creation date: Apple's intermediates expire). An anchor may be an
     /// intermediate, such as the iTunes Store CA for iOS 6 receipts (partial chains allowed).
     /// Throws only when OpenSSL cannot set up the check.
-    public func verify(leaf: X509Certificate, intermediates: [X509Certificate],
-                       at time: Timestamp) throws(CryptoError) -> ChainVerdict {
+    public func verify(
+        leaf: X509Certificate, intermediates: [X509Certificate],
+        at time: Timestamp
+    ) throws(CryptoError) -> ChainVerdict {
         guard let context = X509_STORE_CTX_new() else {
             throw CryptoError.openSSL(.operationFailed, "cannot allocate a verification context")
         }
         defer { X509_STORE_CTX_free(context) }
         let untrusted = try CertificateStack(intermediates)
         guard X509_STORE_CTX_init(context, store, leaf.handle, untrusted.handle) == 1,
-              let parameters = X509_STORE_CTX_get0_param(context) else {
+            let parameters = X509_STORE_CTX_get0_param(context)
+        else {
             throw CryptoError.openSSL(.operationFailed, "cannot start chain verification")
         }
         guard let seconds = time_t(exactly: time.flooredEpochSeconds) else {
@@ -57,7 +60,8 @@ public final class TrustStore: @unchecked Sendable {
             return ChainVerdict(outcome: .trusted, reason: "trusted", chain: chain, failingCertificate: nil)
         }
         let code = X509_STORE_CTX_get_error(context)
-        let failing = X509_STORE_CTX_get_current_cert(context).flatMap { current in known.first { $0.handle == current } }
+        let failing = X509_STORE_CTX_get_current_cert(context).flatMap { current in known.first { $0.handle == current }
+        }
         let (outcome, reason) = TrustStore.describe(code)
         return ChainVerdict(outcome: outcome, reason: reason, chain: chain, failingCertificate: failing)
     }
@@ -65,15 +69,16 @@ public final class TrustStore: @unchecked Sendable {
     private static func describe(_ code: Int32) -> (ChainVerdict.Outcome, String) {
         switch code {
         case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT, X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY,
-             X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT, X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN,
-             X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE:
+            X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT, X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN,
+            X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE:
             return (.untrustedRoot, "untrusted root")
         case X509_V_ERR_CERT_HAS_EXPIRED:
             return (.expired, "certificate has expired")
         case X509_V_ERR_CERT_NOT_YET_VALID:
             return (.notYetValid, "certificate is not yet valid")
         default:
-            let text = X509_verify_cert_error_string(Int(code)).map { String(cString: $0) } ?? "verification error \(code)"
+            let text =
+                X509_verify_cert_error_string(Int(code)).map { String(cString: $0) } ?? "verification error \(code)"
             return (.rejected(code: code), text)
         }
     }

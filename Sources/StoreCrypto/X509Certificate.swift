@@ -82,8 +82,9 @@ public final class X509Certificate: @unchecked Sendable, Equatable, CustomString
         let last = ERR_peek_last_error()
         let cleanEnd = ERR_GET_LIB(last) == ERR_LIB_PEM && ERR_GET_REASON(last) == PEM_R_NO_START_LINE
         guard !certificates.isEmpty, last == 0 || cleanEnd else {
-            throw CryptoError.openSSL(.badCertificate,
-                                      certificates.isEmpty ? "no PEM certificate found" : "damaged PEM certificate")
+            throw CryptoError.openSSL(
+                .badCertificate,
+                certificates.isEmpty ? "no PEM certificate found" : "damaged PEM certificate")
         }
         OpenSSLErrorQueue.clear()
         return certificates
@@ -92,9 +93,11 @@ public final class X509Certificate: @unchecked Sendable, Equatable, CustomString
     /// A certificate file's contents: PEM (one or more) when it holds `-----BEGIN`, else one DER certificate.
     public static func parseFile(_ bytes: [UInt8]) throws(CryptoError) -> [X509Certificate] {
         let marker = Array("-----BEGIN".utf8)
-        let isPEM = bytes.count >= marker.count && (0...(bytes.count - marker.count)).contains { start in
-            bytes[start..<(start + marker.count)].elementsEqual(marker)
-        }
+        let isPEM =
+            bytes.count >= marker.count
+            && (0...(bytes.count - marker.count)).contains { start in
+                bytes[start..<(start + marker.count)].elementsEqual(marker)
+            }
         if isPEM {
             return try parsePEM(String(decoding: bytes, as: UTF8.self))
         }

@@ -12,11 +12,14 @@ enum AppleEvents {
     static let refundTypes: Set<String> = ["REFUND", "REVOKE"]
     static let chargeTypes: Set<String> = ["ONE_TIME_CHARGE", "SUBSCRIBED", "DID_RENEW", "OFFER_REDEEMED"]
 
-    static func notification(jws: String, at location: SourceLocation, limits: Limits) throws(UnreadableRecord) -> StoreEvent {
+    static func notification(jws: String, at location: SourceLocation, limits: Limits) throws(UnreadableRecord)
+        -> StoreEvent
+    {
         let receipt = try decode(jws, "the notification JWS", location, limits)
         guard receipt.jwsType == .notification else {
-            throw UnreadableRecord(location: location,
-                                  reason: "a JWS \(receipt.jwsType.map { "\($0.rawValue)" } ?? "") that is not a notification")
+            throw UnreadableRecord(
+                location: location,
+                reason: "a JWS \(receipt.jwsType.map { "\($0.rawValue)" } ?? "") that is not a notification")
         }
         guard let type = extra(receipt.extras, "notification_type") else {
             throw UnreadableRecord(location: location, reason: "the notification has no notificationType")
@@ -33,7 +36,8 @@ enum AppleEvents {
             meaning = .other
         }
         // Same notification logged twice: same UUID (and, without one, the same signature).
-        let identity = extra(receipt.extras, "notification_uuid").map { "apple:n:" + $0 }
+        let identity =
+            extra(receipt.extras, "notification_uuid").map { "apple:n:" + $0 }
             ?? "apple:s:" + String(jws.split(separator: ".").last?.prefix(128) ?? "")
         var e = StoreEvent(store: .apple, type: type, meaning: meaning, identity: identity, location: location)
         fill(&e, receipt, p)
@@ -42,25 +46,33 @@ enum AppleEvents {
     }
 
     /// One transaction of a refund-history page (`signedTransactions`).
-    static func refundHistory(jws: String, at location: SourceLocation, limits: Limits) throws(UnreadableRecord) -> StoreEvent {
+    static func refundHistory(jws: String, at location: SourceLocation, limits: Limits) throws(UnreadableRecord)
+        -> StoreEvent
+    {
         let receipt = try decode(jws, "a refund-history transaction", location, limits)
         guard receipt.jwsType == .transaction, let p = receipt.purchases.first, let txn = p.transactionID else {
-            throw UnreadableRecord(location: location, reason: "a refund-history entry that is not a signed transaction")
+            throw UnreadableRecord(
+                location: location, reason: "a refund-history entry that is not a signed transaction")
         }
         let revoked = p.cancellationDate
-        var e = StoreEvent(store: .apple, type: "refund-history", meaning: revoked == nil ? .other : .refund,
-                           identity: "apple:r:\(txn):\(revoked.map { String($0.millis) } ?? "-")", location: location)
+        var e = StoreEvent(
+            store: .apple, type: "refund-history", meaning: revoked == nil ? .other : .refund,
+            identity: "apple:r:\(txn):\(revoked.map { String($0.millis) } ?? "-")", location: location)
         fill(&e, receipt, p)
         e.at = revoked ?? receipt.creationDate
         return e
     }
 
-    private static func decode(_ jws: String, _ what: String, _ location: SourceLocation,
-                               _ limits: Limits) throws(UnreadableRecord) -> Receipt {
+    private static func decode(
+        _ jws: String, _ what: String, _ location: SourceLocation,
+        _ limits: Limits
+    ) throws(UnreadableRecord) -> Receipt {
         do {
             return try JWSDecoder.decode(Array(jws.utf8), limits: limits)
         } catch {
-            throw UnreadableRecord(location: location, reason: "\(what) cannot be read: \(error.reason) (\(error.code) at byte \(error.offset))")
+            throw UnreadableRecord(
+                location: location,
+                reason: "\(what) cannot be read: \(error.reason) (\(error.code) at byte \(error.offset))")
         }
     }
 
@@ -75,7 +87,9 @@ enum AppleEvents {
             e.purchaseDate = p.purchaseDate
             e.price = extraInt(p.extras, "price").flatMap(milliunits)
             e.currency = extra(p.extras, "currency")
-            e.reason = extraInt(p.extras, "revocation_reason").map { $0 == 0 ? "other" : $0 == 1 ? "app-issue" : String($0) }
+            e.reason = extraInt(p.extras, "revocation_reason").map {
+                $0 == 0 ? "other" : $0 == 1 ? "app-issue" : String($0)
+            }
             e.revocationType = extra(p.extras, "revocation_type")
             e.revocationPercentage = extraInt(p.extras, "revocation_percentage")
         }
@@ -83,7 +97,8 @@ enum AppleEvents {
 
     /// 4990 milliunits as 4.99.
     static func milliunits(_ m: Int64) -> DecimalAmount? {
-        let whole = m / 1000, rest = (m % 1000).magnitude
+        let whole = m / 1000
+        let rest = (m % 1000).magnitude
         let fraction = String(rest + 1000).dropFirst()
         return DecimalAmount((m < 0 && whole == 0 ? "-" : "") + "\(whole).\(fraction)")
     }

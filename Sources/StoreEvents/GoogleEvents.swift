@@ -6,8 +6,10 @@ import JSONText
 /// purchases (`voidedpurchases.list`) and Real-time developer notifications, as the Pub/Sub
 /// push body or the decoded `DeveloperNotification`.
 enum GoogleEvents {
-    static let reasons = ["other", "remorse", "not-received", "defective", "accidental-purchase", "fraud",
-                          "friendly-fraud", "chargeback", "unacknowledged"]
+    static let reasons = [
+        "other", "remorse", "not-received", "defective", "accidental-purchase", "fraud",
+        "friendly-fraud", "chargeback", "unacknowledged",
+    ]
     static let sources = ["user", "developer", "google"]
 
     /// One VoidedPurchase object.
@@ -15,14 +17,16 @@ enum GoogleEvents {
         let orderID = try text(o, "orderId", location)
         let token = try text(o, "purchaseToken", location)
         guard orderID != nil || token != nil else {
-            throw UnreadableRecord(location: location, reason: "a voided purchase with neither orderId nor purchaseToken")
+            throw UnreadableRecord(
+                location: location, reason: "a voided purchase with neither orderId nor purchaseToken")
         }
         guard let voided = try millis(o, "voidedTimeMillis", location) else {
             throw UnreadableRecord(location: location, reason: "a voided purchase without voidedTimeMillis")
         }
         let who = orderID.map { "o:" + $0 } ?? "t:" + (token ?? "")
-        var e = StoreEvent(store: .google, type: "voided", meaning: .refund,
-                           identity: "google:v:\(who):\(voided.millis)", location: location)
+        var e = StoreEvent(
+            store: .google, type: "voided", meaning: .refund,
+            identity: "google:v:\(who):\(voided.millis)", location: location)
         e.transactionID = orderID
         e.purchaseToken = token
         e.at = voided
@@ -32,7 +36,9 @@ enum GoogleEvents {
     }
 
     /// A Pub/Sub push body: `message.data` is the base64 of a DeveloperNotification.
-    static func push(_ message: JSONObject, at location: SourceLocation, limits: Limits) throws(UnreadableRecord) -> StoreEvent {
+    static func push(_ message: JSONObject, at location: SourceLocation, limits: Limits) throws(UnreadableRecord)
+        -> StoreEvent
+    {
         guard let data = message["data"]?.string else {
             throw UnreadableRecord(location: location, reason: "a Pub/Sub message without a data string")
         }
@@ -57,13 +63,17 @@ enum GoogleEvents {
     }
 
     /// A DeveloperNotification: `packageName`, `eventTimeMillis` and one notification.
-    static func developerNotification(_ o: JSONObject, messageID: String?,
-                                      at location: SourceLocation) throws(UnreadableRecord) -> StoreEvent {
+    static func developerNotification(
+        _ o: JSONObject, messageID: String?,
+        at location: SourceLocation
+    ) throws(UnreadableRecord) -> StoreEvent {
         guard let package = try text(o, "packageName", location) else {
             throw UnreadableRecord(location: location, reason: "a developer notification without packageName")
         }
         let at = try millis(o, "eventTimeMillis", location)
-        let type: String, meaning: StoreEvent.Meaning, inner: JSONObject
+        let type: String
+        let meaning: StoreEvent.Meaning
+        let inner: JSONObject
         if let v = try object(o, "voidedPurchaseNotification", location) {
             (type, meaning, inner) = ("rtdn-voided", .refund, v)
         } else if let s = try object(o, "subscriptionNotification", location) {
@@ -74,7 +84,9 @@ enum GoogleEvents {
         } else if let t = try object(o, "testNotification", location) {
             (type, meaning, inner) = ("rtdn-test", .other, t)
         } else {
-            throw UnreadableRecord(location: location, reason: "a developer notification of no known kind (keys: \(o.keys.prefix(8).joined(separator: ", ")))")
+            throw UnreadableRecord(
+                location: location,
+                reason: "a developer notification of no known kind (keys: \(o.keys.prefix(8).joined(separator: ", ")))")
         }
         // Without a message id, the same content is the same notification.
         let identity = messageID.map { "google:m:" + $0 } ?? "google:c:" + JSONValue.object(o).jsonText
@@ -86,14 +98,17 @@ enum GoogleEvents {
         e.productID = try text(inner, "subscriptionId", location)
         if e.productID == nil { e.productID = try text(inner, "sku", location) }
         if meaning == .refund, e.purchaseToken == nil, e.transactionID == nil {
-            throw UnreadableRecord(location: location, reason: "a \(type) notification names no purchase (no purchaseToken or orderId)")
+            throw UnreadableRecord(
+                location: location, reason: "a \(type) notification names no purchase (no purchaseToken or orderId)")
         }
         return e
     }
 
     // MARK: Fields
 
-    private static func text(_ o: JSONObject, _ key: String, _ location: SourceLocation) throws(UnreadableRecord) -> String? {
+    private static func text(_ o: JSONObject, _ key: String, _ location: SourceLocation) throws(UnreadableRecord)
+        -> String?
+    {
         switch o[key] {
         case nil, .null?: return nil
         case .string(let s)?: return s.isEmpty ? nil : s
@@ -102,30 +117,44 @@ enum GoogleEvents {
         }
     }
 
-    private static func object(_ o: JSONObject, _ key: String, _ location: SourceLocation) throws(UnreadableRecord) -> JSONObject? {
+    private static func object(_ o: JSONObject, _ key: String, _ location: SourceLocation) throws(UnreadableRecord)
+        -> JSONObject?
+    {
         switch o[key] {
         case nil, .null?: return nil
         case .object(let x)?: return x
         case let other?:
-            throw UnreadableRecord(location: location, reason: "\(key) is \(ExtendedJSON.kind(of: other)), not an object")
+            throw UnreadableRecord(
+                location: location, reason: "\(key) is \(ExtendedJSON.kind(of: other)), not an object")
         }
     }
 
     /// Epoch milliseconds, written as Google's REST API writes int64 (a string) or as a number.
-    private static func millis(_ o: JSONObject, _ key: String, _ location: SourceLocation) throws(UnreadableRecord) -> Timestamp? {
+    private static func millis(_ o: JSONObject, _ key: String, _ location: SourceLocation) throws(UnreadableRecord)
+        -> Timestamp?
+    {
         guard let value = o[key], !value.isNull else { return nil }
         guard let n = value.int64, let t = Timestamp(millis: n) else {
-            throw UnreadableRecord(location: location, reason: "\(key) is not epoch milliseconds: \(String((value.scalarText ?? ExtendedJSON.kind(of: value)).prefix(40)))")
+            throw UnreadableRecord(
+                location: location,
+                reason:
+                    "\(key) is not epoch milliseconds: \(String((value.scalarText ?? ExtendedJSON.kind(of: value)).prefix(40)))"
+            )
         }
         return t
     }
 
     /// A small code and its word (`voidedReason` 5 is `fraud`); an unknown code stays a number.
-    private static func code(_ o: JSONObject, _ key: String, _ words: [String],
-                             _ location: SourceLocation) throws(UnreadableRecord) -> String? {
+    private static func code(
+        _ o: JSONObject, _ key: String, _ words: [String],
+        _ location: SourceLocation
+    ) throws(UnreadableRecord) -> String? {
         guard let value = o[key], !value.isNull else { return nil }
         guard let n = value.int64 else {
-            throw UnreadableRecord(location: location, reason: "\(key) is not a number: \(String((value.scalarText ?? ExtendedJSON.kind(of: value)).prefix(40)))")
+            throw UnreadableRecord(
+                location: location,
+                reason:
+                    "\(key) is not a number: \(String((value.scalarText ?? ExtendedJSON.kind(of: value)).prefix(40)))")
         }
         return words.indices.contains(Int(clamping: n)) ? words[Int(n)] : String(n)
     }

@@ -56,7 +56,8 @@ public final class StoreEventFile {
             }
         case .dump:
             switch source {
-            case .path(let p, let observer): dump = try DumpReader(path: p, limits: limits, buffers: buffers, rawObserver: observer)
+            case .path(let p, let observer):
+                dump = try DumpReader(path: p, limits: limits, buffers: buffers, rawObserver: observer)
             case .bytes(let b, let n): dump = try DumpReader(bytes: b, name: n, limits: limits, buffers: buffers)
             }
         }
@@ -93,7 +94,9 @@ public final class StoreEventFile {
         if let bytes = document {
             document = nil
             let location = SourceLocation(file: path, line: 1)
-            guard !documentTooLong else { return problem(location, "the document is longer than \(limits.maxRecordBytes) bytes") }
+            guard !documentTooLong else {
+                return problem(location, "the document is longer than \(limits.maxRecordBytes) bytes")
+            }
             return .payload(bytes, location)
         }
         if let dump {
@@ -117,15 +120,18 @@ public final class StoreEventFile {
             case .null, .timestamp: return problem(r.location, "the \(field.name) column holds no event")
             }
         }
-        return problem(r.location, "no column holds the event (\(StoreEventParser.payloadColumns.joined(separator: ", ")))")
+        return problem(
+            r.location, "no column holds the event (\(StoreEventParser.payloadColumns.joined(separator: ", ")))")
     }
 
     private func problem(_ location: SourceLocation, _ reason: String) -> Unit {
         .problem(UnreadableRecord(location: location, reason: reason))
     }
 
-    private static func lineReader(_ source: Source, limits: Limits, buffers: ReadBuffers,
-                                   observed: Bool) throws(InputError) -> LogLineReader {
+    private static func lineReader(
+        _ source: Source, limits: Limits, buffers: ReadBuffers,
+        observed: Bool
+    ) throws(InputError) -> LogLineReader {
         switch source {
         case .path(let p, let observer):
             return try LogLineReader(path: p, limits: limits, buffers: buffers, rawObserver: observed ? observer : nil)
@@ -152,10 +158,13 @@ public final class StoreEventFile {
             // JSON that ends on its line is JSON Lines; a document written over many lines is not.
             var lineLimits = limits
             lineLimits.maxPayloadBytes = max(limits.maxPayloadBytes, limits.maxRecordBytes)
-            if (try? JSONParser.parse(line.bytes, limits: lineLimits)) != nil || !opensDocument(line.bytes) { return .lines }
+            if (try? JSONParser.parse(line.bytes, limits: lineLimits)) != nil || !opensDocument(line.bytes) {
+                return .lines
+            }
             // A document only when the whole file is one JSON value: a first line that merely
             // starts like one (a logged webhook body `{"a":[`) must not swallow the log's events.
-            let whole = try lineReader(source, limits: limits, buffers: buffers, observed: false).rest(maxBytes: limits.maxRecordBytes)
+            let whole = try lineReader(source, limits: limits, buffers: buffers, observed: false).rest(
+                maxBytes: limits.maxRecordBytes)
             guard let whole, (try? JSONParser.parse(whole, limits: lineLimits)) != nil else { return .lines }
             return .document
         default:
@@ -171,8 +180,10 @@ public final class StoreEventFile {
     }
 
     private static func looksLikeJWS(_ line: [UInt8]) -> Bool {
-        line.filter { $0 == 0x2E }.count == 2 && line.allSatisfy { b in
-            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2D || b == 0x5F || b == 0x2E
-        }
+        line.filter { $0 == 0x2E }.count == 2
+            && line.allSatisfy { b in
+                (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2D
+                    || b == 0x5F || b == 0x2E
+            }
     }
 }

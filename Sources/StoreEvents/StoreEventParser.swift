@@ -22,12 +22,17 @@ public enum StoreEventParser {
         return out
     }
 
-    private static func read(_ bytes: [UInt8], _ location: SourceLocation, _ limits: Limits,
-                             _ out: inout Parsed) throws(UnreadableRecord) {
+    private static func read(
+        _ bytes: [UInt8], _ location: SourceLocation, _ limits: Limits,
+        _ out: inout Parsed
+    ) throws(UnreadableRecord) {
         guard bytes.count <= limits.maxRecordBytes else {
-            throw UnreadableRecord(location: location, reason: "an event of \(bytes.count) bytes exceeds the cap of \(limits.maxRecordBytes)")
+            throw UnreadableRecord(
+                location: location,
+                reason: "an event of \(bytes.count) bytes exceeds the cap of \(limits.maxRecordBytes)")
         }
-        var start = 0, end = bytes.count
+        var start = 0
+        var end = bytes.count
         while start < end, isSpace(bytes[start]) { start += 1 }
         while end > start, isSpace(bytes[end - 1]) { end -= 1 }
         guard start < end else { throw UnreadableRecord(location: location, reason: "an empty event") }
@@ -45,13 +50,16 @@ public enum StoreEventParser {
         do {
             value = try JSONParser.parse(Array(bytes[start..<end]), limits: limits)
         } catch {
-            throw UnreadableRecord(location: location, reason: "not JSON: \(error.reason) (at byte \(error.offset + start))")
+            throw UnreadableRecord(
+                location: location, reason: "not JSON: \(error.reason) (at byte \(error.offset + start))")
         }
         try recognise(value, location, limits, &out)
     }
 
-    static func recognise(_ value: JSONValue, _ location: SourceLocation, _ limits: Limits,
-                          _ out: inout Parsed) throws(UnreadableRecord) {
+    static func recognise(
+        _ value: JSONValue, _ location: SourceLocation, _ limits: Limits,
+        _ out: inout Parsed
+    ) throws(UnreadableRecord) {
         switch value {
         case .string(let jws):
             out.events.append(try AppleEvents.notification(jws: jws, at: location, limits: limits))
@@ -62,11 +70,14 @@ public enum StoreEventParser {
         }
     }
 
-    private static func object(_ o: JSONObject, _ location: SourceLocation, _ limits: Limits,
-                               _ out: inout Parsed) throws(UnreadableRecord) {
+    private static func object(
+        _ o: JSONObject, _ location: SourceLocation, _ limits: Limits,
+        _ out: inout Parsed
+    ) throws(UnreadableRecord) {
         if let payload = o["signedPayload"] {
             guard let jws = payload.string else {
-                throw UnreadableRecord(location: location, reason: "signedPayload is \(ExtendedJSON.kind(of: payload)), not a JWS")
+                throw UnreadableRecord(
+                    location: location, reason: "signedPayload is \(ExtendedJSON.kind(of: payload)), not a JWS")
             }
             out.events.append(try AppleEvents.notification(jws: jws, at: location, limits: limits))
         } else if let history = o["notificationHistory"] {
@@ -79,14 +90,16 @@ public enum StoreEventParser {
         } else if let transactions = o["signedTransactions"] {
             try page(transactions, "signedTransactions", location, &out) { entry throws(UnreadableRecord) in
                 guard let jws = entry.string else {
-                    throw UnreadableRecord(location: location, reason: "an entry that is \(ExtendedJSON.kind(of: entry)), not a JWS")
+                    throw UnreadableRecord(
+                        location: location, reason: "an entry that is \(ExtendedJSON.kind(of: entry)), not a JWS")
                 }
                 return try AppleEvents.refundHistory(jws: jws, at: location, limits: limits)
             }
         } else if let voided = o["voidedPurchases"] {
             try page(voided, "voidedPurchases", location, &out) { entry throws(UnreadableRecord) in
                 guard let v = entry.object else {
-                    throw UnreadableRecord(location: location, reason: "an entry that is \(ExtendedJSON.kind(of: entry)), not an object")
+                    throw UnreadableRecord(
+                        location: location, reason: "an entry that is \(ExtendedJSON.kind(of: entry)), not an object")
                 }
                 return try GoogleEvents.voided(v, at: location)
             }
@@ -101,18 +114,26 @@ public enum StoreEventParser {
             switch payload.value {
             case .string(let text): try read(Array(text.utf8), location, limits, &out)
             case .object: try recognise(payload.value, location, limits, &out)
-            default: throw UnreadableRecord(location: location, reason: "\(payload.key) is \(ExtendedJSON.kind(of: payload.value)), not an event")
+            default:
+                throw UnreadableRecord(
+                    location: location,
+                    reason: "\(payload.key) is \(ExtendedJSON.kind(of: payload.value)), not an event")
             }
         } else {
-            throw UnreadableRecord(location: location, reason: "a JSON object that is no store event (keys: \(o.keys.prefix(8).joined(separator: ", ")))")
+            throw UnreadableRecord(
+                location: location,
+                reason: "a JSON object that is no store event (keys: \(o.keys.prefix(8).joined(separator: ", ")))")
         }
     }
 
     /// The entries of a page; a bad entry is a problem named by its index.
-    private static func page(_ value: JSONValue, _ key: String, _ location: SourceLocation, _ out: inout Parsed,
-                             _ entry: (JSONValue) throws(UnreadableRecord) -> StoreEvent) throws(UnreadableRecord) {
+    private static func page(
+        _ value: JSONValue, _ key: String, _ location: SourceLocation, _ out: inout Parsed,
+        _ entry: (JSONValue) throws(UnreadableRecord) -> StoreEvent
+    ) throws(UnreadableRecord) {
         guard let entries = value.array else {
-            throw UnreadableRecord(location: location, reason: "\(key) is \(ExtendedJSON.kind(of: value)), not an array")
+            throw UnreadableRecord(
+                location: location, reason: "\(key) is \(ExtendedJSON.kind(of: value)), not an array")
         }
         for (i, e) in entries.enumerated() {
             do throws(UnreadableRecord) {

@@ -6,7 +6,8 @@ enum ReportDates {
     static func usDate(_ text: String) -> Int? {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count <= 2, parts[1].count <= 2, parts[2].count == 4,
-              let m = Int(parts[0]), let d = Int(parts[1]), let y = Int(parts[2]) else { return nil }
+            let m = Int(parts[0]), let d = Int(parts[1]), let y = Int(parts[2])
+        else { return nil }
         return CalendarDay.from(year: y, month: m, day: d)
     }
 
@@ -26,7 +27,8 @@ enum ReportDates {
         } else {
             let words = date.replacingCommas.split(separator: " ")
             guard words.count == 3, let month = months.firstIndex(of: words[0].prefix(3).lowercased()),
-                  let d = Int(words[1]), let y = Int(words[2]), let parsed = CalendarDay.from(year: y, month: month + 1, day: d)
+                let d = Int(words[1]), let y = Int(words[2]),
+                let parsed = CalendarDay.from(year: y, month: month + 1, day: d)
             else { return nil }
             day = parsed
         }
@@ -36,7 +38,8 @@ enum ReportDates {
         if let clock = pieces.first {
             let hms = clock.split(separator: ":")
             guard hms.count == 3 || hms.count == 2, let h = Int(hms[0]), let m = Int(hms[1]),
-                  (0...23).contains(h), (0...59).contains(m) else { return nil }
+                (0...23).contains(h), (0...59).contains(m)
+            else { return nil }
             let s = hms.count == 3 ? Int(hms[2]) : 0
             guard let s, (0...60).contains(s) else { return nil }
             seconds = h * 3600 + m * 60 + min(s, 59)
@@ -50,7 +53,8 @@ enum ReportDates {
             default: return nil
             }
         }
-        return Timestamp(millis: (Int64(day) * 86_400 + Int64(seconds) - Int64(offsetMinutes) * 60) * 1000, hasMilliseconds: false)
+        return Timestamp(
+            millis: (Int64(day) * 86_400 + Int64(seconds) - Int64(offsetMinutes) * 60) * 1000, hasMilliseconds: false)
     }
 }
 

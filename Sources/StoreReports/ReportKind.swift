@@ -16,8 +16,10 @@ public enum ReportKind: String, Sendable, CaseIterable {
     var required: [[ReportColumn]] {
         switch self {
         case .googleSales:
-            return [[.orderNumber], [.financialStatus], [.skuID], [.currencyOfSale], [.chargedAmount],
-                    [.chargedTimestamp, .chargedDate]]
+            return [
+                [.orderNumber], [.financialStatus], [.skuID], [.currencyOfSale], [.chargedAmount],
+                [.chargedTimestamp, .chargedDate],
+            ]
         case .googleEarnings:
             return [[.description], [.transactionType], [.transactionDate], [.skuID], [.buyerCurrency], [.buyerAmount]]
         case .appleSalesSummary:
@@ -64,26 +66,32 @@ enum ReportColumn: Sendable, Hashable {
     private static func aliases(_ kind: ReportKind) -> [String: ReportColumn] {
         switch kind {
         case .googleSales:
-            return ["ordernumber": .orderNumber, "orderid": .orderNumber,
-                    "orderchargedtimestamp": .chargedTimestamp, "chargedtimestamp": .chargedTimestamp,
-                    "orderchargeddate": .chargedDate, "chargeddate": .chargedDate,
-                    "financialstatus": .financialStatus,
-                    "productid": .packageName, "packageid": .packageName, "packagename": .packageName,
-                    "skuid": .skuID, "sku": .skuID,
-                    "currencyofsale": .currencyOfSale, "salecurrency": .currencyOfSale,
-                    "chargedamount": .chargedAmount]
+            return [
+                "ordernumber": .orderNumber, "orderid": .orderNumber,
+                "orderchargedtimestamp": .chargedTimestamp, "chargedtimestamp": .chargedTimestamp,
+                "orderchargeddate": .chargedDate, "chargeddate": .chargedDate,
+                "financialstatus": .financialStatus,
+                "productid": .packageName, "packageid": .packageName, "packagename": .packageName,
+                "skuid": .skuID, "sku": .skuID,
+                "currencyofsale": .currencyOfSale, "salecurrency": .currencyOfSale,
+                "chargedamount": .chargedAmount,
+            ]
         case .googleEarnings:
-            return ["description": .description, "orderid": .description, "ordernumber": .description,
-                    "transactiondate": .transactionDate, "transactiontime": .transactionTime,
-                    "transactiontype": .transactionType,
-                    "productid": .packageName, "packageid": .packageName, "packagename": .packageName,
-                    "skuid": .skuID, "sku": .skuID,
-                    "buyercurrency": .buyerCurrency, "amountbuyercurrency": .buyerAmount]
+            return [
+                "description": .description, "orderid": .description, "ordernumber": .description,
+                "transactiondate": .transactionDate, "transactiontime": .transactionTime,
+                "transactiontype": .transactionType,
+                "productid": .packageName, "packageid": .packageName, "packagename": .packageName,
+                "skuid": .skuID, "sku": .skuID,
+                "buyercurrency": .buyerCurrency, "amountbuyercurrency": .buyerAmount,
+            ]
         case .appleSalesSummary:
-            return ["sku": .sku, "producttypeidentifier": .productTypeIdentifier, "producttype": .productTypeIdentifier,
-                    "units": .units, "unit": .units, "quantity": .units,
-                    "begindate": .beginDate, "startdate": .beginDate, "enddate": .endDate,
-                    "customercurrency": .customerCurrency, "customerprice": .customerPrice]
+            return [
+                "sku": .sku, "producttypeidentifier": .productTypeIdentifier, "producttype": .productTypeIdentifier,
+                "units": .units, "unit": .units, "quantity": .units,
+                "begindate": .beginDate, "startdate": .beginDate, "enddate": .endDate,
+                "customercurrency": .customerCurrency, "customerprice": .customerPrice,
+            ]
         }
     }
 

@@ -26,8 +26,10 @@ public struct StoreEvent: Sendable, Equatable {
     public var units: Int64
     public var location: SourceLocation
 
-    public init(kind: ReportKind, action: Action, orderID: String?, appID: String?, productID: String, day: Int,
-                currency: String, amount: DecimalAmount, units: Int64, location: SourceLocation) {
+    public init(
+        kind: ReportKind, action: Action, orderID: String?, appID: String?, productID: String, day: Int,
+        currency: String, amount: DecimalAmount, units: Int64, location: SourceLocation
+    ) {
         self.kind = kind
         self.action = action
         self.orderID = orderID

@@ -21,10 +21,13 @@ public final class StoreReportReader {
     public static let maxPreambleLines = 50
 
     /// `file` names the text in messages (a path, or `archive.zip/entry.csv`).
-    public init(stream: ByteStream, file: String, limits: Limits = .standard,
-                buffers: ReadBuffers = .standard) throws(InputError) {
+    public init(
+        stream: ByteStream, file: String, limits: Limits = .standard,
+        buffers: ReadBuffers = .standard
+    ) throws(InputError) {
         self.file = file
-        rows = try DelimitedRows(stream: TextDecodingStream(source: stream), path: file, limits: limits, buffers: buffers)
+        rows = try DelimitedRows(
+            stream: TextDecodingStream(source: stream), path: file, limits: limits, buffers: buffers)
         var firstLine: String?
         var seen = 0
         while try rows.next() {
@@ -44,10 +47,11 @@ public final class StoreReportReader {
             }
             guard seen < StoreReportReader.maxPreambleLines else { break }
         }
-        throw InputError(path: file,
-                         reason: "not a store report: no Google Play sales or earnings header and no Apple Sales Summary header "
-                             + "in the first \(seen) line(s)" + (firstLine.map { " (first line: \($0))" } ?? " (the file is empty)"),
-                         code: "not-a-store-report")
+        throw InputError(
+            path: file,
+            reason: "not a store report: no Google Play sales or earnings header and no Apple Sales Summary header "
+                + "in the first \(seen) line(s)" + (firstLine.map { " (first line: \($0))" } ?? " (the file is empty)"),
+            code: "not-a-store-report")
     }
 
     /// The next data row; nil at the end of the report.
@@ -68,7 +72,9 @@ public final class StoreReportReader {
     private func isTotal() -> Bool {
         guard case .success(let first)? = rows.cell(0) else { return false }
         // Most rows start with an order number or a provider: decided on the first letter.
-        guard let initial = first.utf8.first(where: { $0 != 0x20 && $0 != 0x09 }), initial | 0x20 == 0x74 else { return false }
+        guard let initial = first.utf8.first(where: { $0 != 0x20 && $0 != 0x09 }), initial | 0x20 == 0x74 else {
+            return false
+        }
         let trimmed = first.trimmed.lowercased()
         return trimmed.hasPrefix("total_") || trimmed == "total" || trimmed == "totals"
     }
@@ -104,7 +110,8 @@ public final class StoreReportReader {
 
     private func currency(_ column: ReportColumn, _ name: String) throws(Reason) -> String {
         let raw = try required(column, name)
-        guard raw.utf8.count == 3, raw.utf8.allSatisfy({ (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }) else {
+        guard raw.utf8.count == 3, raw.utf8.allSatisfy({ (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
+        else {
             throw Reason("\(name) '\(raw.prefix(40))' is not a three-letter currency code")
         }
         return raw.uppercased()
@@ -145,18 +152,24 @@ public final class StoreReportReader {
         }
         let day: Int
         if let stamp = try text(.chargedTimestamp) {
-            guard let t = ReportDates.instant(stamp) else { throw Reason("Order Charged Timestamp '\(stamp.prefix(40))' is not a time") }
+            guard let t = ReportDates.instant(stamp) else {
+                throw Reason("Order Charged Timestamp '\(stamp.prefix(40))' is not a time")
+            }
             day = CalendarDay.utc(t)
         } else {
             let date = try required(.chargedDate, "Order Charged Timestamp")
-            guard let d = CalendarDay.parse(date) else { throw Reason("Order Charged Date '\(date.prefix(40))' is not a date") }
+            guard let d = CalendarDay.parse(date) else {
+                throw Reason("Order Charged Date '\(date.prefix(40))' is not a date")
+            }
             day = d
         }
-        return .event(StoreEvent(kind: kind, action: action, orderID: order, appID: try text(.packageName),
-                                 productID: try required(.skuID, "SKU ID"), day: day,
-                                 currency: try currency(.currencyOfSale, "Currency of Sale"),
-                                 amount: try amount(.chargedAmount, "Charged Amount"),
-                                 units: action == .charge ? 1 : -1, location: location))
+        return .event(
+            StoreEvent(
+                kind: kind, action: action, orderID: order, appID: try text(.packageName),
+                productID: try required(.skuID, "SKU ID"), day: day,
+                currency: try currency(.currencyOfSale, "Currency of Sale"),
+                amount: try amount(.chargedAmount, "Charged Amount"),
+                units: action == .charge ? 1 : -1, location: location))
     }
 
     private func googleEarning(_ location: SourceLocation) throws(Reason) -> ReportItem {
@@ -173,11 +186,13 @@ public final class StoreReportReader {
         guard let t = ReportDates.earnings(date: date, time: time) else {
             throw Reason("Transaction Date and Time '\(date.prefix(30)) \(time.prefix(20))' are not a time")
         }
-        return .event(StoreEvent(kind: kind, action: action, orderID: order, appID: try text(.packageName),
-                                 productID: try required(.skuID, "Sku Id"), day: CalendarDay.utc(t),
-                                 currency: try currency(.buyerCurrency, "Buyer Currency"),
-                                 amount: try amount(.buyerAmount, "Amount (Buyer Currency)"),
-                                 units: action == .charge ? 1 : -1, location: location))
+        return .event(
+            StoreEvent(
+                kind: kind, action: action, orderID: order, appID: try text(.packageName),
+                productID: try required(.skuID, "Sku Id"), day: CalendarDay.utc(t),
+                currency: try currency(.buyerCurrency, "Buyer Currency"),
+                amount: try amount(.buyerAmount, "Amount (Buyer Currency)"),
+                units: action == .charge ? 1 : -1, location: location))
     }
 
     /// In-app product types (reference §4.1): IA1, IA9, IAY, IAC, FI1, and their `-M` (Mac) forms.
@@ -188,21 +203,29 @@ public final class StoreReportReader {
     }
 
     private func appleSummary(_ location: SourceLocation) throws(Reason) -> ReportItem {
-        guard StoreReportReader.isInApp(try required(.productTypeIdentifier, "Product Type Identifier")) else { return .ignored }
+        guard StoreReportReader.isInApp(try required(.productTypeIdentifier, "Product Type Identifier")) else {
+            return .ignored
+        }
         let units = try amount(.units, "Units")
         guard units.micros % 1_000_000 == 0 else { throw Reason("Units '\(units)' is not a whole number") }
         let begin = try required(.beginDate, "Begin Date")
-        guard let day = ReportDates.usDate(begin) else { throw Reason("Begin Date '\(begin.prefix(40))' is not MM/DD/YYYY") }
+        guard let day = ReportDates.usDate(begin) else {
+            throw Reason("Begin Date '\(begin.prefix(40))' is not MM/DD/YYYY")
+        }
         if let end = try text(.endDate) {
-            guard let endDay = ReportDates.usDate(end) else { throw Reason("End Date '\(end.prefix(40))' is not MM/DD/YYYY") }
+            guard let endDay = ReportDates.usDate(end) else {
+                throw Reason("End Date '\(end.prefix(40))' is not MM/DD/YYYY")
+            }
             guard endDay == day else { throw Reason("not a daily row: Begin Date \(begin), End Date \(end)") }
         }
         let count = units.micros / 1_000_000
         let price = try amount(.customerPrice, "Customer Price")
-        return .event(StoreEvent(kind: kind, action: count < 0 ? .refund : .charge, orderID: nil, appID: nil,
-                                 productID: try required(.sku, "SKU"), day: day,
-                                 currency: try currency(.customerCurrency, "Customer Currency"),
-                                 amount: price.multiplied(by: count), units: count, location: location))
+        return .event(
+            StoreEvent(
+                kind: kind, action: count < 0 ? .refund : .charge, orderID: nil, appID: nil,
+                productID: try required(.sku, "SKU"), day: day,
+                currency: try currency(.customerCurrency, "Customer Currency"),
+                amount: price.multiplied(by: count), units: count, location: location))
     }
 }
 

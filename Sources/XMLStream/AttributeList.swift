@@ -29,9 +29,12 @@ struct AttributeList: Sequence {
             while index < list.count, let p = list.pointers {
                 let base = index * 5
                 index += 1
-                guard let localName = p[base], let start = p[base + 3], let end = p[base + 4], end >= start else { continue }
-                return Attribute(localName: localName, prefix: p[base + 1], uri: p[base + 2],
-                                 value: UnsafeBufferPointer(start: start, count: end - start))
+                guard let localName = p[base], let start = p[base + 3], let end = p[base + 4], end >= start else {
+                    continue
+                }
+                return Attribute(
+                    localName: localName, prefix: p[base + 1], uri: p[base + 2],
+                    value: UnsafeBufferPointer(start: start, count: end - start))
             }
             return nil
         }

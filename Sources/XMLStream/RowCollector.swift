@@ -68,8 +68,10 @@ final class RowCollector {
 
     /// `attributes`: five pointers per attribute (localname, prefix, URI, value, value end),
     /// as libxml2's `startElementNsSAX2Func` documents.
-    func startElement(_ localName: UnsafePointer<xmlChar>, attributeCount: Int,
-                      attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
+    func startElement(
+        _ localName: UnsafePointer<xmlChar>, attributeCount: Int,
+        attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
+    ) {
         depth += 1
         guard depth <= limits.maxDepth else {
             let (line, column) = position()
@@ -145,7 +147,8 @@ final class RowCollector {
     private func endField() {
         inField = false
         guard rowProblem == nil, let fieldName, addField() else { return }
-        fields.append(XMLDumpField(name: fieldName, value: fieldIsNil ? nil : String(decoding: fieldText, as: UTF8.self)))
+        fields.append(
+            XMLDumpField(name: fieldName, value: fieldIsNil ? nil : String(decoding: fieldText, as: UTF8.self)))
     }
 
     /// Counts bytes into the row; false (and the row marked) once past the cap.

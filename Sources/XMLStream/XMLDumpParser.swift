@@ -53,9 +53,11 @@ public final class XMLDumpParser {
         // libxml2's push parser calls a document cut off mid-element "Extra content at the
         // end of the document"; with elements still open, say what happened.
         if collector.openElements > 0, let error = xmlCtxtGetLastError(context),
-           error.pointee.code == Int32(XML_ERR_DOCUMENT_END.rawValue) {
-            collector.fail("xml-truncated", "the document ends with \(collector.openElements) element(s) still open (truncated?)",
-                           line: Int(error.pointee.line), column: Int(error.pointee.int2))
+            error.pointee.code == Int32(XML_ERR_DOCUMENT_END.rawValue)
+        {
+            collector.fail(
+                "xml-truncated", "the document ends with \(collector.openElements) element(s) still open (truncated?)",
+                line: Int(error.pointee.line), column: Int(error.pointee.int2))
         }
         recordLibraryError(context)
     }
@@ -71,7 +73,9 @@ public final class XMLDumpParser {
     private func parserContext() -> xmlParserCtxtPtr? {
         if let context { return context }
         var handler = XMLDumpParser.makeHandler()
-        guard let created = xmlCreatePushParserCtxt(&handler, Unmanaged.passUnretained(collector).toOpaque(), nil, 0, nil) else {
+        guard
+            let created = xmlCreatePushParserCtxt(&handler, Unmanaged.passUnretained(collector).toOpaque(), nil, 0, nil)
+        else {
             collector.fail("xml-malformed", "libxml2 could not create a parser", line: 0, column: 0)
             return nil
         }
@@ -122,8 +126,9 @@ public final class XMLDumpParser {
         h.internalSubset = { ctx, _, _, _ in
             guard let c = XMLDumpParser.collector(ctx) else { return }
             let (line, column) = c.position()
-            c.fail("xml-dtd-refused", "a DOCTYPE (DTD or entity declarations) is not accepted in a dump",
-                   line: line, column: column)
+            c.fail(
+                "xml-dtd-refused", "a DOCTYPE (DTD or entity declarations) is not accepted in a dump",
+                line: line, column: column)
             c.stopIfFailed()
         }
         // Errors are read from the context after `xmlParseChunk` returns; nothing is printed.

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import IAPBasics
 import ReceiptBuilder
 import ReceiptFormats
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// App receipts of about 10 KB (base64) with ten in-app entries, decoded on one core.
 func runDecodeBenchmark(receipts count: Int) -> [String] {
@@ -12,16 +13,20 @@ func runDecodeBenchmark(receipts count: Int) -> [String] {
     do { pki = try TestPKI() } catch { return ["cannot make a test PKI: \(error)"] }
     var payloads: [[UInt8]] = []
     for r in 0..<64 {
-        var spec = AppReceiptBuilder.Spec(bundleID: "com.example.game", appVersion: "4.2", appItemID: 1_234_567_890, creationDate: t)
+        var spec = AppReceiptBuilder.Spec(
+            bundleID: "com.example.game", appVersion: "4.2", appItemID: 1_234_567_890, creationDate: t)
         for k in 0..<10 {
-            var p = AppReceiptBuilder.InAppPurchase(productID: "com.example.game.product\(k)", transactionID: String(160_000_000_000_000 + r * 100 + k),
-                                                    purchaseDate: Timestamp(clampingMillis: t.millis - Int64(k) * 86_400_000, hasMilliseconds: false))
+            var p = AppReceiptBuilder.InAppPurchase(
+                productID: "com.example.game.product\(k)", transactionID: String(160_000_000_000_000 + r * 100 + k),
+                purchaseDate: Timestamp(clampingMillis: t.millis - Int64(k) * 86_400_000, hasMilliseconds: false))
             p.productTypeCode = Int64(k % 4)
             p.webOrderLineItemID = Int64(200_000_000 + k)
             if k % 4 == 3 { p.expiresDate = t }
             spec.purchases.append(p)
         }
-        guard let der = try? AppReceiptBuilder.build(spec, signedBy: pki.appReceiptSigner) else { return ["cannot build receipts"] }
+        guard let der = try? AppReceiptBuilder.build(spec, signedBy: pki.appReceiptSigner) else {
+            return ["cannot build receipts"]
+        }
         payloads.append(Array(Base64.encode(der).utf8))
     }
     let averageBase64 = payloads.map(\.count).reduce(0, +) / payloads.count

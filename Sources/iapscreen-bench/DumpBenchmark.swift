@@ -6,7 +6,8 @@ import Foundation
 /// plain and gzip — whose rows are mostly a ~13 KB base64 receipt, reads them back as
 /// orders, and reports throughput and peak memory, one line per file.
 func runDumpBenchmark(megabytes: Int) -> [String] {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("iapscreen-dump-bench-\(UUID().uuidString)")
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "iapscreen-dump-bench-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: directory) }
     do {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -52,9 +53,10 @@ private func measure(path: String, sizes: (plain: Int, stored: Int)) -> String {
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     let name = (path as NSString).lastPathComponent.padding(toLength: 18, withPad: " ", startingAt: 0)
     let mb = Double(sizes.plain) / 1e6
-    return String(format: "  %@ %7.1f MB (%7.1f MB stored)  %6.3f s  %7.1f MB/s  %9.0f records/s  %d malformed  peak RSS %@",
-                  name as NSString, mb, Double(sizes.stored) / 1e6, seconds, mb / seconds,
-                  Double(orders + malformed) / seconds, malformed, peakMemory() as NSString)
+    return String(
+        format: "  %@ %7.1f MB (%7.1f MB stored)  %6.3f s  %7.1f MB/s  %9.0f records/s  %d malformed  peak RSS %@",
+        name as NSString, mb, Double(sizes.stored) / 1e6, seconds, mb / seconds,
+        Double(orders + malformed) / seconds, malformed, peakMemory() as NSString)
 }
 
 /// The same gzip file through zlib alone, nothing parsed: the pace reading cannot beat.
@@ -71,8 +73,9 @@ private func measureInflateOnly(path: String, plainBytes: Int) -> String {
     }
     let elapsed = clock.now - started
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    return String(format: "  %@ zlib inflate alone: %6.3f s  %7.1f MB/s",
-                  "".padding(toLength: 18, withPad: " ", startingAt: 0) as NSString, seconds, Double(plainBytes) / 1e6 / seconds)
+    return String(
+        format: "  %@ zlib inflate alone: %6.3f s  %7.1f MB/s",
+        "".padding(toLength: 18, withPad: " ", startingAt: 0) as NSString, seconds, Double(plainBytes) / 1e6 / seconds)
 }
 
 /// Resets the kernel's peak-RSS mark (Linux ≥ 4.0), so each file is measured alone.
@@ -83,7 +86,8 @@ private func resetPeakMemory() {
 /// VmHWM from /proc/self/status: the peak resident set size.
 private func peakMemory() -> String {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return "n/a" }
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+    else { return "n/a" }
     return line.dropFirst("VmHWM:".count).trimmingCharacters(in: .whitespaces)
 }
 
@@ -113,13 +117,18 @@ private enum BenchmarkRows {
         return pool.subdata(in: start..<(start + 9_750)).base64EncodedString()
     }
 
-    static let columns = ["order_id", "user_id", "created_at", "platform", "item_id", "product_id",
-                         "transaction_id", "amount", "currency", "status", "environment", "receipt"]
+    static let columns = [
+        "order_id", "user_id", "created_at", "platform", "item_id", "product_id",
+        "transaction_id", "amount", "currency", "status", "environment", "receipt",
+    ]
 
     static func values(_ i: Int) -> [String] {
-        return ["\(100_000 + i)", "user\(i % 5_000)", "2024-03-01T12:\(String(format: "%02d", i / 60 % 60)):\(String(format: "%02d", i % 60))Z",
-                i % 2 == 0 ? "ios" : "android", "gems_\(i % 7)", "com.example.gems\(i % 7)", "2000000\(700_000_000 + i)",
-                "4.99", "USD", i % 50 == 0 ? "refunded" : "credited", "production", receipt(i)]
+        return [
+            "\(100_000 + i)", "user\(i % 5_000)",
+            "2024-03-01T12:\(String(format: "%02d", i / 60 % 60)):\(String(format: "%02d", i % 60))Z",
+            i % 2 == 0 ? "ios" : "android", "gems_\(i % 7)", "com.example.gems\(i % 7)", "2000000\(700_000_000 + i)",
+            "4.99", "USD", i % 50 == 0 ? "refunded" : "credited", "production", receipt(i),
+        ]
     }
 
     static func row(_ layout: Layout, _ i: Int) -> String {
@@ -130,7 +139,8 @@ private enum BenchmarkRows {
         case .jsonl:
             return "{" + zip(columns, v).map { "\"\($0)\":\"\($1)\"" }.joined(separator: ",") + "}\n"
         case .xml:
-            return "\t<row>\n" + zip(columns, v).map { "\t\t<field name=\"\($0)\">\($1)</field>\n" }.joined() + "\t</row>\n"
+            return "\t<row>\n" + zip(columns, v).map { "\t\t<field name=\"\($0)\">\($1)</field>\n" }.joined()
+                + "\t</row>\n"
         }
     }
 
@@ -155,7 +165,8 @@ private enum BenchmarkRows {
     /// Writes the file; returns its plain size and its stored size.
     static func write(_ layout: Layout, rows: Int, gzip: Bool, to path: String) throws -> (plain: Int, stored: Int) {
         guard FileManager.default.createFile(atPath: path, contents: nil),
-              let file = FileHandle(forWritingAtPath: path) else { throw WriteError(description: "cannot create \(path)") }
+            let file = FileHandle(forWritingAtPath: path)
+        else { throw WriteError(description: "cannot create \(path)") }
         defer { try? file.close() }
         let encoder = gzip ? GzipEncoder(level: 6) : nil
         if gzip, encoder == nil { throw WriteError(description: "zlib could not start") }

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import JSONText
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `events N [ORDERS]`: the world of `screen`'s benchmark (ORDERS orders, default 10 N up to
 /// 10^6), screened with a log of N store events and then without it, back to back, so the two
@@ -10,18 +11,25 @@ import JSONText
 func runEventsBenchmark(events: Int, orders: Int?, say: (String) -> Void) {
     guard let (tool, log) = prepareEventLog(events: events, orders: orders, say: say) else { return }
     let world = log.world
-    say("events: \(world.orders) orders (\(world.gzippedBytes / 1_000_000) MB gzipped) and \(events) store events "
-        + "(\(fileSize(log.path) / 1_000_000) MB gzipped), screened with the events, then without, back to back")
-    let withEvents = timedScreen(tool, world.screenArguments(out: log.directory + "/report-events") + ["--store-events", log.path])
+    say(
+        "events: \(world.orders) orders (\(world.gzippedBytes / 1_000_000) MB gzipped) and \(events) store events "
+            + "(\(fileSize(log.path) / 1_000_000) MB gzipped), screened with the events, then without, back to back")
+    let withEvents = timedScreen(
+        tool, world.screenArguments(out: log.directory + "/report-events") + ["--store-events", log.path])
     say("  with events:    " + withEvents.line(orders: world.orders, events: events))
     let without = timedScreen(tool, world.screenArguments(out: log.directory + "/report-plain"))
     say("  without events: " + without.line(orders: world.orders, events: nil))
     let extra = withEvents.wall - without.wall
     let extraRSS = (withEvents.maxRSSKiB - without.maxRSSKiB) * 1024
-    say("  the events add \(format2(extra)) s wall (\(percent(extra / without.wall))), \(format2(withEvents.cpu - without.cpu)) CPU-s, "
-        + "\(extra > 0 ? "\(Int(Double(events) / extra)) events/s at the margin" : "no measurable time")"
-        + "; peak RSS \(extraRSS >= 0 ? "+" : "")\(extraRSS / 1_048_576) MiB (\(extraRSS / max(events, 1)) bytes an event)")
-    say("  " + storeEventsLine(log.directory + "/report-events/summary.json", without: log.directory + "/report-plain/summary.json"))
+    say(
+        "  the events add \(format2(extra)) s wall (\(percent(extra / without.wall))), \(format2(withEvents.cpu - without.cpu)) CPU-s, "
+            + "\(extra > 0 ? "\(Int(Double(events) / extra)) events/s at the margin" : "no measurable time")"
+            + "; peak RSS \(extraRSS >= 0 ? "+" : "")\(extraRSS / 1_048_576) MiB (\(extraRSS / max(events, 1)) bytes an event)"
+    )
+    say(
+        "  "
+            + storeEventsLine(
+                log.directory + "/report-events/summary.json", without: log.directory + "/report-plain/summary.json"))
 }
 
 /// `events-only N [ORDERS]`: the same log of N store events with an orders dump of one
@@ -30,24 +38,30 @@ func runEventsOnlyBenchmark(events: Int, orders: Int?, say: (String) -> Void) {
     guard let (tool, log) = prepareEventLog(events: events, orders: orders, say: say) else { return }
     let dump = log.directory + "/orders-one.csv"
     do {
-        try Data(("order_id,user_id,item_id,platform,transaction_id,amount,currency,status,created_at\n"
-                  + "ORD-EVENTS-ONLY,user-1,gems_100,android,GPA.0000-0000-0000-00000,0.99,USD,credited,2024-03-01T00:00:00Z\n").utf8)
-            .write(to: URL(fileURLWithPath: dump))
+        try Data(
+            ("order_id,user_id,item_id,platform,transaction_id,amount,currency,status,created_at\n"
+                + "ORD-EVENTS-ONLY,user-1,gems_100,android,GPA.0000-0000-0000-00000,0.99,USD,credited,2024-03-01T00:00:00Z\n")
+                .utf8
+        )
+        .write(to: URL(fileURLWithPath: dump))
     } catch {
         say("cannot write \(dump): \(error)")
         return
     }
     func arguments(_ out: String) -> [String] {
-        ["screen", "--rules", log.world.directory + "/Rules", "--orders", dump, "--out", log.directory + "/" + out,
-         "--ledger", "none", "--quiet"]
+        [
+            "screen", "--rules", log.world.directory + "/Rules", "--orders", dump, "--out", log.directory + "/" + out,
+            "--ledger", "none", "--quiet",
+        ]
     }
     say("events-only: \(events) store events (\(fileSize(log.path) / 1_000_000) MB gzipped) and one order")
     let baseline = timedScreen(tool, arguments("report-one-order"))
     let run = timedScreen(tool, arguments("report-events-only") + ["--store-events", log.path])
     let extraRSS = (run.maxRSSKiB - baseline.maxRSSKiB) * 1024
     say("  " + run.line(orders: nil, events: events))
-    say("  the order alone: \(format2(baseline.wall)) s wall, peak RSS \(baseline.maxRSSKiB / 1024) MiB; "
-        + "the events: \(extraRSS / max(events, 1)) bytes an event of peak RSS")
+    say(
+        "  the order alone: \(format2(baseline.wall)) s wall, peak RSS \(baseline.maxRSSKiB / 1024) MiB; "
+            + "the events: \(extraRSS / max(events, 1)) bytes an event of peak RSS")
     say("  " + storeEventsLine(log.directory + "/report-events-only/summary.json"))
 }
 
@@ -58,7 +72,8 @@ private func prepareEventLog(events: Int, orders: Int?, say: (String) -> Void) -
     var lines: [String] = []
     defer { lines.forEach(say) }
     guard let tool = iapscreenTool(&lines),
-          let world = benchWorld(orders: orders ?? min(10 * events, 1_000_000), tool: tool, lines: &lines) else { return nil }
+        let world = benchWorld(orders: orders ?? min(10 * events, 1_000_000), tool: tool, lines: &lines)
+    else { return nil }
     lines.forEach(say)
     lines = []
     let log = StoreEventLog(events: events, world: world)
@@ -98,7 +113,10 @@ struct TimedRun {
         var rates: [String] = []
         if let orders { rates.append("\(Int(Double(orders) / wall)) orders/s") }
         if let events { rates.append("\(Int(Double(events) / wall)) events/s") }
-        return (["\(format2(wall)) s wall", "\(format2(cpu)) CPU-s"] + rates + ["peak RSS \(maxRSSKiB / 1024) MiB", "exit \(status)"])
+        return
+            (["\(format2(wall)) s wall", "\(format2(cpu)) CPU-s"] + rates + [
+                "peak RSS \(maxRSSKiB / 1024) MiB", "exit \(status)",
+            ])
             .joined(separator: ", ")
     }
 }
@@ -123,7 +141,9 @@ private func storeEventsLine(_ summaryPath: String, without baselinePath: String
         return "no store_events in \(summaryPath)"
     }
     func count(_ o: JSONObject?, _ key: String) -> String { String(o?[key]?.int64 ?? 0) }
-    let counts = ["read", "distinct", "refunds", "reversals", "matched", "unmatched", "invalid"].map { "\($0) \(count(events, $0))" }
+    let counts = ["read", "distinct", "refunds", "reversals", "matched", "unmatched", "invalid"].map {
+        "\($0) \(count(events, $0))"
+    }
     let byRule = summary["by_rule"]?.object
     let baseline = baselinePath.flatMap(read)?["by_rule"]?.object
     let findings = ["refunded-after-credit", "revoked", "store-event-invalid", "malformed-record"].map { rule in

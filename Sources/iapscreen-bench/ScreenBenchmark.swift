@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// End to end: `iapscreen samples` writes a gzipped world of `orders` orders (cached in
 /// /tmp by size), then `iapscreen screen` screens it; wall time, the child's CPU time and peak RSS.
@@ -15,8 +16,9 @@ func runScreenBenchmark(orders: Int, jobs: Int?) -> [String] {
     let r = spawn(tool, args)
     let seconds = monotonicSeconds() - t0
     lines.append("screen: \(orders) orders, \(world.gzippedBytes / 1_000_000) MB gzipped, exit \(r.status)")
-    lines.append("  \(format2(seconds)) s wall, \(format2(r.cpuSeconds)) CPU-s, \(Int(Double(orders) / seconds)) orders/s, "
-                 + "peak RSS \(r.maxRSSKiB / 1024) MiB (\(r.maxRSSKiB * 1024 / max(orders, 1)) bytes/order)")
+    lines.append(
+        "  \(format2(seconds)) s wall, \(format2(r.cpuSeconds)) CPU-s, \(Int(Double(orders) / seconds)) orders/s, "
+            + "peak RSS \(r.maxRSSKiB / 1024) MiB (\(r.maxRSSKiB * 1024 / max(orders, 1)) bytes/order)")
     return lines
 }
 
@@ -54,7 +56,8 @@ func benchWorld(orders: Int, tool: String, lines: inout [String]) -> BenchWorld?
             lines.append("samples failed (exit \(r.status)) writing \(world.directory)")
             return nil
         }
-        lines.append("world: \(orders) orders generated in \(format2(monotonicSeconds() - t0)) s (cached in \(world.directory))")
+        lines.append(
+            "world: \(orders) orders generated in \(format2(monotonicSeconds() - t0)) s (cached in \(world.directory))")
     }
     return world
 }
@@ -65,7 +68,9 @@ func fileSize(_ path: String) -> Int {
 
 /// `iapscreen` beside this executable; nil (and a line saying so) when it was not built.
 func iapscreenTool(_ lines: inout [String]) -> String? {
-    let tool = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("iapscreen").path
+    let tool = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+        "iapscreen"
+    ).path
     guard FileManager.default.isExecutableFile(atPath: tool) else {
         lines.append("build iapscreen first: \(tool) is missing")
         return nil

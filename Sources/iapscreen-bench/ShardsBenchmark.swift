@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import PostgresClient
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `shards N`: the screen world of N orders, every signature verified, on a fresh ledger
 /// each time, back to back: SQLite; PostgreSQL; PostgreSQL with 2 workers at once
@@ -11,9 +12,12 @@ import PostgresClient
 func runShardsBenchmark(orders: Int, say: (String) -> Void) {
     var lines: [String] = []
     defer { lines.forEach(say) }
-    guard let tool = iapscreenTool(&lines), let world = benchWorld(orders: orders, tool: tool, lines: &lines) else { return }
+    guard let tool = iapscreenTool(&lines), let world = benchWorld(orders: orders, tool: tool, lines: &lines) else {
+        return
+    }
     guard let server = ProcessInfo.processInfo.environment["IAPSCREEN_BENCH_POSTGRES"], !server.isEmpty,
-          var parts = URLComponents(string: server) else {
+        var parts = URLComponents(string: server)
+    else {
         lines.append("shards: IAPSCREEN_BENCH_POSTGRES=$(scripts/postgres-test-cluster.sh start) names the server")
         return
     }
@@ -22,8 +26,10 @@ func runShardsBenchmark(orders: Int, say: (String) -> Void) {
     defer { try? FileManager.default.removeItem(atPath: scratch) }
     func database(_ name: String) -> String? {
         let db = "bench_\(name)_\(getpid())"
-        guard let admin = try? PostgresConnection(uri: server), (try? admin.execute("DROP DATABASE IF EXISTS \(db) WITH (FORCE)")) != nil,
-              (try? admin.execute("CREATE DATABASE \(db)")) != nil else { return nil }
+        guard let admin = try? PostgresConnection(uri: server),
+            (try? admin.execute("DROP DATABASE IF EXISTS \(db) WITH (FORCE)")) != nil,
+            (try? admin.execute("CREATE DATABASE \(db)")) != nil
+        else { return nil }
         parts.path = "/" + db
         return parts.string
     }
@@ -32,29 +38,43 @@ func runShardsBenchmark(orders: Int, say: (String) -> Void) {
         if let i = args.firstIndex(of: "--ledger"), i + 1 < args.count { args[i + 1] = ledger }
         return args
     }
-    lines.append("shards: \(orders) orders (\(world.gzippedBytes / 1_000_000) MB gzipped), every signature verified, "
-                 + "a fresh ledger each run")
-    let sqlite = spawnCapturing([(tool, arguments(out: "sqlite", ledger: "sqlite:" + scratch + "/ledger.sqlite"))], scratch)[0]
+    lines.append(
+        "shards: \(orders) orders (\(world.gzippedBytes / 1_000_000) MB gzipped), every signature verified, "
+            + "a fresh ledger each run")
+    let sqlite = spawnCapturing(
+        [(tool, arguments(out: "sqlite", ledger: "sqlite:" + scratch + "/ledger.sqlite"))], scratch)[0]
     lines.append("  SQLite:           " + sqlite.summary(orders) + sqlite.phases)
     guard let one = database("one"), let two = database("two") else {
         lines.append("  PostgreSQL: cannot create a database on \(server)")
         return
     }
     let postgres = spawnCapturing([(tool, arguments(out: "postgres", ledger: one))], scratch)[0]
-    lines.append("  PostgreSQL:       " + postgres.summary(orders) + String(format: " (%+.1f%% wall against SQLite)",
-                                                                          (postgres.wall / sqlite.wall - 1) * 100) + postgres.phases)
+    lines.append(
+        "  PostgreSQL:       " + postgres.summary(orders)
+            + String(
+                format: " (%+.1f%% wall against SQLite)",
+                (postgres.wall / sqlite.wall - 1) * 100) + postgres.phases)
     let t0 = monotonicSeconds()
-    let shards = spawnCapturing((1...2).map { i in
-        (tool, arguments(out: "shard\(i)", ledger: two) + ["--shard", "\(i)/2", "--run-id", "bench-\(getpid())"])
-    }, scratch)
-    let merged = spawnCapturing([(tool, ["merge", "--quiet", "--out", scratch + "/merged", scratch + "/shard1", scratch + "/shard2"])],
-                                scratch)[0]
+    let shards = spawnCapturing(
+        (1...2).map { i in
+            (tool, arguments(out: "shard\(i)", ledger: two) + ["--shard", "\(i)/2", "--run-id", "bench-\(getpid())"])
+        }, scratch)
+    let merged = spawnCapturing(
+        [(tool, ["merge", "--quiet", "--out", scratch + "/merged", scratch + "/shard1", scratch + "/shard2"])],
+        scratch)[0]
     let all = monotonicSeconds() - t0
     for (k, s) in shards.enumerated() { lines.append("  shard \(k + 1)/2:        " + s.summary(nil) + s.phases) }
     lines.append("  merge:            " + merged.summary(nil))
-    lines.append(String(format: "  2 shards + merge: %.2f s wall, %.2f CPU-s, %d orders/s (%+.1f%% wall against one PostgreSQL run)",
-                        all, shards.map(\.cpu).reduce(0, +) + merged.cpu, Int(Double(orders) / all), (all / postgres.wall - 1) * 100))
-    for name in ["one", "two"] { _ = try? PostgresConnection(uri: server).execute("DROP DATABASE IF EXISTS bench_\(name)_\(getpid()) WITH (FORCE)") }
+    lines.append(
+        String(
+            format:
+                "  2 shards + merge: %.2f s wall, %.2f CPU-s, %d orders/s (%+.1f%% wall against one PostgreSQL run)",
+            all, shards.map(\.cpu).reduce(0, +) + merged.cpu, Int(Double(orders) / all), (all / postgres.wall - 1) * 100
+        ))
+    for name in ["one", "two"] {
+        _ = try? PostgresConnection(uri: server).execute(
+            "DROP DATABASE IF EXISTS bench_\(name)_\(getpid()) WITH (FORCE)")
+    }
 }
 
 /// A run's figures and the phases it printed.
@@ -102,11 +122,14 @@ private func spawnCapturing(_ commands: [(String, [String])], _ scratch: String)
         let end = ended[s.pid]
         func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
         let text = (try? String(contentsOfFile: s.log, encoding: .utf8)) ?? ""
-        let timings = text.split(separator: "\n").first { $0.hasPrefix("timings:") }.map(String.init)
+        let timings =
+            text.split(separator: "\n").first { $0.hasPrefix("timings:") }.map(String.init)
             ?? text.split(separator: "\n").last.map(String.init) ?? ""
-        return CapturedRun(run: TimedRun(wall: (end?.at ?? monotonicSeconds()) - s.at,
-                                         cpu: end.map { seconds($0.usage.ru_utime) + seconds($0.usage.ru_stime) } ?? 0,
-                                         maxRSSKiB: end?.usage.ru_maxrss ?? 0, status: end.map { ($0.status >> 8) & 0xFF } ?? -1),
-                           timings: timings)
+        return CapturedRun(
+            run: TimedRun(
+                wall: (end?.at ?? monotonicSeconds()) - s.at,
+                cpu: end.map { seconds($0.usage.ru_utime) + seconds($0.usage.ru_stime) } ?? 0,
+                maxRSSKiB: end?.usage.ru_maxrss ?? 0, status: end.map { ($0.status >> 8) & 0xFF } ?? -1),
+            timings: timings)
     }
 }

@@ -30,9 +30,10 @@ struct StoreEventLog {
     /// The log's description when it is cached and signed by the world's current keys.
     func cached() -> [String]? {
         guard FileManager.default.fileExists(atPath: path),
-              let signer = FileManager.default.contents(atPath: signerPath),
-              signer == FileManager.default.contents(atPath: worldSignerPath),
-              let tally = try? String(contentsOfFile: tallyPath, encoding: .utf8) else { return nil }
+            let signer = FileManager.default.contents(atPath: signerPath),
+            signer == FileManager.default.contents(atPath: worldSignerPath),
+            let tally = try? String(contentsOfFile: tallyPath, encoding: .utf8)
+        else { return nil }
         return tally.split(separator: "\n").map(String.init)
     }
 
@@ -41,15 +42,18 @@ struct StoreEventLog {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let t0 = monotonicSeconds()
         let pki = try TestPKI.load(from: URL(fileURLWithPath: world.directory + "/pki"))
-        let purchases = try WorldPurchases.read(storekit: world.directory + "/orders-storekit.xml.gz",
-                                                play: world.directory + "/orders-play.jsonl.gz")
+        let purchases = try WorldPurchases.read(
+            storekit: world.directory + "/orders-storekit.xml.gz",
+            play: world.directory + "/orders-play.jsonl.gz")
         let apps = try WorldApps(rules: world.directory + "/Rules")
         let t1 = monotonicSeconds()
-        var planner = StoreEventPlanner(seed: seed, world: purchases.orFallback, bundleID: apps.bundleID, packageName: apps.packageName)
+        var planner = StoreEventPlanner(
+            seed: seed, world: purchases.orFallback, bundleID: apps.bundleID, packageName: apps.packageName)
         var tally = StoreEventTally()
         let partial = path + ".partial"
         guard FileManager.default.createFile(atPath: partial, contents: nil),
-              let file = FileHandle(forWritingAtPath: partial) else { throw BenchError("cannot create \(partial)") }
+            let file = FileHandle(forWritingAtPath: partial)
+        else { throw BenchError("cannot create \(partial)") }
         defer { try? file.close() }
         let signer = pki.jwsSigner
         let workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
@@ -84,16 +88,21 @@ struct StoreEventLog {
         if FileManager.default.fileExists(atPath: signerPath) { try FileManager.default.removeItem(atPath: signerPath) }
         try FileManager.default.moveItem(atPath: signerPath + ".new", toPath: signerPath)
         let t2 = monotonicSeconds()
-        var lines = ["log: \(events) store events in \(planner.lines) lines, \(format2(Double(stored) / 1e6)) MB gzipped "
-                     + "(\(format2(Double(plain) / 1e6)) MB plain, \(plain / max(planner.lines, 1)) bytes a line), \(path)"]
+        var lines = [
+            "log: \(events) store events in \(planner.lines) lines, \(format2(Double(stored) / 1e6)) MB gzipped "
+                + "(\(format2(Double(plain) / 1e6)) MB plain, \(plain / max(planner.lines, 1)) bytes a line), \(path)"
+        ]
         lines += tally.describe(purchases: purchases)
         try Data(lines.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: tallyPath))
-        return lines + ["  written in \(format2(t2 - t0)) s (world's purchases read in \(format2(t1 - t0)) s; "
-                        + "signed on \(workers) cores; cached in \(directory))"]
+        return lines + [
+            "  written in \(format2(t2 - t0)) s (world's purchases read in \(format2(t1 - t0)) s; "
+                + "signed on \(workers) cores; cached in \(directory))"
+        ]
     }
 
     /// Each line's text, signed on `workers` threads; nil-free except `.again` lines (empty).
-    private static func sign(_ batch: [PlannedEventLine], with signer: SigningIdentity, workers: Int) throws -> [String] {
+    private static func sign(_ batch: [PlannedEventLine], with signer: SigningIdentity, workers: Int) throws -> [String]
+    {
         nonisolated(unsafe) var out = [Result<String, Error>](repeating: .success(""), count: batch.count)
         let parts = min(workers, batch.count)
         out.withUnsafeMutableBufferPointer { slots in
@@ -117,7 +126,8 @@ struct StoreEventLog {
             let entries = try ns.map { try AppStoreEventBuilder.HistoryEntry($0, signedBy: signer) }
             return AppStoreEventBuilder.NotificationHistoryPage(entries: entries, paginationToken: token).text
         case .refundHistory(let ts, let revision):
-            return try AppStoreEventBuilder.RefundHistoryPage(transactions: ts, signedBy: signer, revision: revision).text
+            return try AppStoreEventBuilder.RefundHistoryPage(transactions: ts, signedBy: signer, revision: revision)
+                .text
         case .voided(let v):
             return v.text
         case .voidedPage(let vs, let token):

@@ -74,12 +74,18 @@ struct StoreEventPlanner {
         let pageRoom = min(remaining, 10)
         if r >= 0, r < Mix.notificationHistory, pageRoom >= 2 {
             let n = 2 + random.below(pageRoom - 1)
-            return (.notificationHistory((0..<n).map { _ in appleNotification() }, paginationToken: random.chance(0.5) ? token(24) : nil), n)
+            return (
+                .notificationHistory(
+                    (0..<n).map { _ in appleNotification() }, paginationToken: random.chance(0.5) ? token(24) : nil), n
+            )
         }
         r -= Mix.notificationHistory
         if r >= 0, r < Mix.refundHistory, !world.apple.isEmpty {
             let n = 1 + random.below(min(remaining, 3))
-            return (.refundHistory((0..<n).map { _ in revoked(pick(world.apple), family: false).transaction }, revision: token(32)), n)
+            return (
+                .refundHistory(
+                    (0..<n).map { _ in revoked(pick(world.apple), family: false).transaction }, revision: token(32)), n
+            )
         }
         r -= Mix.refundHistory
         if r >= 0, r < Mix.voidedLine, !world.google.isEmpty {
@@ -110,14 +116,18 @@ struct StoreEventPlanner {
         return charge(oneTime.isEmpty ? pick(world.apple) : pick(oneTime))
     }
 
-    private mutating func notification(_ type: String, at: Timestamp, _ transaction: JWSBuilder.Transaction?) -> JWSBuilder.Notification {
-        JWSBuilder.Notification(notificationType: type, notificationUUID: uuid(), bundleID: bundleID,
-                                signedDate: later(at, seconds: 1 + random.below(30)), transaction: transaction)
+    private mutating func notification(_ type: String, at: Timestamp, _ transaction: JWSBuilder.Transaction?)
+        -> JWSBuilder.Notification
+    {
+        JWSBuilder.Notification(
+            notificationType: type, notificationUUID: uuid(), bundleID: bundleID,
+            signedDate: later(at, seconds: 1 + random.below(30)), transaction: transaction)
     }
 
     private func transaction(_ p: WorldPurchases.Purchase, signedAt: Timestamp) -> JWSBuilder.Transaction {
-        var t = JWSBuilder.Transaction(transactionID: p.transactionID, originalTransactionID: p.original, bundleID: bundleID,
-                                       productID: p.productID, type: p.appleType, purchaseDate: p.purchasedAt, signedDate: signedAt)
+        var t = JWSBuilder.Transaction(
+            transactionID: p.transactionID, originalTransactionID: p.original, bundleID: bundleID,
+            productID: p.productID, type: p.appleType, purchaseDate: p.purchasedAt, signedDate: signedAt)
         t.price = 4990
         t.currency = "USD"
         return t
@@ -141,8 +151,9 @@ struct StoreEventPlanner {
         t.transactionReason = "RENEWAL"
         t.webOrderLineItemID = "6" + digits(renewals, 14)
         var n = notification("DID_RENEW", at: at, t)
-        n.renewalInfo = JWSBuilder.RenewalInfo(originalTransactionID: p.original, productID: p.productID,
-                                               renewalDate: expires, signedDate: at)
+        n.renewalInfo = JWSBuilder.RenewalInfo(
+            originalTransactionID: p.original, productID: p.productID,
+            renewalDate: expires, signedDate: at)
         n.status = 1
         return n
     }
@@ -154,7 +165,9 @@ struct StoreEventPlanner {
 
     /// The transaction as Apple signs it once refunded (or, for family sharing, revoked), an
     /// hour to two weeks after the credit.
-    private mutating func revoked(_ p: WorldPurchases.Purchase, family: Bool) -> (transaction: JWSBuilder.Transaction, at: Timestamp) {
+    private mutating func revoked(_ p: WorldPurchases.Purchase, family: Bool) -> (
+        transaction: JWSBuilder.Transaction, at: Timestamp
+    ) {
         let at = later(p.creditedAt, seconds: 3600 + random.below(14 * 86_400))
         var t = transaction(p, signedAt: at)
         t.revocationDate = at
@@ -181,8 +194,9 @@ struct StoreEventPlanner {
     // MARK: Google Play
 
     private mutating func voided(_ p: WorldPurchases.Purchase) -> GoogleVoidedPurchaseBuilder.VoidedPurchase {
-        var v = GoogleVoidedPurchaseBuilder.VoidedPurchase(purchaseToken: p.original, orderID: p.transactionID, purchaseTime: p.purchasedAt,
-                                                           voidedTime: later(p.creditedAt, seconds: 3600 + random.below(20 * 86_400)))
+        var v = GoogleVoidedPurchaseBuilder.VoidedPurchase(
+            purchaseToken: p.original, orderID: p.transactionID, purchaseTime: p.purchasedAt,
+            voidedTime: later(p.creditedAt, seconds: 3600 + random.below(20 * 86_400)))
         v.voidedSource = Int64(random.below(3))
         v.voidedReason = Int64(random.below(9))
         return v
@@ -196,13 +210,17 @@ struct StoreEventPlanner {
         let at: Timestamp
         if r < 40 {
             let p = pick(world.google)
-            content = .voidedPurchase(purchaseToken: p.original, orderID: p.transactionID, productType: p.subscription ? 1 : 2, refundType: 1)
+            content = .voidedPurchase(
+                purchaseToken: p.original, orderID: p.transactionID, productType: p.subscription ? 1 : 2, refundType: 1)
             at = later(p.creditedAt, seconds: 3600 + random.below(20 * 86_400))
         } else if r < 75, !googleSubscriptions.isEmpty {
             let p = pick(googleSubscriptions)
             let revoked = r >= 65
-            content = .subscription(notificationType: revoked ? 12 : 2, purchaseToken: p.original, subscriptionID: p.productID)
-            at = later(revoked ? p.creditedAt : p.purchasedAt, seconds: revoked ? 3600 + random.below(14 * 86_400) : 30 * 86_400)
+            content = .subscription(
+                notificationType: revoked ? 12 : 2, purchaseToken: p.original, subscriptionID: p.productID)
+            at = later(
+                revoked ? p.creditedAt : p.purchasedAt,
+                seconds: revoked ? 3600 + random.below(14 * 86_400) : 30 * 86_400)
         } else if r < 95 {
             let p = pick(world.google)
             content = .oneTimeProduct(notificationType: 1, purchaseToken: p.original, sku: p.productID)
@@ -211,9 +229,11 @@ struct StoreEventPlanner {
             content = .test
             at = later(StoreEventPlanner.night, seconds: random.below(86_400))
         }
-        let notification = GoogleNotificationBuilder.DeveloperNotification(packageName: packageName, eventTime: at, content: content)
-        return GoogleNotificationBuilder.PushBody(notification: notification, messageID: String(1_000_000_000_000_000 + random.below(1 << 52)),
-                                                  publishTime: later(at, seconds: 1 + random.below(5)))
+        let notification = GoogleNotificationBuilder.DeveloperNotification(
+            packageName: packageName, eventTime: at, content: content)
+        return GoogleNotificationBuilder.PushBody(
+            notification: notification, messageID: String(1_000_000_000_000_000 + random.below(1 << 52)),
+            publishTime: later(at, seconds: 1 + random.below(5)))
     }
 
     // MARK: Values
@@ -230,7 +250,8 @@ struct StoreEventPlanner {
     }
 
     private mutating func uuid() -> String {
-        let a = random.next(), b = random.next()
+        let a = random.next()
+        let b = random.next()
         let hex = String(a, radix: 16).leftPadded(16) + String(b, radix: 16).leftPadded(16)
         let c = Array(hex)
         return [c[0..<8], c[8..<12], c[12..<16], c[16..<20], c[20..<32]].map { String($0) }.joined(separator: "-")
@@ -311,9 +332,13 @@ struct StoreEventTally {
 
     func describe(purchases: WorldPurchases) -> [String] {
         var lines = shapes.map { "  \($0.name): \($0.lines) lines, \($0.events) events" }
-        lines.append("  by type (first copies): " + types.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
-        lines.append("  naming the world's \(purchases.apple.count) App Store transactions (StoreKit orders) and "
-                     + "\(purchases.google.count) Play orders (\(purchases.skipped) orders name none: no receipt, sandbox, test, unreadable)")
+        lines.append(
+            "  by type (first copies): "
+                + types.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        lines.append(
+            "  naming the world's \(purchases.apple.count) App Store transactions (StoreKit orders) and "
+                + "\(purchases.google.count) Play orders (\(purchases.skipped) orders name none: no receipt, sandbox, test, unreadable)"
+        )
         return lines
     }
 }

@@ -16,19 +16,28 @@ func runVerifyBenchmark(receipts count: Int) -> [String] {
     } catch {
         return ["cannot make a test PKI: \(error)"]
     }
-    var kinds: [(String, [Receipt])] = [("PKCS#7 app receipt (10 entries)", []), ("App Store JWS", []), ("Google purchase", [])]
+    var kinds: [(String, [Receipt])] = [
+        ("PKCS#7 app receipt (10 entries)", []), ("App Store JWS", []), ("Google purchase", []),
+    ]
     for r in 0..<50 {
-        var spec = AppReceiptBuilder.Spec(bundleID: "com.example.game", appVersion: "4.2", appItemID: 1, creationDate: t)
+        var spec = AppReceiptBuilder.Spec(
+            bundleID: "com.example.game", appVersion: "4.2", appItemID: 1, creationDate: t)
         for k in 0..<10 {
-            spec.purchases.append(AppReceiptBuilder.InAppPurchase(productID: "p\(k)", transactionID: String(1_000_000 + r * 10 + k), purchaseDate: t))
+            spec.purchases.append(
+                AppReceiptBuilder.InAppPurchase(
+                    productID: "p\(k)", transactionID: String(1_000_000 + r * 10 + k), purchaseDate: t))
         }
-        let tx = JWSBuilder.Transaction(transactionID: String(2_000_000 + r), bundleID: "com.example.game", productID: "p",
-                                        purchaseDate: t, signedDate: t)
-        let google = GooglePurchaseBuilder.PurchaseData(orderID: "GPA.\(r)", packageName: "com.example.game", productID: "p",
-                                                        purchaseTime: t, purchaseToken: "tok\(r)")
+        let tx = JWSBuilder.Transaction(
+            transactionID: String(2_000_000 + r), bundleID: "com.example.game", productID: "p",
+            purchaseDate: t, signedDate: t)
+        let google = GooglePurchaseBuilder.PurchaseData(
+            orderID: "GPA.\(r)", packageName: "com.example.game", productID: "p",
+            purchaseTime: t, purchaseToken: "tok\(r)")
         guard let app = try? ReceiptDecoder.decode(try AppReceiptBuilder.build(spec, signedBy: pki.appReceiptSigner)),
-              let jws = try? ReceiptDecoder.decode(Array(try JWSBuilder.transaction(tx, with: pki.jwsSigner).utf8)),
-              let play = try? ReceiptDecoder.decode(Array(try GooglePurchaseBuilder.payload(google, with: pki.googleSigner, wrapper: .dataAndSignature).utf8))
+            let jws = try? ReceiptDecoder.decode(Array(try JWSBuilder.transaction(tx, with: pki.jwsSigner).utf8)),
+            let play = try? ReceiptDecoder.decode(
+                Array(
+                    try GooglePurchaseBuilder.payload(google, with: pki.googleSigner, wrapper: .dataAndSignature).utf8))
         else { return ["cannot build receipts"] }
         kinds[0].1.append(app)
         kinds[1].1.append(jws)
@@ -36,8 +45,11 @@ func runVerifyBenchmark(receipts count: Int) -> [String] {
     }
     var lines = ["verify: receipts/s on one core (\(count) checks per kind)"]
     for caching in [true, false] {
-        guard let verifier = try? ReceiptVerifier(appleAnchors: pki.appleAnchors, googleKeys: ["com.example.game": key],
-                                                   cachesChains: caching) else { return ["cannot build a verifier"] }
+        guard
+            let verifier = try? ReceiptVerifier(
+                appleAnchors: pki.appleAnchors, googleKeys: ["com.example.game": key],
+                cachesChains: caching)
+        else { return ["cannot build a verifier"] }
         for (name, receipts) in kinds {
             let n = caching ? count : max(count / 20, 50)
             var valid = 0

@@ -37,14 +37,20 @@ struct WorldPurchases {
             var batch: [OrderRow] = []
             func flush() {
                 for p in decode(batch, store) {
-                    guard let p else { out.skipped += 1; continue }
+                    guard let p else {
+                        out.skipped += 1
+                        continue
+                    }
                     guard seen.insert((store == .ios ? "a:" : "g:") + p.transactionID).inserted else { continue }
                     if store == .ios { out.apple.append(p) } else { out.google.append(p) }
                 }
                 batch.removeAll(keepingCapacity: true)
             }
             while let next = try reader.nextOrder() {
-                guard case .success(let row) = next else { out.skipped += 1; continue }
+                guard case .success(let row) = next else {
+                    out.skipped += 1
+                    continue
+                }
                 batch.append(row)
                 if batch.count == 4096 { flush() }
             }
@@ -72,23 +78,27 @@ struct WorldPurchases {
     /// The purchase an order took, if its receipt is a production one of `store`.
     private static func purchase(_ row: OrderRow, _ store: Platform) -> Purchase? {
         guard row.status == .credited, row.environment != .sandbox, let payload = row.receipt,
-              let receipt = try? ReceiptDecoder.decode(Array(payload.utf8)), receipt.platform == store,
-              receipt.environment.map({ $0 == "Production" }) ?? true,
-              let p = receipt.purchases.first, let product = p.productID else { return nil }
+            let receipt = try? ReceiptDecoder.decode(Array(payload.utf8)), receipt.platform == store,
+            receipt.environment.map({ $0 == "Production" }) ?? true,
+            let p = receipt.purchases.first, let product = p.productID
+        else { return nil }
         // Apple says its type; Google only that it renews.
-        let subscription = p.productType == .autoRenewable || p.expiresDate != nil
+        let subscription =
+            p.productType == .autoRenewable || p.expiresDate != nil
             || p.extras.contains { $0.key == "auto_renewing" && $0.value.scalarText == "true" }
         switch store {
         case .ios:
             guard let txn = row.transactionID ?? p.transactionID else { return nil }
-            return Purchase(transactionID: txn, original: p.originalTransactionID ?? txn, productID: product,
-                            subscription: subscription, productType: p.productType, purchasedAt: p.purchaseDate ?? row.createdAt,
-                            creditedAt: row.createdAt)
+            return Purchase(
+                transactionID: txn, original: p.originalTransactionID ?? txn, productID: product,
+                subscription: subscription, productType: p.productType, purchasedAt: p.purchaseDate ?? row.createdAt,
+                creditedAt: row.createdAt)
         case .android:
             guard let order = p.transactionID ?? row.transactionID, let token = p.purchaseToken else { return nil }
-            return Purchase(transactionID: order, original: token, productID: product,
-                            subscription: subscription, productType: p.productType, purchasedAt: p.purchaseDate ?? row.createdAt,
-                            creditedAt: row.createdAt)
+            return Purchase(
+                transactionID: order, original: token, productID: product,
+                subscription: subscription, productType: p.productType, purchasedAt: p.purchaseDate ?? row.createdAt,
+                creditedAt: row.createdAt)
         }
     }
 }
@@ -101,15 +111,18 @@ extension WorldPurchases {
         let night = StoreEventPlanner.night
         if out.apple.isEmpty {
             out.apple = (0..<1000).map { i in
-                Purchase(transactionID: "9" + String(i).leftPadded(14), original: "9" + String(i).leftPadded(14),
-                         productID: "com.example.game.gems100", subscription: false, productType: .consumable,
-                         purchasedAt: night, creditedAt: night)
+                Purchase(
+                    transactionID: "9" + String(i).leftPadded(14), original: "9" + String(i).leftPadded(14),
+                    productID: "com.example.game.gems100", subscription: false, productType: .consumable,
+                    purchasedAt: night, creditedAt: night)
             }
         }
         if out.google.isEmpty {
             out.google = (0..<1000).map { i in
-                Purchase(transactionID: "GPA.9999-0000-0000-" + String(i).leftPadded(5), original: "tok.fallback." + String(i),
-                         productID: "gems_100", subscription: false, productType: nil, purchasedAt: night, creditedAt: night)
+                Purchase(
+                    transactionID: "GPA.9999-0000-0000-" + String(i).leftPadded(5),
+                    original: "tok.fallback." + String(i),
+                    productID: "gems_100", subscription: false, productType: nil, purchasedAt: night, creditedAt: night)
             }
         }
         return out

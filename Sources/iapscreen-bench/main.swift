@@ -1,7 +1,7 @@
 // Benchmarks that print numbers (run with `swift run -c release iapscreen-bench <what>`).
 // Speed is measured here, never by timed tests.
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 let args = Array(CommandLine.arguments.dropFirst())
@@ -41,22 +41,23 @@ case "ledger":
 case "events-log":
     if !writeEventLog(events: size ?? 100_000, orders: second ?? 1_000_000, say: say) { exit(1) }
 default:
-    print("""
-    usage: iapscreen-bench <benchmark> [size] [jobs or orders]
-      dumps [MB]             read CSV / JSON Lines / XML dumps, plain and gzipped (default 200 MB)
-      decode [N]             decode N ~10 KB app receipts on one core (default 200000)
-      verify [N]             signature checks per receipt kind, chain cache on and off (default 20000)
-      screen [N] [jobs]      generate (once, cached in /tmp) and screen a world of N orders (default 100000)
-      reconcile [N]          a month of Google sales rows against N orders, once and with the report twice (default 1000000)
-      report [N]             a night of N findings (cached in /tmp): report.html's size, its open time in Chromium
-      events [N] [orders]    a log of N store events (cached in /tmp) for the screen world of ORDERS orders (default 10 N,
-                             at most 1000000): screened with the events, then without, back to back (default 100000)
-      events-only [N] [orders]  the same log of N store events with a one-order dump: events/s read, verified, matched
-      shards [N]             the screen world of N orders on SQLite, PostgreSQL, and 2 shards at once then merge
-                             (IAPSCREEN_BENCH_POSTGRES=URI), each run's phases (default 1000000)
-      backtest [N]           the screen world of N orders: one screen, then a backtest of a changed Rules directory,
-                             back to back, twice (default 1000000)
-      ledger [N]             N new claims recorded, then N keys looked up, in SQLite and (IAPSCREEN_BENCH_POSTGRES=URI)
-                             PostgreSQL (default 1000000)
-    """)
+    print(
+        """
+        usage: iapscreen-bench <benchmark> [size] [jobs or orders]
+          dumps [MB]             read CSV / JSON Lines / XML dumps, plain and gzipped (default 200 MB)
+          decode [N]             decode N ~10 KB app receipts on one core (default 200000)
+          verify [N]             signature checks per receipt kind, chain cache on and off (default 20000)
+          screen [N] [jobs]      generate (once, cached in /tmp) and screen a world of N orders (default 100000)
+          reconcile [N]          a month of Google sales rows against N orders, once and with the report twice (default 1000000)
+          report [N]             a night of N findings (cached in /tmp): report.html's size, its open time in Chromium
+          events [N] [orders]    a log of N store events (cached in /tmp) for the screen world of ORDERS orders (default 10 N,
+                                 at most 1000000): screened with the events, then without, back to back (default 100000)
+          events-only [N] [orders]  the same log of N store events with a one-order dump: events/s read, verified, matched
+          shards [N]             the screen world of N orders on SQLite, PostgreSQL, and 2 shards at once then merge
+                                 (IAPSCREEN_BENCH_POSTGRES=URI), each run's phases (default 1000000)
+          backtest [N]           the screen world of N orders: one screen, then a backtest of a changed Rules directory,
+                                 back to back, twice (default 1000000)
+          ledger [N]             N new claims recorded, then N keys looked up, in SQLite and (IAPSCREEN_BENCH_POSTGRES=URI)
+                                 PostgreSQL (default 1000000)
+        """)
 }

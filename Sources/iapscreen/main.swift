@@ -3,7 +3,7 @@ import CMimalloc
 import IAPScreenCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // Before anything touches OpenSSL: no clean-up of it at exit (see IAPScreen.prepareProcess).

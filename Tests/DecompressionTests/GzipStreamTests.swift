@@ -40,7 +40,8 @@ struct GzipStreamTests {
         let first = sampleText(lines: 3_000)
         let second = Array("and a second member\n".utf8)
         let empty: [UInt8] = []
-        let bytes = try #require(GzipEncoder.compress(first)) + (try #require(GzipEncoder.compress(empty)))
+        let bytes =
+            try #require(GzipEncoder.compress(first)) + (try #require(GzipEncoder.compress(empty)))
             + (try #require(GzipEncoder.compress(second)))
         let input = try InputOpener.open(path: try files.write("parts.gz", bytes))
         #expect(try readAll(input.stream, chunk: 1_000) == first + second)
@@ -139,7 +140,8 @@ struct GzipStreamTests {
         let text = [UInt8](repeating: 0x41, count: 4 << 20)
         var limits = Limits()
         limits.maxCompressionRatio = 10
-        let input = try InputOpener.open(path: try files.write("a.gz", try #require(GzipEncoder.compress(text))), limits: limits)
+        let input = try InputOpener.open(
+            path: try files.write("a.gz", try #require(GzipEncoder.compress(text))), limits: limits)
         #expect(try readAll(input.stream, chunk: 1 << 20).count == text.count)
     }
 
@@ -182,13 +184,17 @@ struct ReadBuffersTests {
         }
     }
 
-    @Test("members, empty members, a truncated stream, garbage after a member: the same with every setting",
-          arguments: settings)
+    @Test(
+        "members, empty members, a truncated stream, garbage after a member: the same with every setting",
+        arguments: settings)
     func gzipAnyBuffers(_ buffers: ReadBuffers) throws {
         let first = sampleText(lines: 3_000)
-        let members = try #require(GzipEncoder.compress(first)) + (try #require(GzipEncoder.compress([])))
+        let members =
+            try #require(GzipEncoder.compress(first)) + (try #require(GzipEncoder.compress([])))
             + (try #require(GzipEncoder.compress(Array("second\n".utf8))))
-        let cases: [[UInt8]] = [members, Array(members.dropLast(10)), members + [0x1F, 0x8B, 0x08], members + [0x00], [0x1F], first]
+        let cases: [[UInt8]] = [
+            members, Array(members.dropLast(10)), members + [0x1F, 0x8B, 0x08], members + [0x00], [0x1F], first,
+        ]
         for bytes in cases {
             #expect(read(bytes, buffers) == read(bytes, .standard))
         }

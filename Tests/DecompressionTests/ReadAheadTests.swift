@@ -44,7 +44,10 @@ struct ReadAheadTests {
     func orderThenError() throws {
         let probe = Probe()
         var ahead: ReadAhead<Int>? = ReadAhead(depth: 3) { [held = Held(probe)] () throws(InputError) -> Int? in
-            let n = held.probe.calls.withLock { $0 += 1; return $0 }
+            let n = held.probe.calls.withLock {
+                $0 += 1
+                return $0
+            }
             guard n <= 5 else { throw InputError(path: held.path, reason: "broken") }
             return n
         }

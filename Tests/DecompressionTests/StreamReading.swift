@@ -16,6 +16,8 @@ func readAll(_ stream: ByteStream, chunk: Int = 4_096) throws(InputError) -> [UI
 /// Bytes that do not compress much: a text of counters.
 func sampleText(lines: Int) -> [UInt8] {
     var out: [UInt8] = []
-    for i in 0..<lines { out.append(contentsOf: "line \(i) of the sample, value \(i &* 2_654_435_761 % 1_000_003)\n".utf8) }
+    for i in 0..<lines {
+        out.append(contentsOf: "line \(i) of the sample, value \(i &* 2_654_435_761 % 1_000_003)\n".utf8)
+    }
     return out
 }

@@ -13,9 +13,11 @@ struct ZipArchiveTests {
     @Test("stored and deflated entries read back as the bytes that went in, names listed")
     func roundTrip() throws {
         let files = try TemporaryFiles()
-        let big = sampleText(lines: 30_000), small = Array("Order Number,SKU ID\nGPA.1,gems\n".utf8)
-        let path = try files.write("salesreport_202403.zip",
-                                   archive([("sales.csv", big, .deflated), ("notes/", [], .stored), ("small.csv", small, .stored)]))
+        let big = sampleText(lines: 30_000)
+        let small = Array("Order Number,SKU ID\nGPA.1,gems\n".utf8)
+        let path = try files.write(
+            "salesreport_202403.zip",
+            archive([("sales.csv", big, .deflated), ("notes/", [], .stored), ("small.csv", small, .stored)]))
         let zip = try ZipArchive(path: path)
         #expect(zip.entries.map(\.name) == ["sales.csv", "notes/", "small.csv"])
         #expect(zip.entries[1].isDirectory)
@@ -25,7 +27,9 @@ struct ZipArchiveTests {
         #expect(ZipArchive.isZip(Array(archive([]).prefix(4))))
     }
 
-    @Test("an entry larger than the input chunk, read into large buffers, comes back whole (partial reads are counted right)")
+    @Test(
+        "an entry larger than the input chunk, read into large buffers, comes back whole (partial reads are counted right)"
+    )
     func largeEntryLargeBuffers() throws {
         let files = try TemporaryFiles()
         // Counters with a scrambled tail compress poorly: each 256 KiB of input inflates to
@@ -60,8 +64,12 @@ struct ZipArchiveTests {
     func brokenArchives() throws {
         let files = try TemporaryFiles()
         let good = archive([("sales.csv", sampleText(lines: 2_000), .deflated)])
-        #expect(throws: InputError.self) { try ZipArchive(path: try files.write("cut.zip", Array(good.prefix(good.count / 2)))) }
-        #expect(throws: InputError.self) { try ZipArchive(path: try files.write("text.zip", Array("not a zip at all".utf8))) }
+        #expect(throws: InputError.self) {
+            try ZipArchive(path: try files.write("cut.zip", Array(good.prefix(good.count / 2))))
+        }
+        #expect(throws: InputError.self) {
+            try ZipArchive(path: try files.write("text.zip", Array("not a zip at all".utf8)))
+        }
         // Deflate data damaged in the middle: corrupt, or a CRC failure.
         var damaged = good
         for i in 200..<260 { damaged[i] = 0xFF }

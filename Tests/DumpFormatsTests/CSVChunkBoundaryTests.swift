@@ -32,8 +32,9 @@ struct CSVChunkBoundaryTests {
         }
     }
 
-    @Test("every record of a multi-megabyte CSV comes back exactly, with its line, through big or small buffers",
-          arguments: [ReadBuffers.standard, .small])
+    @Test(
+        "every record of a multi-megabyte CSV comes back exactly, with its line, through big or small buffers",
+        arguments: [ReadBuffers.standard, .small])
     func roundTrip(_ buffers: ReadBuffers) throws {
         var g = Generator(state: 42)
         var text = "a,b,c\r\n"
@@ -50,8 +51,11 @@ struct CSVChunkBoundaryTests {
         let files = try DumpFixtures()
         let records = try readItems(try files.write("big.csv", text), buffers: buffers).compactMap(\.record)
         #expect(records.count == expected.count)
-        for (record, want) in zip(records, expected) where record.fields.map(\.value) != want.values || record.line != want.line {
-            Issue.record("record at line \(want.line) read as line \(record.line ?? -1): \(record.fields.map(\.value).prefix(3))")
+        for (record, want) in zip(records, expected)
+        where record.fields.map(\.value) != want.values || record.line != want.line {
+            Issue.record(
+                "record at line \(want.line) read as line \(record.line ?? -1): \(record.fields.map(\.value).prefix(3))"
+            )
             break
         }
     }

@@ -6,10 +6,12 @@ import Testing
 
 @Suite("Recognising dump formats")
 struct FormatDetectionTests {
-    @Test("the extension decides, a trailing .gz aside", arguments: [
-        ("a.csv", DumpFormat.csv), ("a.CSV.gz", .csv), ("dir.x/a.tsv", .tsv), ("a.jsonl", .jsonLines),
-        ("a.ndjson.gz", .jsonLines), ("a.json", .jsonLines), ("a.xml.gz", .xml),
-    ])
+    @Test(
+        "the extension decides, a trailing .gz aside",
+        arguments: [
+            ("a.csv", DumpFormat.csv), ("a.CSV.gz", .csv), ("dir.x/a.tsv", .tsv), ("a.jsonl", .jsonLines),
+            ("a.ndjson.gz", .jsonLines), ("a.json", .jsonLines), ("a.xml.gz", .xml),
+        ])
     func byExtension(name: String, format: DumpFormat) {
         #expect(DumpFormat.byExtension(of: name) == format)
     }

@@ -6,22 +6,29 @@ import Testing
 @Suite("Reading dumps from memory")
 struct InMemoryReadingTests {
     /// Every item of the dump `bytes`, read from memory under `name`.
-    func memoryItems(bytes: [UInt8], name: String, limits: Limits = .standard,
-                     buffers: ReadBuffers = .standard) throws -> [DumpItem] {
+    func memoryItems(
+        bytes: [UInt8], name: String, limits: Limits = .standard,
+        buffers: ReadBuffers = .standard
+    ) throws -> [DumpItem] {
         let reader = try DumpReader(bytes: bytes, name: name, limits: limits, buffers: buffers)
         var items: [DumpItem] = []
         while let item = try reader.next() { items.append(item) }
         return items
     }
 
-    @Test("bytes in memory give the items, format and compression the same file gives", arguments: [
-        ("orders.csv", "order_id,amount\n1,4.99\n\"2,\"x\n\n3,\"5\"\"\"\n"),
-        ("orders.tsv", "order_id\tnote\n1\ta\\tb\n"),
-        ("orders.jsonl", "{\"order_id\":\"1\"}\nnot json\n{\"order_id\":{\"$numberLong\":\"2\"}}\n"),
-        ("orders.xml", "<mysqldump><database><table_data name=\"o\"><row><field name=\"order_id\">1</field></row>"
-            + "<row><field name=\"order_id\" xsi:nil=\"true\" /></row></table_data></database></mysqldump>\n"),
-        ("export", "a\tb\n1\t2\n"),
-    ])
+    @Test(
+        "bytes in memory give the items, format and compression the same file gives",
+        arguments: [
+            ("orders.csv", "order_id,amount\n1,4.99\n\"2,\"x\n\n3,\"5\"\"\"\n"),
+            ("orders.tsv", "order_id\tnote\n1\ta\\tb\n"),
+            ("orders.jsonl", "{\"order_id\":\"1\"}\nnot json\n{\"order_id\":{\"$numberLong\":\"2\"}}\n"),
+            (
+                "orders.xml",
+                "<mysqldump><database><table_data name=\"o\"><row><field name=\"order_id\">1</field></row>"
+                    + "<row><field name=\"order_id\" xsi:nil=\"true\" /></row></table_data></database></mysqldump>\n"
+            ),
+            ("export", "a\tb\n1\t2\n"),
+        ])
     func sameAsFile(name: String, text: String) throws {
         let files = try DumpFixtures()
         for content in [Array(text.utf8), try #require(GzipEncoder.compress(Array(text.utf8)))] {
@@ -37,8 +44,9 @@ struct InMemoryReadingTests {
                 #expect(try memoryItems(bytes: content, name: path, buffers: buffers) == expected)
                 var tight = Limits.small
                 tight.maxRecordBytes = 20
-                #expect(try memoryItems(bytes: content, name: path, limits: tight, buffers: buffers)
-                    == (try readItems(path, limits: tight)))
+                #expect(
+                    try memoryItems(bytes: content, name: path, limits: tight, buffers: buffers)
+                        == (try readItems(path, limits: tight)))
             }
         }
     }

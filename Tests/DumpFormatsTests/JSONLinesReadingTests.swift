@@ -21,11 +21,11 @@ struct JSONLinesReadingTests {
     func mongoDates() throws {
         let files = try DumpFixtures()
         let text = """
-        {"a":{"$date":"2024-03-01T12:00:00Z"}}
-        {"a":{"$date":{"$numberLong":"1709294400000"}}}
-        {"a":{"$date":1709294400123}}
-        {"a":{"$date":"not a date"}}
-        """
+            {"a":{"$date":"2024-03-01T12:00:00Z"}}
+            {"a":{"$date":{"$numberLong":"1709294400000"}}}
+            {"a":{"$date":1709294400123}}
+            {"a":{"$date":"not a date"}}
+            """
         let values = try readItems(try files.write("m.json", text)).compactMap { $0.record?["a"] }
         let noon = try #require(Timestamp.parse("2024-03-01T12:00:00Z"))
         #expect(values[0] == .timestamp(noon))
@@ -37,9 +37,13 @@ struct JSONLinesReadingTests {
     @Test("mongoexport number and id wrappers become their text")
     func mongoWrappers() throws {
         let files = try DumpFixtures()
-        let text = #"{"_id":{"$oid":"65e1c2f0a1b2c3d4e5f60718"},"n":{"$numberLong":"27990000"},"q":{"$numberInt":"1"},"p":{"$numberDecimal":"27.99"},"d":{"$numberDouble":"1.5"}}"#
+        let text =
+            #"{"_id":{"$oid":"65e1c2f0a1b2c3d4e5f60718"},"n":{"$numberLong":"27990000"},"q":{"$numberInt":"1"},"p":{"$numberDecimal":"27.99"},"d":{"$numberDouble":"1.5"}}"#
         let record = try #require(try readItems(try files.write("w.ndjson", text)).first?.record)
-        #expect(record.fields.map(\.value) == [.text("65e1c2f0a1b2c3d4e5f60718"), .text("27990000"), .text("1"), .text("27.99"), .text("1.5")])
+        #expect(
+            record.fields.map(\.value) == [
+                .text("65e1c2f0a1b2c3d4e5f60718"), .text("27990000"), .text("1"), .text("27.99"), .text("1.5"),
+            ])
     }
 
     @Test("a receipt stored as an object or array becomes its compact JSON text")

@@ -6,7 +6,8 @@ struct TSVReadingTests {
     @Test("tab-separated rows are read like CSV, with \\N as null")
     func basicRows() throws {
         let files = try DumpFixtures()
-        let records = try readItems(try files.write("o.tsv", "order_id\tnote\tuser_id\n1\ta, b\t\\N\n")).compactMap(\.record)
+        let records = try readItems(try files.write("o.tsv", "order_id\tnote\tuser_id\n1\ta, b\t\\N\n")).compactMap(
+            \.record)
         #expect(records.first?.fields.map(\.value) == [.text("1"), .text("a, b"), .null])
     }
 

@@ -5,32 +5,32 @@ import Testing
 @Suite("Reading mysqldump --xml dumps")
 struct XMLReadingTests {
     static let dump = """
-    <?xml version="1.0"?>
-    <mysqldump xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
-    <database name="shop">
-    \t<table_structure name="iap_orders">
-    \t\t<field Field="id" Type="int" Null="NO" Key="PRI" Extra="" />
-    \t</table_structure>
-    \t<table_data name="iap_orders">
-    \t<row>
-    \t\t<field name="id">1001</field>
-    \t\t<field name="store">apple</field>
-    \t\t<field name="note">a &amp; b &lt;c&gt;</field>
-    \t\t<field name="refunded_at" xsi:nil="true" />
-    \t\t<field name="empty"></field>
-    \t</row>
-    \t<row>
-    \t\t<field name="id">1002</field>
-    \t\t<field name="store"><![CDATA[google]]></field>
-    \t\t<field name="note">NULL</field>
-    \t\t<field name="refunded_at" xsi:nil="true" />
-    \t\t<field name="empty"></field>
-    \t</row>
-    \t</table_data>
-    </database>
-    </mysqldump>
+        <?xml version="1.0"?>
+        <mysqldump xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+        <database name="shop">
+        \t<table_structure name="iap_orders">
+        \t\t<field Field="id" Type="int" Null="NO" Key="PRI" Extra="" />
+        \t</table_structure>
+        \t<table_data name="iap_orders">
+        \t<row>
+        \t\t<field name="id">1001</field>
+        \t\t<field name="store">apple</field>
+        \t\t<field name="note">a &amp; b &lt;c&gt;</field>
+        \t\t<field name="refunded_at" xsi:nil="true" />
+        \t\t<field name="empty"></field>
+        \t</row>
+        \t<row>
+        \t\t<field name="id">1002</field>
+        \t\t<field name="store"><![CDATA[google]]></field>
+        \t\t<field name="note">NULL</field>
+        \t\t<field name="refunded_at" xsi:nil="true" />
+        \t\t<field name="empty"></field>
+        \t</row>
+        \t</table_data>
+        </database>
+        </mysqldump>
 
-    """
+        """
 
     @Test("each row's fields are read in order, xsi:nil is null, empty is the empty string")
     func mysqldumpRows() throws {
@@ -39,7 +39,8 @@ struct XMLReadingTests {
         let records = try readItems(path).compactMap(\.record)
         #expect(records.count == 2)
         #expect(records[0].fields.map(\.name) == ["id", "store", "note", "refunded_at", "empty"])
-        #expect(records[0].fields.map(\.value) == [.text("1001"), .text("apple"), .text("a & b <c>"), .null, .text("")])
+        #expect(
+            records[0].fields.map(\.value) == [.text("1001"), .text("apple"), .text("a & b <c>"), .null, .text("")])
         #expect(records[1]["store"] == .text("google"))
         #expect(records[1]["note"] == .text("NULL"))
         #expect(records.map(\.location) == [SourceLocation(file: path, row: 1), SourceLocation(file: path, row: 2)])
@@ -55,7 +56,8 @@ struct XMLReadingTests {
     @Test("the LOAD XML row shapes are read too: attributes and child elements")
     func otherShapes() throws {
         let files = try DumpFixtures()
-        let text = #"<resultset><row order_id="1" user_id="u1"/><row><order_id>2</order_id><user_id>u2</user_id></row></resultset>"#
+        let text =
+            #"<resultset><row order_id="1" user_id="u1"/><row><order_id>2</order_id><user_id>u2</user_id></row></resultset>"#
         let records = try readItems(try files.write("rows.xml", text)).compactMap(\.record)
         #expect(records.map { $0.fields.map(\.value) } == [[.text("1"), .text("u1")], [.text("2"), .text("u2")]])
     }
@@ -63,7 +65,8 @@ struct XMLReadingTests {
     @Test("xsi:nil written without declaring the xsi prefix is still null")
     func undeclaredPrefix() throws {
         let files = try DumpFixtures()
-        let records = try readItems(try files.write("n.xml", #"<d><row><field name="x" xsi:nil="true"/></row></d>"#)).compactMap(\.record)
+        let records = try readItems(try files.write("n.xml", #"<d><row><field name="x" xsi:nil="true"/></row></d>"#))
+            .compactMap(\.record)
         #expect(records.first?["x"] == .null)
     }
 
@@ -85,7 +88,8 @@ struct XMLReadingTests {
     @Test("an external entity is never loaded: the document is refused")
     func externalEntity() throws {
         let files = try DumpFixtures()
-        let text = "<?xml version=\"1.0\"?><!DOCTYPE d [<!ENTITY x SYSTEM \"file:///etc/passwd\">]><d><row><field name=\"a\">&x;</field></row></d>"
+        let text =
+            "<?xml version=\"1.0\"?><!DOCTYPE d [<!ENTITY x SYSTEM \"file:///etc/passwd\">]><d><row><field name=\"a\">&x;</field></row></d>"
         let error = try #require(throws: InputError.self) { _ = try readItems(try files.write("xxe.xml", text)) }
         #expect(error.code == "xml-dtd-refused")
     }
@@ -115,7 +119,8 @@ struct XMLReadingTests {
     @Test("a document cut inside a tag is malformed with libxml2's words")
     func cutInsideTag() throws {
         let files = try DumpFixtures()
-        let path = try files.write("cut.xml", "<d>\n<row><field name=\"a\">1</field></row>\n<row><field name=\"a\">2</fi")
+        let path = try files.write(
+            "cut.xml", "<d>\n<row><field name=\"a\">1</field></row>\n<row><field name=\"a\">2</fi")
         let reader = try DumpReader(path: path)
         #expect(try reader.next()?.record?["a"] == .text("1"))
         let error = try #require(throws: InputError.self) { _ = try reader.next() }
@@ -126,7 +131,8 @@ struct XMLReadingTests {
     @Test("elements nested past the depth cap stop the document")
     func tooDeep() throws {
         let files = try DumpFixtures()
-        let path = try files.write("deep.xml", String(repeating: "<a>", count: 500) + String(repeating: "</a>", count: 500))
+        let path = try files.write(
+            "deep.xml", String(repeating: "<a>", count: 500) + String(repeating: "</a>", count: 500))
         let error = try #require(throws: InputError.self) { _ = try readItems(path) }
         #expect(error.code == "xml-too-deep")
     }
@@ -136,7 +142,8 @@ struct XMLReadingTests {
         let files = try DumpFixtures()
         var limits = Limits()
         limits.maxRecordBytes = 100
-        let text = "<d><row><field name=\"r\">\(String(repeating: "A", count: 500))</field></row><row><field name=\"r\">ok</field></row></d>"
+        let text =
+            "<d><row><field name=\"r\">\(String(repeating: "A", count: 500))</field></row><row><field name=\"r\">ok</field></row></d>"
         let items = try readItems(try files.write("long.xml", text), limits: limits)
         #expect(items.first?.malformed?.reason == "row is longer than 100 bytes")
         #expect(items.first?.malformed?.location.position == .row(1))

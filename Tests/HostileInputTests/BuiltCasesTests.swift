@@ -51,8 +51,11 @@ struct BuiltCasesTests {
     @Test("a JSON Lines record nested 10⁶ deep is malformed and reading goes on")
     func jsonLinesDeep() throws {
         let scratch = try ScratchDirectory()
-        let line = "{\"orderId\":\"ORD-1\",\"userId\":\"u\",\"itemId\":\"gems_100\",\"store\":\"googleplay\",\"price\":\"0.99\",\"currency\":\"USD\",\"status\":\"credited\",\"createdAt\":\"2024-03-01T00:00:00Z\"}\n"
-        let bytes = Array("{\"a\":".utf8) + [UInt8](repeating: UInt8(ascii: "["), count: Self.million) + [0x0A] + Array(line.utf8)
+        let line =
+            "{\"orderId\":\"ORD-1\",\"userId\":\"u\",\"itemId\":\"gems_100\",\"store\":\"googleplay\",\"price\":\"0.99\",\"currency\":\"USD\",\"status\":\"credited\",\"createdAt\":\"2024-03-01T00:00:00Z\"}\n"
+        let bytes =
+            Array("{\"a\":".utf8) + [UInt8](repeating: UInt8(ascii: "["), count: Self.million) + [0x0A]
+            + Array(line.utf8)
         let result = readDump(try scratch.write("deep.jsonl", bytes))
         #expect(result.errorCode == nil)
         #expect(result.malformed.count == 1)
@@ -83,8 +86,10 @@ struct BuiltCasesTests {
 
     @Test("a verifyReceipt JSON with more purchases than the cap is refused")
     func tooManyPurchases() {
-        let purchase = "{\"product_id\":\"p\",\"transaction_id\":\"1\",\"purchase_date_ms\":\"1709297880000\",\"quantity\":\"1\"}"
-        let json = "{\"status\":0,\"environment\":\"Production\",\"receipt\":{\"bundle_id\":\"com.example.game\",\"in_app\":["
+        let purchase =
+            "{\"product_id\":\"p\",\"transaction_id\":\"1\",\"purchase_date_ms\":\"1709297880000\",\"quantity\":\"1\"}"
+        let json =
+            "{\"status\":0,\"environment\":\"Production\",\"receipt\":{\"bundle_id\":\"com.example.game\",\"in_app\":["
             + Array(repeating: purchase, count: 10_001).joined(separator: ",") + "]}}"
         let code = outcome { () throws(DecodeError) in try ReceiptDecoder.decode(Array(json.utf8)) }
         #expect(code == "too-many-purchases")
@@ -98,7 +103,9 @@ struct BuiltCasesTests {
         let wide = "ORD-2" + String(repeating: ",x", count: 100_000) + "\n"
         var limits = Limits()
         limits.maxRecordBytes = 1 << 20
-        let long = "ORD-3,\"" + String(repeating: "u", count: 2 << 20) + "\",gems_100,ios,,0.99,USD,credited,,2024-03-01T12:47:28Z\n"
+        let long =
+            "ORD-3,\"" + String(repeating: "u", count: 2 << 20)
+            + "\",gems_100,ios,,0.99,USD,credited,,2024-03-01T12:47:28Z\n"
         let result = readDump(try scratch.write("huge.csv", Array((header + wide + long + good).utf8)), limits: limits)
         #expect(result.errorCode == nil, "\(result)")
         #expect(result.malformed.count == 2, "\(result)")
@@ -109,10 +116,12 @@ struct BuiltCasesTests {
     func csvUnclosedQuote() throws {
         let scratch = try ScratchDirectory()
         let header = "order_id,user_id,item_id,platform,transaction_id,amount,currency,status,environment,created_at\n"
-        let rows = String(repeating: "ORD-1,user-1,gems_100,ios,,0.99,USD,credited,,2024-03-01T12:47:28Z\n", count: 60_000)
+        let rows = String(
+            repeating: "ORD-1,user-1,gems_100,ios,,0.99,USD,credited,,2024-03-01T12:47:28Z\n", count: 60_000)
         var limits = Limits()
         limits.maxRecordBytes = 64 << 10
-        let result = readDump(try scratch.write("quote.csv", Array((header + "ORD-0,\"user-0\n" + rows).utf8)), limits: limits)
+        let result = readDump(
+            try scratch.write("quote.csv", Array((header + "ORD-0,\"user-0\n" + rows).utf8)), limits: limits)
         #expect(result.errorCode == nil, "\(result)")
         #expect(!result.malformed.isEmpty, "\(result)")
     }
@@ -120,7 +129,9 @@ struct BuiltCasesTests {
     // MARK: gzip bombs
 
     /// `count` bytes of `byte`, gzipped in 1 MB steps (the whole never sits in memory).
-    func bomb(_ count: Int, of byte: UInt8 = 0x0A, members: Int = 1, header: String = "order_id,user_id\n") throws -> [UInt8] {
+    func bomb(_ count: Int, of byte: UInt8 = 0x0A, members: Int = 1, header: String = "order_id,user_id\n") throws
+        -> [UInt8]
+    {
         var out = [UInt8]()
         let chunk = [UInt8](repeating: byte, count: 1 << 20)
         for m in 0..<members {
@@ -234,12 +245,20 @@ struct BuiltCasesTests {
     static func claims(_ r: Receipt, ignoring: Set<String> = []) -> String {
         func keep(_ name: String, _ value: String?) -> String { ignoring.contains(name) ? "*" : value ?? "-" }
         let purchases = r.purchases.map { p in
-            [keep("product", p.productID), keep("transaction", p.transactionID),
-             keep("original-transaction", p.originalTransactionID), keep("purchased", p.purchaseDate.map { "\($0.millis)" }),
-             keep("expires", p.expiresDate.map { "\($0.millis)" }), keep("cancelled", p.cancellationDate.map { "\($0.millis)" }),
-             keep("quantity", String(p.quantity)), keep("token", p.purchaseToken)].joined(separator: "|")
+            [
+                keep("product", p.productID), keep("transaction", p.transactionID),
+                keep("original-transaction", p.originalTransactionID),
+                keep("purchased", p.purchaseDate.map { "\($0.millis)" }),
+                keep("expires", p.expiresDate.map { "\($0.millis)" }),
+                keep("cancelled", p.cancellationDate.map { "\($0.millis)" }),
+                keep("quantity", String(p.quantity)), keep("token", p.purchaseToken),
+            ].joined(separator: "|")
         }
-        return ([keep("app", r.appID), keep("environment", r.environment), keep("created", r.creationDate.map { "\($0.millis)" })]
+        return
+            ([
+                keep("app", r.appID), keep("environment", r.environment),
+                keep("created", r.creationDate.map { "\($0.millis)" }),
+            ]
             + purchases).joined(separator: "\n")
     }
 
@@ -256,7 +275,9 @@ struct BuiltCasesTests {
         let head = { (r: Receipt) in claims(Receipt.withPurchases(r, []), ignoring: unsigned) }
         let before = Set(original.purchases.map { claims(Receipt.withPurchases(original, [$0]), ignoring: unsigned) })
         return head(tampered) == head(original)
-            && tampered.purchases.allSatisfy { before.contains(claims(Receipt.withPurchases(tampered, [$0]), ignoring: unsigned)) }
+            && tampered.purchases.allSatisfy {
+                before.contains(claims(Receipt.withPurchases(tampered, [$0]), ignoring: unsigned))
+            }
     }
 
     @Test("a flipped byte in a sample receipt that verifies never changes what it claims and still verifies")
@@ -265,16 +286,21 @@ struct BuiltCasesTests {
         var checked = 0
         for sample in try sampleReceipts() {
             let bytes = (try? Base64.decode(sample)).flatMap { $0.first == 0x30 ? $0 : nil } ?? sample
-            guard let receipt = try? ReceiptDecoder.decode(bytes), verifier.verify(receipt).status.verdict == .valid else { continue }
+            guard let receipt = try? ReceiptDecoder.decode(bytes), verifier.verify(receipt).status.verdict == .valid
+            else { continue }
             checked += 1
             let original = Self.claims(receipt)
             let step = max(1, bytes.count / 200)
             for i in stride(from: 0, to: bytes.count, by: step) {
                 var tampered = bytes
                 tampered[i] ^= 0x01
-                guard let r = try? ReceiptDecoder.decode(tampered), verifier.verify(r).status.verdict == .valid else { continue }
-                #expect(Self.claimsNothingNew(r, comparedWith: receipt),
-                        "byte \(i) of a \(receipt.kind) flipped: it verifies and now claims \(Self.claims(r)) instead of \(original)")
+                guard let r = try? ReceiptDecoder.decode(tampered), verifier.verify(r).status.verdict == .valid else {
+                    continue
+                }
+                #expect(
+                    Self.claimsNothingNew(r, comparedWith: receipt),
+                    "byte \(i) of a \(receipt.kind) flipped: it verifies and now claims \(Self.claims(r)) instead of \(original)"
+                )
             }
         }
         #expect(checked > 0, "no sample verifies against the sample trust")
@@ -290,24 +316,30 @@ struct BuiltCasesTests {
     }
 
     static let forgeries = [
-        Forgery(what: "an extended expiry", from: "\"expires_date_ms\":\"1711843200000\"",
-                to: "\"expires_date_ms\":\"1893456000000\""),
-        Forgery(what: "another product", from: "\"product_id\":\"com.example.game.vip.monthly\"",
-                to: "\"product_id\":\"com.example.game.vip.yearly\""),
+        Forgery(
+            what: "an extended expiry", from: "\"expires_date_ms\":\"1711843200000\"",
+            to: "\"expires_date_ms\":\"1893456000000\""),
+        Forgery(
+            what: "another product", from: "\"product_id\":\"com.example.game.vip.monthly\"",
+            to: "\"product_id\":\"com.example.game.vip.yearly\""),
         Forgery(what: "a quantity of 50", from: "\"quantity\":\"1\"", to: "\"quantity\":\"50\""),
-        Forgery(what: "another original transaction", from: "\"original_transaction_id\":\"160000123456790\"",
-                to: "\"original_transaction_id\":\"160000999999999\""),
+        Forgery(
+            what: "another original transaction", from: "\"original_transaction_id\":\"160000123456790\"",
+            to: "\"original_transaction_id\":\"160000999999999\""),
         // The JSON says Sandbox where its signed receipt says Production (and the reverse, a
         // free Sandbox receipt claimed as Production, the same way).
         Forgery(what: "another environment", from: "\"environment\":\"Production\"", to: "\"environment\":\"Sandbox\""),
     ]
 
-    @Test("an iOS 6 Sandbox receipt stripped of its unsigned environment key still verifies, and is sandbox-in-production when credited in production")
+    @Test(
+        "an iOS 6 Sandbox receipt stripped of its unsigned environment key still verifies, and is sandbox-in-production when credited in production"
+    )
     func legacyEnvironmentStripped() throws {
         let verifier = try #require(sampleVerifier)
         let sample = try #require(try sampleReceipts().first { (try? Base64.decode($0))?.first == UInt8(ascii: "{") })
         let plist = String(decoding: try Base64.decode(sample), as: UTF8.self)
-        let line = try #require(plist.split(separator: "\n").first { $0.contains("\"environment\"") }, "no environment key")
+        let line = try #require(
+            plist.split(separator: "\n").first { $0.contains("\"environment\"") }, "no environment key")
         let stripped = Array(Base64.encode(Array(plist.replacingOccurrences(of: String(line), with: "").utf8)).utf8)
         let original = try ReceiptDecoder.decode(sample)
         try #require(original.environment == "Sandbox")
@@ -325,10 +357,11 @@ struct BuiltCasesTests {
             let evaluator = RuleEvaluator(rules: try loadRules(Array(rules.utf8), in: scratch).get())
             let purchase = try #require(receipt.purchases.first)
             let bought = try #require(purchase.purchaseDate)
-            let order = ScreenOrder(index: 0, orderID: "ORD-1", userID: "user-1", createdAt: bought, platform: .ios,
-                                    itemID: nil, expectedProductID: try #require(purchase.productID), catalogType: nil,
-                                    transactionID: nil, amount: "0.99", currency: "USD", production: true,
-                                    location: SourceLocation(file: "orders.csv", line: 2))
+            let order = ScreenOrder(
+                index: 0, orderID: "ORD-1", userID: "user-1", createdAt: bought, platform: .ios,
+                itemID: nil, expectedProductID: try #require(purchase.productID), catalogType: nil,
+                transactionID: nil, amount: "0.99", currency: "USD", production: true,
+                location: SourceLocation(file: "orders.csv", line: 2))
             let digest = ReceiptDigest(receipt: receipt, signature: verifier.verify(receipt).status, for: order)
             return evaluator.findings(order: order, receipt: .decoded(digest), selection: .picked(0))
                 .filter { $0.rule == "sandbox-in-production" }
@@ -339,7 +372,8 @@ struct BuiltCasesTests {
         #expect(strippedFinding.evidence.actual == "absent (unsigned)")
         #expect(try sandboxFindings(original).first?.evidence.actual == "Sandbox")
         #expect(try sandboxFindings(forged, rules: "rule sandbox-in-production trust_legacy_environment yes").isEmpty)
-        #expect(try sandboxFindings(original, rules: "rule sandbox-in-production trust_legacy_environment yes").count == 1)
+        #expect(
+            try sandboxFindings(original, rules: "rule sandbox-in-production trust_legacy_environment yes").count == 1)
     }
 
     @Test("a verifyReceipt JSON edited against its own signed latest_receipt is forged", arguments: forgeries)
@@ -350,7 +384,8 @@ struct BuiltCasesTests {
         try #require(text.contains(forgery.from), "the sample has no \(forgery.from)")
         let original = try ReceiptDecoder.decode(genuine)
         try #require(verifier.verify(original).status.verdict == .valid, "the genuine sample does not verify")
-        let forged = try ReceiptDecoder.decode(Array(text.replacingOccurrences(of: forgery.from, with: forgery.to).utf8))
+        let forged = try ReceiptDecoder.decode(
+            Array(text.replacingOccurrences(of: forgery.from, with: forgery.to).utf8))
         try #require(Self.claims(forged) != Self.claims(original))
         let verdict = verifier.verify(forged)
         #expect(verdict.status.verdict != .valid, "\(forgery.what) verifies: \(verdict)")
@@ -393,7 +428,8 @@ struct BuiltCasesTests {
 
     @Test("JSON integers that overflow keep their text and read as no Int64")
     func jsonIntegerOverflow() throws {
-        let value = try JSONParser.parse(Array("[9223372036854775808,-9223372036854775809,1e400,99999999999999999999999]".utf8))
+        let value = try JSONParser.parse(
+            Array("[9223372036854775808,-9223372036854775809,1e400,99999999999999999999999]".utf8))
         for element in try #require(value.array) { #expect(element.int64 == nil, "\(element)") }
     }
 
@@ -425,7 +461,8 @@ struct BuiltCasesTests {
     @Test("a condition of 2·10⁵ `and`s is a problem, not a stack overflow")
     func rulesAndChain() throws {
         let scratch = try ScratchDirectory()
-        let text = "flag high ands if " + String(repeating: "order.amount > 1 and ", count: 200_000) + "order.amount > 1\n"
+        let text =
+            "flag high ands if " + String(repeating: "order.amount > 1 and ", count: 200_000) + "order.amount > 1\n"
         let loaded = try loadRules(Array(text.utf8), in: scratch)
         guard case .failure(let problems) = loaded else {
             Issue.record("a 2·10⁵-term condition was accepted")
@@ -439,33 +476,48 @@ struct BuiltCasesTests {
     /// A JWS signed by no one: header, payload and a zero signature, base64url.
     func unsignedJWS(_ payload: String) -> String {
         let segment = { (text: String) in Base64.encode(Array(text.utf8), alphabet: .url) }
-        return segment(#"{"alg":"ES256","x5c":[]}"#) + "." + segment(payload) + "." + Base64.encode([UInt8](repeating: 0, count: 64), alphabet: .url)
+        return segment(#"{"alg":"ES256","x5c":[]}"#) + "." + segment(payload) + "."
+            + Base64.encode([UInt8](repeating: 0, count: 64), alphabet: .url)
     }
 
-    @Test("a 1 MB orderId, purchaseToken or transactionId within the record cap is kept whole in every shape that carries it")
+    @Test(
+        "a 1 MB orderId, purchaseToken or transactionId within the record cap is kept whole in every shape that carries it"
+    )
     func storeEventHugeIDs() throws {
         let scratch = try ScratchDirectory()
         let order = "GPA." + String(repeating: "7", count: 1 << 20)
         let token = String(repeating: "t", count: 1 << 20)
         let voided = #"{"purchaseToken":"tok","orderId":"\#(order)","voidedTimeMillis":"1709553600000"}"#
         let byToken = #"{"purchaseToken":"\#(token)","voidedTimeMillis":"1709553600000"}"#
-        let rtdn = #"{"packageName":"com.example.game","eventTimeMillis":"1709553600000","voidedPurchaseNotification":{"purchaseToken":"tok","orderId":"\#(order)"}}"#
+        let rtdn =
+            #"{"packageName":"com.example.game","eventTimeMillis":"1709553600000","voidedPurchaseNotification":{"purchaseToken":"tok","orderId":"\#(order)"}}"#
         let push = #"{"message":{"data":"\#(Base64.encode(Array(rtdn.utf8)))","messageId":"1"}}"#
         let txn = "2" + String(repeating: "0", count: 1 << 20)
-        let transaction = unsignedJWS(#"{"transactionId":"\#(txn)","originalTransactionId":"1","bundleId":"com.example.game","productId":"gems_550","purchaseDate":1709294400000,"type":"Consumable","signedDate":1709553600000,"revocationDate":1709553600000,"environment":"Production"}"#)
-        let notification = unsignedJWS(#"{"notificationType":"REFUND","notificationUUID":"u-1","data":{"bundleId":"com.example.game","environment":"Production","signedTransactionInfo":"\#(transaction)"},"version":"2.0","signedDate":1709553600000}"#)
+        let transaction = unsignedJWS(
+            #"{"transactionId":"\#(txn)","originalTransactionId":"1","bundleId":"com.example.game","productId":"gems_550","purchaseDate":1709294400000,"type":"Consumable","signedDate":1709553600000,"revocationDate":1709553600000,"environment":"Production"}"#
+        )
+        let notification = unsignedJWS(
+            #"{"notificationType":"REFUND","notificationUUID":"u-1","data":{"bundleId":"com.example.game","environment":"Production","signedTransactionInfo":"\#(transaction)"},"version":"2.0","signedDate":1709553600000}"#
+        )
         let noEvent = #"{"\#(token)":1}"#
-        let lines = [voided, #"{"voidedPurchases":[\#(voided),\#(byToken)]}"#, rtdn, push, notification,
-                     #"{"signedPayload":"\#(notification)"}"#, noEvent, voided]
+        let lines = [
+            voided, #"{"voidedPurchases":[\#(voided),\#(byToken)]}"#, rtdn, push, notification,
+            #"{"signedPayload":"\#(notification)"}"#, noEvent, voided,
+        ]
         let path = try scratch.write("huge-ids.jsonl", Array(lines.joined(separator: "\n").utf8))
         let file = try StoreEventFile(.path(path, observer: nil))
-        var events: [StoreEvent] = [], problems: [UnreadableRecord] = []
+        var events: [StoreEvent] = []
+        var problems: [UnreadableRecord] = []
         while let parsed = try file.next() {
             events += parsed.events
             problems += parsed.problems
         }
-        #expect(events.map(\.type) == ["voided", "voided", "voided", "rtdn-voided", "rtdn-voided", "REFUND", "REFUND", "voided"])
-        #expect(events.map { $0.transactionID?.utf8.count ?? $0.purchaseToken?.utf8.count ?? 0 }
+        #expect(
+            events.map(\.type) == [
+                "voided", "voided", "voided", "rtdn-voided", "rtdn-voided", "REFUND", "REFUND", "voided",
+            ])
+        #expect(
+            events.map { $0.transactionID?.utf8.count ?? $0.purchaseToken?.utf8.count ?? 0 }
                 == [order, order, token, order, order, txn, txn, order].map(\.utf8.count))
         #expect(problems.map(\.location.position) == [.line(7)])
         #expect(problems.first?.reason.hasPrefix("a JSON object that is no store event") == true)
@@ -480,10 +532,13 @@ struct BuiltCasesTests {
         let lines = Array(#"{"voidedPurchases":"#.utf8) + deep + [0x0A] + payloads + [0x0A] + voided + [0x0A]
         let document = Array("{\n  \"voidedPurchases\": [\n".utf8) + deep
         // The document is no JSON value (too deep), so it reads as lines: `{`, a key, the deep array.
-        for (name, bytes, at, events) in [("deep.jsonl", lines, ["1", "2"], 1), ("deep.json", document, ["1", "2", "3"], 0)] {
+        for (name, bytes, at, events) in [
+            ("deep.jsonl", lines, ["1", "2"], 1), ("deep.json", document, ["1", "2", "3"], 0),
+        ] {
             let result = readStoreEvents(try scratch.write(name, bytes))
             #expect(result.problems.map { String($0.prefix { $0 != ":" }) } == at, "\(name): \(result)")
-            #expect(result.problems.last?.contains("not JSON: JSON nesting deeper than 64") == true, "\(name): \(result)")
+            #expect(
+                result.problems.last?.contains("not JSON: JSON nesting deeper than 64") == true, "\(name): \(result)")
             #expect(result.events == events, "\(name): \(result)")
         }
     }

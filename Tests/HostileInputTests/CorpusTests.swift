@@ -1,10 +1,10 @@
+import Decompression
 import Foundation
 import IAPBasics
 import JSONText
 import ReceiptFormats
 import Reporting
 import Screening
-import Decompression
 import StoreReports
 import Testing
 
@@ -46,7 +46,10 @@ struct CorpusTests {
     func bundled() throws {
         let root = try #require(Bundle.module.url(forResource: "Corpus", withExtension: nil))
         var total = 0
-        for target in ["json", "base64", "timestamp", "receipt", "plist", "csv", "jsonl", "xml", "gzip", "rules", "storereport", "events", "shard-reports", "candidates"] {
+        for target in [
+            "json", "base64", "timestamp", "receipt", "plist", "csv", "jsonl", "xml", "gzip", "rules", "storereport",
+            "events", "shard-reports", "candidates",
+        ] {
             let cases = corpus(target)
             #expect(!cases.isEmpty, "no corpus for \(target) under \(root.path)")
             for c in cases {
@@ -68,7 +71,9 @@ struct CorpusTests {
     @Test("base64 (standard alphabet)", arguments: corpus("base64"))
     func base64(_ c: CorpusCase) throws {
         let bytes = try c.bytes()
-        #expect(outcome { () throws(DecodeError) in try Base64.decode(bytes, maxBytes: c.limits.maxPayloadBytes) } == c.expected)
+        #expect(
+            outcome { () throws(DecodeError) in try Base64.decode(bytes, maxBytes: c.limits.maxPayloadBytes) }
+                == c.expected)
     }
 
     @Test("timestamps, one per line", arguments: corpus("timestamp"))
@@ -104,19 +109,24 @@ struct CorpusTests {
         _ = outcome { () throws(DecodeError) in try LegacyReceiptDecoder.decode(plist: bytes, limits: c.limits) }
     }
 
-    @Test("dumps: CSV, TSV, JSON Lines, XML, gzip", arguments: corpus("csv") + corpus("jsonl") + corpus("xml") + corpus("gzip"))
+    @Test(
+        "dumps: CSV, TSV, JSON Lines, XML, gzip",
+        arguments: corpus("csv") + corpus("jsonl") + corpus("xml") + corpus("gzip"))
     func dump(_ c: CorpusCase) throws {
         let result = readDump(c.path, limits: c.limits)
         #expect(result.summary == c.expected, "\(result)")
         // A sharded run's workers, which leave each other's records unread, keep each once. Of
         // 2 and of 3: fnv1a64 mod 2 sees only the bytes' low bits (spaces around an id, even
         // ones, do not move it), mod 3 all of them.
-        for count in [2, 3] { #expect(shardedReadDisagreement(c.path, count: count, limits: c.limits) == nil, "of \(count)") }
+        for count in [2, 3] {
+            #expect(shardedReadDisagreement(c.path, count: count, limits: c.limits) == nil, "of \(count)")
+        }
     }
 
     @Test("store reports: zip, gzip, UTF-16, broken rows", arguments: corpus("storereport"))
     func storeReport(_ c: CorpusCase) throws {
-        var skipped = 0, events = 0
+        var skipped = 0
+        var events = 0
         do {
             try StoreReportFile.read(c.path, limits: c.limits) { reader throws(InputError) in
                 while let item = try reader.next() {
@@ -135,7 +145,8 @@ struct CorpusTests {
         }
     }
 
-    @Test("store-event logs: every bad event is a problem at its line, and reading goes on", arguments: corpus("events"))
+    @Test(
+        "store-event logs: every bad event is a problem at its line, and reading goes on", arguments: corpus("events"))
     func storeEvents(_ c: CorpusCase) throws {
         let result = readStoreEvents(c.path, limits: c.limits)
         let expected = try #require(storeEventCorpus[c.name], "\(c.name) has no entry in storeEventCorpus")
@@ -169,7 +180,9 @@ struct CorpusTests {
         }
     }
 
-    @Test("a sharded run's worker lines as merge reads them back (shard-reports.jsonl)", arguments: corpus("shard-reports"))
+    @Test(
+        "a sharded run's worker lines as merge reads them back (shard-reports.jsonl)",
+        arguments: corpus("shard-reports"))
     func shardReports(_ c: CorpusCase) throws {
         let text = try c.bytes()
         var rejected = 0

@@ -70,7 +70,9 @@ func readDump(_ path: String, limits: Limits = .standard, maxItems: Int = 1_000_
 /// Reads the dump at `path` as the `count` workers of a sharded run do, in step with an
 /// unsharded reader; nil when every record is kept by exactly one worker as the unsharded
 /// reader read it (what a worker leaves unread is another's), else what went wrong.
-func shardedReadDisagreement(_ path: String, count: Int, limits: Limits = .standard, maxItems: Int = 1_000_000) -> String? {
+func shardedReadDisagreement(_ path: String, count: Int, limits: Limits = .standard, maxItems: Int = 1_000_000)
+    -> String?
+{
     let shards = (1...count).compactMap { ShardSpec(index: $0, count: count) }
     guard let whole = try? DumpReader(path: path, limits: limits) else { return nil }
     let workers = shards.compactMap { _ in try? DumpReader(path: path, limits: limits) }
@@ -79,7 +81,8 @@ func shardedReadDisagreement(_ path: String, count: Int, limits: Limits = .stand
         let item = try? whole.nextOrder()
         let parts = shards.indices.map { try? workers[$0].nextOrder(in: shards[$0]) }
         guard let item = item ?? nil else {
-            return parts.allSatisfy({ $0 == nil }) ? nil : "record \(n): a worker reads on past the unsharded reader's end"
+            return parts.allSatisfy({ $0 == nil })
+                ? nil : "record \(n): a worker reads on past the unsharded reader's end"
         }
         var keepers = 0
         for (k, part) in parts.enumerated() {
@@ -121,13 +124,15 @@ func loadRules(_ bytes: [UInt8], in scratch: ScratchDirectory) throws -> Result<
 let sampleVerifier: ReceiptVerifier? = {
     let trust = repositoryRoot.appendingPathComponent("samples/Rules/trust").path
     let apple = ["apple-root-ca-g3.cer", "apple-root-ca.cer", "itunes-store-ca.cer"].map { "\(trust)/apple/\($0)" }
-    return try? ReceiptVerifier(appleAnchorFiles: apple,
-                                googleKeyFiles: ["com.example.game": "\(trust)/google/com.example.game.pem"])
+    return try? ReceiptVerifier(
+        appleAnchorFiles: apple,
+        googleKeyFiles: ["com.example.game": "\(trust)/google/com.example.game.pem"])
 }()
 
 /// The sample payloads, one a line.
 func sampleReceipts() throws -> [[UInt8]] {
-    let text = try String(contentsOf: repositoryRoot.appendingPathComponent("samples/receipt-examples.txt"), encoding: .utf8)
+    let text = try String(
+        contentsOf: repositoryRoot.appendingPathComponent("samples/receipt-examples.txt"), encoding: .utf8)
     return text.split(separator: "\n").map { Array($0.utf8) }.filter { !$0.isEmpty && $0.first != UInt8(ascii: "#") }
 }
 

@@ -41,8 +41,10 @@ struct DecimalAmountTests {
         #expect(total.description == "1.00")
         #expect((try #require(DecimalAmount("4.99")) + (try #require(DecimalAmount("0.005")))).description == "4.995")
         #expect(DecimalAmount("12") == DecimalAmount("12.000"))
-        for bad in ["", ".5", "5.", "1e3", "abc", "1.2.3", "1234567890123456", "-", "-.5", "--1", "1.1234567",
-                    "1234567890123", " 1", "1 ", "+1", "\u{663}"] { #expect(DecimalAmount(bad) == nil) }
+        for bad in [
+            "", ".5", "5.", "1e3", "abc", "1.2.3", "1234567890123456", "-", "-.5", "--1", "1.1234567",
+            "1234567890123", " 1", "1 ", "+1", "\u{663}",
+        ] { #expect(DecimalAmount(bad) == nil) }
         #expect(DecimalAmount("-4.99")?.description == "-4.99")
         #expect(DecimalAmount("999999999999.999999")?.description == "999999999999.999999")
         #expect(DecimalAmount("0.000001")?.description == "0.000001")

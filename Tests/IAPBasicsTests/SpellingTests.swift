@@ -34,7 +34,8 @@ struct SpellingTests {
     /// The plain definition: every distance in full, the first smallest, then the allowance.
     func referenceNearest(_ word: String, in candidates: [String]) -> String? {
         func distance(_ a: String, _ b: String) -> Int {
-            let x = Array(a), y = Array(b)
+            let x = Array(a)
+            let y = Array(b)
             guard !x.isEmpty, !y.isEmpty else { return max(x.count, y.count) }
             var prev = Array(0...y.count)
             var cur = prev

@@ -18,12 +18,16 @@ struct BacktestTests {
     }
 
     func inputs(_ world: SampleWorld, events: Bool = true) -> [String] {
-        ["--orders"] + world.orders + ["--receipts", world.receipts] + (events ? ["--store-events", world.storeEvents] : [])
+        ["--orders"] + world.orders + ["--receipts", world.receipts]
+            + (events ? ["--store-events", world.storeEvents] : [])
     }
 
     /// Each order's findings as `screen --rules rules` writes them.
-    func screened(_ world: SampleWorld, _ s: Scratch, rules: String, ledger: String = "none", out: String) throws -> Findings {
-        let r = try Tool.run(["screen", "--rules", rules, "--out", s.file(out), "--ledger", ledger, "--quiet"] + inputs(world))
+    func screened(_ world: SampleWorld, _ s: Scratch, rules: String, ledger: String = "none", out: String) throws
+        -> Findings
+    {
+        let r = try Tool.run(
+            ["screen", "--rules", rules, "--out", s.file(out), "--ledger", ledger, "--quiet"] + inputs(world))
         #expect(r.status == 0, "\(r.stderr)")
         return try Self.byOrder(s.file(out + "/findings.jsonl"))
     }
@@ -43,7 +47,10 @@ struct BacktestTests {
     /// refunded); rows without an order id as `place 1`, `place 2`, … in their order.
     func rows(_ file: String) throws -> [String: [String]] {
         let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
-        #expect(lines.first == "order_id,user_id,created_at,product_id,amount,currency,baseline_rules,candidate_rules,change,verdict,refunded")
+        #expect(
+            lines.first
+                == "order_id,user_id,created_at,product_id,amount,currency,baseline_rules,candidate_rules,change,verdict,refunded"
+        )
         var out: [String: [String]] = [:]
         var places = 0
         for line in lines.dropFirst() {
@@ -60,8 +67,13 @@ struct BacktestTests {
     func differences(_ before: Findings, _ after: Findings) -> [String: [String]] {
         var out: [String: [String]] = [:]
         for id in Set(before.keys).union(after.keys) where before[id] != after[id] {
-            let was = counting(before[id]), now = counting(after[id])
-            out[id] = [was, now, !now.isEmpty && was.isEmpty ? "newly-flagged" : !was.isEmpty && now.isEmpty ? "no-longer-flagged" : "rules-changed"]
+            let was = counting(before[id])
+            let now = counting(after[id])
+            out[id] = [
+                was, now,
+                !now.isEmpty && was.isEmpty
+                    ? "newly-flagged" : !was.isEmpty && now.isEmpty ? "no-longer-flagged" : "rules-changed",
+            ]
         }
         return out
     }
@@ -69,52 +81,79 @@ struct BacktestTests {
     /// Compares rows with order ids one by one, and the others by how many there are and what changed.
     func expectSame(_ got: [String: [String]], _ expected: [String: [String]], _ name: String) {
         func split(_ d: [String: [String]]) -> (ids: [String: [String]], places: [String]) {
-            (d.filter { !$0.key.hasPrefix("place ") }, d.filter { $0.key.hasPrefix("place ") }.values.map { $0.joined(separator: ",") }.sorted())
+            (
+                d.filter { !$0.key.hasPrefix("place ") },
+                d.filter { $0.key.hasPrefix("place ") }.values.map { $0.joined(separator: ",") }.sorted()
+            )
         }
-        let (a, pa) = split(got), (b, pb) = split(expected)
+        let (a, pa) = split(got)
+        let (b, pb) = split(expected)
         #expect(Set(a.keys) == Set(b.keys), "\(name)")
         for (id, row) in b { #expect(a[id].map { Array($0.prefix(3)) } == row, "\(name): order \(id)") }
-        #expect(pa.map { $0.split(separator: ",", omittingEmptySubsequences: false).prefix(3).joined(separator: ",") } == pb, "\(name): rows of no order")
+        #expect(
+            pa.map { $0.split(separator: ",", omittingEmptySubsequences: false).prefix(3).joined(separator: ",") }
+                == pb, "\(name): rows of no order")
     }
 
     /// Distinct rules of the findings that are not exempted, as backtest.csv lists them.
     func counting(_ findings: [String]?) -> String {
-        Set((findings ?? []).filter { $0.hasSuffix(" ") }.map { String($0.split(separator: " ")[0]) }).sorted().joined(separator: ";")
+        Set((findings ?? []).filter { $0.hasSuffix(" ") }.map { String($0.split(separator: " ")[0]) }).sorted().joined(
+            separator: ";")
     }
 
     static let changes: [(name: String, rules: String)] = [
         ("a rule switched off", "rule sandbox-in-production off\nexempt reviewers from sandbox-in-production\n"),
         ("a severity changed", "rule signature-invalid severity medium\nexempt reviewers from sandbox-in-production\n"),
-        ("a parameter tightened", "rule expired-validity severity medium grace_days 1 max_proof_age_days 1\nexempt reviewers from sandbox-in-production\n"),
-        ("a custom rule added", "rule expired-validity severity medium grace_days 1 max_proof_age_days 30\nexempt reviewers from sandbox-in-production\nflag high big-order if order.amount >= 9.99\n"),
+        (
+            "a parameter tightened",
+            "rule expired-validity severity medium grace_days 1 max_proof_age_days 1\nexempt reviewers from sandbox-in-production\n"
+        ),
+        (
+            "a custom rule added",
+            "rule expired-validity severity medium grace_days 1 max_proof_age_days 30\nexempt reviewers from sandbox-in-production\nflag high big-order if order.amount >= 9.99\n"
+        ),
         // Trusting no Apple anchor: every receipt verified again, under the candidate's trust.
-        ("the trust changed", "rule expired-validity severity medium grace_days 1 max_proof_age_days 30\nexempt reviewers from sandbox-in-production\n"),
+        (
+            "the trust changed",
+            "rule expired-validity severity medium grace_days 1 max_proof_age_days 30\nexempt reviewers from sandbox-in-production\n"
+        ),
         // Widened below: one more account in reviewers.csv.
-        ("an exemption widened", "rule expired-validity severity medium grace_days 1 max_proof_age_days 30\nexempt reviewers from sandbox-in-production\n"),
+        (
+            "an exemption widened",
+            "rule expired-validity severity medium grace_days 1 max_proof_age_days 30\nexempt reviewers from sandbox-in-production\n"
+        ),
     ]
 
-    @Test("the rows are exactly the differences between screening under each Rules directory", arguments: changes.indices)
+    @Test(
+        "the rows are exactly the differences between screening under each Rules directory", arguments: changes.indices)
     func rowsAreTheDifferences(_ k: Int) throws {
         let world = try SampleWorld.shared.get()
         let s = try Scratch()
         let (name, text) = Self.changes[k]
-        let baseline = world.path + "/Rules", cand = try candidate(world, s, "cand", rules: text)
+        let baseline = world.path + "/Rules"
+        let cand = try candidate(world, s, "cand", rules: text)
         let before = try screened(world, s, rules: baseline, out: "base")
         if name == "the trust changed" {
             let apple = cand + "/trust/apple"
-            for file in try FileManager.default.contentsOfDirectory(atPath: apple) { try FileManager.default.removeItem(atPath: apple + "/" + file) }
+            for file in try FileManager.default.contentsOfDirectory(atPath: apple) {
+                try FileManager.default.removeItem(atPath: apple + "/" + file)
+            }
         }
         if name == "an exemption widened" {
             // A user flagged for a sandbox purchase becomes an App Review account.
-            let line = try #require(try FindingLine.read(s.file("base/findings.jsonl")).first {
-                $0.rule == "sandbox-in-production" && $0.exempted == nil
-            })
+            let line = try #require(
+                try FindingLine.read(s.file("base/findings.jsonl")).first {
+                    $0.rule == "sandbox-in-production" && $0.exempted == nil
+                })
             let user = try #require(line.object["user_id"]?.string)
             let reviewers = try String(contentsOfFile: cand + "/reviewers.csv", encoding: .utf8)
-            try (reviewers + "\(user),2020-01-01,,a new reviewer\n").write(toFile: cand + "/reviewers.csv", atomically: true, encoding: .utf8)
+            try (reviewers + "\(user),2020-01-01,,a new reviewer\n").write(
+                toFile: cand + "/reviewers.csv", atomically: true, encoding: .utf8)
         }
         let after = try screened(world, s, rules: cand, out: "cand-out")
-        let r = try Tool.run(["backtest", "--rules", cand, "--baseline", baseline, "--out", s.file("bt"), "--ledger", "none"] + inputs(world))
+        let r = try Tool.run(
+            ["backtest", "--rules", cand, "--baseline", baseline, "--out", s.file("bt"), "--ledger", "none"]
+                + inputs(world))
         #expect(r.status == 0, "\(r.stderr)")
         let got = try rows(s.file("bt/backtest.csv"))
         let changed = Set(before.keys).union(after.keys).filter { before[$0] != after[$0] }
@@ -133,17 +172,25 @@ struct BacktestTests {
 
     @Test("two nights' dumps at once are one backtest, as they are one screen")
     func severalNights() throws {
-        let world = try SampleWorld.shared.get(), other = try SampleWorld(orders: 300, seed: 12)
+        let world = try SampleWorld.shared.get()
+        let other = try SampleWorld(orders: 300, seed: 12)
         let s = try Scratch()
-        let cand = try candidate(world, s, "cand", rules: "rule sandbox-in-production off\nflag low night-owl if order.hour in [1, 2, 3]\n")
+        let cand = try candidate(
+            world, s, "cand", rules: "rule sandbox-in-production off\nflag low night-owl if order.hour in [1, 2, 3]\n")
         let both = ["--orders"] + world.orders + other.orders + ["--receipts", world.receipts, other.receipts]
         func findings(_ rules: String, _ out: String) throws -> Findings {
-            let r = try Tool.run(["screen", "--rules", rules, "--out", s.file(out), "--ledger", "none", "--quiet"] + both)
+            let r = try Tool.run(
+                ["screen", "--rules", rules, "--out", s.file(out), "--ledger", "none", "--quiet"] + both)
             #expect(r.status == 0, "\(r.stderr)")
             return try Self.byOrder(s.file(out + "/findings.jsonl"))
         }
-        let before = try findings(world.path + "/Rules", "base"), after = try findings(cand, "cand-out")
-        let r = try Tool.run(["backtest", "--rules", cand, "--baseline", world.path + "/Rules", "--out", s.file("bt"), "--ledger", "none"] + both)
+        let before = try findings(world.path + "/Rules", "base")
+        let after = try findings(cand, "cand-out")
+        let r = try Tool.run(
+            [
+                "backtest", "--rules", cand, "--baseline", world.path + "/Rules", "--out", s.file("bt"), "--ledger",
+                "none",
+            ] + both)
         #expect(r.status == 0, "\(r.stderr)")
         let changed = Set(before.keys).union(after.keys).filter { before[$0] != after[$0] }
         #expect(!changed.isEmpty)
@@ -156,11 +203,16 @@ struct BacktestTests {
     func sameRules() throws {
         let world = try SampleWorld.shared.get()
         let s = try Scratch()
-        let r = try Tool.run(["backtest", "--rules", world.path + "/Rules", "--baseline", world.path + "/Rules",
-                              "--out", s.file("bt"), "--ledger", "none"] + inputs(world))
+        let r = try Tool.run(
+            [
+                "backtest", "--rules", world.path + "/Rules", "--baseline", world.path + "/Rules",
+                "--out", s.file("bt"), "--ledger", "none",
+            ] + inputs(world))
         #expect(r.status == 0, "\(r.stderr)")
         #expect(try rows(s.file("bt/backtest.csv")).isEmpty)
-        #expect(r.stderr.contains("+0 flagged (0 reviewed fraud, 0 legit, 0 refunded), \u{2212}0 no longer flagged"), "\(r.stderr)")
+        #expect(
+            r.stderr.contains("+0 flagged (0 reviewed fraud, 0 legit, 0 refunded), \u{2212}0 no longer flagged"),
+            "\(r.stderr)")
     }
 
     @Test("verdicts and refunds come from the ledger: reviewed orders and refunded purchases are counted each way")
@@ -172,41 +224,56 @@ struct BacktestTests {
         // Last night's run: the ledger learns the claims and the refunds.
         _ = try screened(world, s, rules: baseline, ledger: ledger, out: "night")
         // The change: big orders flagged, refunds after credit no longer.
-        let cand = try candidate(world, s, "cand", rules: """
-            rule refunded-after-credit off
-            exempt reviewers from sandbox-in-production
-            flag high big-order if order.amount >= 9.99
+        let cand = try candidate(
+            world, s, "cand",
+            rules: """
+                rule refunded-after-credit off
+                exempt reviewers from sandbox-in-production
+                flag high big-order if order.amount >= 9.99
 
-            """)
+                """)
         let before = try screened(world, s, rules: baseline, out: "base")
         let after = try screened(world, s, rules: cand, out: "cand-out")
         let newly = after.keys.filter { counting(after[$0]) != "" && counting(before[$0]) == "" }.sorted()
         try #require(newly.count >= 3, "the world has too few big orders")
         for (id, verdict) in [(newly[0], "fraud"), (newly[1], "legit"), (newly[2], "fraud")] {
-            let review = try Tool.run(["review", "--order", id, "--verdict", verdict, "--ledger", ledger, "--by", "sec"])
+            let review = try Tool.run([
+                "review", "--order", id, "--verdict", verdict, "--ledger", ledger, "--by", "sec",
+            ])
             #expect(review.status == 0, "\(review.stderr)")
         }
         // Each screen on a copy of this ledger, so both see what the backtest sees.
-        for copy in ["l1.sqlite", "l2.sqlite"] { try FileManager.default.copyItem(atPath: s.file("ledger.sqlite"), toPath: s.file(copy)) }
-        let beforeOnLedger = try screened(world, s, rules: baseline, ledger: "sqlite:" + s.file("l1.sqlite"), out: "base-l")
+        for copy in ["l1.sqlite", "l2.sqlite"] {
+            try FileManager.default.copyItem(atPath: s.file("ledger.sqlite"), toPath: s.file(copy))
+        }
+        let beforeOnLedger = try screened(
+            world, s, rules: baseline, ledger: "sqlite:" + s.file("l1.sqlite"), out: "base-l")
         let afterOnLedger = try screened(world, s, rules: cand, ledger: "sqlite:" + s.file("l2.sqlite"), out: "cand-l")
         let statusBefore = try Tool.run(["ledger", "status", "--ledger", ledger])
-        let r = try Tool.run(["backtest", "--rules", cand, "--baseline", baseline, "--out", s.file("bt"), "--ledger", ledger]
-                             + inputs(world))
+        let r = try Tool.run(
+            ["backtest", "--rules", cand, "--baseline", baseline, "--out", s.file("bt"), "--ledger", ledger]
+                + inputs(world))
         #expect(r.status == 0, "\(r.stderr)")
         let got = try rows(s.file("bt/backtest.csv"))
         // The rows are the differences of the two screens on that ledger.
         expectSame(got, differences(beforeOnLedger, afterOnLedger), "on a ledger")
         #expect(got[newly[0]]?[3] == "fraud" && got[newly[1]]?[3] == "legit" && got[newly[2]]?[3] == "fraud")
         let json = try #require(try JSONParser.parse(try s.read("bt/backtest.json")).object)
-        let newlyJSON = try #require(json["newly_flagged"]?.object), goneJSON = try #require(json["no_longer_flagged"]?.object)
+        let newlyJSON = try #require(json["newly_flagged"]?.object)
+        let goneJSON = try #require(json["no_longer_flagged"]?.object)
         #expect(newlyJSON["reviewed_fraud"]?.int64 == 2 && newlyJSON["reviewed_legit"]?.int64 == 1)
         // Orders that only a refund flagged are no longer flagged, and each was refunded.
-        let refundOnly = before.keys.filter { counting(before[$0]) == "refunded-after-credit" && counting(after[$0]) == "" }
+        let refundOnly = before.keys.filter {
+            counting(before[$0]) == "refunded-after-credit" && counting(after[$0]) == ""
+        }
         try #require(!refundOnly.isEmpty)
         for id in refundOnly { #expect(got[id]?[2] == "no-longer-flagged" && got[id]?[4] == "yes", "order \(id)") }
-        #expect(goneJSON["refunded"]?.int64 == Int64(got.values.filter { $0[2] == "no-longer-flagged" && $0[4] == "yes" }.count))
-        #expect(r.stderr.contains("+\(newlyJSON["orders"]?.int64 ?? -1) flagged (2 reviewed fraud, 1 legit, "), "\(r.stderr)")
+        #expect(
+            goneJSON["refunded"]?.int64
+                == Int64(got.values.filter { $0[2] == "no-longer-flagged" && $0[4] == "yes" }.count))
+        #expect(
+            r.stderr.contains("+\(newlyJSON["orders"]?.int64 ?? -1) flagged (2 reviewed fraud, 1 legit, "),
+            "\(r.stderr)")
         // Read only: the ledger is as the backtest found it.
         let statusAfter = try Tool.run(["ledger", "status", "--ledger", ledger])
         #expect(statusAfter.status == 0 && statusAfter.stdout == statusBefore.stdout, "\(statusAfter.stdout)")
@@ -220,14 +287,20 @@ struct BacktestTests {
         _ = try screened(world, s, rules: world.path + "/Rules", ledger: "sqlite:" + ledger, out: "night")
         let cand = try candidate(world, s, "cand", rules: "rule sandbox-in-production off\n")
         let held = try LedgerLock(ledgerPath: ledger)
-        let r = try Tool.run(["backtest", "--rules", cand, "--baseline", world.path + "/Rules", "--out", s.file("bt"),
-                              "--ledger", "sqlite:" + ledger, "--quiet"] + inputs(world))
+        let r = try Tool.run(
+            [
+                "backtest", "--rules", cand, "--baseline", world.path + "/Rules", "--out", s.file("bt"),
+                "--ledger", "sqlite:" + ledger, "--quiet",
+            ] + inputs(world))
         #expect(r.status == 0, "\(r.stderr)")
         #expect(try !rows(s.file("bt/backtest.csv")).isEmpty)
         withExtendedLifetime(held) {}
         // No ledger there: the backtest is one without memory, and creates none.
-        let none = try Tool.run(["backtest", "--rules", cand, "--baseline", world.path + "/Rules", "--out", s.file("bt2"),
-                                 "--ledger", "sqlite:" + s.file("absent.sqlite"), "--quiet"] + inputs(world))
+        let none = try Tool.run(
+            [
+                "backtest", "--rules", cand, "--baseline", world.path + "/Rules", "--out", s.file("bt2"),
+                "--ledger", "sqlite:" + s.file("absent.sqlite"), "--quiet",
+            ] + inputs(world))
         #expect(none.status == 0, "\(none.stderr)")
         #expect(!FileManager.default.fileExists(atPath: s.file("absent.sqlite")))
     }
@@ -238,14 +311,23 @@ struct BacktestTests {
         let s = try Scratch()
         let bad = try candidate(world, s, "bad", rules: "rule no-such-rule off\n")
         let good = world.path + "/Rules"
-        for (cand, base, named) in [(bad, good, ["candidate"]), (good, bad, ["baseline"]), (bad, bad, ["baseline", "candidate"])] {
-            let r = try Tool.run(["backtest", "--rules", cand, "--baseline", base, "--out", s.file("bt"), "--ledger", "none"] + inputs(world))
+        for (cand, base, named) in [
+            (bad, good, ["candidate"]), (good, bad, ["baseline"]), (bad, bad, ["baseline", "candidate"]),
+        ] {
+            let r = try Tool.run(
+                ["backtest", "--rules", cand, "--baseline", base, "--out", s.file("bt"), "--ledger", "none"]
+                    + inputs(world))
             #expect(r.status == 2)
-            for which in named { #expect(r.stderr.contains("the \(which) Rules directory \(bad) has 1 problem(s); nothing written"), "\(r.stderr)") }
+            for which in named {
+                #expect(
+                    r.stderr.contains("the \(which) Rules directory \(bad) has 1 problem(s); nothing written"),
+                    "\(r.stderr)")
+            }
             #expect(r.stderr.contains("no-such-rule"))
             #expect(!FileManager.default.fileExists(atPath: s.file("bt")))
         }
-        let missing = try Tool.run(["backtest", "--baseline", good, "--out", s.file("bt"), "--ledger", "none"] + inputs(world))
+        let missing = try Tool.run(
+            ["backtest", "--baseline", good, "--out", s.file("bt"), "--ledger", "none"] + inputs(world))
         #expect(missing.status == 2 && missing.stderr.contains("--rules is required"), "\(missing.stderr)")
     }
 }

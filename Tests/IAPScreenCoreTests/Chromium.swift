@@ -11,7 +11,9 @@ enum Chromium {
         if let given = env["IAPSCREEN_CHROMIUM"], !given.isEmpty { return given }
         let dirs = (env["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map(String.init)
         for name in ["chromium", "chromium-browser", "google-chrome"] {
-            for dir in dirs where FileManager.default.isExecutableFile(atPath: dir + "/" + name) { return dir + "/" + name }
+            for dir in dirs where FileManager.default.isExecutableFile(atPath: dir + "/" + name) {
+                return dir + "/" + name
+            }
         }
         return nil
     }()
@@ -21,7 +23,8 @@ enum Chromium {
     /// Whether Chromium tests run: Chromium is here, or this is CI (where it must be).
     static var usable: Bool { executable != nil || onCI }
 
-    static let skipReason: Comment = "chromium is not installed (scripts/install-deps.sh --test-tools, or apt-get install -y chromium); not on CI, so skipped"
+    static let skipReason: Comment =
+        "chromium is not installed (scripts/install-deps.sh --test-tools, or apt-get install -y chromium); not on CI, so skipped"
 
     struct Failure: Error, CustomStringConvertible {
         var description: String
@@ -38,19 +41,26 @@ enum Chromium {
 
     /// `key=value&…` with every value percent-encoded.
     static func fragment(_ pairs: [(String, String)]) -> String {
-        pairs.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(separator: "&")
+        pairs.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(
+            separator: "&")
     }
 
     static func run(_ args: [String]) throws -> String {
         guard let executable else {
-            throw Failure(description: "CI is set but chromium is not installed: scripts/install-deps.sh --test-tools installs it")
+            throw Failure(
+                description: "CI is set but chromium is not installed: scripts/install-deps.sh --test-tools installs it"
+            )
         }
         let profile = NSTemporaryDirectory() + "iapscreen-chromium-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: profile) }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--disable-extensions",
-                       "--user-data-dir=" + profile] + args
+        p.arguments =
+            [
+                "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                "--disable-extensions",
+                "--user-data-dir=" + profile,
+            ] + args
         let out = Pipe()
         p.standardOutput = out
         p.standardError = FileHandle.nullDevice
@@ -91,7 +101,9 @@ struct DumpedPage {
 
     /// The rows a grid shows: each row's markup, its evidence row (when open) included.
     func rows(table: String) -> [String] {
-        section(id: table, until: "<div class=\"pager\"").components(separatedBy: "<tr data-row=").dropFirst().map { String($0) }
+        section(id: table, until: "<div class=\"pager\"").components(separatedBy: "<tr data-row=").dropFirst().map {
+            String($0)
+        }
     }
 
     var body: String {

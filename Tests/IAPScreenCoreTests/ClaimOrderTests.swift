@@ -1,5 +1,6 @@
-@testable import IAPScreenCore
 import Testing
+
+@testable import IAPScreenCore
 
 /// Claims are made oldest order first, ties by order id: the radix sort must agree with
 /// the plain comparison sort on every kind of time, including hostile ones.
@@ -9,7 +10,7 @@ struct ClaimOrderTests {
     struct Mix {
         var state: UInt64
         mutating func next() -> UInt64 {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return state >> 11
         }
     }
@@ -31,7 +32,8 @@ struct ClaimOrderTests {
         }
         var keys = ClaimOrder.sorted(millis.indices.map { ClaimOrder.Key(millis: millis[$0], slot: Int32($0)) })
         ClaimOrder.breakTies(&keys) { ids[Int($0)] < ids[Int($1)] }
-        let expected = millis.indices.sorted { a, b in millis[a] != millis[b] ? millis[a] < millis[b] : ids[a] < ids[b] }
+        let expected = millis.indices.sorted { a, b in millis[a] != millis[b] ? millis[a] < millis[b] : ids[a] < ids[b]
+        }
         #expect(keys.map { Int($0.slot) } == expected)
     }
 

@@ -54,7 +54,9 @@ struct CommandLineTests {
         #expect(try Tool.run(["rules", "check", "--rules", s.file("nope")]).status == 2)
     }
 
-    @Test("rules list prints every named rule with what it flags, as a Rules directory sets it; --markdown the README's table")
+    @Test(
+        "rules list prints every named rule with what it flags, as a Rules directory sets it; --markdown the README's table"
+    )
     func rulesList() throws {
         let defaults = try Tool.run(["rules", "list"])
         #expect(defaults.status == 0)
@@ -63,7 +65,9 @@ struct CommandLineTests {
         #expect(lines.contains { $0.hasPrefix("expired-validity") && $0.contains("medium") })
         #expect(lines.contains { $0.contains("grace_days 1: days a subscription may be past its expiry") })
         let s = try Scratch()
-        try s.write("Rules/a.rules", """
+        try s.write(
+            "Rules/a.rules",
+            """
             rule expired-validity severity high grace_days 3
             rule orphan-receipt off
             flag high night-whale if order.hour in [1, 2, 3] say "large purchase at night"
@@ -76,10 +80,13 @@ struct CommandLineTests {
         #expect(tunedLines.contains { $0.contains("grace_days 3:") })
         #expect(tunedLines.contains { $0.hasPrefix("orphan-receipt") && $0.contains(" off ") })
         #expect(tunedLines.last?.hasPrefix("night-whale") == true)
-        #expect(tunedLines.last?.contains("custom rule (\(s.file("Rules/a.rules")):3): large purchase at night") == true)
+        #expect(
+            tunedLines.last?.contains("custom rule (\(s.file("Rules/a.rules")):3): large purchase at night") == true)
         let markdown = try Tool.run(["rules", "list", "--markdown"])
         #expect(markdown.status == 0)
-        #expect(try String(contentsOfFile: ShippedRulesTests.root + "/Rules/README.md", encoding: .utf8).contains(markdown.stdout))
+        #expect(
+            try String(contentsOfFile: ShippedRulesTests.root + "/Rules/README.md", encoding: .utf8).contains(
+                markdown.stdout))
         #expect(try Tool.run(["rules", "list", "--markdown", "--rules", s.file("Rules")]).status == 2)
         #expect(try Tool.run(["rules", "check", "--markdown"]).status == 2)
         let unknown = try Tool.run(["rules", "show"])
@@ -103,7 +110,8 @@ struct CommandLineTests {
 @Suite("The shipped Rules directories")
 struct ShippedRulesTests {
     /// The package root, from this file's place in it.
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
 
     @Test("Rules/ and samples/Rules pass rules check")
     func shippedRulesAreSound() throws {
@@ -117,46 +125,65 @@ struct ShippedRulesTests {
     func shippedSamples() throws {
         let s = try Scratch()
         let root = ShippedRulesTests.root
-        let r = try Tool.run(["screen", "--rules", root + "/samples/Rules",
-                              "--orders", root + "/samples/orders-appstore.csv.gz", root + "/samples/orders-storekit.xml.gz",
-                              root + "/samples/orders-play.jsonl.gz", "--receipts", root + "/samples/receipts-appstore.csv.gz",
-                              "--store-events", root + "/samples/store-events.jsonl.gz",
-                              "--out", s.file("out"), "--ledger", "sqlite:" + s.file("ledger.sqlite")])
+        let r = try Tool.run([
+            "screen", "--rules", root + "/samples/Rules",
+            "--orders", root + "/samples/orders-appstore.csv.gz", root + "/samples/orders-storekit.xml.gz",
+            root + "/samples/orders-play.jsonl.gz", "--receipts", root + "/samples/receipts-appstore.csv.gz",
+            "--store-events", root + "/samples/store-events.jsonl.gz",
+            "--out", s.file("out"), "--ledger", "sqlite:" + s.file("ledger.sqlite"),
+        ])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.hasPrefix("iapscreen: "))
         let readme = try String(contentsOfFile: root + "/README.md", encoding: .utf8)
-        #expect(readme.contains("iapscreen screen --rules samples/Rules --orders samples/orders-*.gz "
-                                + "--receipts samples/receipts-appstore.csv.gz --store-events samples/store-events.jsonl.gz\n"),
-                "the README's first command is the one this test runs")
+        #expect(
+            readme.contains(
+                "iapscreen screen --rules samples/Rules --orders samples/orders-*.gz "
+                    + "--receipts samples/receipts-appstore.csv.gz --store-events samples/store-events.jsonl.gz\n"),
+            "the README's first command is the one this test runs")
         let findings = try FindingLine.read(s.file("out/findings.jsonl"))
         let expectedText = try String(contentsOfFile: root + "/samples/expected.csv", encoding: .utf8)
         var flaggedIDs = Set<String>()
         for line in expectedText.split(separator: "\n").dropFirst() {
             let cells = line.split(separator: ",", omittingEmptySubsequences: false)
-            if cells.count == 4, !cells[1].isEmpty, cells[1] != "malformed-record" { flaggedIDs.insert(String(cells[0])) }
+            if cells.count == 4, !cells[1].isEmpty, cells[1] != "malformed-record" {
+                flaggedIDs.insert(String(cells[0]))
+            }
         }
         let got = Set(findings.filter { $0.exempted == nil && $0.rule != "malformed-record" }.compactMap(\.orderID))
         #expect(got == flaggedIDs)
         let summary = try #require(try JSONParser.parse(try s.read("out/summary.json")).object)
-        let planted = try #require(try JSONParser.parse(try String(contentsOfFile: root + "/samples/expected-store-events.json",
-                                                                   encoding: .utf8)).object)
-        #expect(summary["store_events"] == planted["store_events"], "summary.json's store_events against samples/expected-store-events.json")
+        let planted = try #require(
+            try JSONParser.parse(
+                try String(
+                    contentsOfFile: root + "/samples/expected-store-events.json",
+                    encoding: .utf8)
+            ).object)
+        #expect(
+            summary["store_events"] == planted["store_events"],
+            "summary.json's store_events against samples/expected-store-events.json")
     }
 
-    @Test("the README's reconcile command reconciles the shipped samples exactly as samples/expected-reconciliation.csv says")
+    @Test(
+        "the README's reconcile command reconciles the shipped samples exactly as samples/expected-reconciliation.csv says"
+    )
     func shippedStoreReports() throws {
         let s = try Scratch()
         let root = ShippedRulesTests.root
         let reports = try FileManager.default.contentsOfDirectory(atPath: root + "/samples/store-reports").sorted()
             .map { root + "/samples/store-reports/" + $0 }
-        let r = try Tool.run(["reconcile", "--rules", root + "/samples/Rules",
-                              "--orders", root + "/samples/orders-appstore.csv.gz", root + "/samples/orders-storekit.xml.gz",
-                              root + "/samples/orders-play.jsonl.gz", "--receipts", root + "/samples/receipts-appstore.csv.gz",
-                              "--store-report"] + reports + ["--out", s.file("out")])
+        let r = try Tool.run(
+            [
+                "reconcile", "--rules", root + "/samples/Rules",
+                "--orders", root + "/samples/orders-appstore.csv.gz", root + "/samples/orders-storekit.xml.gz",
+                root + "/samples/orders-play.jsonl.gz", "--receipts", root + "/samples/receipts-appstore.csv.gz",
+                "--store-report",
+            ] + reports + ["--out", s.file("out")])
         #expect(r.status == 0, "\(r.stderr)")
         func keys(_ text: String) -> [String] {
-            text.split(separator: "\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).prefix(7).joined(separator: ",") }
-                .sorted()
+            text.split(separator: "\n").dropFirst().map {
+                $0.split(separator: ",", omittingEmptySubsequences: false).prefix(7).joined(separator: ",")
+            }
+            .sorted()
         }
         let expected = try String(contentsOfFile: root + "/samples/expected-reconciliation.csv", encoding: .utf8)
         #expect(keys(try s.read("out/reconciliation.csv")) == keys(expected))

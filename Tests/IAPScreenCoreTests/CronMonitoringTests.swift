@@ -14,7 +14,8 @@ struct CronMonitoringTests {
     }
 
     static var repository: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().path
     }
 
     /// The file as prometheus_client's parser reads it: sample ("name{labels}") -> value, and each family's type.
@@ -30,20 +31,27 @@ struct CronMonitoringTests {
     }
 
     func night(_ s: Scratch) throws -> [String] {
-        try s.write("Rules/catalog.csv", "item_id,platform,product_id,type,price,currency\ngems,ios,com.x.gems,consumable,0.99,USD\n")
-        try s.write("orders.csv", """
+        try s.write(
+            "Rules/catalog.csv",
+            "item_id,platform,product_id,type,price,currency\ngems,ios,com.x.gems,consumable,0.99,USD\n")
+        try s.write(
+            "orders.csv",
+            """
             order_id,user_id,item_id,platform,currency,created_at
             O-1,u1,gems,ios,EUR,2024-03-01T10:00:00Z
             O-2,u2,gems,ios,,2024-03-01T10:00:00Z
             O-3,,gems,ios,,2024-03-01T10:00:00Z
 
             """)
-        return ["screen", "--rules", s.file("Rules"), "--orders", s.file("orders.csv"), "--out", s.file("out"),
-                "--ledger", "none", "--metrics", s.file("textfile/iapscreen.prom")]
+        return [
+            "screen", "--rules", s.file("Rules"), "--orders", s.file("orders.csv"), "--out", s.file("out"),
+            "--ledger", "none", "--metrics", s.file("textfile/iapscreen.prom"),
+        ]
     }
 
-    @Test("--metrics: a done run (exit 0 or 1) writes every figure, in a file Prometheus' own parser reads",
-          .enabled(if: parserUsable, "python3-prometheus-client is not installed; not on CI, so skipped"))
+    @Test(
+        "--metrics: a done run (exit 0 or 1) writes every figure, in a file Prometheus' own parser reads",
+        .enabled(if: parserUsable, "python3-prometheus-client is not installed; not on CI, so skipped"))
     func metricsOfADoneRun() throws {
         let s = try Scratch()
         try FileManager.default.createDirectory(atPath: s.file("textfile"), withIntermediateDirectories: true)
@@ -72,14 +80,17 @@ struct CronMonitoringTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: s.file("textfile")) == ["iapscreen.prom"])
     }
 
-    @Test("--metrics: a failed run (exit 3 or 4) writes its exit status and time alone, and keeps the last success",
-          .enabled(if: parserUsable, "python3-prometheus-client is not installed; not on CI, so skipped"))
+    @Test(
+        "--metrics: a failed run (exit 3 or 4) writes its exit status and time alone, and keeps the last success",
+        .enabled(if: parserUsable, "python3-prometheus-client is not installed; not on CI, so skipped"))
     func metricsOfAFailedRun() throws {
         let s = try Scratch()
         try FileManager.default.createDirectory(atPath: s.file("textfile"), withIntermediateDirectories: true)
         var args = try night(s)
         #expect(try Tool.run(args).status == 0)
-        let success = try #require(try Self.parsed(s.file("textfile/iapscreen.prom")).samples["iapscreen_last_success_timestamp_seconds"] ?? nil)
+        let success = try #require(
+            try Self.parsed(s.file("textfile/iapscreen.prom")).samples["iapscreen_last_success_timestamp_seconds"]
+                ?? nil)
 
         var unreadable = args
         unreadable[unreadable.firstIndex(of: s.file("orders.csv")) ?? 0] = s.file("missing.csv")
@@ -88,8 +99,11 @@ struct CronMonitoringTests {
         #expect(m["iapscreen_exit_status"] == 3)
         #expect(m["iapscreen_orders"] == nil, "a failed night must not repeat the last night's figures")
         #expect(m["iapscreen_last_success_timestamp_seconds"] == success)
-        #expect(Set(m.keys) == ["iapscreen_exit_status", "iapscreen_last_run_timestamp_seconds",
-                                "iapscreen_last_run_duration_seconds", "iapscreen_last_success_timestamp_seconds"])
+        #expect(
+            Set(m.keys) == [
+                "iapscreen_exit_status", "iapscreen_last_run_timestamp_seconds",
+                "iapscreen_last_run_duration_seconds", "iapscreen_last_success_timestamp_seconds",
+            ])
         #expect(!FileManager.default.fileExists(atPath: s.file("out/findings.jsonl.partial")))
 
         let ledger = s.file("l.sqlite")
@@ -119,8 +133,11 @@ struct CronMonitoringTests {
         #expect(FileManager.default.fileExists(atPath: s.file("out/summary.json")))
     }
 
-    @Test("on a terminal screen and reconcile draw a progress line (percent of bytes, orders, orders/s) that the summary replaces; piped, or with --quiet, none",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "util-linux's script is not installed"))
+    @Test(
+        "on a terminal screen and reconcile draw a progress line (percent of bytes, orders, orders/s) that the summary replaces; piped, or with --quiet, none",
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "util-linux's script is not installed")
+    )
     func progressOnATerminal() throws {
         let world = try SampleWorld.shared.get()
         let s = try Scratch()
@@ -142,8 +159,9 @@ struct CronMonitoringTests {
 
         let reports = try FileManager.default.contentsOfDirectory(atPath: world.path + "/store-reports").sorted()
             .map { world.path + "/store-reports/" + $0 }
-        let reconcile = try Tool.inTerminal(["reconcile", "--rules", world.path + "/Rules", "--orders"] + world.orders
-                                            + ["--receipts", world.receipts, "--store-report"] + reports + ["--out", s.file("rec")])
+        let reconcile = try Tool.inTerminal(
+            ["reconcile", "--rules", world.path + "/Rules", "--orders"] + world.orders
+                + ["--receipts", world.receipts, "--store-report"] + reports + ["--out", s.file("rec")])
         #expect(reconcile.contains("% of "), "\(reconcile)")
         #expect(reconcile.contains("\r\u{1B}[Kiapscreen reconcile: "))
     }

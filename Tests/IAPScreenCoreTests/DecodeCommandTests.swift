@@ -14,14 +14,17 @@ struct DecodeCommandTests {
     static func payloads(_ pki: TestPKI) throws -> [String] {
         let signed = try #require(Timestamp.parse("2024-06-01T10:00:00Z"))
         let fewFields = JWSBuilder.FewFields(bundleID: package, signedDate: signed)
-        var transaction = JWSBuilder.Transaction(transactionID: "2000000123", bundleID: package, productID: "com.example.game.gems",
-                                                 purchaseDate: signed, signedDate: signed)
+        var transaction = JWSBuilder.Transaction(
+            transactionID: "2000000123", bundleID: package, productID: "com.example.game.gems",
+            purchaseDate: signed, signedDate: signed)
         transaction.environment = "Sandbox"
-        var legacy = LegacyReceiptBuilder.Spec(bundleID: package, productID: "com.example.game.gems", itemID: "521129812",
-                                               transactionID: "1000000046178817", purchaseDate: signed)
+        var legacy = LegacyReceiptBuilder.Spec(
+            bundleID: package, productID: "com.example.game.gems", itemID: "521129812",
+            transactionID: "1000000046178817", purchaseDate: signed)
         legacy.environment = nil
-        let google = GooglePurchaseBuilder.PurchaseData(orderID: "GPA.1234-5678-9012-34567", packageName: package,
-                                                        productID: "gems_100", purchaseTime: signed, purchaseToken: "token-1")
+        let google = GooglePurchaseBuilder.PurchaseData(
+            orderID: "GPA.1234-5678-9012-34567", packageName: package,
+            productID: "gems_100", purchaseTime: signed, purchaseToken: "token-1")
         let original = google.originalJSON
         let signature = try GooglePurchaseBuilder.signature(of: original, with: pki.googleSigner)
         return [
@@ -29,17 +32,20 @@ struct DecodeCommandTests {
             try JWSBuilder.fewFields(JWSBuilder.FewFields(bundleID: nil, signedDate: signed), with: pki.jwsSigner),
             LegacyReceiptBuilder.withoutSignature(legacy),
             try LegacyReceiptBuilder.build(legacy, signedBy: pki.legacyReceiptSigner),
-            try GooglePurchaseBuilder.payloadWithObject(originalJSON: original, signature: signature,
-                                                        wrapper: .dataAndSignature, form: .verbatim),
-            try GooglePurchaseBuilder.payloadWithObject(originalJSON: original, signature: signature,
-                                                        wrapper: .base64DataAndSignature, form: .reserialized),
+            try GooglePurchaseBuilder.payloadWithObject(
+                originalJSON: original, signature: signature,
+                wrapper: .dataAndSignature, form: .verbatim),
+            try GooglePurchaseBuilder.payloadWithObject(
+                originalJSON: original, signature: signature,
+                wrapper: .base64DataAndSignature, form: .reserialized),
             JWSBuilder.decodedJSON(transaction),
         ]
     }
 
     static func decode(_ lines: [String], rules: String?) throws -> [JSONObject] {
-        let run = try Tool.run(["decode", "-"] + (rules.map { ["--rules", $0] } ?? []),
-                               stdin: Data((lines.joined(separator: "\n") + "\n").utf8))
+        let run = try Tool.run(
+            ["decode", "-"] + (rules.map { ["--rules", $0] } ?? []),
+            stdin: Data((lines.joined(separator: "\n") + "\n").utf8))
         #expect(run.status == 0, "\(run.stderr)")
         return try run.stdout.split(separator: "\n").map { try #require(try JSONParser.parse(String($0)).object) }
     }
@@ -77,7 +83,9 @@ struct DecodeCommandTests {
         #expect(out[4]["signature"] == .string("valid"))
         #expect(out[4]["original_json_was_object"] == .bool(true))
         #expect(out[5]["signature"] == .string("invalid"))
-        #expect(out[5]["signature_reason"] == .string("bad signature: data was stored as a JSON object whose bytes were re-serialized"))
+        #expect(
+            out[5]["signature_reason"]
+                == .string("bad signature: data was stored as a JSON object whose bytes were re-serialized"))
         #expect(out[5]["purchases"]?.array?.first?.object?["transaction_id"] == .string("GPA.1234-5678-9012-34567"))
 
         // A transaction's decoded JSON, no JWS: an unsigned claim.

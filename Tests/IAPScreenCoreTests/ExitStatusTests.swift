@@ -6,9 +6,15 @@ import Testing
 struct ExitStatusTests {
     /// One credited order without a receipt: a single medium finding.
     func nightWithOneMissingReceipt(_ s: Scratch) throws -> [String] {
-        try s.write("Rules/catalog.csv", "item_id,platform,product_id,type,price,currency\ngems,ios,com.x.gems,consumable,0.99,USD\n")
-        try s.write("orders.csv", "order_id,user_id,item_id,platform,created_at\nO-1,u1,gems,ios,2024-03-01T10:00:00Z\n")
-        return ["screen", "--rules", s.file("Rules"), "--orders", s.file("orders.csv"), "--out", s.file("out"), "--ledger", "none"]
+        try s.write(
+            "Rules/catalog.csv",
+            "item_id,platform,product_id,type,price,currency\ngems,ios,com.x.gems,consumable,0.99,USD\n")
+        try s.write(
+            "orders.csv", "order_id,user_id,item_id,platform,created_at\nO-1,u1,gems,ios,2024-03-01T10:00:00Z\n")
+        return [
+            "screen", "--rules", s.file("Rules"), "--orders", s.file("orders.csv"), "--out", s.file("out"), "--ledger",
+            "none",
+        ]
     }
 
     @Test("--fail-on: exit 1 only when a finding reaches the threshold; without it, never")
@@ -49,7 +55,8 @@ struct ExitStatusTests {
         #expect(r.stderr.contains("missing.csv"))
         #expect(!FileManager.default.fileExists(atPath: s.file("out")))
 
-        try Data([0x1F, 0x8B, 0x08, 0x00] + Array("garbage that is not deflate".utf8)).write(to: URL(fileURLWithPath: s.file("broken.csv.gz")))
+        try Data([0x1F, 0x8B, 0x08, 0x00] + Array("garbage that is not deflate".utf8)).write(
+            to: URL(fileURLWithPath: s.file("broken.csv.gz")))
         args[args.firstIndex(of: s.file("missing.csv")) ?? 0] = s.file("broken.csv.gz")
         let ledger = s.file("l.sqlite")
         args[args.count - 1] = "sqlite:" + ledger

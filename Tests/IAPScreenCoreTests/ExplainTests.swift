@@ -23,10 +23,12 @@ struct ExplainTests {
     }
 
     static func explain(_ orderID: String, ledger: String = "none") throws -> ToolRun {
-        try Tool.run(["explain", "--order", orderID, "--rules", root + "/samples/Rules",
-                      "--orders", root + "/samples/orders-appstore.csv.gz", root + "/samples/orders-storekit.xml.gz",
-                      root + "/samples/orders-play.jsonl.gz", "--receipts", root + "/samples/receipts-appstore.csv.gz",
-                      "--ledger", ledger])
+        try Tool.run([
+            "explain", "--order", orderID, "--rules", root + "/samples/Rules",
+            "--orders", root + "/samples/orders-appstore.csv.gz", root + "/samples/orders-storekit.xml.gz",
+            root + "/samples/orders-play.jsonl.gz", "--receipts", root + "/samples/receipts-appstore.csv.gz",
+            "--ledger", ledger,
+        ])
     }
 
     @Test("a replayed order names the order that took its transaction first, and the rule that fired")
@@ -57,7 +59,9 @@ struct ExplainTests {
             #expect(r.status == 0, "\(r.stderr)")
             #expect(r.stdout.contains("verdict: not flagged: no rule found anything."))
             #expect(r.stdout.contains("passed  replayed-transaction"))
-            if r.stdout.contains("a renewal: transaction"), r.stdout.contains("is not a replay") { renewalsExplained += 1 }
+            if r.stdout.contains("a renewal: transaction"), r.stdout.contains("is not a replay") {
+                renewalsExplained += 1
+            }
         }
         #expect(renewalsExplained > 0)
     }
@@ -76,11 +80,13 @@ struct ExplainTests {
         let s = try Scratch()
         let ledger = "sqlite:" + s.file("ledger.sqlite")
         let replay = try Self.order("replay", flagged: true)
-        let screen = try Tool.run(["screen", "--rules", Self.root + "/samples/Rules",
-                                   "--orders", Self.root + "/samples/orders-appstore.csv.gz",
-                                   Self.root + "/samples/orders-storekit.xml.gz", Self.root + "/samples/orders-play.jsonl.gz",
-                                   "--receipts", Self.root + "/samples/receipts-appstore.csv.gz",
-                                   "--out", s.file("out"), "--ledger", ledger, "--quiet"])
+        let screen = try Tool.run([
+            "screen", "--rules", Self.root + "/samples/Rules",
+            "--orders", Self.root + "/samples/orders-appstore.csv.gz",
+            Self.root + "/samples/orders-storekit.xml.gz", Self.root + "/samples/orders-play.jsonl.gz",
+            "--receipts", Self.root + "/samples/receipts-appstore.csv.gz",
+            "--out", s.file("out"), "--ledger", ledger, "--quiet",
+        ])
         #expect(screen.status == 0, "\(screen.stderr)")
         let before = try Data(contentsOf: URL(fileURLWithPath: s.file("ledger.sqlite")))
         let r = try Self.explain(replay, ledger: ledger)

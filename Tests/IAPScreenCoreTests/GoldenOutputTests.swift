@@ -11,7 +11,8 @@ import Testing
 
     @Test func screenAndExplainSayWhatTheyAlwaysSaid() throws {
         let scratch = try Scratch()
-        let run = try Tool.runProgram("/bin/bash", [Self.root + "/scripts/golden-run.sh", Tool.binary.path, scratch.path])
+        let run = try Tool.runProgram(
+            "/bin/bash", [Self.root + "/scripts/golden-run.sh", Tool.binary.path, scratch.path])
         try #require(run.status == 0, "golden-run.sh failed: \(run.stderr)")
         let expectedDir = Self.root + "/Tests/Golden/expected"
         let expected = try FileManager.default.contentsOfDirectory(atPath: expectedDir).sorted()
@@ -24,7 +25,8 @@ import Testing
             let a = want.split(separator: "\n", omittingEmptySubsequences: false)
             let b = got.split(separator: "\n", omittingEmptySubsequences: false)
             let first = (0..<min(a.count, b.count)).first { a[$0] != b[$0] } ?? min(a.count, b.count)
-            Issue.record("""
+            Issue.record(
+                """
                 \(name) differs from the golden file first at line \(first + 1):
                   golden: \(a.indices.contains(first) ? String(a[first]) : "(end of file)")
                   now:    \(b.indices.contains(first) ? String(b[first]) : "(end of file)")

@@ -24,33 +24,49 @@ struct HostileNight {
     /// Writes the Rules and the orders dump (plus `extra` orders, as JSON objects) into `scratch`.
     init(in scratch: Scratch, name: String = "orders.jsonl", extra: [JSONObject] = []) throws {
         self.scratch = scratch
-        try scratch.write("Rules/catalog.csv", """
+        try scratch.write(
+            "Rules/catalog.csv",
+            """
             item_id,platform,product_id,type,price,currency
             gems,android,gems_100,consumable,0.99,USD
             gems,ios,com.x.gems,consumable,0.99,USD
 
             """)
         try scratch.write("Rules/apps.csv", "platform,app_id\nandroid,com.example.game\nios,com.example.game\n")
-        try scratch.write("Rules/reviewers.csv", "user_id,from,until,note\nappreview-01,2024-02-29,2024-03-03,App Review\n")
-        let rows = [
-            HostileNight.order("O-1", user: "u1", platform: "android", product: HostileNight.imagePayload, amount: "0.99",
-                               at: "2024-03-01T10:00:00Z", receipt: HostileNight.google(HostileNight.transactionPayload, HostileNight.imagePayload)),
-            HostileNight.order(HostileNight.scriptPayload, user: "u2", platform: "android", product: HostileNight.imagePayload, amount: "0.99",
-                               at: "2024-03-02T10:00:00Z", receipt: HostileNight.google(HostileNight.transactionPayload, HostileNight.imagePayload)),
-            HostileNight.order("O-3", user: HostileNight.svgPayload, platform: "ios", product: "com.x.gems", amount: "4.99",
-                               currency: "EUR", at: "2024-03-02T11:00:00Z"),
-            HostileNight.order("O-4", user: "appreview-01", platform: "android", product: "gems_100", amount: "0.99",
-                               at: "2024-03-02T12:00:00Z", receipt: HostileNight.google(nil, "gems_100")),
-            JSONObject([("order_id", .string("O-5")), ("user_id", .string("u5")), ("product_id", .string("gems_100")),
-                        ("created_at", .string("2024-03-02T12:00:00Z")), ("status", .string(HostileNight.statusPayload))]),
-        ] + extra
+        try scratch.write(
+            "Rules/reviewers.csv", "user_id,from,until,note\nappreview-01,2024-02-29,2024-03-03,App Review\n")
+        let rows =
+            [
+                HostileNight.order(
+                    "O-1", user: "u1", platform: "android", product: HostileNight.imagePayload, amount: "0.99",
+                    at: "2024-03-01T10:00:00Z",
+                    receipt: HostileNight.google(HostileNight.transactionPayload, HostileNight.imagePayload)),
+                HostileNight.order(
+                    HostileNight.scriptPayload, user: "u2", platform: "android", product: HostileNight.imagePayload,
+                    amount: "0.99",
+                    at: "2024-03-02T10:00:00Z",
+                    receipt: HostileNight.google(HostileNight.transactionPayload, HostileNight.imagePayload)),
+                HostileNight.order(
+                    "O-3", user: HostileNight.svgPayload, platform: "ios", product: "com.x.gems", amount: "4.99",
+                    currency: "EUR", at: "2024-03-02T11:00:00Z"),
+                HostileNight.order(
+                    "O-4", user: "appreview-01", platform: "android", product: "gems_100", amount: "0.99",
+                    at: "2024-03-02T12:00:00Z", receipt: HostileNight.google(nil, "gems_100")),
+                JSONObject([
+                    ("order_id", .string("O-5")), ("user_id", .string("u5")), ("product_id", .string("gems_100")),
+                    ("created_at", .string("2024-03-02T12:00:00Z")), ("status", .string(HostileNight.statusPayload)),
+                ]),
+            ] + extra
         orders = try scratch.write(name, rows.map { JSONValue.object($0).jsonText + "\n" }.joined())
     }
 
-    static func order(_ id: String, user: String, platform: String, product: String, amount: String, currency: String = "USD",
-                      at: String, receipt: String? = nil) -> JSONObject {
+    static func order(
+        _ id: String, user: String, platform: String, product: String, amount: String, currency: String = "USD",
+        at: String, receipt: String? = nil
+    ) -> JSONObject {
         var members: [(key: String, value: JSONValue)] = [
-            ("order_id", .string(id)), ("user_id", .string(user)), ("platform", .string(platform)), ("product_id", .string(product)),
+            ("order_id", .string(id)), ("user_id", .string(user)), ("platform", .string(platform)),
+            ("product_id", .string(product)),
             ("amount", .string(amount)), ("currency", .string(currency)), ("created_at", .string(at)),
         ]
         if let receipt { members.append(("receipt", .string(receipt))) }
@@ -74,9 +90,16 @@ struct HostileNight {
         let ledger = "sqlite:" + s.file("ledger.sqlite")
         let one = try HostileNight(in: s)
         try expectDone(Tool.run(one.screenArguments(out: s.file("night1"), ledger: ledger)), "night one")
-        for review in reviews { try expectDone(Tool.run(["review"] + review + ["--ledger", ledger]), "review \(review)") }
-        let two = try HostileNight(in: s, name: "night2.jsonl", extra: [
-            order("O-6", user: "u6", platform: "ios", product: "com.x.gems", amount: "0.99", at: "2024-03-03T09:00:00Z")])
+        for review in reviews {
+            try expectDone(Tool.run(["review"] + review + ["--ledger", ledger]), "review \(review)")
+        }
+        let two = try HostileNight(
+            in: s, name: "night2.jsonl",
+            extra: [
+                order(
+                    "O-6", user: "u6", platform: "ios", product: "com.x.gems", amount: "0.99",
+                    at: "2024-03-03T09:00:00Z")
+            ])
         try expectDone(Tool.run(two.screenArguments(out: s.file("night2"), ledger: ledger)), "night two")
     }
 

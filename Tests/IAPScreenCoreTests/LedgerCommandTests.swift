@@ -1,7 +1,8 @@
 import Foundation
-@testable import Ledger
 import PostgresTestSupport
 import Testing
+
+@testable import Ledger
 
 /// `iapscreen ledger status` and `ledger copy` (CONTRACT §10), run as cron and people run them.
 @Suite("ledger status and ledger copy")
@@ -11,28 +12,39 @@ struct LedgerCommandTests {
         try Tool.run(["ledger", "status", "--ledger", ledger], in: w.scratch.path)
     }
 
-    @Test("status prints the backend, schema, what completed runs left and the last runs; it takes no lock, so it works while a run holds the ledger")
+    @Test(
+        "status prints the backend, schema, what completed runs left and the last runs; it takes no lock, so it works while a run holds the ledger"
+    )
     func statusOfSQLite() throws {
         let w = try ThreeNights()
         #expect(try w.screen("night1.jsonl", out: "out1").run.status == 0)
         #expect(try w.screen("night2.jsonl", events: "events2.jsonl", out: "out2").run.status == 0)
-        #expect(try Tool.run(["review", "--order", "A", "--verdict", "fraud", "--ledger", "sqlite:ledger.sqlite"],
-                             in: w.scratch.path).status == 0)
+        #expect(
+            try Tool.run(
+                ["review", "--order", "A", "--verdict", "fraud", "--ledger", "sqlite:ledger.sqlite"],
+                in: w.scratch.path
+            ).status == 0)
         let s = try status(w, "sqlite:ledger.sqlite")
         #expect(s.status == 0, "\(s.stderr)")
         let lines = s.stdout.split(separator: "\n").map(String.init)
-        #expect(Array(lines.prefix(10)) == [
-            "backend: sqlite", "ledger: sqlite:ledger.sqlite", "schema: 2", "claims: 5", "findings reported: 5", "reviews: 1",
-            "store events: 6", "refunds: 6 (0 reversed)", "completed runs: 2", "run in progress: none",
-        ], "\(s.stdout)")
+        #expect(
+            Array(lines.prefix(10)) == [
+                "backend: sqlite", "ledger: sqlite:ledger.sqlite", "schema: 2", "claims: 5", "findings reported: 5",
+                "reviews: 1",
+                "store events: 6", "refunds: 6 (0 reversed)", "completed runs: 2", "run in progress: none",
+            ], "\(s.stdout)")
         #expect(lines.count == 13 && lines[10] == "last runs, newest first:")
-        #expect(lines[11].hasPrefix("  run 2  started ") && lines[11].hasSuffix("  orders 1  flagged 4"), "\(lines[11])")
-        #expect(lines[12].hasPrefix("  run 1  started ") && lines[12].hasSuffix("  orders 4  flagged 0"), "\(lines[12])")
+        #expect(
+            lines[11].hasPrefix("  run 2  started ") && lines[11].hasSuffix("  orders 1  flagged 4"), "\(lines[11])")
+        #expect(
+            lines[12].hasPrefix("  run 1  started ") && lines[12].hasSuffix("  orders 4  flagged 0"), "\(lines[12])")
 
         let held = try LedgerLock(ledgerPath: w.scratch.file("ledger.sqlite"))
         let during = try status(w, "sqlite:ledger.sqlite")
         #expect(during.status == 0, "\(during.stderr)")
-        #expect(during.stdout.contains("run in progress: held by process \(getpid()) (lock ledger.sqlite.lock)"), "\(during.stdout)")
+        #expect(
+            during.stdout.contains("run in progress: held by process \(getpid()) (lock ledger.sqlite.lock)"),
+            "\(during.stdout)")
         _ = held
     }
 
@@ -42,22 +54,29 @@ struct LedgerCommandTests {
         let before = try w.oldLedger("old.sqlite")
         let s = try status(w, "sqlite:old.sqlite")
         #expect(s.status == 0, "\(s.stderr)")
-        #expect(s.stdout.contains("schema: 0 (written before schema versions; the next screen or review migrates it to 2)\n"
-            + "claims: 191\nfindings reported: 25\nreviews: 2\nstore events: 0\nrefunds: 0 (0 reversed)\ncompleted runs: 1\n"),
-                "\(s.stdout)")
+        #expect(
+            s.stdout.contains(
+                "schema: 0 (written before schema versions; the next screen or review migrates it to 2)\n"
+                    + "claims: 191\nfindings reported: 25\nreviews: 2\nstore events: 0\nrefunds: 0 (0 reversed)\ncompleted runs: 1\n"
+            ),
+            "\(s.stdout)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: w.scratch.file("old.sqlite"))) == before)
     }
 
-    @Test("status says when it cannot: no ledger there or none named is exit 2, a newer schema exit 2, an unreadable file exit 3")
+    @Test(
+        "status says when it cannot: no ledger there or none named is exit 2, a newer schema exit 2, an unreadable file exit 3"
+    )
     func statusRefusals() throws {
         let w = try ThreeNights()
         let missing = try status(w, "sqlite:nope.sqlite")
-        #expect(missing.status == 2 && missing.stderr.contains("there is no ledger at nope.sqlite: no run has written it"))
+        #expect(
+            missing.status == 2 && missing.stderr.contains("there is no ledger at nope.sqlite: no run has written it"))
         #expect(!FileManager.default.fileExists(atPath: w.scratch.file("nope.sqlite")))
         #expect(try status(w, "none").status == 2)
         #expect(try Tool.run(["ledger", "status", "--to", "sqlite:x"]).status == 2)
         #expect(try Tool.run(["ledger", "copy", "--ledger", "sqlite:x"]).status == 2)
-        try w.scratch.write("junk.sqlite", "not a database, but long enough for SQLite to look at it and say so......\n")
+        try w.scratch.write(
+            "junk.sqlite", "not a database, but long enough for SQLite to look at it and say so......\n")
         let junk = try status(w, "sqlite:junk.sqlite")
         #expect(junk.status == 3 && junk.stderr.contains("cannot read the ledger"), "\(junk.stderr)")
         #expect(try w.screen("night1.jsonl", out: "out1").run.status == 0)
@@ -68,7 +87,9 @@ struct LedgerCommandTests {
         #expect(closed.status == 3 && closed.stderr.contains("Connection refused") && !closed.stderr.contains("pa55"))
     }
 
-    @Test("a PostgreSQL ledger's status names the server without a password and who holds the ledger, with no lock of its own")
+    @Test(
+        "a PostgreSQL ledger's status names the server without a password and who holds the ledger, with no lock of its own"
+    )
     func statusOfPostgres() throws {
         let database = try TestDatabase()
         let w = try ThreeNights()
@@ -81,16 +102,23 @@ struct LedgerCommandTests {
         #expect(try holder.counts().runs == 1)
     }
 
-    @Test("copy sqlite to postgres to sqlite: the same status counts at every step, and the same findings on the next night")
+    @Test(
+        "copy sqlite to postgres to sqlite: the same status counts at every step, and the same findings on the next night"
+    )
     func roundTrip() throws {
         let database = try TestDatabase()
         let w = try ThreeNights()
         #expect(try w.screen("night1.jsonl", out: "out1").run.status == 0)
         #expect(try w.screen("night2.jsonl", events: "events2.jsonl", out: "out2").run.status == 0)
-        let there = try Tool.run(["ledger", "copy", "--from", "sqlite:ledger.sqlite", "--to", database.uri], in: w.scratch.path)
+        let there = try Tool.run(
+            ["ledger", "copy", "--from", "sqlite:ledger.sqlite", "--to", database.uri], in: w.scratch.path)
         #expect(there.status == 0, "\(there.stderr)")
-        #expect(there.stderr.contains("copied 5 claims, 5 findings reported, 2 runs, 6 store events, 6 refunds from sqlite:ledger.sqlite to postgres://"))
-        let back = try Tool.run(["ledger", "copy", "--from", database.uri, "--to", "sqlite:back.sqlite"], in: w.scratch.path)
+        #expect(
+            there.stderr.contains(
+                "copied 5 claims, 5 findings reported, 2 runs, 6 store events, 6 refunds from sqlite:ledger.sqlite to postgres://"
+            ))
+        let back = try Tool.run(
+            ["ledger", "copy", "--from", database.uri, "--to", "sqlite:back.sqlite"], in: w.scratch.path)
         #expect(back.status == 0, "\(back.stderr)")
         // Past the backend and ledger lines, the three say the same (runs, their ids and times included).
         let said = try ["sqlite:ledger.sqlite", database.uri, "sqlite:back.sqlite"].map { ledger in
@@ -99,44 +127,63 @@ struct LedgerCommandTests {
         #expect(said[0] == said[1] && said[1] == said[2], "\(said)")
         #expect(said[0].contains("claims: 5\n"))
         // Night three on each: its reversal finds night two's refund in each, and its rerun says seen.
-        for (name, ledger) in [("original", "sqlite:ledger.sqlite"), ("postgres", database.uri), ("back", "sqlite:back.sqlite")] {
-            #expect(try w.screen("night3.jsonl", events: "events3.jsonl", out: "\(name)3", ledger: ledger).run.status == 0)
+        for (name, ledger) in [
+            ("original", "sqlite:ledger.sqlite"), ("postgres", database.uri), ("back", "sqlite:back.sqlite"),
+        ] {
+            #expect(
+                try w.screen("night3.jsonl", events: "events3.jsonl", out: "\(name)3", ledger: ledger).run.status == 0)
         }
         for name in ["postgres", "back"] {
             for file in ["findings.jsonl", "flagged.csv"] {
-                #expect(try w.scratch.read("original3/\(file)") == w.scratch.read("\(name)3/\(file)"), "\(name) \(file)")
+                #expect(
+                    try w.scratch.read("original3/\(file)") == w.scratch.read("\(name)3/\(file)"), "\(name) \(file)")
             }
         }
-        #expect(try FindingLine.read(w.scratch.file("back3/findings.jsonl")).map(\.rule) == ["revoked", "refund-reversed"])
+        #expect(
+            try FindingLine.read(w.scratch.file("back3/findings.jsonl")).map(\.rule) == ["revoked", "refund-reversed"])
     }
 
-    @Test("copy refuses a target that holds anything (exit 2, saying what), one another run holds (exit 4), and a source that is not there; a file it made is removed again")
+    @Test(
+        "copy refuses a target that holds anything (exit 2, saying what), one another run holds (exit 4), and a source that is not there; a file it made is removed again"
+    )
     func copyRefusals() throws {
         let w = try ThreeNights()
         #expect(try w.screen("night1.jsonl", out: "out1").run.status == 0)
         #expect(try w.screen("night1.jsonl", out: "out1b", ledger: "sqlite:other.sqlite").run.status == 0)
         let before = try Data(contentsOf: URL(fileURLWithPath: w.scratch.file("other.sqlite")))
-        let full = try Tool.run(["ledger", "copy", "--from", "sqlite:ledger.sqlite", "--to", "sqlite:other.sqlite"], in: w.scratch.path)
+        let full = try Tool.run(
+            ["ledger", "copy", "--from", "sqlite:ledger.sqlite", "--to", "sqlite:other.sqlite"], in: w.scratch.path)
         #expect(full.status == 2, "\(full.stderr)")
-        #expect(full.stderr.contains("ledger other.sqlite is not empty: it holds 4 claims, 1 run; nothing copied"), "\(full.stderr)")
+        #expect(
+            full.stderr.contains("ledger other.sqlite is not empty: it holds 4 claims, 1 run; nothing copied"),
+            "\(full.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: w.scratch.file("other.sqlite"))) == before)
 
         let held = try LedgerLock(ledgerPath: w.scratch.file("busy.sqlite"))
-        let busy = try Tool.run(["ledger", "copy", "--from", "sqlite:ledger.sqlite", "--to", "sqlite:busy.sqlite"], in: w.scratch.path)
+        let busy = try Tool.run(
+            ["ledger", "copy", "--from", "sqlite:ledger.sqlite", "--to", "sqlite:busy.sqlite"], in: w.scratch.path)
         #expect(busy.status == 4 && busy.stderr.contains("process \(getpid())"), "\(busy.stderr)")
         _ = held
 
-        let none = try Tool.run(["ledger", "copy", "--from", "sqlite:nope.sqlite", "--to", "sqlite:new.sqlite"], in: w.scratch.path)
+        let none = try Tool.run(
+            ["ledger", "copy", "--from", "sqlite:nope.sqlite", "--to", "sqlite:new.sqlite"], in: w.scratch.path)
         #expect(none.status == 2 && none.stderr.contains("there is no ledger at nope.sqlite"), "\(none.stderr)")
-        let unreachable = try Tool.run(["ledger", "copy", "--from", "sqlite:ledger.sqlite", "--to", "postgres://n:pa55@127.0.0.1:1/x"],
-                                       in: w.scratch.path)
+        let unreachable = try Tool.run(
+            ["ledger", "copy", "--from", "sqlite:ledger.sqlite", "--to", "postgres://n:pa55@127.0.0.1:1/x"],
+            in: w.scratch.path)
         #expect(unreachable.status == 3 && !unreachable.stderr.contains("pa55"), "\(unreachable.stderr)")
         #expect(try Tool.run(["ledger", "copy", "--from", "sqlite:ledger.sqlite"]).status == 2)
 
         // A copy that fails on a row it cannot read leaves no file behind.
-        try SQLiteDatabase(path: w.scratch.file("ledger.sqlite")).execute("UPDATE claims SET created_at = 9223372036854775807 WHERE key = '1001'")
-        let bad = try Tool.run(["ledger", "copy", "--from", "sqlite:ledger.sqlite", "--to", "sqlite:made.sqlite"], in: w.scratch.path)
-        #expect(bad.status == 3 && bad.stderr.contains("a row of claims (A) holds a value this iapscreen cannot read"), "\(bad.stderr)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: w.scratch.path).filter { $0.hasPrefix("made.sqlite") }.isEmpty)
+        try SQLiteDatabase(path: w.scratch.file("ledger.sqlite")).execute(
+            "UPDATE claims SET created_at = 9223372036854775807 WHERE key = '1001'")
+        let bad = try Tool.run(
+            ["ledger", "copy", "--from", "sqlite:ledger.sqlite", "--to", "sqlite:made.sqlite"], in: w.scratch.path)
+        #expect(
+            bad.status == 3 && bad.stderr.contains("a row of claims (A) holds a value this iapscreen cannot read"),
+            "\(bad.stderr)")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: w.scratch.path).filter { $0.hasPrefix("made.sqlite") }
+                .isEmpty)
     }
 }

@@ -8,7 +8,9 @@ import Testing
 /// server, each test in a database of its own.
 @Suite("A PostgreSQL ledger, end to end")
 struct PostgresLedgerScreenTests {
-    @Test("three nights of refunds, reversals and reruns on a PostgreSQL ledger write byte for byte the findings.jsonl and flagged.csv a SQLite ledger does")
+    @Test(
+        "three nights of refunds, reversals and reruns on a PostgreSQL ledger write byte for byte the findings.jsonl and flagged.csv a SQLite ledger does"
+    )
     func storeEventNightsAsOnSQLite() throws {
         let database = try TestDatabase()
         let w = try ThreeNights()
@@ -19,7 +21,9 @@ struct PostgresLedgerScreenTests {
         for (k, n) in nights.enumerated() {
             let sqlite = try w.screen(n.orders, events: n.events, out: "sqlite\(k)")
             let postgres = try w.screen(n.orders, events: n.events, out: "postgres\(k)", ledger: database.uri)
-            #expect(sqlite.run.status == 0 && postgres.run.status == 0, "night \(k): \(sqlite.run.stderr) \(postgres.run.stderr)")
+            #expect(
+                sqlite.run.status == 0 && postgres.run.status == 0,
+                "night \(k): \(sqlite.run.stderr) \(postgres.run.stderr)")
             try expectSameReports(w.scratch, "sqlite\(k)", "postgres\(k)")
             #expect(k == 0 || !postgres.findings.isEmpty, "night \(k) finds something to compare")
         }
@@ -32,32 +36,44 @@ struct PostgresLedgerScreenTests {
         let s = try Scratch()
         for night in ["night1", "night2"] {
             for (name, ledger) in [("sqlite", "sqlite:" + s.file("ledger.sqlite")), ("postgres", database.uri)] {
-                let r = try Tool.run(world.screenArguments(out: s.file("\(name)-\(night)"), ledger: ledger, storeEvents: true))
+                let r = try Tool.run(
+                    world.screenArguments(out: s.file("\(name)-\(night)"), ledger: ledger, storeEvents: true))
                 #expect(r.status == 0, "\(name) \(night): \(r.stderr)")
             }
             try expectSameReports(s, "sqlite-\(night)", "postgres-\(night)")
         }
         // Night three credits the receipt of a clean order of night one again, to a new order.
         let expected = try world.expectations()
-        let stolen = try #require(try gunzipLines(world.receipts).dropFirst().first { line in
-            expected[String(line.prefix { $0 != "," })]?.name == "clean"
-        })
+        let stolen = try #require(
+            try gunzipLines(world.receipts).dropFirst().first { line in
+                expected[String(line.prefix { $0 != "," })]?.name == "clean"
+            })
         let victim = String(stolen.prefix { $0 != "," })
-        let item = try #require(try gunzipLines(world.path + "/orders-appstore.csv.gz").first { $0.hasPrefix(victim + ",") })
-            .split(separator: ",")[2]
-        try s.write("night3/orders.csv", "order_id,user_id,item_id,platform,created_at\nNEW-1,thief,\(item),ios,2024-03-09T10:00:00Z\n")
+        let item = try #require(
+            try gunzipLines(world.path + "/orders-appstore.csv.gz").first { $0.hasPrefix(victim + ",") }
+        )
+        .split(separator: ",")[2]
+        try s.write(
+            "night3/orders.csv",
+            "order_id,user_id,item_id,platform,created_at\nNEW-1,thief,\(item),ios,2024-03-09T10:00:00Z\n")
         try s.write("night3/receipts.csv", "order_id,receipt\nNEW-1,\(stolen.split(separator: ",")[1])\n")
         for (name, ledger) in [("sqlite", "sqlite:" + s.file("ledger.sqlite")), ("postgres", database.uri)] {
-            let r = try Tool.run(["screen", "--rules", world.path + "/Rules", "--orders", s.file("night3/orders.csv"),
-                                  "--receipts", s.file("night3/receipts.csv"), "--out", s.file("\(name)-night3"), "--ledger", ledger])
+            let r = try Tool.run([
+                "screen", "--rules", world.path + "/Rules", "--orders", s.file("night3/orders.csv"),
+                "--receipts", s.file("night3/receipts.csv"), "--out", s.file("\(name)-night3"), "--ledger", ledger,
+            ])
             #expect(r.status == 0, "\(name): \(r.stderr)")
         }
         try expectSameReports(s, "sqlite-night3", "postgres-night3")
-        let replay = try FindingLine.read(s.file("postgres-night3/findings.jsonl")).first { $0.rule == "replayed-transaction" }
+        let replay = try FindingLine.read(s.file("postgres-night3/findings.jsonl")).first {
+            $0.rule == "replayed-transaction"
+        }
         #expect(replay?.object["evidence"]?.object?["original_order_id"]?.string == victim)
     }
 
-    @Test("a run while another process holds the ledger is exit 4 naming its pid and host; nothing written; explain still reads")
+    @Test(
+        "a run while another process holds the ledger is exit 4 naming its pid and host; nothing written; explain still reads"
+    )
     func heldLedger() throws {
         let database = try TestDatabase()
         let w = try ThreeNights()
@@ -70,14 +86,18 @@ struct PostgresLedgerScreenTests {
         let review = try Tool.run(["review", "--order", "A", "--verdict", "fraud", "--ledger", database.uri])
         #expect(review.status == 4 && review.stderr.contains("no verdict recorded"), "\(review.stderr)")
         // Reading takes no lock.
-        let explained = try Tool.run(["explain", "--order", "A", "--rules", "Rules", "--orders", "night1.jsonl",
-                                      "--ledger", database.uri], in: w.scratch.path)
+        let explained = try Tool.run(
+            [
+                "explain", "--order", "A", "--rules", "Rules", "--orders", "night1.jsonl",
+                "--ledger", database.uri,
+            ], in: w.scratch.path)
         #expect(explained.status == 0, "\(explained.stderr)")
         #expect(explained.stdout.contains("ledger: an earlier run recorded order A"), "\(explained.stdout)")
         #expect(try holder.recentRuns(10).count == 1 && holder.review(of: "A") == nil)
     }
 
-    @Test("a wrong password is exit 3 with libpq's words for screen, review and explain; the password is printed nowhere")
+    @Test(
+        "a wrong password is exit 3 with libpq's words for screen, review and explain; the password is printed nowhere")
     func wrongPassword() throws {
         let database = try TestDatabase()
         let role = try database.role(password: "right-pw")
@@ -86,13 +106,16 @@ struct PostgresLedgerScreenTests {
         let inURI = try TestServer.uri(database.uri, user: role, password: secret)
         let inEnvironment = try TestServer.uri(database.uri, user: role)
         let runs = [
-            try Tool.run(["screen", "--rules", "Rules", "--orders", "night1.jsonl", "--out", "out", "--ledger", inURI],
-                         in: w.scratch.path),
-            try Tool.run(["screen", "--rules", "Rules", "--orders", "night1.jsonl", "--out", "out", "--ledger", inEnvironment],
-                         in: w.scratch.path, environment: ["PGPASSWORD": secret]),
+            try Tool.run(
+                ["screen", "--rules", "Rules", "--orders", "night1.jsonl", "--out", "out", "--ledger", inURI],
+                in: w.scratch.path),
+            try Tool.run(
+                ["screen", "--rules", "Rules", "--orders", "night1.jsonl", "--out", "out", "--ledger", inEnvironment],
+                in: w.scratch.path, environment: ["PGPASSWORD": secret]),
             try Tool.run(["review", "--order", "A", "--verdict", "fraud", "--ledger", inURI]),
-            try Tool.run(["explain", "--order", "A", "--rules", "Rules", "--orders", "night1.jsonl", "--ledger", inURI],
-                         in: w.scratch.path),
+            try Tool.run(
+                ["explain", "--order", "A", "--rules", "Rules", "--orders", "night1.jsonl", "--ledger", inURI],
+                in: w.scratch.path),
         ]
         for r in runs {
             #expect(r.status == 3, "\(r.stderr)")
@@ -101,10 +124,14 @@ struct PostgresLedgerScreenTests {
             #expect(!r.stderr.contains(secret) && !r.stdout.contains(secret) && !r.stderr.contains("right-pw"))
         }
         #expect(!FileManager.default.fileExists(atPath: w.scratch.file("out/findings.jsonl")))
-        #expect(try PostgresConnection(uri: database.uri).query("SELECT to_regnamespace('iapscreen') IS NULL").bool(0, 0) == true)
+        #expect(
+            try PostgresConnection(uri: database.uri).query("SELECT to_regnamespace('iapscreen') IS NULL").bool(0, 0)
+                == true)
     }
 
-    @Test("a ledger of a newer schema is exit 2 naming both versions for screen, review and explain, and is left as it was")
+    @Test(
+        "a ledger of a newer schema is exit 2 naming both versions for screen, review and explain, and is left as it was"
+    )
     func newerSchema() throws {
         let database = try TestDatabase()
         let w = try ThreeNights()
@@ -113,12 +140,14 @@ struct PostgresLedgerScreenTests {
         let runs = [
             try w.screen("night2.jsonl", events: "events2.jsonl", out: "out2", ledger: database.uri).run,
             try Tool.run(["review", "--order", "A", "--verdict", "fraud", "--ledger", database.uri]),
-            try Tool.run(["explain", "--order", "A", "--rules", "Rules", "--orders", "night1.jsonl", "--ledger", database.uri],
-                         in: w.scratch.path),
+            try Tool.run(
+                ["explain", "--order", "A", "--rules", "Rules", "--orders", "night1.jsonl", "--ledger", database.uri],
+                in: w.scratch.path),
         ]
         for r in runs {
             #expect(r.status == 2, "\(r.stderr)")
-            #expect(r.stderr.contains("was written by a newer iapscreen: schema 3, this one reads up to 2"), "\(r.stderr)")
+            #expect(
+                r.stderr.contains("was written by a newer iapscreen: schema 3, this one reads up to 2"), "\(r.stderr)")
         }
         let db = try PostgresConnection(uri: database.uri)
         #expect(try db.query("SELECT version FROM iapscreen.schema_version").int64(0, 0) == 3)
@@ -130,20 +159,29 @@ struct PostgresLedgerScreenTests {
     func noLedgerYet() throws {
         let database = try TestDatabase()
         let w = try ThreeNights()
-        let explained = try Tool.run(["explain", "--order", "A", "--rules", "Rules", "--orders", "night1.jsonl",
-                                      "--ledger", database.uri], in: w.scratch.path)
+        let explained = try Tool.run(
+            [
+                "explain", "--order", "A", "--rules", "Rules", "--orders", "night1.jsonl",
+                "--ledger", database.uri,
+            ], in: w.scratch.path)
         #expect(explained.status == 0, "\(explained.stderr)")
         #expect(explained.stdout.contains("ledger: no ledger yet in postgres://"), "\(explained.stdout)")
         let review = try Tool.run(["review", "--order", "A", "--verdict", "fraud", "--ledger", database.uri])
         #expect(review.status == 2 && review.stderr.contains("no run has written it"), "\(review.stderr)")
-        #expect(try PostgresConnection(uri: database.uri).query("SELECT to_regnamespace('iapscreen') IS NULL").bool(0, 0) == true)
+        #expect(
+            try PostgresConnection(uri: database.uri).query("SELECT to_regnamespace('iapscreen') IS NULL").bool(0, 0)
+                == true)
     }
 
     @Test("a URI libpq cannot read is a usage error that does not echo it; a server that cannot be reached is exit 3")
     func badAddresses() throws {
         let w = try ThreeNights()
-        let unreadable = try w.screen("night1.jsonl", out: "out", ledger: "postgres://night:pa55@127.0.0.1/db?sslmod=require").run
-        #expect(unreadable.status == 2 && unreadable.stderr.contains("invalid URI query parameter: \"sslmod\""), "\(unreadable.stderr)")
+        let unreadable = try w.screen(
+            "night1.jsonl", out: "out", ledger: "postgres://night:pa55@127.0.0.1/db?sslmod=require"
+        ).run
+        #expect(
+            unreadable.status == 2 && unreadable.stderr.contains("invalid URI query parameter: \"sslmod\""),
+            "\(unreadable.stderr)")
         let typo = try w.screen("night1.jsonl", out: "out", ledger: "postgress://night:pa55@127.0.0.1/db").run
         #expect(typo.status == 2 && typo.stderr.contains("not a postgress://… URI"), "\(typo.stderr)")
         let closed = try w.screen("night1.jsonl", out: "out", ledger: "postgresql://night:pa55@127.0.0.1:1/db").run
@@ -152,7 +190,9 @@ struct PostgresLedgerScreenTests {
         #expect(!FileManager.default.fileExists(atPath: w.scratch.file("out/findings.jsonl")))
     }
 
-    @Test("the server stopped mid-run: exit 3 with libpq's words, no reports, and once it is back the ledger as it was; a rerun completes")
+    @Test(
+        "the server stopped mid-run: exit 3 with libpq's words, no reports, and once it is back the ledger as it was; a rerun completes"
+    )
     func serverStoppedMidRun() throws {
         _ = try TestServer.required()
         let cluster = try OwnCluster()
@@ -166,11 +206,15 @@ struct PostgresLedgerScreenTests {
         let before = try LedgerRows.count(ledger)
         // A night long enough (a few seconds, debug build) that the server can be stopped while it runs.
         var rows = "order_id,user_id,item_id,platform,created_at\n"
-        for i in 0..<30_000 { rows += "B-\(i),u\(i % 500),gems,ios,2024-03-05T10:\(String(format: "%02d", i % 60)):00Z\n" }
+        for i in 0..<30_000 {
+            rows += "B-\(i),u\(i % 500),gems,ios,2024-03-05T10:\(String(format: "%02d", i % 60)):00Z\n"
+        }
         try w.scratch.write("night2.csv", rows)
 
         let started = Date()
-        let arguments = ["screen", "--rules", "Rules", "--orders", "night2.csv", "--out", "out2", "--ledger", ledger, "--quiet"]
+        let arguments = [
+            "screen", "--rules", "Rules", "--orders", "night2.csv", "--out", "out2", "--ledger", ledger, "--quiet",
+        ]
         let directory = w.scratch.path
         let run = AsyncRun { try Tool.run(arguments, in: directory) }
         // Stopped as soon as the run holds the ledger's lock: it is reading the night then.
@@ -183,8 +227,10 @@ struct PostgresLedgerScreenTests {
         let stopped = try run.wait()
         #expect(!run.finishedBeforeCrash, "the run ended before the server was stopped: make the night longer")
         #expect(stopped.status == 3, "\(stopped.stderr)")
-        #expect(stopped.stderr.contains("ledger postgres://postgres@127.0.0.1:") && stopped.stderr.contains("nothing written, ledger unchanged"),
-                "\(stopped.stderr)")
+        #expect(
+            stopped.stderr.contains("ledger postgres://postgres@127.0.0.1:")
+                && stopped.stderr.contains("nothing written, ledger unchanged"),
+            "\(stopped.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: w.scratch.file("out2")).isEmpty)
 
         _ = try cluster.start()
@@ -210,7 +256,9 @@ extension ThreeNights {
 }
 
 /// findings.jsonl and flagged.csv of two runs, byte for byte.
-private func expectSameReports(_ s: Scratch, _ a: String, _ b: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+private func expectSameReports(
+    _ s: Scratch, _ a: String, _ b: String, sourceLocation: SourceLocation = #_sourceLocation
+) throws {
     for file in ["findings.jsonl", "flagged.csv"] {
         let left = try Data(contentsOf: URL(fileURLWithPath: s.file(a + "/" + file)))
         let right = try Data(contentsOf: URL(fileURLWithPath: s.file(b + "/" + file)))
@@ -223,13 +271,15 @@ private struct LedgerRows: Equatable {
     var claims: Int64, reported: Int64, runs: Int64, events: Int64, refunds: Int64
 
     static func count(_ uri: String) throws -> LedgerRows {
-        let r = try PostgresConnection(uri: uri).query("""
+        let r = try PostgresConnection(uri: uri).query(
+            """
             SELECT (SELECT count(*) FROM iapscreen.claims), (SELECT count(*) FROM iapscreen.reported),
                    (SELECT count(*) FROM iapscreen.runs), (SELECT count(*) FROM iapscreen.store_events),
                    (SELECT count(*) FROM iapscreen.refunds)
             """)
-        return LedgerRows(claims: try r.int64(0, 0) ?? -1, reported: try r.int64(0, 1) ?? -1, runs: try r.int64(0, 2) ?? -1,
-                          events: try r.int64(0, 3) ?? -1, refunds: try r.int64(0, 4) ?? -1)
+        return LedgerRows(
+            claims: try r.int64(0, 0) ?? -1, reported: try r.int64(0, 1) ?? -1, runs: try r.int64(0, 2) ?? -1,
+            events: try r.int64(0, 3) ?? -1, refunds: try r.int64(0, 4) ?? -1)
     }
 
     /// Whether a session holds the run lock (PostgresRunLock's key, "iaps" then 2).
@@ -258,7 +308,9 @@ private final class OwnCluster {
     func start() throws -> String {
         let r = try run("start")
         let uri = r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard r.status == 0, uri.hasPrefix("postgres://") else { throw Failure(message: "cannot start a cluster: \(r.stderr)") }
+        guard r.status == 0, uri.hasPrefix("postgres://") else {
+            throw Failure(message: "cannot start a cluster: \(r.stderr)")
+        }
         return uri
     }
 
@@ -273,8 +325,9 @@ private final class OwnCluster {
     }
 
     private func run(_ command: String) throws -> ToolRun {
-        try Tool.runProgram("/bin/bash", [OwnCluster.script, command],
-                            environment: ["IAPSCREEN_TEST_CLUSTER_STATE": scratch.file("cluster")])
+        try Tool.runProgram(
+            "/bin/bash", [OwnCluster.script, command],
+            environment: ["IAPSCREEN_TEST_CLUSTER_STATE": scratch.file("cluster")])
     }
 }
 

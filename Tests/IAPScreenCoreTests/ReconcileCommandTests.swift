@@ -11,7 +11,9 @@ struct ReconcileFixture {
     init() throws {
         s = try Scratch()
         rules = s.file("Rules")
-        try s.write("Rules/catalog.csv", """
+        try s.write(
+            "Rules/catalog.csv",
+            """
             item_id,platform,product_id,type,price,currency
             gems_100,android,gems_100,consumable,0.99,USD
             gems_100,ios,com.example.gems100,consumable,0.99,USD
@@ -21,18 +23,23 @@ struct ReconcileFixture {
         try s.write("Rules/apps.csv", "platform,app_id\nandroid,com.example.game\nios,com.example.game\n")
     }
 
-    static let salesHeader = "Order Number,Order Charged Date,Order Charged Timestamp,Financial Status,Device Model,Product Title,"
+    static let salesHeader =
+        "Order Number,Order Charged Date,Order Charged Timestamp,Financial Status,Device Model,Product Title,"
         + "Product ID,Product Type,SKU ID,Currency of Sale,Item Price,Taxes Collected,Charged Amount,Country of Buyer"
 
     /// 1709294400 is 2024-03-01T12:00:00Z.
-    static func sale(_ order: String, _ status: String = "Charged", at seconds: Int = 1_709_294_400, sku: String = "gems_100",
-                     amount: String = "0.99", currency: String = "USD", package: String = "com.example.game") -> String {
+    static func sale(
+        _ order: String, _ status: String = "Charged", at seconds: Int = 1_709_294_400, sku: String = "gems_100",
+        amount: String = "0.99", currency: String = "USD", package: String = "com.example.game"
+    ) -> String {
         "\(order),2024-03-01,\(seconds),\(status),d2x,Gems,\(package),inapp,\(sku),\(currency),\(amount),0.00,\(amount),US"
     }
 
     func utf16LE(_ text: String) -> [UInt8] {
         var out: [UInt8] = [0xFF, 0xFE]
-        for unit in text.replacingOccurrences(of: "\n", with: "\r\n").utf16 { out += [UInt8(unit & 0xFF), UInt8(unit >> 8)] }
+        for unit in text.replacingOccurrences(of: "\n", with: "\r\n").utf16 {
+            out += [UInt8(unit & 0xFF), UInt8(unit >> 8)]
+        }
         return out
     }
 
@@ -50,7 +57,8 @@ struct ReconcileFixture {
     func rows() throws -> [String] {
         try s.read("out/reconciliation.csv").split(separator: "\n").dropFirst().map { line in
             let c = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-            return c[0] == "apple" ? "\(c[0]) \(c[1]) \(c[4]) \(c[5]) \(c[7])/\(c[8])" : "\(c[0]) \(c[1]) \(c[2]) \(c[3])"
+            return c[0] == "apple"
+                ? "\(c[0]) \(c[1]) \(c[4]) \(c[5]) \(c[7])/\(c[8])" : "\(c[0]) \(c[1]) \(c[2]) \(c[3])"
         }
     }
 
@@ -64,7 +72,9 @@ struct ReconcileCommandTests {
     @Test("every bucket and every legitimate case, from reports in every variant the stores ship")
     func bucketsAndLegitCases() throws {
         let f = try ReconcileFixture()
-        let orders = try f.s.write("orders.csv", """
+        let orders = try f.s.write(
+            "orders.csv",
+            """
             order_id,user_id,item_id,product_id,platform,transaction_id,amount,currency,status,environment,created_at
             ORD-ok,u1,gems_100,,android,GPA.ok,0.99,USD,credited,,2024-03-01T12:00:30Z
             ORD-unpaid,u2,gems_100,,android,GPA.unpaid,0.99,USD,credited,,2024-03-01T12:00:00Z
@@ -85,16 +95,20 @@ struct ReconcileCommandTests {
 
             """)
         typealias F = ReconcileFixture
-        let sales = [F.salesHeader,
-                     F.sale("GPA.ok"), F.sale("GPA.lost"),
-                     F.sale("GPA.refunded"), F.sale("GPA.refunded", "Refund", amount: "-0.99"),
-                     F.sale("GPA.both"), F.sale("GPA.both", "REFUNDED", amount: "-0.99"),
-                     F.sale("GPA.price", amount: "1.09", currency: "EUR"),
-                     F.sale("GPA.late", at: 1_709_337_000),
-                     F.sale("GPA.sub..0", sku: "no_ads", amount: "2.99"), F.sale("GPA.sub..1", sku: "no_ads", amount: "2.99"),
-                     F.sale("GPA.other", sku: "other_sku", amount: "5.00"),
-                     F.sale("GPA.foreign", package: "com.cheap.clone"),
-                     F.sale("GPA.broken", at: 0).replacingOccurrences(of: ",0,", with: ",not-a-time,")].joined(separator: "\n") + "\n"
+        let sales =
+            [
+                F.salesHeader,
+                F.sale("GPA.ok"), F.sale("GPA.lost"),
+                F.sale("GPA.refunded"), F.sale("GPA.refunded", "Refund", amount: "-0.99"),
+                F.sale("GPA.both"), F.sale("GPA.both", "REFUNDED", amount: "-0.99"),
+                F.sale("GPA.price", amount: "1.09", currency: "EUR"),
+                F.sale("GPA.late", at: 1_709_337_000),
+                F.sale("GPA.sub..0", sku: "no_ads", amount: "2.99"),
+                F.sale("GPA.sub..1", sku: "no_ads", amount: "2.99"),
+                F.sale("GPA.other", sku: "other_sku", amount: "5.00"),
+                F.sale("GPA.foreign", package: "com.cheap.clone"),
+                F.sale("GPA.broken", at: 0).replacingOccurrences(of: ",0,", with: ",not-a-time,"),
+            ].joined(separator: "\n") + "\n"
         let earnings = """
             Description,Transaction Date,Transaction Time,Tax Type,Transaction Type,Refund Type,Product Title,Product id,Product Type,Sku Id,Hardware,Buyer Country,Buyer State,Buyer Postal Code,Buyer Currency,Amount (Buyer Currency),Currency Conversion Rate,Merchant Currency,Amount (Merchant Currency)
             GPA.ok,"Mar 1, 2024",04:00:30 PST,,Charge,,Gems,com.example.game,inapp,gems_100,d2x,US,,,USD,0.99,1,USD,0.99
@@ -107,26 +121,32 @@ struct ReconcileCommandTests {
         let earningsZipWriter = ZipWriter()
         earningsZipWriter.add("PlayApps_202403.csv", Array(earnings.utf8), method: .stored)
         let earningsZip = try f.writeBytes("PlayApps_202403.zip", earningsZipWriter.finish())
-        let apple = ["Provider\tProvider Country\tSKU\tDeveloper\tTitle\tVersion\tProduct Type Identifier\tUnits\tDeveloper Proceeds\tBegin Date\tEnd Date\tCustomer Currency\tCountry Code\tCurrency of Proceeds\tApple Identifier\tCustomer Price",
-                     "APPLE\tUS\tcom.example.gems100\tEx\tGems\t\tIA1\t1\t0.70\t03/01/2024\t03/01/2024\tUSD\tUS\tUSD\t1\t0.99",
-                     "APPLE\tUS\tcom.example.gems100\tEx\tGems\t\tIA1\t1\t0.70\t03/02/2024\t03/02/2024\tUSD\tUS\tUSD\t1\t0.99",
-                     "APPLE\tUS\tcom.example.gems100\tEx\tGems\t\tIA1\t2\t0.70\t03/05/2024\t03/05/2024\tUSD\tUS\tUSD\t1\t0.99",
-                     "APPLE\tUS\tcom.example.game\tEx\tGame\t\t1F\t9\t0\t03/05/2024\t03/05/2024\tUSD\tUS\tUSD\t1\t0",
-                     "Total_Rows\t4"].joined(separator: "\n") + "\n"
-        let appleGz = try f.writeBytes("S_D_8001_20240301.txt.gz", try #require(GzipEncoder.compress(Array(apple.utf8))))
+        let apple =
+            [
+                "Provider\tProvider Country\tSKU\tDeveloper\tTitle\tVersion\tProduct Type Identifier\tUnits\tDeveloper Proceeds\tBegin Date\tEnd Date\tCustomer Currency\tCountry Code\tCurrency of Proceeds\tApple Identifier\tCustomer Price",
+                "APPLE\tUS\tcom.example.gems100\tEx\tGems\t\tIA1\t1\t0.70\t03/01/2024\t03/01/2024\tUSD\tUS\tUSD\t1\t0.99",
+                "APPLE\tUS\tcom.example.gems100\tEx\tGems\t\tIA1\t1\t0.70\t03/02/2024\t03/02/2024\tUSD\tUS\tUSD\t1\t0.99",
+                "APPLE\tUS\tcom.example.gems100\tEx\tGems\t\tIA1\t2\t0.70\t03/05/2024\t03/05/2024\tUSD\tUS\tUSD\t1\t0.99",
+                "APPLE\tUS\tcom.example.game\tEx\tGame\t\t1F\t9\t0\t03/05/2024\t03/05/2024\tUSD\tUS\tUSD\t1\t0",
+                "Total_Rows\t4",
+            ].joined(separator: "\n") + "\n"
+        let appleGz = try f.writeBytes(
+            "S_D_8001_20240301.txt.gz", try #require(GzipEncoder.compress(Array(apple.utf8))))
 
         let run = try f.run(["--orders", orders, "--store-report", salesZip, earningsZip, appleGz, "--fail-on", "high"])
         #expect(run.status == 1, "\(run.stderr)")
         #expect(run.stdout.isEmpty)
         #expect(run.stderr.contains("google USD:"))
-        #expect(Set(try f.rows()) == [
-            "google amount-mismatch ORD-price GPA.price", "google lost-order  GPA.lost",
-            "google refunded-still-credited ORD-refunded GPA.refunded", "google unpaid-credit ORD-unpaid GPA.unpaid",
-            "google unpaid-credit '=ORD-formula GPA.formula", "google timing-difference ORD-late GPA.late",
-            "apple timing-difference com.example.gems100 2024-03-02 1/1",
-            "apple timing-difference com.example.gems100 2024-03-05 1/1",
-            "apple unit-difference com.example.gems100 2024-03-05 0/2",
-        ])
+        #expect(
+            Set(try f.rows()) == [
+                "google amount-mismatch ORD-price GPA.price", "google lost-order  GPA.lost",
+                "google refunded-still-credited ORD-refunded GPA.refunded",
+                "google unpaid-credit ORD-unpaid GPA.unpaid",
+                "google unpaid-credit '=ORD-formula GPA.formula", "google timing-difference ORD-late GPA.late",
+                "apple timing-difference com.example.gems100 2024-03-02 1/1",
+                "apple timing-difference com.example.gems100 2024-03-05 1/1",
+                "apple unit-difference com.example.gems100 2024-03-05 0/2",
+            ])
         #expect(try f.rows().count == 9)
         // A cell that could run as a formula is quoted for spreadsheets.
         #expect(!(try f.s.read("out/reconciliation.csv")).contains(",=ORD"))
@@ -136,7 +156,8 @@ struct ReconcileCommandTests {
         #expect(google["USD"]?.object?["matched"]?.object?["count"]?.int64 == 4)  // ok, both, sub..0, sub..1
         #expect(google["USD"]?.object?["lost-order"]?.object?["amount"]?.string == "0.99")
         #expect(google["EUR"]?.object?["amount-mismatch"]?.object?["count"]?.int64 == 1)
-        #expect(json["stores"]?.object?["apple"]?.object?["USD"]?.object?["unit-difference"]?.object?["count"]?.int64 == 1)
+        #expect(
+            json["stores"]?.object?["apple"]?.object?["USD"]?.object?["unit-difference"]?.object?["count"]?.int64 == 1)
         let skipped = try #require(json["skipped"]?.array)
         #expect(skipped.count == 1)
         #expect(skipped.first?.object?["file"]?.string == salesZip + "/salesreport_202403.csv")
@@ -154,41 +175,62 @@ struct ReconcileCommandTests {
         // Without --fail-on the same run is done: 0.
         #expect(try f.run(["--orders", orders, "--store-report", salesZip, earningsZip, appleGz]).status == 0)
         // --fail-on critical: no bucket is critical.
-        #expect(try f.run(["--orders", orders, "--store-report", salesZip, earningsZip, appleGz, "--fail-on", "critical"]).status == 0)
+        #expect(
+            try f.run(["--orders", orders, "--store-report", salesZip, earningsZip, appleGz, "--fail-on", "critical"])
+                .status == 0)
     }
 
-    @Test("--from/--until and --tolerance-days: the window filters both sides, a late credit past the tolerance is a lost order")
+    @Test(
+        "--from/--until and --tolerance-days: the window filters both sides, a late credit past the tolerance is a lost order"
+    )
     func windowAndTolerance() throws {
         let f = try ReconcileFixture()
-        let orders = try f.s.write("orders.csv", """
+        let orders = try f.s.write(
+            "orders.csv",
+            """
             order_id,user_id,item_id,platform,transaction_id,status,created_at
             ORD-feb,u1,gems_100,android,GPA.feb,credited,2024-02-20T12:00:00Z
             ORD-late,u2,gems_100,android,GPA.late,credited,2024-03-04T12:00:00Z
 
             """)
-        let sales = try f.s.write("sales.csv", [ReconcileFixture.salesHeader, ReconcileFixture.sale("GPA.late"),
-                                                ReconcileFixture.sale("GPA.feb", at: 1_708_430_400)].joined(separator: "\n") + "\n")
+        let sales = try f.s.write(
+            "sales.csv",
+            [
+                ReconcileFixture.salesHeader, ReconcileFixture.sale("GPA.late"),
+                ReconcileFixture.sale("GPA.feb", at: 1_708_430_400),
+            ].joined(separator: "\n") + "\n")
         #expect(try f.run(["--orders", orders, "--store-report", sales]).status == 0)
         #expect(try f.rows() == ["google lost-order ORD-late GPA.late"])
         #expect(try f.run(["--orders", orders, "--store-report", sales, "--tolerance-days", "3"]).status == 0)
         #expect(try f.rows() == ["google timing-difference ORD-late GPA.late"])
-        #expect(try f.run(["--orders", orders, "--store-report", sales, "--from", "2024-03-05", "--until", "2024-03-31"]).status == 0)
+        #expect(
+            try f.run(["--orders", orders, "--store-report", sales, "--from", "2024-03-05", "--until", "2024-03-31"])
+                .status == 0)
         #expect(try f.rows() == [])
     }
 
-    @Test("an order credited against another app's Google purchase is an unpaid credit: apps.csv filters the store's rows, never ours")
+    @Test(
+        "an order credited against another app's Google purchase is an unpaid credit: apps.csv filters the store's rows, never ours"
+    )
     func foreignAppCredit() throws {
         let f = try ReconcileFixture()
         // The receipt names a package that is not ours; the order took it as a purchase of our gems.
-        let clone = #"{""packageName"":""com.cheap.clone"",""productId"":""gems_100"",""purchaseTime"":1709294400000,""purchaseState"":0,""purchaseToken"":""tok"",""orderId"":""GPA.clone""}"#
-        let orders = try f.s.write("orders.csv", """
+        let clone =
+            #"{""packageName"":""com.cheap.clone"",""productId"":""gems_100"",""purchaseTime"":1709294400000,""purchaseState"":0,""purchaseToken"":""tok"",""orderId"":""GPA.clone""}"#
+        let orders = try f.s.write(
+            "orders.csv",
+            """
             order_id,user_id,item_id,platform,receipt,created_at
             ORD-clone,u1,gems_100,,"\(clone)",2024-03-01T12:00:30Z
 
             """)
         // Our package's report has no such charge; the clone's own row is not ours to compare.
-        let sales = try f.s.write("sales.csv", [ReconcileFixture.salesHeader,
-                                                ReconcileFixture.sale("GPA.clone", package: "com.cheap.clone")].joined(separator: "\n") + "\n")
+        let sales = try f.s.write(
+            "sales.csv",
+            [
+                ReconcileFixture.salesHeader,
+                ReconcileFixture.sale("GPA.clone", package: "com.cheap.clone"),
+            ].joined(separator: "\n") + "\n")
         let run = try f.run(["--orders", orders, "--store-report", sales, "--fail-on", "high"])
         #expect(run.status == 1, "\(run.stderr)")
         #expect(try f.rows() == ["google unpaid-credit ORD-clone GPA.clone"])
@@ -199,15 +241,21 @@ struct ReconcileCommandTests {
     @Test("bad usage and bad Rules exit 2, an unreadable report exits 3, and nothing is written")
     func exitStatuses() throws {
         let f = try ReconcileFixture()
-        let orders = try f.s.write("orders.csv", "order_id,user_id,item_id,platform,created_at\n1,u,gems_100,android,2024-03-01T00:00:00Z\n")
+        let orders = try f.s.write(
+            "orders.csv", "order_id,user_id,item_id,platform,created_at\n1,u,gems_100,android,2024-03-01T00:00:00Z\n")
         let notReport = try f.s.write("notes.csv", "hello,world\n1,2\n")
         let sales = try f.s.write("sales.csv", ReconcileFixture.salesHeader + "\n")
         #expect(try f.run(["--orders", orders]).status == 2)
         #expect(try f.run(["--orders", orders, "--store-report", sales, "--from", "March"]).status == 2)
-        #expect(try f.run(["--orders", orders, "--store-report", sales, "--from", "2024-03-05", "--until", "2024-03-01"]).status == 2)
+        #expect(
+            try f.run(["--orders", orders, "--store-report", sales, "--from", "2024-03-05", "--until", "2024-03-01"])
+                .status == 2)
         #expect(try f.run(["--orders", orders, "--store-report", sales, "--tolerance-days", "-1"]).status == 2)
-        #expect(try Tool.run(["reconcile", "--rules", f.s.file("nowhere"), "--orders", orders, "--store-report", sales,
-                              "--out", f.s.file("out")]).status == 2)
+        #expect(
+            try Tool.run([
+                "reconcile", "--rules", f.s.file("nowhere"), "--orders", orders, "--store-report", sales,
+                "--out", f.s.file("out"),
+            ]).status == 2)
         let unreadable = try f.run(["--orders", orders, "--store-report", notReport])
         #expect(unreadable.status == 3)
         #expect(unreadable.stderr.contains("not a store report"))

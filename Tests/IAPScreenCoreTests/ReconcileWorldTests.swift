@@ -18,20 +18,29 @@ struct ReconcileWorldTests {
         let reports = try FileManager.default.contentsOfDirectory(atPath: world.path + "/store-reports").sorted()
             .map { world.path + "/store-reports/" + $0 }
         #expect(reports.contains { $0.hasSuffix(".zip") } && reports.contains { $0.hasSuffix(".txt.gz") })
-        let run = try Tool.run(["reconcile", "--rules", world.path + "/Rules", "--orders"] + world.orders
-                               + ["--receipts", world.receipts, "--store-report"] + reports + ["--out", s.file("out"), "--fail-on", "high"])
+        let run = try Tool.run(
+            ["reconcile", "--rules", world.path + "/Rules", "--orders"] + world.orders
+                + ["--receipts", world.receipts, "--store-report"] + reports + [
+                    "--out", s.file("out"), "--fail-on", "high",
+                ])
         #expect(run.status == 1, "\(run.stderr)")
         let expectedText = try String(contentsOfFile: world.path + "/expected-reconciliation.csv", encoding: .utf8)
-        let expected = keys(expectedText), reported = keys(try s.read("out/reconciliation.csv"))
+        let expected = keys(expectedText)
+        let reported = keys(try s.read("out/reconciliation.csv"))
         #expect(reported == expected)
         for missing in Set(expected).subtracting(reported) { Issue.record("not reported: \(missing)") }
         for extra in Set(reported).subtracting(expected) { Issue.record("not planted: \(extra)") }
         // The world plants every bucket, and the store-side cases of its own.
         let buckets = Set(expected.map { $0.split(separator: ",", omittingEmptySubsequences: false)[1] })
-        #expect(buckets == ["lost-order", "unpaid-credit", "refunded-still-credited", "amount-mismatch", "unit-difference",
-                            "timing-difference"])
-        for name in ["reconcile-store-missing", "reconcile-store-refund", "reconcile-store-amount", "reconcile-late-credit",
-                     "reconcile-store-only", "late-lost-order", "replay"] {
+        #expect(
+            buckets == [
+                "lost-order", "unpaid-credit", "refunded-still-credited", "amount-mismatch", "unit-difference",
+                "timing-difference",
+            ])
+        for name in [
+            "reconcile-store-missing", "reconcile-store-refund", "reconcile-store-amount", "reconcile-late-credit",
+            "reconcile-store-only", "late-lost-order", "replay",
+        ] {
             #expect(expectedText.contains("," + name + "\n"), "the world should plant \(name)")
         }
         // Sales and earnings rows of one order are one order; only the broken dump rows are skipped.

@@ -9,19 +9,29 @@ struct ReviewTests {
         try #require(try JSONParser.parse(try s.read(dir + "/summary.json")).object)
     }
 
-    @Test("a legit verdict keeps the order in the reports, out of flagged, money at risk and --fail-on; fraud brings it back; reruns keep it")
+    @Test(
+        "a legit verdict keeps the order in the reports, out of flagged, money at risk and --fail-on; fraud brings it back; reruns keep it"
+    )
     func legitDoesNotFail() throws {
         let s = try Scratch()
-        try s.write("Rules/catalog.csv", "item_id,platform,product_id,type,price,currency\ngems,ios,com.x.gems,consumable,0.99,USD\n")
-        try s.write("orders.csv", "order_id,user_id,item_id,platform,created_at\nO-1,u1,gems,ios,2024-03-01T10:00:00Z\n")
+        try s.write(
+            "Rules/catalog.csv",
+            "item_id,platform,product_id,type,price,currency\ngems,ios,com.x.gems,consumable,0.99,USD\n")
+        try s.write(
+            "orders.csv", "order_id,user_id,item_id,platform,created_at\nO-1,u1,gems,ios,2024-03-01T10:00:00Z\n")
         let ledger = "sqlite:" + s.file("l.sqlite")
         func night(_ out: String) throws -> ToolRun {
-            try Tool.run(["screen", "--rules", s.file("Rules"), "--orders", s.file("orders.csv"), "--out", s.file(out),
-                          "--ledger", ledger, "--fail-on", "medium"])
+            try Tool.run([
+                "screen", "--rules", s.file("Rules"), "--orders", s.file("orders.csv"), "--out", s.file(out),
+                "--ledger", ledger, "--fail-on", "medium",
+            ])
         }
         #expect(try night("n1").status == 1)
-        let r = try Tool.run(["review", "--order", "O-1", "--verdict", "legit", "--note", "a lost order, receipt came by mail",
-                              "--ledger", ledger], environment: ["USER": "ana"])
+        let r = try Tool.run(
+            [
+                "review", "--order", "O-1", "--verdict", "legit", "--note", "a lost order, receipt came by mail",
+                "--ledger", ledger,
+            ], environment: ["USER": "ana"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.contains("order 'O-1' recorded as legit by ana"))
 
@@ -43,10 +53,14 @@ struct ReviewTests {
             let row = try #require(try PageData(file: s.file(out + "/report.html")).rows.first)
             #expect(row.first?.string == "O-1")
             #expect(row.count > 9 && row[8].string == "legit")  // the order's standing
-            #expect(row.count > 9 && row[9].array?.prefix(3).map(\.string) == ["legit", "a lost order, receipt came by mail", "ana"])
+            #expect(
+                row.count > 9
+                    && row[9].array?.prefix(3).map(\.string) == ["legit", "a lost order, receipt came by mail", "ana"])
         }
 
-        #expect(try Tool.run(["review", "--order", "O-1", "--verdict", "fraud", "--by", "bo", "--ledger", ledger]).status == 0)
+        #expect(
+            try Tool.run(["review", "--order", "O-1", "--verdict", "fraud", "--by", "bo", "--ledger", ledger]).status
+                == 0)
         #expect(try night("n3").status == 1)
         #expect(try summary(s, "n3")["flagged"]?.int64 == 1)
     }
@@ -57,16 +71,23 @@ struct ReviewTests {
         try HostileNight.twoNights(in: s, reviews: [["--order", HostileNight.scriptPayload, "--verdict", "fraud"]])
 
         let findings = try FindingLine.read(s.file("night2/findings.jsonl")).filter { $0.orderID != nil }
-        func status(_ order: String) -> Set<String> { Set(findings.filter { $0.orderID == order }.compactMap { $0.review?["status"]?.string }) }
+        func status(_ order: String) -> Set<String> {
+            Set(findings.filter { $0.orderID == order }.compactMap { $0.review?["status"]?.string })
+        }
         #expect(status("O-1") == ["seen"])
         #expect(status("O-3") == ["seen"])
         #expect(status(HostileNight.scriptPayload) == ["reviewed"])
-        #expect(findings.filter { $0.orderID == HostileNight.scriptPayload }.allSatisfy { $0.review?["verdict"]?.string == "fraud" })
+        #expect(
+            findings.filter { $0.orderID == HostileNight.scriptPayload }.allSatisfy {
+                $0.review?["verdict"]?.string == "fraud"
+            })
         #expect(status("O-6") == ["new"])
         let all = try FindingLine.read(s.file("night2/findings.jsonl"))
         let newCounted = all.filter { $0.exempted == nil && $0.review?["status"]?.string == "new" }.count
         #expect(try summary(s, "night2")["new"]?.int64 == Int64(newCounted))
-        #expect(try summary(s, "night1")["new"]?.int64 == Int64(try FindingLine.read(s.file("night1/findings.jsonl")).filter { $0.exempted == nil }.count))
+        #expect(
+            try summary(s, "night1")["new"]?.int64
+                == Int64(try FindingLine.read(s.file("night1/findings.jsonl")).filter { $0.exempted == nil }.count))
     }
 
     @Test("reviewing an order the ledger never saw is a usage error that names the order, and records nothing")
@@ -80,10 +101,13 @@ struct ReviewTests {
         #expect(r.stderr.contains("order 'ORD-NOPE' is unknown to the ledger"))
         #expect(try SQLiteLedger(path: path).review(of: "ORD-NOPE") == nil)
         // An order the ledger knows only by the transaction it took can be reviewed too.
-        #expect(try Tool.run(["review", "--order", "O-1", "--verdict", "legit", "--ledger", "sqlite:" + path]).status == 0)
+        #expect(
+            try Tool.run(["review", "--order", "O-1", "--verdict", "legit", "--ledger", "sqlite:" + path]).status == 0)
     }
 
-    @Test("review needs a real ledger: none or a missing file are usage errors; a server that cannot be reached exits 3; a held ledger exits 4")
+    @Test(
+        "review needs a real ledger: none or a missing file are usage errors; a server that cannot be reached exits 3; a held ledger exits 4"
+    )
     func ledgerProblems() throws {
         let s = try Scratch()
         let base = ["review", "--order", "O-1", "--verdict", "fraud", "--ledger"]
@@ -93,7 +117,9 @@ struct ReviewTests {
         #expect(missing.status == 2 && missing.stderr.contains("there is no ledger at"))
         #expect(!FileManager.default.fileExists(atPath: s.file("nope.sqlite")))
         let pg = try Tool.run(base + ["postgres://night:pa55@127.0.0.1:1/iap"])
-        #expect(pg.status == 3 && pg.stderr.contains("Connection refused") && pg.stderr.contains("no verdict recorded"), "\(pg.stderr)")
+        #expect(
+            pg.status == 3 && pg.stderr.contains("Connection refused") && pg.stderr.contains("no verdict recorded"),
+            "\(pg.stderr)")
         #expect(!pg.stderr.contains("pa55"))
         #expect(try Tool.run(["review", "--order", "O-1", "--verdict", "maybe"]).status == 2)
         #expect(try Tool.run(["review", "--verdict", "fraud"]).stderr.contains("--order is required"))
@@ -123,7 +149,9 @@ struct PageData {
         }
         let strings = try #require(try block("data-strings").array)
         func shared(_ v: JSONValue) -> JSONValue {
-            guard case .number = v, let i = v.int64.flatMap({ Int(exactly: $0) }), strings.indices.contains(i) else { return v }
+            guard case .number = v, let i = v.int64.flatMap({ Int(exactly: $0) }), strings.indices.contains(i) else {
+                return v
+            }
             return strings[i]
         }
         // The row's own shared fields: platform, product, amount, currency, standing, kind.

@@ -1,7 +1,7 @@
 import Foundation
-import Synchronization
 import IAPBasics
 import JSONText
+import Synchronization
 import Testing
 
 /// Worlds to remove when the test process ends (a shared world outlives every test).
@@ -52,9 +52,11 @@ final class SampleWorld: Sendable {
 
     /// The cases expected.csv gives orders an event was planted on.
     static let eventCases = [
-        "event-refund-notification", "event-refund-reversed", "event-refund-notification-history", "event-refund-history",
+        "event-refund-notification", "event-refund-reversed", "event-refund-notification-history",
+        "event-refund-history",
         "event-refund-before-credit", "event-forged-refund-notification", "event-voided-purchase-page",
-        "event-voided-purchase", "event-rtdn-voided", "event-rtdn-subscription-revoked", "event-refund-of-refunded-order",
+        "event-voided-purchase", "event-rtdn-voided", "event-rtdn-subscription-revoked",
+        "event-refund-of-refunded-order",
     ]
 
     /// expected.csv: order id -> (flagged rules, exempted rules, case).
@@ -84,9 +86,10 @@ struct FindingLine {
         let text = try String(contentsOfFile: file, encoding: .utf8)
         return try text.split(separator: "\n").map { line in
             let obj = try #require(try JSONParser.parse(String(line)).object)
-            return FindingLine(orderID: obj["order_id"]?.string, rule: obj["rule"]?.string ?? "",
-                               severity: obj["severity"]?.string ?? "", exempted: obj["exempted"]?.string,
-                               review: obj["review"]?.object, object: obj)
+            return FindingLine(
+                orderID: obj["order_id"]?.string, rule: obj["rule"]?.string ?? "",
+                severity: obj["severity"]?.string ?? "", exempted: obj["exempted"]?.string,
+                review: obj["review"]?.object, object: obj)
         }
     }
 }

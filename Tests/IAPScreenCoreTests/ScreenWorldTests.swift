@@ -19,19 +19,28 @@ struct ScreenWorldTests {
             for (id, e) in expected where SampleWorld.eventCases.contains(e.name) { expected[id] = ([], [], e.name) }
         }
         let log = try world.storeEventExpectations()
-        var flagged: [String: Set<String>] = [:], exempted: [String: Set<String>] = [:]
+        var flagged: [String: Set<String>] = [:]
+        var exempted: [String: Set<String>] = [:]
         var malformed = 0
         for f in try FindingLine.read(s.file("out/findings.jsonl")) {
-            if f.rule == "malformed-record" { malformed += 1; continue }
+            if f.rule == "malformed-record" {
+                malformed += 1
+                continue
+            }
             let id = try #require(f.orderID, "\(f.rule) names no order")
-            if f.exempted == nil { flagged[id, default: []].insert(f.rule) } else { exempted[id, default: []].insert(f.rule) }
+            if f.exempted == nil {
+                flagged[id, default: []].insert(f.rule)
+            } else {
+                exempted[id, default: []].insert(f.rule)
+            }
         }
         for (id, e) in expected {
             #expect((flagged[id] ?? []) == e.flagged.subtracting(["malformed-record"]), "\(id) (\(e.name))")
             #expect((exempted[id] ?? []) == e.exempted, "\(id) (\(e.name))")
         }
         for id in flagged.keys { #expect(expected[id] != nil, "unplanned finding on \(id)") }
-        #expect(malformed == expected.values.filter { $0.flagged.contains("malformed-record") }.count
+        #expect(
+            malformed == expected.values.filter { $0.flagged.contains("malformed-record") }.count
                 + (storeEvents ? log.malformedLines : 0))
         let planted = Set(expected.values.map(\.name))
         for name in ["replay", "restore", "renewal", "reviewer-sandbox", "late-lost-order", "duplicate-row"] {
@@ -39,7 +48,9 @@ struct ScreenWorldTests {
         }
         guard storeEvents else { return }
         let summary = try #require(try JSONParser.parse(try s.read("out/summary.json")).object)
-        #expect(summary["store_events"] == log.storeEvents, "summary.json's store_events against expected-store-events.json")
+        #expect(
+            summary["store_events"] == log.storeEvents, "summary.json's store_events against expected-store-events.json"
+        )
         // Findings that flag no order: an unreadable row, a receipt without its order, and an
         // event not believed (it names the order its transaction belongs to, and changes nothing).
         let unflagging: Set<String> = ["malformed-record", "orphan-receipt", "store-event-invalid"]
@@ -59,7 +70,8 @@ struct ScreenWorldTests {
         for name in SampleWorld.eventCases { #expect(planted.contains(name), "the world should plant \(name)") }
     }
 
-    @Test("without its store events the world says what it said before them: the orders events were planted on are clean")
+    @Test(
+        "without its store events the world says what it said before them: the orders events were planted on are clean")
     func withoutStoreEvents() throws {
         try checkWorld(try SampleWorld.shared.get(), storeEvents: false)
     }
@@ -95,7 +107,8 @@ struct ScreenWorldTests {
         #expect(html.contains("Content-Security-Policy"))
     }
 
-    @Test("two nights on one ledger: the same findings again, seen; a later replay is flagged against the earlier order")
+    @Test(
+        "two nights on one ledger: the same findings again, seen; a later replay is flagged against the earlier order")
     func twoNights() throws {
         let world = try SampleWorld.shared.get()
         let s = try Scratch()
@@ -111,16 +124,22 @@ struct ScreenWorldTests {
         // Night three: a new order credits the receipt of a clean order from night one.
         let expected = try world.expectations()
         let receipts = try gunzipLines(world.receipts)
-        let victim = try #require(receipts.dropFirst().first { line in
-            let id = String(line.prefix { $0 != "," })
-            return expected[id]?.name == "clean"
-        })
+        let victim = try #require(
+            receipts.dropFirst().first { line in
+                let id = String(line.prefix { $0 != "," })
+                return expected[id]?.name == "clean"
+            })
         let victimID = String(victim.prefix { $0 != "," })
         let payload = victim.split(separator: ",")[1]
-        try s.write("night3/orders.csv", "order_id,user_id,item_id,platform,created_at\nNEW-1,thief,\(try itemOf(victimID, world)),ios,2024-03-09T10:00:00Z\n")
+        try s.write(
+            "night3/orders.csv",
+            "order_id,user_id,item_id,platform,created_at\nNEW-1,thief,\(try itemOf(victimID, world)),ios,2024-03-09T10:00:00Z\n"
+        )
         try s.write("night3/receipts.csv", "order_id,receipt\nNEW-1,\(payload)\n")
-        let r = try Tool.run(["screen", "--rules", world.path + "/Rules", "--orders", s.file("night3/orders.csv"),
-                              "--receipts", s.file("night3/receipts.csv"), "--out", s.file("night3/out"), "--ledger", ledger])
+        let r = try Tool.run([
+            "screen", "--rules", world.path + "/Rules", "--orders", s.file("night3/orders.csv"),
+            "--receipts", s.file("night3/receipts.csv"), "--out", s.file("night3/out"), "--ledger", ledger,
+        ])
         #expect(r.status == 0, "\(r.stderr)")
         let three = try FindingLine.read(s.file("night3/out/findings.jsonl"))
         let replay = try #require(three.first { $0.rule == "replayed-transaction" })

@@ -13,8 +13,10 @@ struct ShardedRunTests {
     static let files = ["findings.jsonl", "flagged.csv"]
 
     /// The world's night for one shard (or unsharded), with its store events.
-    static func arguments(_ world: SampleWorld, out: String, ledger: String, shard: (Int, Int)?, runID: String = "night-1",
-                          extra: [String] = []) -> [String] {
+    static func arguments(
+        _ world: SampleWorld, out: String, ledger: String, shard: (Int, Int)?, runID: String = "night-1",
+        extra: [String] = []
+    ) -> [String] {
         world.screenArguments(out: out, ledger: ledger, storeEvents: true) + ["--quiet"]
             + (shard.map { ["--shard", "\($0.0)/\($0.1)", "--run-id", runID] } ?? []) + extra
     }
@@ -44,40 +46,57 @@ struct ShardedRunTests {
         }
     }
 
-    @Test("three workers at once, then merge: the findings.jsonl and flagged.csv of one unsharded run, replays across shards included, and again on a second night")
+    @Test(
+        "three workers at once, then merge: the findings.jsonl and flagged.csv of one unsharded run, replays across shards included, and again on a second night"
+    )
     func threeWorkers() throws {
         let world = try SampleWorld.shared.get()
         let s = try Scratch()
-        let single = try TestDatabase(), sharded = try TestDatabase()
+        let single = try TestDatabase()
+        let sharded = try TestDatabase()
         for night in ["n1", "n2"] {
             let one = try Tool.run(Self.arguments(world, out: s.file("one-\(night)"), ledger: single.uri, shard: nil))
             #expect(one.status == 0, "\(one.stderr)")
-            let workers = Self.together((1...3).map { i in
-                Self.arguments(world, out: s.file("\(night)-s\(i)"), ledger: sharded.uri, shard: (i, 3), runID: "night-\(night)")
-            })
-            for (k, r) in workers.enumerated() { #expect(r?.status == 0, "shard \(k + 1): \(r?.stderr ?? "did not run")") }
-            let merged = try Tool.run(["merge", "--out", s.file("merged-\(night)"), "--quiet"]
-                                      + (1...3).reversed().map { s.file("\(night)-s\($0)") })
+            let workers = Self.together(
+                (1...3).map { i in
+                    Self.arguments(
+                        world, out: s.file("\(night)-s\(i)"), ledger: sharded.uri, shard: (i, 3),
+                        runID: "night-\(night)")
+                })
+            for (k, r) in workers.enumerated() {
+                #expect(r?.status == 0, "shard \(k + 1): \(r?.stderr ?? "did not run")")
+            }
+            let merged = try Tool.run(
+                ["merge", "--out", s.file("merged-\(night)"), "--quiet"]
+                    + (1...3).reversed().map { s.file("\(night)-s\($0)") })
             #expect(merged.status == 0, "\(merged.stderr)")
             try Self.expectSame(s.file("one-\(night)"), s.file("merged-\(night)"))
         }
         // The night has replays whose original another shard screened.
-        let replays = try FindingLine.read(s.file("merged-n1/findings.jsonl")).filter { $0.rule == "replayed-transaction" }
+        let replays = try FindingLine.read(s.file("merged-n1/findings.jsonl")).filter {
+            $0.rule == "replayed-transaction"
+        }
         let across = replays.filter { f in
             guard let order = f.orderID, let original = f.object["evidence"]?.object?["original_order_id"]?.string,
-                  let spec = ShardSpec(index: 1, count: 3) else { return false }
+                let spec = ShardSpec(index: 1, count: 3)
+            else { return false }
             return spec.shard(of: order) != spec.shard(of: original)
         }
         #expect(!across.isEmpty, "a replay across shards")
         // The second night (the same dumps again) finds what the first reported, seen.
-        #expect(try FindingLine.read(s.file("merged-n2/findings.jsonl")).contains { $0.object["review"]?.object?["status"]?.string == "seen" })
+        #expect(
+            try FindingLine.read(s.file("merged-n2/findings.jsonl")).contains {
+                $0.object["review"]?.object?["status"]?.string == "seen"
+            })
     }
 
-    @Test("a worker killed at a random moment and run again gives the same reports; a second run id meanwhile is exit 4")
+    @Test(
+        "a worker killed at a random moment and run again gives the same reports; a second run id meanwhile is exit 4")
     func killedWorker() throws {
         let world = try SampleWorld.shared.get()
         let s = try Scratch()
-        let single = try TestDatabase(), sharded = try TestDatabase()
+        let single = try TestDatabase()
+        let sharded = try TestDatabase()
         let one = try Tool.run(Self.arguments(world, out: s.file("one"), ledger: single.uri, shard: nil))
         #expect(one.status == 0, "\(one.stderr)")
 
@@ -104,7 +123,8 @@ struct ShardedRunTests {
             first.withLock { $0 = r }
         }.start()
         try waitUntilJoined(sharded, run: "night-1", shard: 1)
-        let other = try Tool.run(Self.arguments(world, out: s.file("other"), ledger: sharded.uri, shard: (1, 2), runID: "night-2"))
+        let other = try Tool.run(
+            Self.arguments(world, out: s.file("other"), ledger: sharded.uri, shard: (1, 2), runID: "night-2"))
         #expect(other.status == 4, "\(other.stderr)")
         #expect(other.stderr.contains("sharded run night-1"), "\(other.stderr)")
         let unsharded = try Tool.run(Self.arguments(world, out: s.file("other2"), ledger: sharded.uri, shard: nil))
@@ -127,45 +147,62 @@ struct ShardedRunTests {
         let db = try PostgresConnection(uri: database.uri)
         for _ in 0..<200 {
             let exists = try db.query("SELECT to_regclass('iapscreen.shard_states') IS NOT NULL").bool(0, 0) == true
-            if exists, try db.query("SELECT count(*) FROM iapscreen.shard_states WHERE run_id = $1 AND shard = $2",
-                                    [.text(run), .int64(Int64(shard))]).int64(0, 0) == 1 { return }
+            if exists,
+                try db.query(
+                    "SELECT count(*) FROM iapscreen.shard_states WHERE run_id = $1 AND shard = $2",
+                    [.text(run), .int64(Int64(shard))]
+                ).int64(0, 0) == 1
+            {
+                return
+            }
             usleep(50_000)
         }
         Issue.record("shard \(shard) of \(run) never joined")
     }
 
-    @Test("refusals: --shard without a postgres:// ledger or a run id, or out of range, is exit 2; a shard left alone past --shard-timeout is exit 3 naming the missing; merge of an incomplete or mixed set is exit 2")
+    @Test(
+        "refusals: --shard without a postgres:// ledger or a run id, or out of range, is exit 2; a shard left alone past --shard-timeout is exit 3 naming the missing; merge of an incomplete or mixed set is exit 2"
+    )
     func refusals() throws {
         let world = try SampleWorld.shared.get()
         let s = try Scratch()
         let database = try TestDatabase()
-        let sqlite = try Tool.run(Self.arguments(world, out: s.file("x"), ledger: "sqlite:" + s.file("l.sqlite"), shard: (1, 2)))
+        let sqlite = try Tool.run(
+            Self.arguments(world, out: s.file("x"), ledger: "sqlite:" + s.file("l.sqlite"), shard: (1, 2)))
         #expect(sqlite.status == 2 && sqlite.stderr.contains("--shard needs a postgres:// ledger"), "\(sqlite.stderr)")
         let noRun = try Tool.run(world.screenArguments(out: s.file("x"), ledger: database.uri) + ["--shard", "1/2"])
         #expect(noRun.status == 2 && noRun.stderr.contains("--shard needs --run-id"), "\(noRun.stderr)")
         for bad in ["3/2", "0/2", "1/0", "a/b", "1/2/3", "-1/2"] {
-            let r = try Tool.run(world.screenArguments(out: s.file("x"), ledger: database.uri) + ["--shard", bad, "--run-id", "n"])
+            let r = try Tool.run(
+                world.screenArguments(out: s.file("x"), ledger: database.uri) + ["--shard", bad, "--run-id", "n"])
             #expect(r.status == 2, "--shard \(bad): \(r.stderr)")
         }
         #expect(!FileManager.default.fileExists(atPath: s.file("x")))
 
-        let alone = try Tool.run(Self.arguments(world, out: s.file("a1"), ledger: database.uri, shard: (1, 3), runID: "lonely",
-                                                extra: ["--shard-timeout", "1"]))
+        let alone = try Tool.run(
+            Self.arguments(
+                world, out: s.file("a1"), ledger: database.uri, shard: (1, 3), runID: "lonely",
+                extra: ["--shard-timeout", "1"]))
         #expect(alone.status == 3 && alone.stderr.contains("shards 2, 3 of 3"), "\(alone.stderr)")
         #expect(!FileManager.default.fileExists(atPath: s.file("a1/findings.jsonl")))
         let status = try Tool.run(["ledger", "status", "--ledger", database.uri])
         #expect(status.status == 0, "\(status.stderr)")
-        #expect(status.stdout.contains("run in progress: 1 sharded\n  sharded run lonely (3 shards) in progress: staged 1, "
-            + "finished none, running now none; last heard of "), "\(status.stdout)")
+        #expect(
+            status.stdout.contains(
+                "run in progress: 1 sharded\n  sharded run lonely (3 shards) in progress: staged 1, "
+                    + "finished none, running now none; last heard of "), "\(status.stdout)")
 
         // The lonely run is in progress until it is abandoned: other runs go to other ledgers.
         // Two runs of two shards; a set missing one, and a set mixing runs.
-        let first = try TestDatabase(), second = try TestDatabase()
+        let first = try TestDatabase()
+        let second = try TestDatabase()
         for (run, db) in [("r1", first), ("r2", second)] {
-            let workers = Self.together((1...2).map { i in
-                Self.arguments(world, out: s.file("\(run)-s\(i)"), ledger: db.uri, shard: (i, 2), runID: run,
-                               extra: ["--shard-timeout", "600"])
-            })
+            let workers = Self.together(
+                (1...2).map { i in
+                    Self.arguments(
+                        world, out: s.file("\(run)-s\(i)"), ledger: db.uri, shard: (i, 2), runID: run,
+                        extra: ["--shard-timeout", "600"])
+                })
             for r in workers { #expect(r?.status == 0, "\(r?.stderr ?? "")") }
         }
         let missing = try Tool.run(["merge", "--out", s.file("m1"), s.file("r1-s1")])

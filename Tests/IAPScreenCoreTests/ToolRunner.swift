@@ -24,8 +24,10 @@ enum Tool {
         return dir.appendingPathComponent("iapscreen")
     }
 
-    static func run(_ args: [String], stdin: Data? = nil, in directory: String? = nil,
-                    environment: [String: String] = [:]) throws -> ToolRun {
+    static func run(
+        _ args: [String], stdin: Data? = nil, in directory: String? = nil,
+        environment: [String: String] = [:]
+    ) throws -> ToolRun {
         try runProgram(binary.path, args, stdin: stdin, in: directory, environment: environment)
     }
 
@@ -38,8 +40,10 @@ enum Tool {
     }
 
     /// Any program, with the same plumbing.
-    static func runProgram(_ path: String, _ args: [String], stdin: Data? = nil, in directory: String? = nil,
-                           environment: [String: String] = [:]) throws -> ToolRun {
+    static func runProgram(
+        _ path: String, _ args: [String], stdin: Data? = nil, in directory: String? = nil,
+        environment: [String: String] = [:]
+    ) throws -> ToolRun {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: path)
         p.arguments = args
@@ -47,7 +51,9 @@ enum Tool {
             p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
         if let directory { p.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        let out = Pipe(), err = Pipe(), input = Pipe()
+        let out = Pipe()
+        let err = Pipe()
+        let input = Pipe()
         p.standardOutput = out
         p.standardError = err
         p.standardInput = input
@@ -56,7 +62,8 @@ enum Tool {
         try input.fileHandleForWriting.close()
         // Read both pipes before waiting so a large output cannot block the child.
         let group = DispatchGroup()
-        nonisolated(unsafe) var outData = Data(), errData = Data()
+        nonisolated(unsafe) var outData = Data()
+        nonisolated(unsafe) var errData = Data()
         group.enter()
         DispatchQueue.global().async {
             outData = out.fileHandleForReading.readDataToEndOfFile()
@@ -65,8 +72,9 @@ enum Tool {
         errData = err.fileHandleForReading.readDataToEndOfFile()
         group.wait()
         p.waitUntilExit()
-        return ToolRun(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                       stderr: String(decoding: errData, as: UTF8.self), bySignal: p.terminationReason == .uncaughtSignal)
+        return ToolRun(
+            status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self), bySignal: p.terminationReason == .uncaughtSignal)
     }
 }
 
@@ -86,8 +94,9 @@ final class Scratch {
     @discardableResult
     func write(_ name: String, _ text: String) throws -> String {
         let full = file(name)
-        try FileManager.default.createDirectory(atPath: (full as NSString).deletingLastPathComponent,
-                                                withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: (full as NSString).deletingLastPathComponent,
+            withIntermediateDirectories: true)
         try text.write(toFile: full, atomically: true, encoding: .utf8)
         return full
     }

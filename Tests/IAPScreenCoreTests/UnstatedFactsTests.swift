@@ -9,7 +9,9 @@ import Testing
 struct UnstatedFactsTests {
     /// Gems on both platforms, as most games sell them; the ad remover on iOS only.
     static func night(_ s: Scratch, _ rows: String) throws -> [String] {
-        try s.write("Rules/catalog.csv", """
+        try s.write(
+            "Rules/catalog.csv",
+            """
             item_id,platform,product_id,type,price,currency
             gems,android,gems_100,consumable,0.99,USD
             gems,ios,com.x.gems,consumable,0.99,USD
@@ -23,19 +25,26 @@ struct UnstatedFactsTests {
 
     static func rules(_ s: Scratch) throws -> [String: [String]] {
         var out: [String: [String]] = [:]
-        for f in try FindingLine.read(s.file("out/findings.jsonl")) { out[f.orderID ?? "-", default: []].append(f.rule) }
+        for f in try FindingLine.read(s.file("out/findings.jsonl")) {
+            out[f.orderID ?? "-", default: []].append(f.rule)
+        }
         return out
     }
 
-    @Test("a credited order with no receipt is missing-receipt even when its item is on both platforms and the row names none")
+    @Test(
+        "a credited order with no receipt is missing-receipt even when its item is on both platforms and the row names none"
+    )
     func ambiguousItemWithoutReceipt() throws {
         let s = try Scratch()
-        let r = try Tool.run(try Self.night(s, """
-            A,u1,gems,,,2024-03-01T10:00:00Z
-            B,u2,,,,2024-03-01T10:00:00Z
-            C,u3,crystals,,,2024-03-01T10:00:00Z
+        let r = try Tool.run(
+            try Self.night(
+                s,
+                """
+                A,u1,gems,,,2024-03-01T10:00:00Z
+                B,u2,,,,2024-03-01T10:00:00Z
+                C,u3,crystals,,,2024-03-01T10:00:00Z
 
-            """))
+                """))
         #expect(r.status == 0, "\(r.stderr)")
         let found = try Self.rules(s)
         #expect(found["A"] == ["missing-receipt"])
@@ -58,16 +67,23 @@ struct UnstatedFactsTests {
         #expect(try Self.rules(s) == ["D": ["receipt-undecodable"]])
     }
 
-    @Test("a decoded receipt whose order names an item the catalog lacks is a malformed record, and the rules that need no product still judge it")
+    @Test(
+        "a decoded receipt whose order names an item the catalog lacks is a malformed record, and the rules that need no product still judge it"
+    )
     func decodedReceiptUnknownItem() throws {
         let s = try Scratch()
-        let google = #"{""packageName"":""com.example.game"",""productId"":""gems_100"",""purchaseTime"":1709286000000,""purchaseState"":0,""purchaseToken"":""t"",""orderId"":""GPA.1""}"#
-        let clone = google.replacingOccurrences(of: "com.example.game", with: "com.cheap.clone").replacingOccurrences(of: "GPA.1", with: "GPA.9")
-        let r = try Tool.run(try Self.night(s, """
-            E,u5,crystals,,"\(google)",2024-03-01T10:00:00Z
-            G,u7,,,"\(clone)",2024-03-01T10:00:00Z
+        let google =
+            #"{""packageName"":""com.example.game"",""productId"":""gems_100"",""purchaseTime"":1709286000000,""purchaseState"":0,""purchaseToken"":""t"",""orderId"":""GPA.1""}"#
+        let clone = google.replacingOccurrences(of: "com.example.game", with: "com.cheap.clone").replacingOccurrences(
+            of: "GPA.1", with: "GPA.9")
+        let r = try Tool.run(
+            try Self.night(
+                s,
+                """
+                E,u5,crystals,,"\(google)",2024-03-01T10:00:00Z
+                G,u7,,,"\(clone)",2024-03-01T10:00:00Z
 
-            """))
+                """))
         #expect(r.status == 0, "\(r.stderr)")
         let found = try Self.rules(s)
         // The purchase is unsigned: that is critical whatever the order's product.
@@ -77,8 +93,9 @@ struct UnstatedFactsTests {
         let malformed = try #require(lines.first { $0.orderID == "E" && $0.rule == "malformed-record" })
         #expect(malformed.object["message"]?.string?.contains("item crystals is not in the catalog") == true)
         #expect(malformed.object["evidence"]?.object?["line"]?.int64 == 2)
-        #expect(lines.first { $0.orderID == "G" && $0.rule == "malformed-record" }?.object["message"]?.string?
-            .contains("neither item_id nor product_id") == true)
+        #expect(
+            lines.first { $0.orderID == "G" && $0.rule == "malformed-record" }?.object["message"]?.string?
+                .contains("neither item_id nor product_id") == true)
         // One row per order in flagged.csv, not one for the order and one for its record.
         #expect(try s.read("out/flagged.csv").split(separator: "\n").filter { $0.hasPrefix("E,") }.count == 1)
     }
@@ -86,12 +103,14 @@ struct UnstatedFactsTests {
     @Test("an iOS-only item credited with a Google receipt is an item-id mismatch, not a row the catalog cannot place")
     func itemOfTheOtherStore() throws {
         let s = try Scratch()
-        let google = #"{""packageName"":""com.example.game"",""productId"":""gems_100"",""purchaseTime"":1709286000000,""purchaseState"":0,""purchaseToken"":""t"",""orderId"":""GPA.2""}"#
+        let google =
+            #"{""packageName"":""com.example.game"",""productId"":""gems_100"",""purchaseTime"":1709286000000,""purchaseState"":0,""purchaseToken"":""t"",""orderId"":""GPA.2""}"#
         let r = try Tool.run(try Self.night(s, "F,u6,no_ads,,\"\(google)\",2024-03-01T10:00:00Z\n"))
         #expect(r.status == 0, "\(r.stderr)")
         // Unsigned, so signature-invalid too; the point is the mismatch.
         #expect(try Self.rules(s)["F"]?.sorted() == ["item-id-mismatch", "signature-invalid"])
-        let mismatch = try #require(try FindingLine.read(s.file("out/findings.jsonl")).first { $0.rule == "item-id-mismatch" })
+        let mismatch = try #require(
+            try FindingLine.read(s.file("out/findings.jsonl")).first { $0.rule == "item-id-mismatch" })
         #expect(mismatch.object["evidence"]?.object?["expected"]?.string == "com.x.noads")
         #expect(mismatch.object["evidence"]?.object?["actual"]?.string == "gems_100")
     }

@@ -24,7 +24,10 @@ struct JSONParserTests {
     @Test("malformed text gives a code and the byte offset")
     func errors() {
         func code(_ text: String) -> (String, Int)? {
-            do { _ = try JSONParser.parse(text); return nil } catch { return (error.code, error.offset) }
+            do {
+                _ = try JSONParser.parse(text)
+                return nil
+            } catch { return (error.code, error.offset) }
         }
         #expect(code(#"{"a":1,}"#)?.0 == "bad-json")
         #expect(code(#"{"a": tru}"#)?.0 == "bad-json")

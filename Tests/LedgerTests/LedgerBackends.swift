@@ -1,8 +1,9 @@
 import Foundation
-@testable import Ledger
 import PostgresClient
 import PostgresTestSupport
 import Testing
+
+@testable import Ledger
 
 /// The two ledgers the suite runs on. PostgreSQL runs when IAPSCREEN_TEST_POSTGRES names a
 /// server (`scripts/postgres-test-cluster.sh start` prints one; `.ci/run` sets it).
@@ -49,14 +50,17 @@ final class LedgerPlace {
     /// through a night's update.
     func failRefunds(ofKey key: String) throws {
         if let database {
-            try database.sql("""
+            try database.sql(
+                """
                 CREATE FUNCTION iapscreen.fail() RETURNS trigger LANGUAGE plpgsql AS $$
                 BEGIN IF NEW.key = '\(key)' THEN RAISE EXCEPTION 'disk gone'; END IF; RETURN NEW; END $$;
                 CREATE TRIGGER fail BEFORE INSERT ON iapscreen.refunds FOR EACH ROW EXECUTE FUNCTION iapscreen.fail();
                 """)
         } else {
-            try rawSQL(sqlitePath, "CREATE TRIGGER fail BEFORE INSERT ON refunds WHEN NEW.key = '\(key)' "
-                + "BEGIN SELECT RAISE(ABORT, 'disk gone'); END")
+            try rawSQL(
+                sqlitePath,
+                "CREATE TRIGGER fail BEFORE INSERT ON refunds WHEN NEW.key = '\(key)' "
+                    + "BEGIN SELECT RAISE(ABORT, 'disk gone'); END")
         }
     }
 }

@@ -5,8 +5,9 @@ import Testing
 
 @Suite("The ledger's memory, on both backends: claims, reruns, reviews, runs")
 struct LedgerBehaviourTests {
-    @Test("claims survive reopening, and the first taker of a transaction stays its owner",
-          arguments: LedgerBackend.available)
+    @Test(
+        "claims survive reopening, and the first taker of a transaction stays its owner",
+        arguments: LedgerBackend.available)
     func firstTakerWins(_ backend: LedgerBackend) throws {
         let place = try LedgerPlace(backend)
         do {
@@ -28,7 +29,9 @@ struct LedgerBehaviourTests {
         #expect(try ledger.claims(of: ["7"])["7"]?.orderID == "o-first")
     }
 
-    @Test("a time kept with milliseconds comes back with them, a whole second without", arguments: LedgerBackend.available)
+    @Test(
+        "a time kept with milliseconds comes back with them, a whole second without", arguments: LedgerBackend.available
+    )
     func times(_ backend: LedgerBackend) throws {
         let place = try LedgerPlace(backend)
         let precise = Claim(orderID: "o1", userID: "u1", createdAt: Timestamp(clampingMillis: 1_709_251_200_123))
@@ -39,10 +42,13 @@ struct LedgerBehaviourTests {
         #expect(found["2"]?.createdAt.iso8601 == "2024-03-01T00:00:05Z")
     }
 
-    @Test("a rerun of the same night changes no claim and no finding, and counts as a run", arguments: LedgerBackend.available)
+    @Test(
+        "a rerun of the same night changes no claim and no finding, and counts as a run",
+        arguments: LedgerBackend.available)
     func rerun(_ backend: LedgerBackend) throws {
         let place = try LedgerPlace(backend)
-        let tonight = night(claims: [("1", claim("o1")), ("g:GPA.2", claim("o2", "u2"))], reported: [("o2", "revoked")])
+        let tonight = night(
+            claims: [("1", claim("o1")), ("g:GPA.2", claim("o2", "u2"))], reported: [("o2", "revoked")])
         try place.open().record(tonight)
         let ledger = try place.open()
         try ledger.record(tonight)
@@ -51,8 +57,11 @@ struct LedgerBehaviourTests {
         let runs = try ledger.recentRuns(10)
         #expect(runs.count == 2)
         #expect(runs.first?.id ?? 0 > runs.last?.id ?? 0)
-        #expect(runs.first == RecordedRun(id: runs.first?.id ?? 0, startedAt: at(0).iso8601,
-                                          finishedAt: at(60).iso8601, orders: 2, flagged: 0))
+        #expect(
+            runs.first
+                == RecordedRun(
+                    id: runs.first?.id ?? 0, startedAt: at(0).iso8601,
+                    finishedAt: at(60).iso8601, orders: 2, flagged: 0))
         #expect(try ledger.recentRuns(1).count == 1)
     }
 
@@ -69,14 +78,18 @@ struct LedgerBehaviourTests {
         #expect(try ledger.knows(orderID: "o5"))
         #expect(try !ledger.knows(orderID: "o6"))
         #expect(try ledger.review(of: "o1") == nil)
-        try ledger.recordReview(orderID: "o1", Review(verdict: "legit", note: "refund reversed", by: "ana", at: "2024-03-02T09:00:00Z"))
+        try ledger.recordReview(
+            orderID: "o1", Review(verdict: "legit", note: "refund reversed", by: "ana", at: "2024-03-02T09:00:00Z"))
         #expect(try ledger.review(of: "o1")?.verdict == "legit")
         try ledger.recordReview(orderID: "o1", Review(verdict: "fraud", note: nil, by: nil, at: "2024-03-03T09:00:00Z"))
-        #expect(try place.open().review(of: "o1") == Review(verdict: "fraud", note: nil, by: nil, at: "2024-03-03T09:00:00Z"))
+        #expect(
+            try place.open().review(of: "o1")
+                == Review(verdict: "fraud", note: nil, by: nil, at: "2024-03-03T09:00:00Z"))
     }
 
-    @Test("a chunk of reports asks its verdicts and reported findings at once: exactly the pairs reported, the orders reviewed",
-          arguments: LedgerBackend.available)
+    @Test(
+        "a chunk of reports asks its verdicts and reported findings at once: exactly the pairs reported, the orders reviewed",
+        arguments: LedgerBackend.available)
     func standingsAtOnce(_ backend: LedgerBackend) throws {
         let place = try LedgerPlace(backend)
         let ledger = try place.open()
@@ -86,16 +99,19 @@ struct LedgerBehaviourTests {
         try ledger.recordReview(orderID: "o2", verdict)
         #expect(try ledger.reviews(of: ["o1", "o2", "o3", "o2"]) == ["o2": verdict])
         func f(_ order: String, _ rule: String) -> ReportedFinding { ReportedFinding(orderID: order, rule: rule) }
-        let asked = [f("o1", "revoked"), f("o1", "item-id-mismatch"), f("o2", "replayed-transaction"), f("o3", "revoked"),
-                     f("o1", "revoked")]
+        let asked = [
+            f("o1", "revoked"), f("o1", "item-id-mismatch"), f("o2", "replayed-transaction"), f("o3", "revoked"),
+            f("o1", "revoked"),
+        ]
         #expect(try ledger.reported(asked) == [f("o1", "revoked")])
         // More than one array's worth goes in several.
         let many = (0..<45_000).map { f("x\($0)", "revoked") } + [f("o2", "revoked")]
         #expect(try ledger.reported(many) == [f("o2", "revoked")])
     }
 
-    @Test("opened without creating, a ledger no run has written is refused as empty and left uncreated",
-          arguments: LedgerBackend.available)
+    @Test(
+        "opened without creating, a ledger no run has written is refused as empty and left uncreated",
+        arguments: LedgerBackend.available)
     func notCreated(_ backend: LedgerBackend) throws {
         let place = try LedgerPlace(backend)
         #expect {
@@ -108,14 +124,21 @@ struct LedgerBehaviourTests {
         #expect(try place.open(creating: false).claims(of: ["1"]).count == 1)
     }
 
-    @Test("text with tabs, newlines, backslashes, quotes and non-ASCII is kept as it was", arguments: LedgerBackend.available)
+    @Test(
+        "text with tabs, newlines, backslashes, quotes and non-ASCII is kept as it was",
+        arguments: LedgerBackend.available)
     func oddText(_ backend: LedgerBackend) throws {
         let place = try LedgerPlace(backend)
         let odd = "a\tb\nc\\N\r\"d'e, {f} ü 漢 🙂"
-        try place.open().record(night(claims: [(odd, claim(odd, odd))], reported: [(odd, odd)],
-                                      details: [odd: ClaimDetails(productID: odd, amount: odd, currency: odd, purchaseToken: odd,
-                                                                  platform: odd)],
-                                      events: [(odd, odd)]))
+        try place.open().record(
+            night(
+                claims: [(odd, claim(odd, odd))], reported: [(odd, odd)],
+                details: [
+                    odd: ClaimDetails(
+                        productID: odd, amount: odd, currency: odd, purchaseToken: odd,
+                        platform: odd)
+                ],
+                events: [(odd, odd)]))
         let ledger = try place.open()
         #expect(try ledger.claimsWithDetails(of: [odd, "other"])[odd]?.details.productID == odd)
         #expect(try ledger.claims(of: [odd])[odd]?.userID == odd)

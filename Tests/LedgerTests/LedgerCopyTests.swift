@@ -1,10 +1,11 @@
 import Foundation
 import IAPBasics
-@testable import Ledger
 import PostgresClient
 import PostgresTestSupport
 import Screening
 import Testing
+
+@testable import Ledger
 
 /// Every pair of backends a copy can go between, the same one twice included.
 private let pairs: [(LedgerBackend, LedgerBackend)] = LedgerBackend.available.flatMap { a in
@@ -17,18 +18,31 @@ private let odd = "a\tb\nc\\N\r\"d'e, {f} ü 漢 🙂"
 /// details (one with milliseconds, one of odd text), findings, runs, events that name the
 /// run that read them first, refunds (one reversed) and reviews.
 private func fill(_ ledger: any LedgerStore) throws {
-    try ledger.record(night(claims: [("1001", claim("o1", "u1", 10)), ("g:GPA.1", claim("o2", "u2", 20)), (odd, claim(odd, odd))],
-                            reported: [("o1", "revoked"), (odd, odd)],
-                            details: ["g:GPA.1": ClaimDetails(productID: "gems_100", amount: "1.99", currency: "EUR",
-                                                              purchaseToken: "tok-1", platform: "android")],
-                            events: [("e1", "REFUND"), (odd, odd)]))
-    try ledger.record(night(claims: [("1002", Claim(orderID: "o3", userID: "u1", createdAt: Timestamp(clampingMillis: 1_709_251_200_123)))],
-                            reported: [("o3", "replayed-transaction")],
-                            refunds: [RememberedRefund(key: "1001", refundedAt: at(30), event: "REFUND", reason: "other",
-                                                       identity: "e1"),
-                                      RememberedRefund(key: "g:GPA.1", refundedAt: at(40), event: "voided", source: "user",
-                                                       identity: "e2")],
-                            reversals: [("1001", at(50))], events: [("e2", "voided"), ("e1", "REFUND")]))
+    try ledger.record(
+        night(
+            claims: [("1001", claim("o1", "u1", 10)), ("g:GPA.1", claim("o2", "u2", 20)), (odd, claim(odd, odd))],
+            reported: [("o1", "revoked"), (odd, odd)],
+            details: [
+                "g:GPA.1": ClaimDetails(
+                    productID: "gems_100", amount: "1.99", currency: "EUR",
+                    purchaseToken: "tok-1", platform: "android")
+            ],
+            events: [("e1", "REFUND"), (odd, odd)]))
+    try ledger.record(
+        night(
+            claims: [
+                ("1002", Claim(orderID: "o3", userID: "u1", createdAt: Timestamp(clampingMillis: 1_709_251_200_123)))
+            ],
+            reported: [("o3", "replayed-transaction")],
+            refunds: [
+                RememberedRefund(
+                    key: "1001", refundedAt: at(30), event: "REFUND", reason: "other",
+                    identity: "e1"),
+                RememberedRefund(
+                    key: "g:GPA.1", refundedAt: at(40), event: "voided", source: "user",
+                    identity: "e2"),
+            ],
+            reversals: [("1001", at(50))], events: [("e2", "voided"), ("e1", "REFUND")]))
     try ledger.recordReview(orderID: "o1", Review(verdict: "fraud", note: odd, by: "ana", at: "2024-03-02T09:00:00Z"))
 }
 
@@ -63,10 +77,12 @@ struct LedgerCopyTests {
         #expect(counts.description == "4 claims, 3 findings reported, 1 review, 2 runs, 3 store events, 2 refunds")
     }
 
-    @Test("a copy carries every row, either way and onto the same backend; runs keep their ids, the next run follows them",
-          arguments: pairs)
+    @Test(
+        "a copy carries every row, either way and onto the same backend; runs keep their ids, the next run follows them",
+        arguments: pairs)
     func everyRow(_ from: LedgerBackend, _ to: LedgerBackend) throws {
-        let source = try LedgerPlace(from), target = try LedgerPlace(to)
+        let source = try LedgerPlace(from)
+        let target = try LedgerPlace(to)
         try fill(source.open())
         let copied = try target.open().copy(from: source.open(readOnly: true), batch: 2)
         #expect(copied == (try source.open().counts()))
@@ -87,9 +103,11 @@ struct LedgerCopyTests {
 
     @Test("a target that holds anything is refused, saying what it holds, and left as it was", arguments: pairs)
     func nonEmptyTarget(_ from: LedgerBackend, _ to: LedgerBackend) throws {
-        let source = try LedgerPlace(from), target = try LedgerPlace(to)
+        let source = try LedgerPlace(from)
+        let target = try LedgerPlace(to)
         try fill(source.open())
-        try target.open().recordReview(orderID: "x", Review(verdict: "legit", note: nil, by: nil, at: "2024-03-01T00:00:00Z"))
+        try target.open().recordReview(
+            orderID: "x", Review(verdict: "legit", note: nil, by: nil, at: "2024-03-01T00:00:00Z"))
         #expect {
             _ = try target.open().copy(from: source.open(readOnly: true))
         } throws: { error in
@@ -101,7 +119,8 @@ struct LedgerCopyTests {
 
     @Test("a copy that fails half way leaves the target as it was", arguments: pairs)
     func failedCopy(_ from: LedgerBackend, _ to: LedgerBackend) throws {
-        let source = try LedgerPlace(from), target = try LedgerPlace(to)
+        let source = try LedgerPlace(from)
+        let target = try LedgerPlace(to)
         try fill(source.open())
         _ = try target.open()
         try target.failRefunds(ofKey: "g:GPA.1")
@@ -111,16 +130,21 @@ struct LedgerCopyTests {
 
     @Test("many claims go in batches and all arrive", arguments: pairs)
     func manyClaims(_ from: LedgerBackend, _ to: LedgerBackend) throws {
-        let source = try LedgerPlace(from), target = try LedgerPlace(to)
+        let source = try LedgerPlace(from)
+        let target = try LedgerPlace(to)
         let claims = (0..<30_001).map { i in ("k\(i)", claim("o\(i)", "u\(i % 97)", Int64(i))) }
         try source.open().record(night(claims: claims))
         let copied = try target.open().copy(from: source.open(readOnly: true), batch: 10_000)
         #expect(copied.claims == 30_001 && copied.runs == 1)
-        #expect(try target.open().claims(of: ["k0", "k30000", "k30001"]).mapValues(\.orderID) == ["k0": "o0", "k30000": "o30000"])
+        #expect(
+            try target.open().claims(of: ["k0", "k30000", "k30001"]).mapValues(\.orderID) == [
+                "k0": "o0", "k30000": "o30000",
+            ])
     }
 
-    @Test("a ledger written before schema versions copies as it is: its claims without details, its reviews and run",
-          arguments: LedgerBackend.available)
+    @Test(
+        "a ledger written before schema versions copies as it is: its claims without details, its reviews and run",
+        arguments: LedgerBackend.available)
     func schema0Source(_ to: LedgerBackend) throws {
         let scratch = try Scratch()
         let old = try SQLiteLedger(path: scratch.schema0Ledger(), readOnly: true)

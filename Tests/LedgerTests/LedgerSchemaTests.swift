@@ -1,8 +1,9 @@
 import Foundation
 import IAPBasics
-@testable import Ledger
 import Screening
 import Testing
+
+@testable import Ledger
 
 @Suite("Ledger schema versions and the migration of older ledgers")
 final class LedgerSchemaTests {
@@ -22,7 +23,9 @@ final class LedgerSchemaTests {
         #expect(try SQLiteLedger(path: empty).storedSchemaVersion() == 2)
     }
 
-    @Test("a ledger written before schema versions is migrated on first open and keeps its claims, findings, reviews and runs")
+    @Test(
+        "a ledger written before schema versions is migrated on first open and keeps its claims, findings, reviews and runs"
+    )
     func migratesTheOldLedger() throws {
         let path = try scratch.schema0Ledger()
         #expect(try rawUserVersion(path) == 0)
@@ -36,8 +39,11 @@ final class LedgerSchemaTests {
             #expect(try ledger.storedSchemaVersion() == 2)
             let claims = try ledger.claims(of: keys)
             #expect(claims.count == 191)
-            #expect(claims["100000000000066"] == Claim(orderID: "ORD-1000001", userID: "user-10335",
-                                                       createdAt: Timestamp(clampingMillis: 1_709_327_272_000)))
+            #expect(
+                claims["100000000000066"]
+                    == Claim(
+                        orderID: "ORD-1000001", userID: "user-10335",
+                        createdAt: Timestamp(clampingMillis: 1_709_327_272_000)))
             #expect(claims["g:GPA.3326-0329-0000-00329"]?.orderID == "ORD-1000004")
             // What schema 0 never kept stays unknown.
             let detailed = try ledger.claimsWithDetails(of: keys)
@@ -48,17 +54,25 @@ final class LedgerSchemaTests {
                 let parts = pair.split(separator: " ").map(String.init)
                 #expect(try ledger.wasReported(orderID: parts[0], rule: parts[1]), "\(pair)")
             }
-            #expect(try ledger.review(of: "ORD-1000009") == Review(verdict: "legit", note: "refund reversed by support",
-                                                                    by: "fixture", at: "2026-12-01T12:18:34Z"))
+            #expect(
+                try ledger.review(of: "ORD-1000009")
+                    == Review(
+                        verdict: "legit", note: "refund reversed by support",
+                        by: "fixture", at: "2026-12-01T12:18:34Z"))
             #expect(try ledger.review(of: "ORD-1000025")?.verdict == "fraud")
             #expect(try ledger.knows(orderID: "ORD-1000004"))
             #expect(try ledger.recentRuns(10).map { [$0.id, Int64($0.orders), Int64($0.flagged)] } == [[1, 197, 21]])
 
             // The night after the migration adds to it.
-            try ledger.record(night(claims: [("100000000000066", claim("ORD-2")), ("g:GPA.new", claim("ORD-3"))],
-                                    details: ["g:GPA.new": ClaimDetails(productID: "coins", amount: "0.99", currency: "EUR",
-                                                                        purchaseToken: "tok", platform: "android")],
-                                    events: [("uuid-1", "REFUND")]))
+            try ledger.record(
+                night(
+                    claims: [("100000000000066", claim("ORD-2")), ("g:GPA.new", claim("ORD-3"))],
+                    details: [
+                        "g:GPA.new": ClaimDetails(
+                            productID: "coins", amount: "0.99", currency: "EUR",
+                            purchaseToken: "tok", platform: "android")
+                    ],
+                    events: [("uuid-1", "REFUND")]))
         }
         let reopened = try SQLiteLedger(path: path)
         #expect(try reopened.storedSchemaVersion() == 2)
@@ -82,7 +96,10 @@ final class LedgerSchemaTests {
             """
         let newLayout = try rawColumn(new, layout)
         #expect(try rawColumn(old, layout) == newLayout)
-        #expect(newLayout.contains { $0.hasPrefix("index claims_by_token") && $0.contains("WHERE purchase_token IS NOT NULL") })
+        #expect(
+            newLayout.contains {
+                $0.hasPrefix("index claims_by_token") && $0.contains("WHERE purchase_token IS NOT NULL")
+            })
         #expect(newLayout.contains { $0.hasPrefix("table store_events identity TEXT 1 1") })
         #expect(newLayout.contains { $0.hasPrefix("table refunds refunded_at INTEGER 1 0") })
     }
@@ -110,7 +127,8 @@ final class LedgerSchemaTests {
     @Test("a SQLite file that is not a ledger, or a file that is not SQLite, is refused and left as it was")
     func notALedger() throws {
         let path = scratch.path("app.sqlite")
-        try rawSQL(path, "PRAGMA journal_mode=WAL; CREATE TABLE users(id INTEGER PRIMARY KEY); INSERT INTO users VALUES (1);")
+        try rawSQL(
+            path, "PRAGMA journal_mode=WAL; CREATE TABLE users(id INTEGER PRIMARY KEY); INSERT INTO users VALUES (1);")
         let before = try bytes(path)
         #expect(openingFails(path, .notALedger)?.message.contains("no claims table (it has users)") == true)
         #expect(try bytes(path) == before)
@@ -125,29 +143,37 @@ final class LedgerSchemaTests {
     /// Old files the migration cannot finish, and the reason SQLite gives half way.
     static let unfinishable: [(name: String, sql: String, reason: String)] = [
         // Every step runs, then the check of what schema 2 reads fails.
-        ("claims without user_id", """
+        (
+            "claims without user_id",
+            """
             CREATE TABLE claims(key TEXT PRIMARY KEY, order_id TEXT NOT NULL, created_at INTEGER NOT NULL) WITHOUT ROWID;
             INSERT INTO claims VALUES ('1', 'o1', 0);
-            """, "its claims table is not as schema 2 reads it: no such column: user_id"),
+            """, "its claims table is not as schema 2 reads it: no such column: user_id"
+        ),
         // runs is created and three columns are added before the fourth fails.
-        ("claims that already have purchase_token", """
+        (
+            "claims that already have purchase_token",
+            """
             CREATE TABLE claims(key TEXT PRIMARY KEY, order_id TEXT NOT NULL, user_id TEXT NOT NULL,
                                 created_at INTEGER NOT NULL, purchase_token TEXT) WITHOUT ROWID;
             INSERT INTO claims VALUES ('1', 'o1', 'u1', 0, 'tok');
             CREATE TABLE reported(order_id TEXT NOT NULL, rule TEXT NOT NULL, PRIMARY KEY(order_id, rule)) WITHOUT ROWID;
-            """, "duplicate column name: purchase_token"),
+            """, "duplicate column name: purchase_token"
+        ),
     ]
 
-    @Test("a migration that fails half way leaves the file byte for byte as it was and says why",
-          arguments: 0..<unfinishable.count)
+    @Test(
+        "a migration that fails half way leaves the file byte for byte as it was and says why",
+        arguments: 0..<unfinishable.count)
     func failedMigration(_ index: Int) throws {
         let odd = LedgerSchemaTests.unfinishable[index]
         let path = scratch.path("odd.sqlite")
         try rawSQL(path, "PRAGMA journal_mode=WAL; " + odd.sql)
         let before = try bytes(path)
         let error = openingFails(path, .migrationFailed)
-        #expect(error?.message.contains("cannot migrate ledger \(path) from schema 0 to 2: \(odd.reason)") == true,
-                "\(odd.name): \(error?.message ?? "")")
+        #expect(
+            error?.message.contains("cannot migrate ledger \(path) from schema 0 to 2: \(odd.reason)") == true,
+            "\(odd.name): \(error?.message ?? "")")
         #expect(error?.message.hasSuffix("the file is unchanged") == true)
         #expect(try bytes(path) == before, "\(odd.name)")
         #expect(try rawUserVersion(path) == 0)
@@ -196,7 +222,9 @@ final class LedgerSchemaTests {
 private func makeUnwritable(_ path: String) -> (() -> Void)? {
     chmod(path, 0o444)
     var undo: () -> Void = { chmod(path, 0o644) }
-    if geteuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/chattr"), run("/usr/bin/chattr", "+i", path) {
+    if geteuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/chattr"),
+        run("/usr/bin/chattr", "+i", path)
+    {
         undo = {
             _ = run("/usr/bin/chattr", "-i", path)
             chmod(path, 0o644)

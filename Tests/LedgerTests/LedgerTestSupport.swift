@@ -1,8 +1,9 @@
 import Foundation
 import IAPBasics
-@testable import Ledger
 import Screening
 import Testing
+
+@testable import Ledger
 
 /// A directory of its own for each test, removed afterwards.
 final class Scratch {
@@ -62,18 +63,24 @@ func claim(_ order: String, _ user: String = "u1", _ seconds: Int64 = 0) -> Clai
 }
 
 /// A run that leaves only what is given.
-func night(claims: [(String, Claim)] = [], reported: [(String, String)] = [], details: [String: ClaimDetails] = [:],
-           refunds: [RememberedRefund] = [], reversals: [(String, Timestamp)] = [], events: [(String, String)] = [])
-    -> RunRecord {
-    RunRecord(startedAt: at(0), finishedAt: at(60), orders: claims.count, flagged: 0,
-              newClaims: claims.map { NewClaim(key: $0.0, claim: $0.1, details: details[$0.0] ?? .unknown) },
-              reported: reported.map { (orderID: $0.0, rule: $0.1) }, refunds: refunds, reversals: reversals.map { (key: $0.0, at: $0.1) },
-              events: events.map { (identity: $0.0, type: $0.1) })
+func night(
+    claims: [(String, Claim)] = [], reported: [(String, String)] = [], details: [String: ClaimDetails] = [:],
+    refunds: [RememberedRefund] = [], reversals: [(String, Timestamp)] = [], events: [(String, String)] = []
+)
+    -> RunRecord
+{
+    RunRecord(
+        startedAt: at(0), finishedAt: at(60), orders: claims.count, flagged: 0,
+        newClaims: claims.map { NewClaim(key: $0.0, claim: $0.1, details: details[$0.0] ?? .unknown) },
+        reported: reported.map { (orderID: $0.0, rule: $0.1) }, refunds: refunds,
+        reversals: reversals.map { (key: $0.0, at: $0.1) },
+        events: events.map { (identity: $0.0, type: $0.1) })
 }
 
 /// Opening `path` must fail with `code`; returns the error for its message.
 func openingFails(_ path: String, _ code: LedgerError.Code, sourceLocation: Testing.SourceLocation = #_sourceLocation)
-    -> LedgerError? {
+    -> LedgerError?
+{
     do {
         _ = try SQLiteLedger(path: path)
         Issue.record("opened \(path)", sourceLocation: sourceLocation)

@@ -11,7 +11,8 @@ struct PostgresLedgerTests {
         let database = try TestDatabase()
         _ = try PostgresLedger(uri: database.uri)
         let db = try PostgresConnection(uri: database.uri)
-        let tables = try db.query("SELECT string_agg(tablename, ' ' ORDER BY tablename) FROM pg_tables WHERE schemaname = 'iapscreen'")
+        let tables = try db.query(
+            "SELECT string_agg(tablename, ' ' ORDER BY tablename) FROM pg_tables WHERE schemaname = 'iapscreen'")
         #expect(try tables.text(0, 0) == "claims refunds reported reviews runs schema_version store_events")
         #expect(try db.query("SELECT version FROM iapscreen.schema_version").int64(0, 0) == 2)
         // Opening again changes nothing.
@@ -52,12 +53,16 @@ struct PostgresLedgerTests {
     func notALedger() throws {
         let database = try TestDatabase()
         try database.sql("CREATE SCHEMA iapscreen; CREATE TABLE iapscreen.users(id int)")
-        #expect(opening(database.uri, fails: .notALedger)?.message.contains("no schema_version table (it has users)") == true)
+        #expect(
+            opening(database.uri, fails: .notALedger)?.message.contains("no schema_version table (it has users)")
+                == true)
         try database.sql("DROP TABLE iapscreen.users")
         #expect(try PostgresLedger(uri: database.uri).storedSchemaVersion() == 2)
     }
 
-    @Test("a creation that fails half way leaves the database as it was and says why; the next open, once it can, creates it")
+    @Test(
+        "a creation that fails half way leaves the database as it was and says why; the next open, once it can, creates it"
+    )
     func failedCreation() throws {
         let database = try TestDatabase()
         // A type where the claims table goes: the schema and several steps succeed, then this one fails.
@@ -94,7 +99,9 @@ struct PostgresLedgerTests {
             .replacingOccurrences(of: ":\(URLComponents(string: server)?.port ?? 0)/", with: ":1/")
         let error = opening(closed, fails: .postgres)
         let message = error?.message ?? ""
-        #expect(message.contains("cannot open ledger: cannot connect to postgres://night@127.0.0.1:1/postgres: "), "\(message)")
+        #expect(
+            message.contains("cannot open ledger: cannot connect to postgres://night@127.0.0.1:1/postgres: "),
+            "\(message)")
         #expect(message.contains("Connection refused"), "\(message)")
         #expect(!message.contains("pa55-word"))
     }
@@ -108,7 +115,9 @@ struct PostgresLedgerTests {
         #expect(message.contains("password authentication failed for user \"\(role)\""), "\(message)")
         #expect(!message.contains("wr%40ng-pw") && !message.contains("wr@ng-pw") && !message.contains("right-pw"))
         #expect(message.contains("postgres://\(role)@127.0.0.1:"))
-        #expect(try PostgresLedger(uri: TestServer.uri(database.uri, user: role, password: "right-pw")).storedSchemaVersion() == 2)
+        #expect(
+            try PostgresLedger(uri: TestServer.uri(database.uri, user: role, password: "right-pw"))
+                .storedSchemaVersion() == 2)
     }
 
     @Test("a server that goes away mid-run is a ledger error with libpq's words, not a crash")
@@ -116,11 +125,14 @@ struct PostgresLedgerTests {
         let database = try TestDatabase()
         let ledger = try PostgresLedger(uri: database.uri)
         try ledger.record(night(claims: [("1", claim("o1"))]))
-        try database.sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() "
-            + "AND pid <> pg_backend_pid()")
+        try database.sql(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() "
+                + "AND pid <> pg_backend_pid()")
         let error = expectLedgerError(.postgres) { _ = try ledger.claims(of: ["1"]) }
-        #expect(error?.message.contains("terminating connection") == true || error?.message.contains("server closed") == true,
-                "\(error?.message ?? "")")
+        #expect(
+            error?.message.contains("terminating connection") == true
+                || error?.message.contains("server closed") == true,
+            "\(error?.message ?? "")")
         #expect(throws: LedgerError.self) { try ledger.record(night(claims: [("2", claim("o2"))])) }
         #expect(try PostgresLedger(uri: database.uri).claims(of: ["1", "2"]).keys.sorted() == ["1"])
     }
@@ -128,13 +140,16 @@ struct PostgresLedgerTests {
 
 /// Opening the ledger at `uri` must fail with `code`; returns the error for its message.
 private func opening(_ uri: String, fails code: LedgerError.Code, sourceLocation: SourceLocation = #_sourceLocation)
-    -> LedgerError? {
+    -> LedgerError?
+{
     expectLedgerError(code, sourceLocation: sourceLocation) { _ = try PostgresLedger(uri: uri) }
 }
 
 /// `body` must throw a LedgerError with `code`; returns it.
-private func expectLedgerError(_ code: LedgerError.Code, sourceLocation: SourceLocation = #_sourceLocation,
-                               _ body: () throws -> Void) -> LedgerError? {
+private func expectLedgerError(
+    _ code: LedgerError.Code, sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () throws -> Void
+) -> LedgerError? {
     do {
         try body()
         Issue.record("no error", sourceLocation: sourceLocation)
@@ -158,7 +173,8 @@ final class Failures: @unchecked Sendable {
 
 @Suite("PostgreSQL ledger: one run at a time")
 struct PostgresRunLockTests {
-    @Test("a second run is refused, told the pid and host of the process that holds the ledger; free once that one ends")
+    @Test(
+        "a second run is refused, told the pid and host of the process that holds the ledger; free once that one ends")
     func secondRunRefused() throws {
         let database = try TestDatabase()
         var first: PostgresLedger? = try PostgresLedger(uri: database.uri)

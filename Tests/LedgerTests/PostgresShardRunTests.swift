@@ -17,9 +17,10 @@ struct PostgresShardRunTests {
     }
 
     static func part(_ keys: [String], orders: Int, flagged: Int) -> RunRecord {
-        RunRecord(startedAt: at, finishedAt: at, orders: orders, flagged: flagged,
-                  newClaims: keys.map { NewClaim(key: $0, claim: Claim(orderID: "o" + $0, userID: "u", createdAt: at)) },
-                  reported: keys.map { ("o" + $0, "replayed-transaction") })
+        RunRecord(
+            startedAt: at, finishedAt: at, orders: orders, flagged: flagged,
+            newClaims: keys.map { NewClaim(key: $0, claim: Claim(orderID: "o" + $0, userID: "u", createdAt: at)) },
+            reported: keys.map { ("o" + $0, "replayed-transaction") })
     }
 
     static func shard(_ i: Int, of n: Int) throws -> ShardSpec { try #require(ShardSpec(index: i, count: n)) }
@@ -55,8 +56,9 @@ struct PostgresShardRunTests {
     /// Shard k + 1 of 3: joins, stages two orders, waits, reads the others', finishes.
     static func work(_ k: Int, _ uri: String, _ seen: Failures) {
         do {
-            let run = try PostgresShardRun(ledger: try PostgresLedger(uri: uri), runID: "night-1", shard: try shard(k + 1, of: 3),
-                                           abandonedAfter: 3600)
+            let run = try PostgresShardRun(
+                ledger: try PostgresLedger(uri: uri), runID: "night-1", shard: try shard(k + 1, of: 3),
+                abandonedAfter: 3600)
             try run.stage([staged("a\(k)"), staged("b\(k)")])
             try run.waitForAll(timeout: 30)
             let others = try run.othersOrders().map(\.orderID).sorted()
@@ -68,16 +70,20 @@ struct PostgresShardRunTests {
         }
     }
 
-    @Test("nothing reaches the ledger before the last shard finishes; a worker that died is run again and completes the run")
+    @Test(
+        "nothing reaches the ledger before the last shard finishes; a worker that died is run again and completes the run"
+    )
     func killedAndRunAgain() throws {
         let database = try TestDatabase()
-        let first = try PostgresShardRun(ledger: try PostgresLedger(uri: database.uri), runID: "n", shard: try Self.shard(1, of: 2),
-                                         abandonedAfter: 3600)
+        let first = try PostgresShardRun(
+            ledger: try PostgresLedger(uri: database.uri), runID: "n", shard: try Self.shard(1, of: 2),
+            abandonedAfter: 3600)
         try first.stage([Self.staged("a")])
         do {
             // Shard 2 stages, then its process dies: its connection (and lock) go with it.
-            let second = try PostgresShardRun(ledger: try PostgresLedger(uri: database.uri), runID: "n",
-                                              shard: try Self.shard(2, of: 2), abandonedAfter: 3600)
+            let second = try PostgresShardRun(
+                ledger: try PostgresLedger(uri: database.uri), runID: "n",
+                shard: try Self.shard(2, of: 2), abandonedAfter: 3600)
             try second.stage([Self.staged("b")])
         }
         try first.waitForAll(timeout: 10)
@@ -85,8 +91,9 @@ struct PostgresShardRunTests {
         #expect(try PostgresLedger(uri: database.uri).recentRuns(5).isEmpty)
         #expect(try PostgresLedger(uri: database.uri).claims(of: ["1"]).isEmpty)
 
-        let again = try PostgresShardRun(ledger: try PostgresLedger(uri: database.uri), runID: "n", shard: try Self.shard(2, of: 2),
-                                         abandonedAfter: 3600)
+        let again = try PostgresShardRun(
+            ledger: try PostgresLedger(uri: database.uri), runID: "n", shard: try Self.shard(2, of: 2),
+            abandonedAfter: 3600)
         try again.stage([Self.staged("b")])
         try again.waitForAll(timeout: 10)
         #expect(try again.othersOrders().map(\.orderID) == ["a"])
@@ -96,28 +103,34 @@ struct PostgresShardRunTests {
         #expect(try ledger.recentRuns(5).map(\.orders) == [2])
     }
 
-    @Test("while a run is going on: another run id, an unsharded run and a second worker of a shard are refused as in use")
+    @Test(
+        "while a run is going on: another run id, an unsharded run and a second worker of a shard are refused as in use"
+    )
     func refusedWhileInProgress() throws {
         let database = try TestDatabase()
-        let run = try PostgresShardRun(ledger: try PostgresLedger(uri: database.uri), runID: "night-1", shard: try Self.shard(1, of: 2),
-                                       abandonedAfter: 3600)
+        let run = try PostgresShardRun(
+            ledger: try PostgresLedger(uri: database.uri), runID: "night-1", shard: try Self.shard(1, of: 2),
+            abandonedAfter: 3600)
         try run.stage([Self.staged("a")])
         let other = #expect(throws: LedgerError.self) {
-            try PostgresShardRun(ledger: try PostgresLedger(uri: database.uri), runID: "night-2", shard: try Self.shard(1, of: 2),
-                                 abandonedAfter: 3600)
+            try PostgresShardRun(
+                ledger: try PostgresLedger(uri: database.uri), runID: "night-2", shard: try Self.shard(1, of: 2),
+                abandonedAfter: 3600)
         }
         #expect(other?.code == .inUse)
         #expect(other?.message.contains("sharded run night-1: shards 1 running, shards 1 staged") == true)
         let unsharded = #expect(throws: LedgerError.self) { try PostgresLedger(uri: database.uri).lockForRun() }
         #expect(unsharded?.code == .inUse && unsharded?.message.contains("night-1") == true)
         let twice = #expect(throws: LedgerError.self) {
-            try PostgresShardRun(ledger: try PostgresLedger(uri: database.uri), runID: "night-1", shard: try Self.shard(1, of: 2),
-                                 abandonedAfter: 3600)
+            try PostgresShardRun(
+                ledger: try PostgresLedger(uri: database.uri), runID: "night-1", shard: try Self.shard(1, of: 2),
+                abandonedAfter: 3600)
         }
         #expect(twice?.code == .inUse && twice?.message.contains("shard 1/2 of run night-1 is being run") == true)
         let mismatch = #expect(throws: LedgerError.self) {
-            try PostgresShardRun(ledger: try PostgresLedger(uri: database.uri), runID: "night-1", shard: try Self.shard(2, of: 3),
-                                 abandonedAfter: 3600)
+            try PostgresShardRun(
+                ledger: try PostgresLedger(uri: database.uri), runID: "night-1", shard: try Self.shard(2, of: 3),
+                abandonedAfter: 3600)
         }
         #expect(mismatch?.code == .shardMismatch)
     }
@@ -128,27 +141,32 @@ struct PostgresShardRunTests {
         let holder = try PostgresLedger(uri: database.uri)
         try holder.lockForRun()
         let refused = #expect(throws: LedgerError.self) {
-            try PostgresShardRun(ledger: try PostgresLedger(uri: database.uri), runID: "n", shard: try Self.shard(1, of: 1),
-                                 abandonedAfter: 3600)
+            try PostgresShardRun(
+                ledger: try PostgresLedger(uri: database.uri), runID: "n", shard: try Self.shard(1, of: 1),
+                abandonedAfter: 3600)
         }
         #expect(refused?.code == .inUse)
         withExtendedLifetime(holder) {}
     }
 
-    @Test("a shard that waits too long names the shards missing; a committed run id is not run again; an abandoned run is dropped")
+    @Test(
+        "a shard that waits too long names the shards missing; a committed run id is not run again; an abandoned run is dropped"
+    )
     func timeoutsAndEnds() throws {
         let database = try TestDatabase()
         do {
-            let run = try PostgresShardRun(ledger: try PostgresLedger(uri: database.uri), runID: "slow", shard: try Self.shard(2, of: 3),
-                                           abandonedAfter: 3600)
+            let run = try PostgresShardRun(
+                ledger: try PostgresLedger(uri: database.uri), runID: "slow", shard: try Self.shard(2, of: 3),
+                abandonedAfter: 3600)
             try run.stage([Self.staged("a")])
             let late = #expect(throws: LedgerError.self) { try run.waitForAll(timeout: 0.5, poll: 0.05) }
             #expect(late?.code == .shardTimeout && late?.message.contains("shards 1, 3 of 3") == true)
         }
         // Its worker gone and silent for longer than the next run allows: dropped.
         try database.sql("UPDATE iapscreen.shard_runs SET touched = now() - interval '2 hours'")
-        let next = try PostgresShardRun(ledger: try PostgresLedger(uri: database.uri), runID: "next", shard: try Self.shard(1, of: 1),
-                                        abandonedAfter: 3600)
+        let next = try PostgresShardRun(
+            ledger: try PostgresLedger(uri: database.uri), runID: "next", shard: try Self.shard(1, of: 1),
+            abandonedAfter: 3600)
         try next.stage([Self.staged("b")])
         try next.waitForAll(timeout: 5)
         #expect(try next.othersOrders().isEmpty)
@@ -156,18 +174,22 @@ struct PostgresShardRunTests {
         let db = try PostgresConnection(uri: database.uri)
         #expect(try db.query("SELECT count(*) FROM iapscreen.shard_runs WHERE run_id = 'slow'").int64(0, 0) == 0)
         let again = #expect(throws: LedgerError.self) {
-            try PostgresShardRun(ledger: try PostgresLedger(uri: database.uri), runID: "next", shard: try Self.shard(1, of: 1),
-                                 abandonedAfter: 3600)
+            try PostgresShardRun(
+                ledger: try PostgresLedger(uri: database.uri), runID: "next", shard: try Self.shard(1, of: 1),
+                abandonedAfter: 3600)
         }
         #expect(again?.code == .shardMismatch && again?.message.contains("completed already") == true)
     }
 
-    @Test("a shard joined again keeps what it staged and handed over until it replaces them: the others read it whole, the commit has it")
+    @Test(
+        "a shard joined again keeps what it staged and handed over until it replaces them: the others read it whole, the commit has it"
+    )
     func rejoinKeepsParts() throws {
         let database = try TestDatabase()
         func join(_ i: Int) throws -> PostgresShardRun {
-            try PostgresShardRun(ledger: try PostgresLedger(uri: database.uri), runID: "n", shard: try Self.shard(i, of: 2),
-                                 abandonedAfter: 3600)
+            try PostgresShardRun(
+                ledger: try PostgresLedger(uri: database.uri), runID: "n", shard: try Self.shard(i, of: 2),
+                abandonedAfter: 3600)
         }
         do {
             // Shard 2 stages and hands its part over, then dies before the run is committed.
@@ -182,7 +204,8 @@ struct PostgresShardRunTests {
         try first.waitForAll(timeout: 5)
         #expect(try first.othersOrders().map(\.orderID) == ["b"])
         #expect(try first.finish(Self.part(["1"], orders: 1, flagged: 0)) == true)
-        #expect(try PostgresLedger(uri: database.uri).claims(of: ["1", "2"]).count == 2, "shard 2's part is in the run")
+        #expect(
+            try PostgresLedger(uri: database.uri).claims(of: ["1", "2"]).count == 2, "shard 2's part is in the run")
         // Its second worker, late, is told the run is over.
         let late = #expect(throws: LedgerError.self) { try again.finish(Self.part(["2"], orders: 1, flagged: 0)) }
         #expect(late?.code == .shardMismatch && late?.message.contains("completed meanwhile") == true)

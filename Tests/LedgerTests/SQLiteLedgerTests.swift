@@ -13,7 +13,10 @@ struct SQLiteLedgerTests {
         do {
             _ = try LedgerLock(ledgerPath: path)
         } catch {
-            guard case .held(_, let pid) = error else { Issue.record("expected held"); return }
+            guard case .held(_, let pid) = error else {
+                Issue.record("expected held")
+                return
+            }
             #expect(pid == String(getpid()))
         }
         _ = first

@@ -7,7 +7,8 @@ import Testing
 private func server() throws -> String {
     let environment = ProcessInfo.processInfo.environment
     if let uri = environment["IAPSCREEN_TEST_POSTGRES"], !uri.isEmpty { return uri }
-    let message = "IAPSCREEN_TEST_POSTGRES is not set: the libpq adapter tests are skipped "
+    let message =
+        "IAPSCREEN_TEST_POSTGRES is not set: the libpq adapter tests are skipped "
         + "(export IAPSCREEN_TEST_POSTGRES=$(scripts/postgres-test-cluster.sh start) runs them)"
     if !(environment["CI"] ?? "").isEmpty { throw PostgresError(message) }
     try Test.cancel(Comment(rawValue: message))
@@ -18,9 +19,12 @@ struct PostgresClientTests {
     @Test("parameters go out with their types and come back as typed cells; NULL is nil")
     func parametersAndCells() throws {
         let db = try PostgresConnection(uri: server())
-        let r = try db.query("SELECT $1::text, $2::bigint, $3::text[], cardinality($4::text[]), $5::text, true",
-                             [.text("a-b"), .int64(-42), .textArray(["x", "y,\"z\""]),
-                              .textArray([]), .null])
+        let r = try db.query(
+            "SELECT $1::text, $2::bigint, $3::text[], cardinality($4::text[]), $5::text, true",
+            [
+                .text("a-b"), .int64(-42), .textArray(["x", "y,\"z\""]),
+                .textArray([]), .null,
+            ])
         #expect(r.rowCount == 1 && r.columnCount == 6)
         #expect(try r.text(0, 0) == "a-b")
         #expect(try r.int64(0, 1) == -42)
@@ -68,8 +72,9 @@ struct PostgresClientTests {
         }
         #expect(taken == count)
         let back = try db.query("SELECT s FROM t WHERE n < 7 ORDER BY n")
-        #expect(try (0..<back.rowCount).map { i throws(PostgresError) in try back.text(i, 0) }
-                    == odd + [odd[0], nil])
+        #expect(
+            try (0..<back.rowCount).map { i throws(PostgresError) in try back.text(i, 0) }
+                == odd + [odd[0], nil])
         #expect {
             try db.copyIn("COPY t FROM STDIN", count: 2) { rows, i in
                 rows.add(i == 0 ? "1" : "not a number")
@@ -128,8 +133,10 @@ struct PostgresClientTests {
     func noPasswordInMessages() throws {
         let target = PostgresTarget(uri: "postgres://ana:s3cr%45t@db.example:6543/ledger?sslmode=require")
         #expect(target.description == "postgres://ana@db.example:6543/ledger")
-        for uri in ["postgres://ana:%zzs3cret@127.0.0.1:1/x", "postgres://ana@127.0.0.1:1/x?password=%zzs3cret",
-                    "host=127.0.0.1 port=1 password=s3cret dbname=x connect_timeout=oops"] {
+        for uri in [
+            "postgres://ana:%zzs3cret@127.0.0.1:1/x", "postgres://ana@127.0.0.1:1/x?password=%zzs3cret",
+            "host=127.0.0.1 port=1 password=s3cret dbname=x connect_timeout=oops",
+        ] {
             do {
                 _ = try PostgresConnection(uri: uri)
                 Issue.record("connected to \(uri)")

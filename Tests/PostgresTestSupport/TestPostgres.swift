@@ -17,14 +17,17 @@ public enum TestServer {
     /// The server, or: off CI, this test is skipped saying how to give one; on CI (`CI` set), it fails.
     public static func required() throws -> String {
         if let uri { return uri }
-        let message = "\(variable) is not set: the PostgreSQL ledger tests are skipped "
+        let message =
+            "\(variable) is not set: the PostgreSQL ledger tests are skipped "
             + "(export \(variable)=$(scripts/postgres-test-cluster.sh start) runs them)"
         if !(ProcessInfo.processInfo.environment["CI"] ?? "").isEmpty { throw TestServerMissing(message: message) }
         try Test.cancel(Comment(rawValue: message))
     }
 
     /// `uri` with another database, user or password.
-    public static func uri(_ base: String, database: String? = nil, user: String? = nil, password: String? = nil) throws -> String {
+    public static func uri(_ base: String, database: String? = nil, user: String? = nil, password: String? = nil) throws
+        -> String
+    {
         guard var parts = URLComponents(string: base) else { throw TestServerMissing(message: "\(variable) is no URI") }
         if let database { parts.path = "/" + database }
         if let user { parts.user = user }

@@ -6,8 +6,9 @@ import Testing
 
 /// A REFUND notification of `refundedTransaction()`, signed a minute after the refund.
 func refundNotification(uuid: String = "9b0e8a3c-1d2f-4e5a-8b7c-6d5e4f3a2b1c") throws -> JWSBuilder.Notification {
-    JWSBuilder.Notification(notificationType: "REFUND", notificationUUID: uuid, bundleID: "com.example.game",
-                            signedDate: try time("2024-06-03T08:01:00Z"), transaction: try refundedTransaction())
+    JWSBuilder.Notification(
+        notificationType: "REFUND", notificationUUID: uuid, bundleID: "com.example.game",
+        signedDate: try time("2024-06-03T08:01:00Z"), transaction: try refundedTransaction())
 }
 
 @Suite("App Store Server Notifications V2")
@@ -31,12 +32,14 @@ struct AppStoreNotificationTests {
         var transaction = try refundedTransaction()
         transaction.type = "Auto-Renewable Subscription"
         transaction.productID = "com.example.game.vip.monthly"
-        let renewal = JWSBuilder.RenewalInfo(originalTransactionID: transaction.originalTransactionID,
-                                             productID: transaction.productID, renewalDate: nil,
-                                             signedDate: try time("2024-06-03T08:01:00Z"))
-        var spec = JWSBuilder.Notification(notificationType: "REVOKE", notificationUUID: "r-1", bundleID: "com.example.game",
-                                           signedDate: try time("2024-06-03T08:01:00Z"), transaction: transaction,
-                                           renewalInfo: renewal)
+        let renewal = JWSBuilder.RenewalInfo(
+            originalTransactionID: transaction.originalTransactionID,
+            productID: transaction.productID, renewalDate: nil,
+            signedDate: try time("2024-06-03T08:01:00Z"))
+        var spec = JWSBuilder.Notification(
+            notificationType: "REVOKE", notificationUUID: "r-1", bundleID: "com.example.game",
+            signedDate: try time("2024-06-03T08:01:00Z"), transaction: transaction,
+            renewalInfo: renewal)
         spec.status = 5
         let jws = try JWSBuilder.notification(spec, with: sharedWorld.get().jwsSigner)
         let (receipt, status) = try decodedAndVerified(jws)
@@ -52,7 +55,8 @@ struct AppStoreNotificationTests {
 
     @Test("the webhook body holds the notification's JWS alone, and it verifies")
     func webhookBody() throws {
-        let body = try parsedObject(AppStoreEventBuilder.webhookBody(refundNotification(), with: sharedWorld.get().jwsSigner))
+        let body = try parsedObject(
+            AppStoreEventBuilder.webhookBody(refundNotification(), with: sharedWorld.get().jwsSigner))
         #expect(body.keys == ["signedPayload"])
         let (receipt, status) = try decodedAndVerified(try #require(body["signedPayload"]?.string))
         #expect(status.verdict == .valid, "\(status.reason)")
@@ -62,13 +66,17 @@ struct AppStoreNotificationTests {
     @Test("a history page lists each notification with its delivery tries, and says whether more follow")
     func historyPage() throws {
         let signer = try sharedWorld.get().jwsSigner
-        let test = JWSBuilder.Notification(notificationType: "TEST", notificationUUID: "t-1", bundleID: "com.example.game",
-                                           signedDate: try time("2024-06-02T00:00:00Z"), transaction: nil)
+        let test = JWSBuilder.Notification(
+            notificationType: "TEST", notificationUUID: "t-1", bundleID: "com.example.game",
+            signedDate: try time("2024-06-02T00:00:00Z"), transaction: nil)
         var retried = try AppStoreEventBuilder.HistoryEntry(refundNotification(), signedBy: signer)
-        retried.sendAttempts.insert(AppStoreEventBuilder.SendAttempt(attemptDate: try time("2024-06-03T08:01:00Z"),
-                                                                     result: "NO_RESPONSE"), at: 0)
+        retried.sendAttempts.insert(
+            AppStoreEventBuilder.SendAttempt(
+                attemptDate: try time("2024-06-03T08:01:00Z"),
+                result: "NO_RESPONSE"), at: 0)
         var page = AppStoreEventBuilder.NotificationHistoryPage(
-            entries: [try AppStoreEventBuilder.HistoryEntry(test, signedBy: signer), retried], paginationToken: "57715481")
+            entries: [try AppStoreEventBuilder.HistoryEntry(test, signedBy: signer), retried],
+            paginationToken: "57715481")
         page.hasMore = true
 
         let parsed = try parsedObject(page.text)

@@ -6,9 +6,11 @@ import Testing
 
 /// A transaction Apple refunded, as the refund history and REFUND notifications carry it.
 func refundedTransaction(id: String = "2000000555000111", refundedAt: String = "2024-06-03T08:00:00Z") throws
-    -> JWSBuilder.Transaction {
-    var spec = JWSBuilder.Transaction(transactionID: id, bundleID: "com.example.game", productID: "com.example.game.gems550",
-                                      purchaseDate: try time("2024-06-01T10:00:00Z"), signedDate: try time(refundedAt))
+    -> JWSBuilder.Transaction
+{
+    var spec = JWSBuilder.Transaction(
+        transactionID: id, bundleID: "com.example.game", productID: "com.example.game.gems550",
+        purchaseDate: try time("2024-06-01T10:00:00Z"), signedDate: try time(refundedAt))
     spec.revocationDate = try time(refundedAt)
     spec.revocationReason = 1
     spec.revocationType = "REFUND_PRORATED"
@@ -33,19 +35,23 @@ struct AppStoreRefundHistoryTests {
 
     @Test("a transaction nobody refunded carries no revocation keys")
     func unrefundedTransaction() throws {
-        let spec = JWSBuilder.Transaction(transactionID: "1", bundleID: "com.example.game", productID: "p",
-                                          purchaseDate: try time("2024-06-01T10:00:00Z"),
-                                          signedDate: try time("2024-06-01T10:00:00Z"))
+        let spec = JWSBuilder.Transaction(
+            transactionID: "1", bundleID: "com.example.game", productID: "p",
+            purchaseDate: try time("2024-06-01T10:00:00Z"),
+            signedDate: try time("2024-06-01T10:00:00Z"))
         let keys = try payloadObject(ofJWS: JWSBuilder.transaction(spec, with: sharedWorld.get().jwsSigner)).keys
         #expect(keys.filter { $0.hasPrefix("revocation") }.isEmpty)
     }
 
     @Test("a refund history page lists signed refunded transactions that each verify, and its revision")
     func refundHistoryPage() throws {
-        let refunds = [try refundedTransaction(id: "2000000555000111"),
-                       try refundedTransaction(id: "2000000555000222", refundedAt: "2024-06-04T09:30:00Z")]
-        var page = try AppStoreEventBuilder.RefundHistoryPage(transactions: refunds, signedBy: sharedWorld.get().jwsSigner,
-                                                              revision: "revision-2")
+        let refunds = [
+            try refundedTransaction(id: "2000000555000111"),
+            try refundedTransaction(id: "2000000555000222", refundedAt: "2024-06-04T09:30:00Z"),
+        ]
+        var page = try AppStoreEventBuilder.RefundHistoryPage(
+            transactions: refunds, signedBy: sharedWorld.get().jwsSigner,
+            revision: "revision-2")
         page.hasMore = true
 
         let parsed = try parsedObject(page.text)
@@ -58,6 +64,7 @@ struct AppStoreRefundHistoryTests {
             return receipt.purchases
         }
         #expect(purchases.map(\.transactionID) == ["2000000555000111", "2000000555000222"])
-        #expect(purchases.map(\.cancellationDate) == [try time("2024-06-03T08:00:00Z"), try time("2024-06-04T09:30:00Z")])
+        #expect(
+            purchases.map(\.cancellationDate) == [try time("2024-06-03T08:00:00Z"), try time("2024-06-04T09:30:00Z")])
     }
 }

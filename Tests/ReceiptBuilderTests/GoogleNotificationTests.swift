@@ -11,16 +11,18 @@ private let notificationKeys: Set = [
 ]
 
 private func notification(_ content: Builder.Content) throws -> Builder.DeveloperNotification {
-    Builder.DeveloperNotification(packageName: "com.example.game", eventTime: try time("2024-06-03T08:00:00Z"),
-                                  content: content)
+    Builder.DeveloperNotification(
+        packageName: "com.example.game", eventTime: try time("2024-06-03T08:00:00Z"),
+        content: content)
 }
 
 @Suite("Google Real-time developer notifications")
 struct GoogleNotificationTests {
     @Test("a voided-purchase notification reads back with its package, event time as a string, and the voided order")
     func voidedPurchase() throws {
-        let content = Builder.Content.voidedPurchase(purchaseToken: "token-abc", orderID: "GPA.3372-4150-9088-12345",
-                                                     productType: 2, refundType: 1)
+        let content = Builder.Content.voidedPurchase(
+            purchaseToken: "token-abc", orderID: "GPA.3372-4150-9088-12345",
+            productType: 2, refundType: 1)
         let parsed = try parsedObject(notification(content).text)
         #expect(parsed["version"] == .string("1.0"))
         #expect(parsed["packageName"] == .string("com.example.game"))
@@ -35,14 +37,29 @@ struct GoogleNotificationTests {
     @Test("every kind carries exactly one of the four notifications, with the fields it names")
     func exactlyOneKind() throws {
         let kinds: [(Builder.Content, String, JSONObject)] = [
-            (.oneTimeProduct(notificationType: 1, purchaseToken: "t1", sku: "gems_550"), "oneTimeProductNotification",
-             JSONObject([("version", .string("1.0")), ("notificationType", .integer(1)), ("purchaseToken", .string("t1")),
-                         ("sku", .string("gems_550"))])),
-            (.subscription(notificationType: 12, purchaseToken: "t2", subscriptionID: "vip_monthly"), "subscriptionNotification",
-             JSONObject([("version", .string("1.0")), ("notificationType", .integer(12)), ("purchaseToken", .string("t2")),
-                         ("subscriptionId", .string("vip_monthly"))])),
-            (.voidedPurchase(purchaseToken: "t3", orderID: nil, productType: 1, refundType: 2), "voidedPurchaseNotification",
-             JSONObject([("purchaseToken", .string("t3")), ("productType", .integer(1)), ("refundType", .integer(2))])),
+            (
+                .oneTimeProduct(notificationType: 1, purchaseToken: "t1", sku: "gems_550"),
+                "oneTimeProductNotification",
+                JSONObject([
+                    ("version", .string("1.0")), ("notificationType", .integer(1)), ("purchaseToken", .string("t1")),
+                    ("sku", .string("gems_550")),
+                ])
+            ),
+            (
+                .subscription(notificationType: 12, purchaseToken: "t2", subscriptionID: "vip_monthly"),
+                "subscriptionNotification",
+                JSONObject([
+                    ("version", .string("1.0")), ("notificationType", .integer(12)), ("purchaseToken", .string("t2")),
+                    ("subscriptionId", .string("vip_monthly")),
+                ])
+            ),
+            (
+                .voidedPurchase(purchaseToken: "t3", orderID: nil, productType: 1, refundType: 2),
+                "voidedPurchaseNotification",
+                JSONObject([
+                    ("purchaseToken", .string("t3")), ("productType", .integer(1)), ("refundType", .integer(2)),
+                ])
+            ),
             (.test, "testNotification", JSONObject([("version", .string("1.0"))])),
         ]
         for (content, key, expected) in kinds {
@@ -54,10 +71,13 @@ struct GoogleNotificationTests {
 
     @Test("a push body's data is standard base64 of the DeveloperNotification, beside its message id and publish time")
     func pushBody() throws {
-        let revoked = try notification(.subscription(notificationType: 12, purchaseToken: "token-abc",
-                                                     subscriptionID: "vip_monthly"))
-        let body = Builder.PushBody(notification: revoked, messageID: "2070443601311540",
-                                    publishTime: try time("2024-06-03T08:00:05Z"))
+        let revoked = try notification(
+            .subscription(
+                notificationType: 12, purchaseToken: "token-abc",
+                subscriptionID: "vip_monthly"))
+        let body = Builder.PushBody(
+            notification: revoked, messageID: "2070443601311540",
+            publishTime: try time("2024-06-03T08:00:05Z"))
         let parsed = try parsedObject(body.text)
         #expect(parsed["subscription"] == .string("projects/example-project/subscriptions/play-notifications"))
         let message = try #require(parsed["message"]?.object)

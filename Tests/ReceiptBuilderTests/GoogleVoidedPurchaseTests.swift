@@ -5,10 +5,12 @@ import Testing
 
 /// A purchase bought on 1 June 2024 at 10:00 UTC and charged back two days later.
 private func chargeback(order: String? = "GPA.3372-4150-9088-12345", token: String = "token-abc") throws
-    -> GoogleVoidedPurchaseBuilder.VoidedPurchase {
-    var voided = GoogleVoidedPurchaseBuilder.VoidedPurchase(purchaseToken: token, orderID: order,
-                                                            purchaseTime: try time("2024-06-01T10:00:00Z"),
-                                                            voidedTime: try time("2024-06-03T08:00:00Z"))
+    -> GoogleVoidedPurchaseBuilder.VoidedPurchase
+{
+    var voided = GoogleVoidedPurchaseBuilder.VoidedPurchase(
+        purchaseToken: token, orderID: order,
+        purchaseTime: try time("2024-06-01T10:00:00Z"),
+        voidedTime: try time("2024-06-03T08:00:00Z"))
     voided.voidedSource = 2
     voided.voidedReason = 7
     return voided
@@ -42,7 +44,8 @@ struct GoogleVoidedPurchaseTests {
     @Test("a list page counts its purchases and carries the next page's token; the last page has none")
     func listPage() throws {
         let purchases = [try chargeback(), try chargeback(order: "GPA.3372-4150-9088-67890", token: "token-def")]
-        let page = try parsedObject(GoogleVoidedPurchaseBuilder.ListPage(voidedPurchases: purchases, nextPageToken: "next-1").text)
+        let page = try parsedObject(
+            GoogleVoidedPurchaseBuilder.ListPage(voidedPurchases: purchases, nextPageToken: "next-1").text)
         #expect(page["pageInfo"]?.object?["totalResults"] == .integer(2))
         #expect(page["pageInfo"]?.object?["resultPerPage"] == .integer(2))
         #expect(page["pageInfo"]?.object?["startIndex"] == .integer(0))
@@ -57,6 +60,8 @@ struct GoogleVoidedPurchaseTests {
     @Test("the same spec writes the same text")
     func deterministic() throws {
         let page = GoogleVoidedPurchaseBuilder.ListPage(voidedPurchases: [try chargeback()], nextPageToken: "n")
-        #expect(page.text == GoogleVoidedPurchaseBuilder.ListPage(voidedPurchases: [try chargeback()], nextPageToken: "n").text)
+        #expect(
+            page.text
+                == GoogleVoidedPurchaseBuilder.ListPage(voidedPurchases: [try chargeback()], nextPageToken: "n").text)
     }
 }

@@ -7,8 +7,10 @@ private func bytes(_ hex: String) -> [UInt8] {
     hex.split(separator: " ").compactMap { UInt8($0, radix: 16) }
 }
 
-private func failure(_ input: [UInt8], limits: Limits = .standard,
-                     _ body: (inout ASN1Reader) throws(DecodeError) -> Void) -> DecodeError? {
+private func failure(
+    _ input: [UInt8], limits: Limits = .standard,
+    _ body: (inout ASN1Reader) throws(DecodeError) -> Void
+) -> DecodeError? {
     do {
         try ASN1Reader.withReader(over: input, limits: limits, body)
         return nil
@@ -63,7 +65,9 @@ struct ASN1ReaderTests {
             #expect(element.tag == ASN1Tag(.application, constructed: true, number: 1000))
         }
         #expect(failure(bytes("1F 80 01 00")) { (r) throws(DecodeError) in _ = try r.readElement() }?.code == "bad-tag")
-        #expect(failure(bytes("1F FF FF FF FF 7F 00")) { (r) throws(DecodeError) in _ = try r.readElement() }?.code == "bad-tag")
+        #expect(
+            failure(bytes("1F FF FF FF FF 7F 00")) { (r) throws(DecodeError) in _ = try r.readElement() }?.code
+                == "bad-tag")
         #expect(failure(bytes("1F 87")) { (r) throws(DecodeError) in _ = try r.readElement() }?.code == "truncated")
     }
 
@@ -75,7 +79,9 @@ struct ASN1ReaderTests {
         let huge = failure(bytes("30 84 FF FF FF FF 00")) { (r) throws(DecodeError) in _ = try r.readElement() }
         #expect(huge?.code == "truncated")
         #expect(huge?.offset == 1)
-        let nineOctets = failure(bytes("04 89 01 00 00 00 00 00 00 00 00")) { (r) throws(DecodeError) in _ = try r.readElement() }
+        let nineOctets = failure(bytes("04 89 01 00 00 00 00 00 00 00 00")) { (r) throws(DecodeError) in
+            _ = try r.readElement()
+        }
         #expect(nineOctets?.code == "bad-length")
     }
 
@@ -129,8 +135,10 @@ struct ASN1ReaderTests {
         definite.reserveCapacity(6 * depth)
         for level in 0..<depth {
             let inside = 6 * (depth - level - 1)
-            definite += [0x30, 0x84, UInt8(inside >> 24), UInt8(inside >> 16 & 0xFF), UInt8(inside >> 8 & 0xFF),
-                         UInt8(inside & 0xFF)]
+            definite += [
+                0x30, 0x84, UInt8(inside >> 24), UInt8(inside >> 16 & 0xFF), UInt8(inside >> 8 & 0xFF),
+                UInt8(inside & 0xFF),
+            ]
         }
         let definiteError = failure(definite) { (reader) throws(DecodeError) in try walk(&reader) }
         #expect(definiteError?.code == "too-deep")
@@ -169,7 +177,9 @@ struct ASN1ReaderTests {
                 #expect(try reader.readInt64() == value, "\(hex)")
             }
         }
-        let overflow = failure(bytes("02 09 00 80 00 00 00 00 00 00 00")) { (r) throws(DecodeError) in _ = try r.readInt64() }
+        let overflow = failure(bytes("02 09 00 80 00 00 00 00 00 00 00")) { (r) throws(DecodeError) in
+            _ = try r.readInt64()
+        }
         #expect(overflow?.code == "integer-overflow")
         let empty = failure(bytes("02 00")) { (r) throws(DecodeError) in _ = try r.readInt64() }
         #expect(empty?.code == "bad-integer")

@@ -18,8 +18,9 @@ private func smallReceipt(_ encoding: AppReceiptBuilder.Encoding) throws -> [UIn
     spec.purchases = [spec.purchases[1]]
     spec.extraAttributes = []
     spec.encoding = encoding
-    let identity = SigningIdentity.unverifiable(signatureLength: 128,
-                                                certificates: [try AppReceiptFixtures.certificate(serial: 9, issuer: "CA")])
+    let identity = SigningIdentity.unverifiable(
+        signatureLength: 128,
+        certificates: [try AppReceiptFixtures.certificate(serial: 9, issuer: "CA")])
     return try AppReceiptBuilder.build(spec, signedBy: identity)
 }
 
@@ -30,8 +31,9 @@ private func signed(_ content: [UInt8]) throws -> [UInt8] {
 
 @Suite("Apple app receipts: hostile input")
 struct AppReceiptHostileInputTests {
-    @Test("a receipt cut short at any byte is an error, never a crash",
-          arguments: [AppReceiptBuilder.Encoding.der, .xcodeBER])
+    @Test(
+        "a receipt cut short at any byte is an error, never a crash",
+        arguments: [AppReceiptBuilder.Encoding.der, .xcodeBER])
     func truncatedAnywhere(encoding: AppReceiptBuilder.Encoding) throws {
         let der = try smallReceipt(encoding)
         for length in 0..<der.count {
@@ -40,8 +42,9 @@ struct AppReceiptHostileInputTests {
         }
     }
 
-    @Test("any single corrupted byte gives a receipt or an error with an offset inside it",
-          arguments: [AppReceiptBuilder.Encoding.der, .xcodeBER])
+    @Test(
+        "any single corrupted byte gives a receipt or an error with an offset inside it",
+        arguments: [AppReceiptBuilder.Encoding.der, .xcodeBER])
     func corruptedAnywhere(encoding: AppReceiptBuilder.Encoding) throws {
         let der = try smallReceipt(encoding)
         for index in der.indices {

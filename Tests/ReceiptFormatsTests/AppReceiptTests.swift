@@ -10,7 +10,9 @@ enum AppReceiptFixtures {
     static let july2020: Int64 = 1_594_755_400_000
     static let day: Int64 = 86_400_000
 
-    static func stamp(_ ms: Int64) throws -> Timestamp { try #require(Timestamp(millis: ms, hasMilliseconds: ms % 1000 != 0)) }
+    static func stamp(_ ms: Int64) throws -> Timestamp {
+        try #require(Timestamp(millis: ms, hasMilliseconds: ms % 1000 != 0))
+    }
 
     /// Certificate ::= SEQUENCE { tbs SEQUENCE { [0] { INTEGER 2 }, serial, AlgorithmIdentifier,
     /// issuer Name, … }, AlgorithmIdentifier, BIT STRING } — enough shape for issuer and serial.
@@ -30,15 +32,19 @@ enum AppReceiptFixtures {
                     }
                 }
             }
-            try certificate.writeConstructed(DERWriter.sequence) { try $0.writeObjectIdentifier("1.2.840.113549.1.1.11") }
+            try certificate.writeConstructed(DERWriter.sequence) {
+                try $0.writeObjectIdentifier("1.2.840.113549.1.1.11")
+            }
             certificate.writeDefinite(0x03, [0x00, 0x01, 0x02])
         }
         return writer.bytes
     }
 
     static func chain() throws -> [[UInt8]] {
-        [try certificate(serial: 0x71, issuer: "Test WWDR"), try certificate(serial: 0x02, issuer: "Test Root"),
-         try certificate(serial: 0x01, issuer: "Test Root")]
+        [
+            try certificate(serial: 0x71, issuer: "Test WWDR"), try certificate(serial: 0x02, issuer: "Test Root"),
+            try certificate(serial: 0x01, issuer: "Test Root"),
+        ]
     }
 
     static func identity(digest: String = "2.16.840.1.101.3.4.2.1") throws -> SigningIdentity {
@@ -66,9 +72,10 @@ enum AppReceiptFixtures {
     /// Every attribute this project reads, with two purchases: a consumable and a refunded
     /// subscription period.
     static func fullSpec() throws -> AppReceiptBuilder.Spec {
-        var spec = AppReceiptBuilder.Spec(environment: "Production", bundleID: "com.example.game", appVersion: "1.2.3",
-                                          originalAppVersion: "1.0", appItemID: 1_234_567_890,
-                                          creationDate: try stamp(july2020))
+        var spec = AppReceiptBuilder.Spec(
+            environment: "Production", bundleID: "com.example.game", appVersion: "1.2.3",
+            originalAppVersion: "1.0", appItemID: 1_234_567_890,
+            creationDate: try stamp(july2020))
         spec.expirationDate = try stamp(july2020 + 365 * day)
         spec.ageRating = "12+"
         spec.opaqueValue = Array(0..<16)
@@ -84,16 +91,18 @@ enum AppReceiptFixtures {
             .init(type: 25, value: integer(3)),
             .init(type: 9999, value: [0xDE, 0xAD]),
         ]
-        var gems = AppReceiptBuilder.InAppPurchase(productID: "com.example.game.gems", transactionID: "1000000700000001",
-                                                   purchaseDate: try stamp(july2020 - day))
+        var gems = AppReceiptBuilder.InAppPurchase(
+            productID: "com.example.game.gems", transactionID: "1000000700000001",
+            purchaseDate: try stamp(july2020 - day))
         gems.quantity = 2
         gems.productTypeCode = 1
         gems.webOrderLineItemID = 0
-        var monthly = AppReceiptBuilder.InAppPurchase(productID: "com.example.game.monthly",
-                                                      transactionID: "1000000700000002",
-                                                      originalTransactionID: "1000000600000000",
-                                                      purchaseDate: try stamp(july2020 - 10 * day),
-                                                      originalPurchaseDate: try stamp(july2020 - 100 * day))
+        var monthly = AppReceiptBuilder.InAppPurchase(
+            productID: "com.example.game.monthly",
+            transactionID: "1000000700000002",
+            originalTransactionID: "1000000600000000",
+            purchaseDate: try stamp(july2020 - 10 * day),
+            originalPurchaseDate: try stamp(july2020 - 100 * day))
         monthly.expiresDate = try stamp(july2020 + 20 * day)
         monthly.cancellationDate = try stamp(july2020 - 2 * day)
         monthly.productTypeCode = 3
@@ -142,8 +151,9 @@ private func purchase(_ receipt: Receipt, _ transactionID: String) throws -> Pur
 struct AppReceiptTests {
     typealias F = AppReceiptFixtures
 
-    @Test("every app-level attribute reads back from an App Store and an Xcode receipt",
-          arguments: [AppReceiptBuilder.Encoding.der, .xcodeBER])
+    @Test(
+        "every app-level attribute reads back from an App Store and an Xcode receipt",
+        arguments: [AppReceiptBuilder.Encoding.der, .xcodeBER])
     func appAttributes(encoding: AppReceiptBuilder.Encoding) throws {
         let receipt = try AppReceiptDecoder.decode(der: F.receipt(F.fullSpec(), encoding: encoding))
         #expect(receipt.kind == .appleAppReceipt)
@@ -154,24 +164,26 @@ struct AppReceiptTests {
         #expect(receipt.originalAppVersion == "1.0")
         #expect(receipt.appItemID == 1_234_567_890)
         #expect(receipt.creationDate == (try F.stamp(F.july2020)))
-        #expect(extras(receipt.extras) == [
-            "opaque_value": .string("000102030405060708090a0b0c0d0e0f"),
-            "sha1_hash": .string("6465666768696a6b6c6d6e6f7071727374757677"),
-            "transaction_date": .string("2020-07-14T19:36:41Z"),
-            "fulfillment_tool_version": .number("7"),
-            "age_rating": .string("12+"),
-            "developer_id": .number("53284800"),
-            "download_id": .number("36066010076144"),
-            "version_external_identifier": .number("834859379"),
-            "original_purchase_date": .string("2013-08-01T07:00:00Z"),
-            "expiration_date": .string("2021-07-14T19:36:40Z"),
-            "attr_25": .string("020103"),
-            "attr_9999": .string("dead"),
-        ])
+        #expect(
+            extras(receipt.extras) == [
+                "opaque_value": .string("000102030405060708090a0b0c0d0e0f"),
+                "sha1_hash": .string("6465666768696a6b6c6d6e6f7071727374757677"),
+                "transaction_date": .string("2020-07-14T19:36:41Z"),
+                "fulfillment_tool_version": .number("7"),
+                "age_rating": .string("12+"),
+                "developer_id": .number("53284800"),
+                "download_id": .number("36066010076144"),
+                "version_external_identifier": .number("834859379"),
+                "original_purchase_date": .string("2013-08-01T07:00:00Z"),
+                "expiration_date": .string("2021-07-14T19:36:40Z"),
+                "attr_25": .string("020103"),
+                "attr_9999": .string("dead"),
+            ])
     }
 
-    @Test("every in-app attribute reads back from an App Store and an Xcode receipt",
-          arguments: [AppReceiptBuilder.Encoding.der, .xcodeBER])
+    @Test(
+        "every in-app attribute reads back from an App Store and an Xcode receipt",
+        arguments: [AppReceiptBuilder.Encoding.der, .xcodeBER])
     func inAppAttributes(encoding: AppReceiptBuilder.Encoding) throws {
         let receipt = try AppReceiptDecoder.decode(der: F.receipt(F.fullSpec(), encoding: encoding))
         #expect(receipt.purchases.count == 2)
@@ -198,13 +210,14 @@ struct AppReceiptTests {
         #expect(monthly.cancellationDate == (try F.stamp(F.july2020 - 2 * F.day)))
         #expect(monthly.productType == .autoRenewable)
         #expect(monthly.webOrderLineItemID == "1000000055555555")
-        #expect(extras(monthly.extras) == [
-            "is_trial_period": .bool(true),
-            "is_in_intro_offer_period": .bool(false),
-            "promotional_offer_id": .string("spring.offer"),
-            "attr_1710": .string("020100"),
-            "attr_4242": .string("0102"),
-        ])
+        #expect(
+            extras(monthly.extras) == [
+                "is_trial_period": .bool(true),
+                "is_in_intro_offer_period": .bool(false),
+                "promotional_offer_id": .string("spring.offer"),
+                "attr_1710": .string("020100"),
+                "attr_4242": .string("0102"),
+            ])
     }
 
     @Test("an App Store receipt and its Xcode-style BER twin decode to the same receipt")
@@ -306,8 +319,9 @@ struct AppReceiptTests {
         #expect(failure(try F.receipt(spec))?.code == "duplicate-attribute")
     }
 
-    @Test("an unreadable date is an error pointing at its text, also through Xcode's segments",
-          arguments: [AppReceiptBuilder.Encoding.der, .xcodeBER])
+    @Test(
+        "an unreadable date is an error pointing at its text, also through Xcode's segments",
+        arguments: [AppReceiptBuilder.Encoding.der, .xcodeBER])
     func badDate(encoding: AppReceiptBuilder.Encoding) throws {
         var spec = try F.fullSpec()
         spec.purchases[1].cancellationDate = try F.stamp(F.july2020 + 3 * F.day + 7_000)

@@ -11,16 +11,19 @@ private let july2020: Int64 = 1_594_755_400_000
 private let playKey = SigningIdentity(certificates: [], digestAlgorithmOID: "1.3.14.3.2.26") { bytes in
     var h: UInt32 = 2_166_136_261
     for b in bytes { h = (h ^ UInt32(b)) &* 16_777_619 }
-    return [UInt8(truncatingIfNeeded: h >> 24), UInt8(truncatingIfNeeded: h >> 16), UInt8(truncatingIfNeeded: h >> 8),
-            UInt8(truncatingIfNeeded: h)]
+    return [
+        UInt8(truncatingIfNeeded: h >> 24), UInt8(truncatingIfNeeded: h >> 16), UInt8(truncatingIfNeeded: h >> 8),
+        UInt8(truncatingIfNeeded: h),
+    ]
 }
 
 private func stamp(_ ms: Int64) throws -> Timestamp { try #require(Timestamp(millis: ms)) }
 
 private func coins(orderID: String? = "GPA.3373-3758-4797-38496") throws -> GooglePurchaseBuilder.PurchaseData {
-    var data = GooglePurchaseBuilder.PurchaseData(orderID: orderID, packageName: "com.example.game", productID: "coins100",
-                                                  purchaseTime: try stamp(july2020), purchaseToken: "opaque-token-1",
-                                                  obfuscatedAccountID: "user-42")
+    var data = GooglePurchaseBuilder.PurchaseData(
+        orderID: orderID, packageName: "com.example.game", productID: "coins100",
+        purchaseTime: try stamp(july2020), purchaseToken: "opaque-token-1",
+        obfuscatedAccountID: "user-42")
     data.acknowledged = true
     return data
 }
@@ -45,8 +48,9 @@ private func failure(_ text: String) -> DecodeError? {
 
 @Suite("Google Play purchases")
 struct GooglePurchaseDecoderTests {
-    @Test("every wrapper decodes to the same purchase, originalJson kept byte for byte",
-          arguments: GooglePurchaseBuilder.Wrapper.allCases)
+    @Test(
+        "every wrapper decodes to the same purchase, originalJson kept byte for byte",
+        arguments: GooglePurchaseBuilder.Wrapper.allCases)
     func wrappers(_ wrapper: GooglePurchaseBuilder.Wrapper) throws {
         let data = try coins()
         let receipt = try decode(try GooglePurchaseBuilder.payload(data, with: playKey, wrapper: wrapper))
@@ -65,12 +69,14 @@ struct GooglePurchaseDecoderTests {
         #expect(JSONObject(p.extras)["acknowledged"] == .bool(true))
 
         let original = Array(data.originalJSON.utf8)
-        let signature = wrapper == .unsigned ? nil : try GooglePurchaseBuilder.signature(of: data.originalJSON, with: playKey)
+        let signature =
+            wrapper == .unsigned ? nil : try GooglePurchaseBuilder.signature(of: data.originalJSON, with: playKey)
         #expect(receipt.signed == .google(originalJSON: original, signature: signature))
     }
 
-    @Test("a trailing newline in originalJson is part of the signed bytes and kept",
-          arguments: [GooglePurchaseBuilder.Wrapper.dataAndSignature, .base64DataAndSignature, .unity])
+    @Test(
+        "a trailing newline in originalJson is part of the signed bytes and kept",
+        arguments: [GooglePurchaseBuilder.Wrapper.dataAndSignature, .base64DataAndSignature, .unity])
     func trailingNewline(_ wrapper: GooglePurchaseBuilder.Wrapper) throws {
         let original = try coins().originalJSON + "\n"
         let signature = try GooglePurchaseBuilder.signature(of: original, with: playKey)
@@ -81,21 +87,24 @@ struct GooglePurchaseDecoderTests {
 
     @Test("a purchase without orderId is a test purchase; so is purchaseType 0")
     func testPurchases() throws {
-        let receipt = try decode(try GooglePurchaseBuilder.payload(coins(orderID: nil), with: playKey, wrapper: .dataAndSignature))
+        let receipt = try decode(
+            try GooglePurchaseBuilder.payload(coins(orderID: nil), with: playKey, wrapper: .dataAndSignature))
         #expect(receipt.environment == "Test")
         #expect(receipt.purchases.first?.transactionID == nil)
         #expect(receipt.purchases.first?.purchaseToken == "opaque-token-1")
 
         let empty = try decode(#"{"orderId":"","packageName":"a.b","productId":"p","purchaseToken":"t"}"#)
         #expect(empty.environment == "Test")
-        let tester = try decode(#"{"orderId":"GPA.1","packageName":"a.b","productId":"p","purchaseToken":"t","purchaseType":0}"#)
+        let tester = try decode(
+            #"{"orderId":"GPA.1","packageName":"a.b","productId":"p","purchaseToken":"t","purchaseType":0}"#)
         #expect(tester.environment == "Test")
         #expect(tester.purchases.first?.purchaseType == 0)
     }
 
     @Test("a bare purchase keeps the whole text as its unsigned originalJson")
     func barePurchase() throws {
-        let text = "{ \"orderId\": \"GPA.1\", \"packageName\": \"a.b\", \"productIds\": [\"p1\", \"p2\"], \"token\": \"legacy\" }"
+        let text =
+            "{ \"orderId\": \"GPA.1\", \"packageName\": \"a.b\", \"productIds\": [\"p1\", \"p2\"], \"token\": \"legacy\" }"
         let receipt = try decode(text)
         #expect(receipt.signed == .google(originalJSON: Array(text.utf8), signature: nil))
         #expect(receipt.purchases.first?.productID == "p1")
@@ -106,20 +115,26 @@ struct GooglePurchaseDecoderTests {
     func unityPayloadObject() throws {
         let original = try coins().originalJSON
         let inner = JSONObject([("json", .string(original)), ("signature", .string("AAECAw=="))])
-        let text = JSONValue.object(JSONObject([("Store", .string("GooglePlay")), ("TransactionID", .string("GPA.1")),
-                                                ("Payload", .object(inner))])).jsonText
+        let text = JSONValue.object(
+            JSONObject([
+                ("Store", .string("GooglePlay")), ("TransactionID", .string("GPA.1")),
+                ("Payload", .object(inner)),
+            ])
+        ).jsonText
         let receipt = try decode(text)
         #expect(receipt.signed == .google(originalJSON: Array(original.utf8), signature: [0, 1, 2, 3]))
     }
 
-    @Test("data (Unity: json) stored as a JSON object decodes, its bytes as they stand kept as originalJson",
-          arguments: [GooglePurchaseBuilder.Wrapper.dataAndSignature, .base64DataAndSignature, .unity],
-          GooglePurchaseBuilder.ObjectForm.allCases)
+    @Test(
+        "data (Unity: json) stored as a JSON object decodes, its bytes as they stand kept as originalJson",
+        arguments: [GooglePurchaseBuilder.Wrapper.dataAndSignature, .base64DataAndSignature, .unity],
+        GooglePurchaseBuilder.ObjectForm.allCases)
     func dataAsObject(_ wrapper: GooglePurchaseBuilder.Wrapper, _ form: GooglePurchaseBuilder.ObjectForm) throws {
         let original = try coins().originalJSON
         let signature = try GooglePurchaseBuilder.signature(of: original, with: playKey)
-        let text = try GooglePurchaseBuilder.payloadWithObject(originalJSON: original, signature: signature,
-                                                               wrapper: wrapper, form: form)
+        let text = try GooglePurchaseBuilder.payloadWithObject(
+            originalJSON: original, signature: signature,
+            wrapper: wrapper, form: form)
         let receipt = try decode(text)
         let p = try #require(receipt.purchases.first)
         #expect(p.transactionID == "GPA.3373-3758-4797-38496")
@@ -137,16 +152,21 @@ struct GooglePurchaseDecoderTests {
         case .verbatim: #expect(kept == Array(original.utf8))
         case .reserialized:
             #expect(kept != Array(original.utf8))
-            #expect(String(decoding: kept, as: UTF8.self).hasPrefix(#"{"orderId": "GPA.3373-3758-4797-38496", "packageName": "#))
+            #expect(
+                String(decoding: kept, as: UTF8.self).hasPrefix(
+                    #"{"orderId": "GPA.3373-3758-4797-38496", "packageName": "#))
         }
     }
 
     @Test("an object's bytes are taken from the payload exactly, spacing and escapes included")
     func dataAsObjectExactBytes() throws {
-        let object = "{ \"orderId\" : \"GPA.1\",\n  \"packageName\":\"a.b\", \"productId\":\"caf\\u00e9\", \"purchaseToken\":\"t\" }"
+        let object =
+            "{ \"orderId\" : \"GPA.1\",\n  \"packageName\":\"a.b\", \"productId\":\"caf\\u00e9\", \"purchaseToken\":\"t\" }"
         let text = "{\"signature\":\"AAECAw==\" , \"data\" :  " + object + "\t}"
         let receipt = try decode(text)
-        #expect(receipt.signed == .google(originalJSON: Array(object.utf8), signature: [0, 1, 2, 3], storedAsObjectIn: "data"))
+        #expect(
+            receipt.signed
+                == .google(originalJSON: Array(object.utf8), signature: [0, 1, 2, 3], storedAsObjectIn: "data"))
         #expect(receipt.purchases.first?.productID == "caf\u{e9}")
         // Unsigned, it is still a Google purchase when the object is one.
         let bare = try decode("{\"data\":" + object + "}")
@@ -163,7 +183,8 @@ struct GooglePurchaseDecoderTests {
 
     @Test("a bad value inside a data object is named at its place in the payload")
     func dataAsObjectErrors() throws {
-        let text = #"{"data":{"orderId":"GPA.1","packageName":"a.b","purchaseTime":123456789012345678901,"purchaseToken":"t"},"signature":"AA=="}"#
+        let text =
+            #"{"data":{"orderId":"GPA.1","packageName":"a.b","purchaseTime":123456789012345678901,"purchaseToken":"t"},"signature":"AA=="}"#
         let error = failure(text)
         #expect(error?.code == "date-out-of-range")
         #expect(error?.reason.hasPrefix("data.purchaseTime") == true)
@@ -176,8 +197,11 @@ struct GooglePurchaseDecoderTests {
             let text = try GooglePurchaseBuilder.payload(coins(), with: playKey, wrapper: wrapper)
             #expect(GooglePurchaseDecoder.looksLike(try #require(try JSONParser.parse(text).object)))
         }
-        #expect(!GooglePurchaseDecoder.looksLike(try #require(try JSONParser.parse(#"{"status":0,"receipt":{}}"#).object)))
-        #expect(!GooglePurchaseDecoder.looksLike(try #require(try JSONParser.parse(#"{"Store":"AppleAppStore","Payload":"MII"}"#).object)))
+        #expect(
+            !GooglePurchaseDecoder.looksLike(try #require(try JSONParser.parse(#"{"status":0,"receipt":{}}"#).object)))
+        #expect(
+            !GooglePurchaseDecoder.looksLike(
+                try #require(try JSONParser.parse(#"{"Store":"AppleAppStore","Payload":"MII"}"#).object)))
     }
 }
 
@@ -202,14 +226,20 @@ struct GooglePurchaseHostileInputTests {
         #expect(error?.reason.hasPrefix("purchaseTime") == true)
         #expect(error?.offset == (try offset(of: "1234", in: text)))
         let quantity = #"{"orderId":"GPA.1","packageName":"a.b","purchaseToken":"t","quantity":"18446744073709551616"}"#
-        #expect(failure(quantity) == DecodeError("number-out-of-range", "quantity: \"18446744073709551616\" does not fit in 64 bits",
-                                                 at: try offset(of: "\"1844", in: quantity)))
-        #expect(failure(#"{"orderId":"GPA.1","packageName":"a.b","purchaseTime":1.5,"purchaseToken":"t"}"#)?.code == "bad-date")
+        #expect(
+            failure(quantity)
+                == DecodeError(
+                    "number-out-of-range", "quantity: \"18446744073709551616\" does not fit in 64 bits",
+                    at: try offset(of: "\"1844", in: quantity)))
+        #expect(
+            failure(#"{"orderId":"GPA.1","packageName":"a.b","purchaseTime":1.5,"purchaseToken":"t"}"#)?.code
+                == "bad-date")
     }
 
     @Test("a signature that is not base64 is refused at its byte")
     func badSignature() throws {
-        let text = #"{"data":"{\"orderId\":\"GPA.1\",\"packageName\":\"a\",\"purchaseToken\":\"t\"}","signature":"AAE*"}"#
+        let text =
+            #"{"data":"{\"orderId\":\"GPA.1\",\"packageName\":\"a\",\"purchaseToken\":\"t\"}","signature":"AAE*"}"#
         let error = failure(text)
         #expect(error?.code == "bad-base64")
         #expect(error?.offset == (try offset(of: "*", in: text)))
@@ -223,14 +253,17 @@ struct GooglePurchaseHostileInputTests {
         #expect(failure(#"{"Store":"GooglePlay","Payload":7}"#)?.code == "bad-field-type")
         #expect(failure(#"{"Store":"AppleAppStore","Payload":"MII"}"#)?.code == "not-a-google-purchase")
         #expect(failure(#"{"hello":"world"}"#)?.code == "not-a-google-purchase")
-        #expect(failure(#"{"orderId":"GPA.1","packageName":"a","productIds":"p","purchaseToken":"t"}"#)?.code == "bad-field-type")
+        #expect(
+            failure(#"{"orderId":"GPA.1","packageName":"a","productIds":"p","purchaseToken":"t"}"#)?.code
+                == "bad-field-type")
     }
 
     @Test("base64 that is not a wrapper, and invalid UTF-8, fail with offsets")
     func encodings() {
         #expect(failure("eyJkYXRhIjo*")?.code == "bad-base64")
         #expect(failure("eyJkYXRhIjo*")?.offset == 11)
-        let bytes: [UInt8] = Array(#"{"orderId":"GPA"#.utf8) + [0xFF] + Array(#"","packageName":"a","purchaseToken":"t"}"#.utf8)
+        let bytes: [UInt8] =
+            Array(#"{"orderId":"GPA"#.utf8) + [0xFF] + Array(#"","packageName":"a","purchaseToken":"t"}"#.utf8)
         #expect(throws: DecodeError("invalid-utf8", "string is not valid UTF-8", at: 15)) {
             try GooglePurchaseDecoder.decode(bytes)
         }

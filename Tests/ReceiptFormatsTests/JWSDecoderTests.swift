@@ -5,14 +5,17 @@ import ReceiptFormats
 import Testing
 
 private let october2023: Int64 = 1_698_148_900_000
-private let fakeChain: [[UInt8]] = [[0x30, 0x03, 0x02, 0x01, 0x01], [0x30, 0x03, 0x02, 0x01, 0x02], [0x30, 0x03, 0x02, 0x01, 0x03]]
+private let fakeChain: [[UInt8]] = [
+    [0x30, 0x03, 0x02, 0x01, 0x01], [0x30, 0x03, 0x02, 0x01, 0x02], [0x30, 0x03, 0x02, 0x01, 0x03],
+]
 private let signer = SigningIdentity.unverifiable(signatureLength: 64, certificates: fakeChain)
 
 private func stamp(_ ms: Int64) throws -> Timestamp { try #require(Timestamp(millis: ms)) }
 
 private func coinTransaction() throws -> JWSBuilder.Transaction {
-    var t = JWSBuilder.Transaction(transactionID: "2000000456789012", bundleID: "com.example.game", productID: "coins100",
-                                   purchaseDate: try stamp(october2023), signedDate: try stamp(october2023 + 2000))
+    var t = JWSBuilder.Transaction(
+        transactionID: "2000000456789012", bundleID: "com.example.game", productID: "coins100",
+        purchaseDate: try stamp(october2023), signedDate: try stamp(october2023 + 2000))
     t.appAccountToken = "7e3fb20b-4cdb-47cc-936d-99d65f608138"
     t.price = 990
     t.currency = "USD"
@@ -27,7 +30,8 @@ private func decode(_ jws: String) throws -> Receipt {
 /// A DID_RENEW notification's payload around `data` as given (JWSBuilder writes no renewal info).
 private func didRenew(_ data: [(key: String, value: JSONValue)]) -> JSONObject {
     JSONObject([
-        ("notificationType", .string("DID_RENEW")), ("notificationUUID", .string("c4f1e2d3-5a6b-4c7d-8e9f-0a1b2c3d4e5f")),
+        ("notificationType", .string("DID_RENEW")),
+        ("notificationUUID", .string("c4f1e2d3-5a6b-4c7d-8e9f-0a1b2c3d4e5f")),
         ("data", .object(JSONObject(data))), ("version", .string("2.0")), ("signedDate", .integer(october2023 + 5000)),
     ])
 }
@@ -63,9 +67,10 @@ struct JWSDecoderTests {
         #expect(extras["app_transaction_id"] == .string("704289572311614430"))
 
         let segments = jws.split(separator: ".", omittingEmptySubsequences: false)
-        let expected = JWSSigned(signingInput: Array("\(segments[0]).\(segments[1])".utf8), headerLength: segments[0].utf8.count,
-                                 signature: [UInt8](repeating: 0, count: 64), algorithm: "ES256",
-                                 certificates: fakeChain, signedDate: try stamp(october2023 + 2000))
+        let expected = JWSSigned(
+            signingInput: Array("\(segments[0]).\(segments[1])".utf8), headerLength: segments[0].utf8.count,
+            signature: [UInt8](repeating: 0, count: 64), algorithm: "ES256",
+            certificates: fakeChain, signedDate: try stamp(october2023 + 2000))
         #expect(receipt.signed == .jws(expected, nested: []))
     }
 
@@ -108,8 +113,10 @@ struct JWSDecoderTests {
         t.environment = "Xcode"
         t.millisecondFraction = "987654"
         let jws = try JWSBuilder.transaction(t, with: signer, keyID: "Apple_Xcode_Key")
-        #expect(try JSONParser.parse(Base64.decode(String(jws.split(separator: ".")[1]), alphabet: .url)).object?["purchaseDate"]
-            == .number("1698148900000.987654"))
+        #expect(
+            try JSONParser.parse(Base64.decode(String(jws.split(separator: ".")[1]), alphabet: .url)).object?[
+                "purchaseDate"]
+                == .number("1698148900000.987654"))
         let receipt = try decode(jws)
         #expect(receipt.environment == "Xcode")
         #expect(JSONObject(receipt.extras)["kid"] == .string("Apple_Xcode_Key"))
@@ -119,9 +126,10 @@ struct JWSDecoderTests {
 
     @Test("renewal info is told apart and carries no purchase")
     func renewalInfo() throws {
-        var info = JWSBuilder.RenewalInfo(originalTransactionID: "2000000456789012", productID: "vip.monthly",
-                                          autoRenewProductID: "vip.yearly", renewalDate: try stamp(october2023 + 2_592_000_000),
-                                          signedDate: try stamp(october2023))
+        var info = JWSBuilder.RenewalInfo(
+            originalTransactionID: "2000000456789012", productID: "vip.monthly",
+            autoRenewProductID: "vip.yearly", renewalDate: try stamp(october2023 + 2_592_000_000),
+            signedDate: try stamp(october2023))
         info.environment = "Sandbox"
         let receipt = try decode(try JWSBuilder.renewalInfo(info, with: signer))
         #expect(receipt.jwsType == .renewalInfo)
@@ -134,10 +142,11 @@ struct JWSDecoderTests {
 
     @Test("an app transaction without signedDate is checked at its receipt creation date")
     func appTransaction() throws {
-        var app = JWSBuilder.AppTransaction(appAppleID: 1_234_567_890, bundleID: "com.example.game", applicationVersion: "42",
-                                            originalApplicationVersion: "1.0", receiptCreationDate: try stamp(october2023),
-                                            originalPurchaseDate: try stamp(october2023 - 86_400_000),
-                                            appTransactionID: "704289572311614430", signedDate: nil)
+        var app = JWSBuilder.AppTransaction(
+            appAppleID: 1_234_567_890, bundleID: "com.example.game", applicationVersion: "42",
+            originalApplicationVersion: "1.0", receiptCreationDate: try stamp(october2023),
+            originalPurchaseDate: try stamp(october2023 - 86_400_000),
+            appTransactionID: "704289572311614430", signedDate: nil)
         app.receiptType = "Sandbox"
         let receipt = try decode(try JWSBuilder.appTransaction(app, with: signer))
         #expect(receipt.jwsType == .appTransaction)
@@ -157,9 +166,10 @@ struct JWSDecoderTests {
 
     @Test("a notification's nested transaction becomes its purchase, both signatures kept")
     func notification() throws {
-        var n = JWSBuilder.Notification(notificationType: "ONE_TIME_CHARGE", notificationUUID: "002e14d5-51f5-4503-b5a8-c3a1af68eb20",
-                                        bundleID: "com.example.game", signedDate: try stamp(october2023 + 5000),
-                                        transaction: try coinTransaction())
+        var n = JWSBuilder.Notification(
+            notificationType: "ONE_TIME_CHARGE", notificationUUID: "002e14d5-51f5-4503-b5a8-c3a1af68eb20",
+            bundleID: "com.example.game", signedDate: try stamp(october2023 + 5000),
+            transaction: try coinTransaction())
         n.environment = "Sandbox"
         n.appAppleID = 1_234_567_890
         n.bundleVersion = "42"
@@ -175,7 +185,8 @@ struct JWSDecoderTests {
         #expect(receipt.purchases == (try decode(inner)).purchases)
         #expect(JSONObject(receipt.extras)["notification_type"] == .string("ONE_TIME_CHARGE"))
         guard case .jws(let signedOuter, let nested) = receipt.signed,
-              case .jws(let expectedInner, []) = try decode(inner).signed else {
+            case .jws(let expectedInner, []) = try decode(inner).signed
+        else {
             Issue.record("expected a JWS with a nested one")
             return
         }
@@ -183,27 +194,37 @@ struct JWSDecoderTests {
         #expect(nested == [NestedJWS(field: .signedTransactionInfo, signed: expectedInner)])
     }
 
-    @Test("a notification keeps the signed material of its transaction and its renewal info, and what the renewal info says")
+    @Test(
+        "a notification keeps the signed material of its transaction and its renewal info, and what the renewal info says"
+    )
     func notificationWithRenewalInfo() throws {
         let transaction = try JWSBuilder.transaction(coinTransaction(), with: signer)
-        var info = JWSBuilder.RenewalInfo(originalTransactionID: "2000000456789012", productID: "vip.monthly",
-                                          autoRenewProductID: "vip.yearly", renewalDate: try stamp(october2023 + 2_592_000_000),
-                                          signedDate: try stamp(october2023 + 3000))
+        var info = JWSBuilder.RenewalInfo(
+            originalTransactionID: "2000000456789012", productID: "vip.monthly",
+            autoRenewProductID: "vip.yearly", renewalDate: try stamp(october2023 + 2_592_000_000),
+            signedDate: try stamp(october2023 + 3000))
         info.autoRenewStatus = 0
         let renewal = try JWSBuilder.renewalInfo(info, with: signer)
-        let receipt = try decode(try JWSBuilder.sign(payload: didRenew([
-            ("bundleId", .string("com.example.game")), ("environment", .string("Production")),
-            ("signedTransactionInfo", .string(transaction)), ("signedRenewalInfo", .string(renewal)), ("status", .integer(1)),
-        ]), with: signer))
+        let receipt = try decode(
+            try JWSBuilder.sign(
+                payload: didRenew([
+                    ("bundleId", .string("com.example.game")), ("environment", .string("Production")),
+                    ("signedTransactionInfo", .string(transaction)), ("signedRenewalInfo", .string(renewal)),
+                    ("status", .integer(1)),
+                ]), with: signer))
         #expect(receipt.purchases == (try decode(transaction)).purchases)
         guard case .jws(_, let nested) = receipt.signed,
-              case .jws(let signedTransaction, []) = try decode(transaction).signed,
-              case .jws(let signedRenewal, []) = try decode(renewal).signed else {
+            case .jws(let signedTransaction, []) = try decode(transaction).signed,
+            case .jws(let signedRenewal, []) = try decode(renewal).signed
+        else {
             Issue.record("expected JWS throughout")
             return
         }
-        #expect(nested == [NestedJWS(field: .signedTransactionInfo, signed: signedTransaction),
-                           NestedJWS(field: .signedRenewalInfo, signed: signedRenewal)])
+        #expect(
+            nested == [
+                NestedJWS(field: .signedTransactionInfo, signed: signedTransaction),
+                NestedJWS(field: .signedRenewalInfo, signed: signedRenewal),
+            ])
         #expect(signedRenewal.signedDate == (try stamp(october2023 + 3000)), "checked at its own signedDate")
         let extras = JSONObject(receipt.extras)
         #expect(extras["subscription_status"] == .number("1"))
@@ -217,11 +238,13 @@ struct JWSDecoderTests {
 
     @Test("a notification with renewal info alone has no purchase and takes its environment when data has none")
     func notificationWithRenewalInfoAlone() throws {
-        var info = JWSBuilder.RenewalInfo(originalTransactionID: "2000000456789012", productID: "vip.monthly",
-                                          renewalDate: nil, signedDate: try stamp(october2023))
+        var info = JWSBuilder.RenewalInfo(
+            originalTransactionID: "2000000456789012", productID: "vip.monthly",
+            renewalDate: nil, signedDate: try stamp(october2023))
         info.environment = "Sandbox"
         let renewal = try JWSBuilder.renewalInfo(info, with: signer)
-        let receipt = try decode(try JWSBuilder.sign(payload: didRenew([("signedRenewalInfo", .string(renewal))]), with: signer))
+        let receipt = try decode(
+            try JWSBuilder.sign(payload: didRenew([("signedRenewalInfo", .string(renewal))]), with: signer))
         #expect(receipt.purchases.isEmpty)
         #expect(receipt.environment == "Sandbox")
         guard case .jws(_, let nested) = receipt.signed else {
@@ -233,8 +256,9 @@ struct JWSDecoderTests {
 
     @Test("a notification without a transaction has no purchase")
     func notificationWithoutTransaction() throws {
-        let n = JWSBuilder.Notification(notificationType: "TEST", notificationUUID: "u", bundleID: "com.example.game",
-                                        signedDate: try stamp(october2023), transaction: nil)
+        let n = JWSBuilder.Notification(
+            notificationType: "TEST", notificationUUID: "u", bundleID: "com.example.game",
+            signedDate: try stamp(october2023), transaction: nil)
         let receipt = try decode(try JWSBuilder.notification(n, with: signer))
         #expect(receipt.purchases.isEmpty)
         #expect(receipt.environment == "Production")
@@ -244,7 +268,9 @@ struct JWSDecoderTests {
         }
     }
 
-    @Test("a transaction of only environment, bundleId and signedDate, as Apple's test fixtures sign, decodes with no purchase")
+    @Test(
+        "a transaction of only environment, bundleId and signedDate, as Apple's test fixtures sign, decodes with no purchase"
+    )
     func fewFieldTransaction() throws {
         let spec = JWSBuilder.FewFields(bundleID: "com.example", signedDate: try stamp(october2023))
         let jws = try JWSBuilder.fewFields(spec, with: signer)
@@ -265,8 +291,10 @@ struct JWSDecoderTests {
 
     @Test("renewal info of only environment and signedDate decodes as renewal info")
     func fewFieldRenewalInfo() throws {
-        let receipt = try decode(try JWSBuilder.fewFields(JWSBuilder.FewFields(bundleID: nil, signedDate: try stamp(october2023)),
-                                                          with: signer))
+        let receipt = try decode(
+            try JWSBuilder.fewFields(
+                JWSBuilder.FewFields(bundleID: nil, signedDate: try stamp(october2023)),
+                with: signer))
         #expect(receipt.jwsType == .renewalInfo)
         #expect(receipt.environment == "Sandbox")
         #expect(receipt.appID == nil)
@@ -281,7 +309,9 @@ struct JWSDecoderTests {
             spec.more = more
             return try decode(try JWSBuilder.fewFields(spec, with: signer))
         }
-        let shared = try type([("productId", .string("vip.monthly")), ("originalTransactionId", .string("2000000456789012"))])
+        let shared = try type([
+            ("productId", .string("vip.monthly")), ("originalTransactionId", .string("2000000456789012")),
+        ])
         #expect(shared.jwsType == .renewalInfo, "productId and originalTransactionId are in renewal info too")
         let bought = try type([("productId", .string("coins100")), ("purchaseDate", .integer(october2023))])
         #expect(bought.jwsType == .transaction)
@@ -293,9 +323,11 @@ struct JWSDecoderTests {
 
     @Test("a few-field payload inside a notification is its transaction")
     func fewFieldNested() throws {
-        let inner = try JWSBuilder.fewFields(JWSBuilder.FewFields(bundleID: nil, signedDate: try stamp(october2023)), with: signer)
-        let n = JWSBuilder.Notification(notificationType: "TEST", notificationUUID: "u", bundleID: "com.example.game",
-                                        signedDate: try stamp(october2023), transaction: nil)
+        let inner = try JWSBuilder.fewFields(
+            JWSBuilder.FewFields(bundleID: nil, signedDate: try stamp(october2023)), with: signer)
+        let n = JWSBuilder.Notification(
+            notificationType: "TEST", notificationUUID: "u", bundleID: "com.example.game",
+            signedDate: try stamp(october2023), transaction: nil)
         let receipt = try decode(try JWSBuilder.sign(payload: n.payload(signedTransactionInfo: inner), with: signer))
         #expect(receipt.jwsType == .notification)
         #expect(receipt.purchases.isEmpty)
@@ -308,11 +340,14 @@ struct JWSDecoderTests {
 
     @Test("a few-field payload inside signedRenewalInfo is renewal info, bundleId or not")
     func fewFieldNestedRenewalInfo() throws {
-        let inner = try JWSBuilder.fewFields(JWSBuilder.FewFields(bundleID: "com.example.game", signedDate: try stamp(october2023)),
-                                             with: signer)
-        let receipt = try decode(try JWSBuilder.sign(payload: didRenew([("signedRenewalInfo", .string(inner))]), with: signer))
+        let inner = try JWSBuilder.fewFields(
+            JWSBuilder.FewFields(bundleID: "com.example.game", signedDate: try stamp(october2023)),
+            with: signer)
+        let receipt = try decode(
+            try JWSBuilder.sign(payload: didRenew([("signedRenewalInfo", .string(inner))]), with: signer))
         #expect(receipt.purchases.isEmpty)
-        #expect(JSONObject(receipt.extras)["renewal_info"] == .object(JSONObject([("environment", .string("Sandbox"))])))
+        #expect(
+            JSONObject(receipt.extras)["renewal_info"] == .object(JSONObject([("environment", .string("Sandbox"))])))
     }
 
     @Test("the sniffer's predicate accepts a JWS and nothing else")

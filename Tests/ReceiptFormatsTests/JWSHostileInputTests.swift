@@ -35,7 +35,9 @@ struct JWSHostileInputTests {
     @Test("two or four segments are refused where the shape breaks")
     func segmentCount() {
         let two = "eyJhbGciOiJFUzI1NiJ9.e30"
-        #expect(failure(two) == DecodeError("bad-jws", "a compact JWS has 3 dot-separated segments, found 2", at: two.utf8.count))
+        #expect(
+            failure(two)
+                == DecodeError("bad-jws", "a compact JWS has 3 dot-separated segments, found 2", at: two.utf8.count))
         #expect(failure("eyJ.e30.c2ln.eHh4")?.code == "bad-jws")
         #expect(failure("eyJ.e30.c2ln.eHh4")?.offset == 12)
         #expect(failure("")?.code == "bad-jws")
@@ -101,20 +103,27 @@ struct JWSHostileInputTests {
         #expect(failure(jws(payload: deep))?.code == "too-deep")
         var small = Limits()
         small.maxPayloadBytes = 64
-        #expect(failure(jws(payload: #"{"transactionId":"1","productId":"a-long-product-identifier"}"#), limits: small)?.code
-            == "too-large")
+        #expect(
+            failure(jws(payload: #"{"transactionId":"1","productId":"a-long-product-identifier"}"#), limits: small)?
+                .code
+                == "too-large")
     }
 
     @Test("a payload of no known type, or not an object, is refused")
     func unknownPayload() {
         let payloadStart = segment(header).utf8.count + 1
-        #expect(failure(jws(payload: #"{"hello":"world"}"#)) == DecodeError("unknown-jws-payload",
-            "the JWS payload is none of a transaction, renewal info, app transaction or notification", at: payloadStart))
+        #expect(
+            failure(jws(payload: #"{"hello":"world"}"#))
+                == DecodeError(
+                    "unknown-jws-payload",
+                    "the JWS payload is none of a transaction, renewal info, app transaction or notification",
+                    at: payloadStart))
         #expect(failure(jws(payload: #""text""#))?.code == "not-an-object")
     }
 
-    @Test("a broken nested JWS is reported at its place in the outer text",
-          arguments: ["signedTransactionInfo", "signedRenewalInfo"])
+    @Test(
+        "a broken nested JWS is reported at its place in the outer text",
+        arguments: ["signedTransactionInfo", "signedRenewalInfo"])
     func brokenNestedJWS(_ key: String) throws {
         let outerPayload = #"{"notificationType":"REFUND","data":{""# + key + #"":"abc.def"}}"#
         let text = jws(payload: outerPayload)
@@ -124,11 +133,14 @@ struct JWSHostileInputTests {
         #expect(error?.offset == inSegment(segment(header).utf8.count + 1, closingQuote))
     }
 
-    @Test("a nested value that is not a JWS string is refused at that value, named",
-          arguments: ["signedTransactionInfo", "signedRenewalInfo"])
+    @Test(
+        "a nested value that is not a JWS string is refused at that value, named",
+        arguments: ["signedTransactionInfo", "signedRenewalInfo"])
     func nestedNotAString(_ key: String) throws {
         let payloadStart = segment(header).utf8.count + 1
-        for (value, kind) in [("42", "a number"), (#"{"signedDate":1}"#, "an object"), ("[]", "a list"), ("true", "true/false")] {
+        for (value, kind) in [
+            ("42", "a number"), (#"{"signedDate":1}"#, "an object"), ("[]", "a list"), ("true", "true/false"),
+        ] {
             let outerPayload = #"{"notificationType":"DID_RENEW","data":{"status":1,""# + key + #"":"# + value + "}}"
             let error = failure(jws(payload: outerPayload))
             #expect(error?.code == "bad-field-type")
@@ -140,17 +152,20 @@ struct JWSHostileInputTests {
     @Test("signedTransactionInfo may only hold a transaction, signedRenewalInfo only renewal info")
     func nestedOfTheWrongType() throws {
         let renewal = jws(payload: #"{"autoRenewProductId":"vip","signedDate":1698148900000}"#)
-        let outer = jws(payload: #"{"notificationType":"DID_RENEW","data":{"signedTransactionInfo":""# + renewal + #""}}"#)
+        let outer = jws(
+            payload: #"{"notificationType":"DID_RENEW","data":{"signedTransactionInfo":""# + renewal + #""}}"#)
         #expect(failure(outer)?.code == "bad-notification")
         #expect(failure(outer)?.reason == "the notification's signedTransactionInfo is renewal-info, not a transaction")
 
         let transaction = jws(payload: #"{"transactionId":"2000000456789012","signedDate":1698148900000}"#)
-        let swapped = jws(payload: #"{"notificationType":"DID_RENEW","data":{"signedRenewalInfo":""# + transaction + #""}}"#)
+        let swapped = jws(
+            payload: #"{"notificationType":"DID_RENEW","data":{"signedRenewalInfo":""# + transaction + #""}}"#)
         #expect(failure(swapped)?.code == "bad-notification")
         #expect(failure(swapped)?.reason == "the notification's signedRenewalInfo is transaction, not renewal info")
 
         let notification = jws(payload: #"{"notificationType":"TEST"}"#)
-        let nestedTwice = jws(payload: #"{"notificationType":"DID_RENEW","data":{"signedRenewalInfo":""# + notification + #""}}"#)
+        let nestedTwice = jws(
+            payload: #"{"notificationType":"DID_RENEW","data":{"signedRenewalInfo":""# + notification + #""}}"#)
         #expect(failure(nestedTwice)?.code == "bad-notification", "no notification inside a notification")
     }
 }

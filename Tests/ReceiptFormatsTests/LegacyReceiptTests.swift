@@ -20,11 +20,12 @@ private func identity(signatureLength: Int = 128) throws -> SigningIdentity {
 }
 
 private func spec() throws -> LegacyReceiptBuilder.Spec {
-    var spec = LegacyReceiptBuilder.Spec(bundleID: "com.example.game", bundleVersion: "1.0.4",
-                                         productID: "com.example.game.monthly", itemID: "521129812",
-                                         transactionID: "1000000046178817", originalTransactionID: "1000000046178800",
-                                         purchaseDate: try stamp(april2012),
-                                         originalPurchaseDate: try stamp(april2012 - 30 * day))
+    var spec = LegacyReceiptBuilder.Spec(
+        bundleID: "com.example.game", bundleVersion: "1.0.4",
+        productID: "com.example.game.monthly", itemID: "521129812",
+        transactionID: "1000000046178817", originalTransactionID: "1000000046178800",
+        purchaseDate: try stamp(april2012),
+        originalPurchaseDate: try stamp(april2012 - 30 * day))
     spec.quantity = 3
     spec.expiresDate = try stamp(april2012 + 30 * day)
     spec.webOrderLineItemID = "1000000026553322"
@@ -39,7 +40,8 @@ private func outerPlist(_ spec: LegacyReceiptBuilder.Spec, signatureLength: Int 
 
 /// An outer plist written by hand around the given parts.
 private func outerPlist(signature: [UInt8], purchaseInfo: [UInt8], extra: String = "") -> [UInt8] {
-    Array("""
+    Array(
+        """
         {
         \t"signature" = "\(Base64.encode(signature))";
         \t"purchase-info" = "\(Base64.encode(purchaseInfo))";\(extra)
@@ -47,11 +49,15 @@ private func outerPlist(signature: [UInt8], purchaseInfo: [UInt8], extra: String
         """.utf8)
 }
 
-private func blob(signature: [UInt8] = Array(repeating: 7, count: 128), certificate: [UInt8], declaredLength: Int? = nil,
-                  version: UInt8 = 2) -> [UInt8] {
+private func blob(
+    signature: [UInt8] = Array(repeating: 7, count: 128), certificate: [UInt8], declaredLength: Int? = nil,
+    version: UInt8 = 2
+) -> [UInt8] {
     let length = UInt32(declaredLength ?? certificate.count)
-    return [version] + signature + [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF),
-                                    UInt8(length & 0xFF)] + certificate
+    return [version] + signature + [
+        UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF),
+        UInt8(length & 0xFF),
+    ] + certificate
 }
 
 private let simpleInfo = Array(#"{ "transaction-id" = "1"; "product-id" = "gems"; }"#.utf8)
@@ -93,11 +99,12 @@ struct LegacyReceiptTests {
         #expect(purchase.webOrderLineItemID == "1000000026553322")
         #expect(purchase.cancellationDate == nil)
         let extras = Dictionary(purchase.extras.map { ($0.key, $0.value) }, uniquingKeysWith: { a, _ in a })
-        #expect(extras == [
-            "item_id": .string("521129812"),
-            "unique_identifier": .string("0000b0090000000000000000000000000000000f"),
-            "unique_vendor_identifier": .string("C6A1E3E0-2D4B-4A9A-9E3B-6D1E2B8C7F10"),
-        ])
+        #expect(
+            extras == [
+                "item_id": .string("521129812"),
+                "unique_identifier": .string("0000b0090000000000000000000000000000000f"),
+                "unique_vendor_identifier": .string("C6A1E3E0-2D4B-4A9A-9E3B-6D1E2B8C7F10"),
+            ])
     }
 
     @Test("a receipt without an environment states none, and no iOS 6 environment counts as signed")
@@ -110,8 +117,9 @@ struct LegacyReceiptTests {
         #expect(!(try LegacyReceiptDecoder.decode(plist: outerPlist(spec()))).environmentIsSigned)
     }
 
-    @Test("the signed bytes are 0x02 and the decoded purchase-info; signature and certificate are split out",
-          arguments: [128, 256])
+    @Test(
+        "the signed bytes are 0x02 and the decoded purchase-info; signature and certificate are split out",
+        arguments: [128, 256])
     func signedMaterial(signatureLength: Int) throws {
         let plist = try outerPlist(spec(), signatureLength: signatureLength)
         let outer = try OldStylePlist.parse(plist)
@@ -122,7 +130,8 @@ struct LegacyReceiptTests {
             return
         }
         #expect(signed.signedData == [0x02] + purchaseInfo)
-        #expect(signed.signature == (0..<signatureLength).map { UInt8(truncatingIfNeeded: purchaseInfo.count + 1 + $0) })
+        #expect(
+            signed.signature == (0..<signatureLength).map { UInt8(truncatingIfNeeded: purchaseInfo.count + 1 + $0) })
         #expect(signed.certificate == (try leaf()))
     }
 
@@ -150,7 +159,8 @@ struct LegacyReceiptTests {
 
     @Test("Apple's own spelling reads: formatted dates, expiry as epoch milliseconds")
     func appleSpelling() throws {
-        let info = Array("""
+        let info = Array(
+            """
             {
             \t"original-purchase-date-pst" = "2012-04-30 08:05:55 America/Los_Angeles";
             \t"purchase-date" = "2012-04-30 15:05:55 Etc/GMT";
@@ -161,8 +171,10 @@ struct LegacyReceiptTests {
             \t"bid" = "com.example.game";
             }
             """.utf8)
-        let receipt = try LegacyReceiptDecoder.decode(plist: outerPlist(signature: blob(certificate: leaf()),
-                                                                          purchaseInfo: info))
+        let receipt = try LegacyReceiptDecoder.decode(
+            plist: outerPlist(
+                signature: blob(certificate: leaf()),
+                purchaseInfo: info))
         let purchase = try #require(receipt.purchases.first)
         #expect(purchase.purchaseDate == (try stamp(1_335_798_355_000)))
         #expect(purchase.originalPurchaseDate == (try stamp(1_335_798_355_000)))
@@ -174,8 +186,9 @@ struct LegacyReceiptTests {
     func lyingCertificateLength() throws {
         let certificate = try leaf()
         for declared in [certificate.count + 1, certificate.count - 1, 0, Int(UInt32.max)] {
-            let plist = outerPlist(signature: blob(certificate: certificate, declaredLength: declared),
-                                   purchaseInfo: simpleInfo)
+            let plist = outerPlist(
+                signature: blob(certificate: certificate, declaredLength: declared),
+                purchaseInfo: simpleInfo)
             let error = try #require(failure(plist))
             #expect(error.code == "bad-signature")
             #expect(error.offset == 17, "the opening quote of the signature value")
@@ -223,7 +236,8 @@ struct LegacyReceiptTests {
         let quantity = outerPlist(signature: blob(certificate: try leaf()), purchaseInfo: badQuantity)
         #expect(failure(quantity)?.code == "bad-number")
         let badDate = Array(#"{ "purchase-date-ms" = "soon"; }"#.utf8)
-        #expect(failure(outerPlist(signature: blob(certificate: try leaf()), purchaseInfo: badDate))?.code == "bad-date")
+        #expect(
+            failure(outerPlist(signature: blob(certificate: try leaf()), purchaseInfo: badDate))?.code == "bad-date")
     }
 
     @Test("an outer plist cut short at any byte is an error, never a crash")

@@ -23,7 +23,8 @@ private func failure(_ text: String, limits: Limits = .standard) -> DecodeError?
 struct OldStylePlistTests {
     @Test("an iOS 6 style dictionary reads with its keys in order")
     func receiptShape() throws {
-        let plist = try parse("""
+        let plist = try parse(
+            """
             {
             \t"signature" = "AmFi+/==";
             \t"purchase-info" = "ewo=";
@@ -39,7 +40,8 @@ struct OldStylePlistTests {
 
     @Test("unquoted strings, arrays, data, nested dictionaries and comments read")
     func everyValueKind() throws {
-        let plist = try parse("""
+        let plist = try parse(
+            """
             // a comment
             { key = value-1.2_$+/:; /* block
             comment */ list = (a, "b c", (), { x = y; },); data = <0fbd 77>; empty = {}; }

@@ -41,8 +41,10 @@ private func signerInfo(signedAttributes: [UInt8]? = nil, subjectKeyID: Bool = f
 }
 
 /// ContentInfo { signedData, [0] { SignedData } } assembled piece by piece.
-private func contentInfo(contentType: String = PKCS7.dataOID, content: [UInt8]? = [0x31, 0x00],
-                         signers: [[UInt8]]) throws -> [UInt8] {
+private func contentInfo(
+    contentType: String = PKCS7.dataOID, content: [UInt8]? = [0x31, 0x00],
+    signers: [[UInt8]]
+) throws -> [UInt8] {
     var writer = DERWriter()
     try writer.writeConstructed(DERWriter.sequence) { info in
         try info.writeObjectIdentifier(PKCS7.signedDataOID)
@@ -67,8 +69,9 @@ private func contentInfo(contentType: String = PKCS7.dataOID, content: [UInt8]? 
 
 @Suite("PKCS#7 SignedData")
 struct PKCS7Tests {
-    @Test("certificates, signer, algorithms, signature and content are kept exactly",
-          arguments: [AppReceiptBuilder.Encoding.der, .xcodeBER])
+    @Test(
+        "certificates, signer, algorithms, signature and content are kept exactly",
+        arguments: [AppReceiptBuilder.Encoding.der, .xcodeBER])
     func signedDataParts(encoding: AppReceiptBuilder.Encoding) throws {
         var spec = try AppReceiptFixtures.fullSpec()
         spec.encoding = encoding
@@ -103,8 +106,10 @@ struct PKCS7Tests {
     @Test("signed attributes are kept re-tagged as the SET the signature covers")
     func signedAttributes() throws {
         // [0] IMPLICIT SET OF Attribute { SEQUENCE { OID contentType, SET { OID data } } }
-        let attribute: [UInt8] = [0x30, 0x18, 0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x09, 0x03,
-                                  0x31, 0x0B, 0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x01]
+        let attribute: [UInt8] = [
+            0x30, 0x18, 0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x09, 0x03,
+            0x31, 0x0B, 0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x01,
+        ]
         let implicit = [0xA0, UInt8(attribute.count)] + attribute
         let parsed = try PKCS7.parse(contentInfo(signers: [signerInfo(signedAttributes: implicit)]))
         #expect(parsed.signed.signedAttributes == [0x31, UInt8(attribute.count)] + attribute)

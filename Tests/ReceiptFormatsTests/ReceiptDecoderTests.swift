@@ -28,16 +28,21 @@ struct ReceiptDecoderTests {
         #expect(try decode(b64).purchases.first?.transactionID == "1000")
         #expect(try decode("  " + b64 + "\r\n").appID == "com.x.app")
         var wrapped = ""
-        for (i, c) in b64.enumerated() { if i > 0, i % 76 == 0 { wrapped += "\n" }; wrapped.append(c) }
+        for (i, c) in b64.enumerated() {
+            if i > 0, i % 76 == 0 { wrapped += "\n" }
+            wrapped.append(c)
+        }
         #expect(try decode(wrapped).kind == .appleAppReceipt)
         #expect(try ReceiptDecoder.decode(try appReceipt(.xcodeBER)).purchases.count == 1)
-        let unity = JSONValue.object(JSONObject([("Store", .string("AppleAppStore")), ("Payload", .string(b64))])).jsonText
+        let unity = JSONValue.object(JSONObject([("Store", .string("AppleAppStore")), ("Payload", .string(b64))]))
+            .jsonText
         #expect(try decode(unity).kind == .appleAppReceipt)
     }
 
     @Test("a JWS, and a stored server notification body, are App Store JWS")
     func jws() throws {
-        let tx = JWSBuilder.Transaction(transactionID: "2000", bundleID: "com.x.app", productID: "gems", purchaseDate: t, signedDate: t)
+        let tx = JWSBuilder.Transaction(
+            transactionID: "2000", bundleID: "com.x.app", productID: "gems", purchaseDate: t, signedDate: t)
         let token = try JWSBuilder.transaction(tx, with: ecSigner)
         let r = try decode(token)
         #expect(r.kind == .appleJWSTransaction)
@@ -47,8 +52,9 @@ struct ReceiptDecoderTests {
 
     @Test("Google purchases in every wrapper")
     func google() throws {
-        let data = GooglePurchaseBuilder.PurchaseData(orderID: "GPA.1", packageName: "com.x.app", productID: "gems",
-                                                      purchaseTime: t, purchaseToken: "tok")
+        let data = GooglePurchaseBuilder.PurchaseData(
+            orderID: "GPA.1", packageName: "com.x.app", productID: "gems",
+            purchaseTime: t, purchaseToken: "tok")
         for wrapper in GooglePurchaseBuilder.Wrapper.allCases {
             let r = try decode(try GooglePurchaseBuilder.payload(data, with: signer, wrapper: wrapper))
             #expect(r.kind == .googlePurchase, "\(wrapper)")
@@ -62,7 +68,8 @@ struct ReceiptDecoderTests {
         response.inApp = [VerifyReceiptBuilder.Transaction(productID: "gems", transactionID: "3000", purchaseDate: t)]
         #expect(try decode(response.text).kind == .appleVerifyReceiptJSON)
         let legacy = try LegacyReceiptBuilder.build(
-            LegacyReceiptBuilder.Spec(bundleID: "com.x.app", productID: "gems", itemID: "1", transactionID: "4000", purchaseDate: t),
+            LegacyReceiptBuilder.Spec(
+                bundleID: "com.x.app", productID: "gems", itemID: "1", transactionID: "4000", purchaseDate: t),
             signedBy: SigningIdentity.unverifiable(signatureLength: 128, certificates: [[0x30, 0x00]]))
         let r = try decode(legacy)
         #expect(r.kind == .appleLegacyReceipt)
@@ -71,8 +78,9 @@ struct ReceiptDecoderTests {
 
     @Test("a transaction's decoded JSON, as Apple's server libraries return it, is an unsigned App Store transaction")
     func decodedTransactionJSON() throws {
-        var tx = JWSBuilder.Transaction(transactionID: "2000000123", originalTransactionID: "2000000100", bundleID: "com.x.app",
-                                        productID: "vip", type: "Auto-Renewable Subscription", purchaseDate: t, signedDate: t)
+        var tx = JWSBuilder.Transaction(
+            transactionID: "2000000123", originalTransactionID: "2000000100", bundleID: "com.x.app",
+            productID: "vip", type: "Auto-Renewable Subscription", purchaseDate: t, signedDate: t)
         let month = Timestamp(clampingMillis: t.millis + 30 * 86_400_000)
         tx.expiresDate = month
         tx.revocationDate = Timestamp(clampingMillis: t.millis + 86_400_000)
@@ -104,9 +112,11 @@ struct ReceiptDecoderTests {
         }
     }
 
-    @Test("a stored decoded transaction that kept only the models' raw names (rawType, rawEnvironment, …) reads the same")
+    @Test(
+        "a stored decoded transaction that kept only the models' raw names (rawType, rawEnvironment, …) reads the same")
     func decodedTransactionRawNames() throws {
-        let text = #"{"transactionId":"7","bundleId":"com.x.app","productId":"gems","purchaseDate":1709294400000,"#
+        let text =
+            #"{"transactionId":"7","bundleId":"com.x.app","productId":"gems","purchaseDate":1709294400000,"#
             + #""rawType":"Consumable","rawEnvironment":"Sandbox","rawInAppOwnershipType":"PURCHASED","quantity":2}"#
         let r = try decode(text)
         #expect(r.environment == "Sandbox")
@@ -117,16 +127,20 @@ struct ReceiptDecoderTests {
 
     @Test("a decoded transaction is told apart from Google's purchase data and a verifyReceipt response")
     func decodedTransactionLookAlikes() throws {
-        let data = GooglePurchaseBuilder.PurchaseData(orderID: "GPA.1", packageName: "com.x.app", productID: "gems",
-                                                      purchaseTime: t, purchaseToken: "tok")
+        let data = GooglePurchaseBuilder.PurchaseData(
+            orderID: "GPA.1", packageName: "com.x.app", productID: "gems",
+            purchaseTime: t, purchaseToken: "tok")
         #expect(try decode(data.originalJSON).kind == .googlePurchase)
-        #expect(try decode(#"{"transactionId":"1","orderId":"GPA.1","packageName":"com.x.app","purchaseToken":"t"}"#).kind
-            == .googlePurchase)
+        #expect(
+            try decode(#"{"transactionId":"1","orderId":"GPA.1","packageName":"com.x.app","purchaseToken":"t"}"#).kind
+                == .googlePurchase)
         var response = VerifyReceiptBuilder.Response(bundleID: "com.x.app", appItemID: 42, receiptCreationDate: t)
         response.inApp = [VerifyReceiptBuilder.Transaction(productID: "gems", transactionID: "3000", purchaseDate: t)]
         #expect(try decode(response.text).kind == .appleVerifyReceiptJSON)
-        #expect(try decode(#"{"status":0,"transactionId":"1","bundleId":"com.x.app","receipt":{"bundle_id":"com.x.app"}}"#).kind
-            == .appleVerifyReceiptJSON)
+        #expect(
+            try decode(#"{"status":0,"transactionId":"1","bundleId":"com.x.app","receipt":{"bundle_id":"com.x.app"}}"#)
+                .kind
+                == .appleVerifyReceiptJSON)
         for lookAlike in [#"{"transactionId":"1"}"#, #"{"transaction_id":"1","bundle_id":"com.x.app"}"#] {
             #expect(throws: DecodeError.self, "\(lookAlike)") { try decode(lookAlike) }
         }
@@ -145,8 +159,11 @@ struct ReceiptDecoderTests {
 
     @Test("anything else is a precise error with an offset, never a crash")
     func garbage() {
-        for text in ["", "   ", "hello world", "{\"a\":1}", "[1,2]", "e30=", "a.b.c", "{\"Store\":\"AppleAppStore\",\"Payload\":\"x\"}",
-                     String(repeating: "{\"signedPayload\":", count: 100)] {
+        for text in [
+            "", "   ", "hello world", "{\"a\":1}", "[1,2]", "e30=", "a.b.c",
+            "{\"Store\":\"AppleAppStore\",\"Payload\":\"x\"}",
+            String(repeating: "{\"signedPayload\":", count: 100),
+        ] {
             #expect(throws: DecodeError.self, "\(text)") { try decode(text) }
         }
         var limits = Limits()

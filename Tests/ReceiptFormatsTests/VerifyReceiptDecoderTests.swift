@@ -34,23 +34,27 @@ private func offset(of needle: String, in text: String) throws -> Int {
 }
 
 private func coinsResponse() throws -> VerifyReceiptBuilder.Response {
-    var response = VerifyReceiptBuilder.Response(bundleID: "com.example.game", appItemID: 1_234_567_890,
-                                                 receiptCreationDate: try stamp(july2020 + 60_000))
+    var response = VerifyReceiptBuilder.Response(
+        bundleID: "com.example.game", appItemID: 1_234_567_890,
+        receiptCreationDate: try stamp(july2020 + 60_000))
     response.receiptType = "Production"
     response.applicationVersion = "42"
     response.inApp = [
-        VerifyReceiptBuilder.Transaction(productID: "coins100", transactionID: "1000000700000001", purchaseDate: try stamp(july2020)),
-        VerifyReceiptBuilder.Transaction(productID: "vip.monthly", transactionID: "1000000700000002",
-                                         purchaseDate: try stamp(july2020 + 1000)),
+        VerifyReceiptBuilder.Transaction(
+            productID: "coins100", transactionID: "1000000700000001", purchaseDate: try stamp(july2020)),
+        VerifyReceiptBuilder.Transaction(
+            productID: "vip.monthly", transactionID: "1000000700000002",
+            purchaseDate: try stamp(july2020 + 1000)),
     ]
     response.inApp[1].expiresDate = try stamp(july2020 + 1000 + 30 * day)
     response.inApp[1].webOrderLineItemID = "1000000054000001"
     var renewed = response.inApp[1]
     renewed.cancellationDate = try stamp(july2020 + 5 * day)
     renewed.cancellationReason = "0"
-    var renewal = VerifyReceiptBuilder.Transaction(productID: "vip.monthly", transactionID: "1000000700000003",
-                                                   originalTransactionID: "1000000700000002",
-                                                   purchaseDate: try stamp(july2020 + 30 * day))
+    var renewal = VerifyReceiptBuilder.Transaction(
+        productID: "vip.monthly", transactionID: "1000000700000003",
+        originalTransactionID: "1000000700000002",
+        purchaseDate: try stamp(july2020 + 30 * day))
     renewal.inAppOwnershipType = "PURCHASED"
     renewal.appAccountToken = "7E3FB20B-4CDB-47CC-936D-99D65F608138"
     response.latestReceiptInfo = [renewed, renewal]
@@ -81,7 +85,9 @@ struct VerifyReceiptDecoderTests {
         #expect(coins.purchaseDate == (try stamp(july2020)))
         #expect(JSONObject(coins.extras)["is_trial_period"] == .string("false"))
         let refunded = receipt.purchases[1]
-        #expect(refunded.cancellationDate == (try stamp(july2020 + 5 * day)), "latest_receipt_info's refund wins over in_app")
+        #expect(
+            refunded.cancellationDate == (try stamp(july2020 + 5 * day)),
+            "latest_receipt_info's refund wins over in_app")
         #expect(refunded.expiresDate == (try stamp(july2020 + 1000 + 30 * day)))
         #expect(refunded.webOrderLineItemID == "1000000054000001")
         #expect(JSONObject(refunded.extras)["cancellation_reason"] == .string("0"))
@@ -111,8 +117,9 @@ struct VerifyReceiptDecoderTests {
 
     @Test("ids written as numbers read like ids written as strings")
     func numericIDs() throws {
-        let text = #"{"status":0,"receipt":{"bundle_id":"a.b","adam_id":"77","in_app":[{"quantity":2,"# +
-            #""product_id":"p","transaction_id":1000000700000009,"purchase_date_ms":1594755400000}]}}"#
+        let text =
+            #"{"status":0,"receipt":{"bundle_id":"a.b","adam_id":"77","in_app":[{"quantity":2,"#
+            + #""product_id":"p","transaction_id":1000000700000009,"purchase_date_ms":1594755400000}]}}"#
         let receipt = try decode(text)
         #expect(receipt.appItemID == 77)
         #expect(receipt.purchases.first?.transactionID == "1000000700000009")
@@ -122,11 +129,12 @@ struct VerifyReceiptDecoderTests {
 
     @Test("an iOS 6 response: the receipt is the transaction and expires_date is in milliseconds")
     func iOS6Response() throws {
-        let text = #"{"status":0,"receipt":{"bid":"com.example.old","bvrs":"1.2","item_id":"521129812","# +
-            #""product_id":"sub.month","transaction_id":"1000000070000001","original_transaction_id":"1000000070000001","# +
-            #""purchase_date":"2013-04-11 21:25:56 Etc/GMT","expires_date":"1368307556000","quantity":"1"},"# +
-            #""latest_receipt_info":{"product_id":"sub.month","transaction_id":"1000000070000002","# +
-            #""original_transaction_id":"1000000070000001","purchase_date_ms":"1368307556000","expires_date":"1370899556000"}}"#
+        let text =
+            #"{"status":0,"receipt":{"bid":"com.example.old","bvrs":"1.2","item_id":"521129812","#
+            + #""product_id":"sub.month","transaction_id":"1000000070000001","original_transaction_id":"1000000070000001","#
+            + #""purchase_date":"2013-04-11 21:25:56 Etc/GMT","expires_date":"1368307556000","quantity":"1"},"#
+            + #""latest_receipt_info":{"product_id":"sub.month","transaction_id":"1000000070000002","#
+            + #""original_transaction_id":"1000000070000001","purchase_date_ms":"1368307556000","expires_date":"1370899556000"}}"#
         let receipt = try decode(text)
         #expect(receipt.appID == "com.example.old")
         #expect(receipt.appVersion == "1.2")
@@ -139,10 +147,12 @@ struct VerifyReceiptDecoderTests {
 
     @Test("an embedded latest_receipt decodes, and a forged expiry shows against what it signed")
     func forgedExpiryBesideSignedReceipt() throws {
-        var spec = AppReceiptBuilder.Spec(bundleID: "com.example.game", appVersion: "42", appItemID: 1_234_567_890,
-                                          creationDate: try stamp(july2020 + 60_000))
-        var signedPeriod = AppReceiptBuilder.InAppPurchase(productID: "vip.monthly", transactionID: "1000000700000002",
-                                                           purchaseDate: try stamp(july2020 + 1000))
+        var spec = AppReceiptBuilder.Spec(
+            bundleID: "com.example.game", appVersion: "42", appItemID: 1_234_567_890,
+            creationDate: try stamp(july2020 + 60_000))
+        var signedPeriod = AppReceiptBuilder.InAppPurchase(
+            productID: "vip.monthly", transactionID: "1000000700000002",
+            purchaseDate: try stamp(july2020 + 1000))
         signedPeriod.expiresDate = try stamp(july2020 + 1000 + 30 * day)
         spec.purchases = [signedPeriod]
         let der = try AppReceiptBuilder.build(spec, signedBy: .unverifiable())
@@ -186,7 +196,8 @@ struct VerifyReceiptDecoderTests {
         let response = try #require(try JSONParser.parse(try coinsResponse().text).object)
         #expect(VerifyReceiptDecoder.looksLike(response))
         #expect(VerifyReceiptDecoder.looksLike(try #require(try JSONParser.parse(#"{"status":21002}"#).object)))
-        let google = try #require(try JSONParser.parse(#"{"orderId":"GPA.1","packageName":"a","purchaseToken":"t"}"#).object)
+        let google = try #require(
+            try JSONParser.parse(#"{"orderId":"GPA.1","packageName":"a","purchaseToken":"t"}"#).object)
         #expect(!VerifyReceiptDecoder.looksLike(google))
     }
 }
@@ -210,8 +221,11 @@ struct VerifyReceiptHostileValueTests {
         #expect(error.offset == (try offset(of: "\"999", in: farFuture)))
 
         let words = #"{"latest_receipt_info":[{"transaction_id":"1","purchase_date":"yesterday"}]}"#
-        #expect(decodeError(words) == DecodeError("bad-date", "latest_receipt_info[0].purchase_date: \"yesterday\" is not a date",
-                                                  at: try offset(of: "\"yesterday", in: words)))
+        #expect(
+            decodeError(words)
+                == DecodeError(
+                    "bad-date", "latest_receipt_info[0].purchase_date: \"yesterday\" is not a date",
+                    at: try offset(of: "\"yesterday", in: words)))
     }
 
     @Test("a value of the wrong shape is refused with its place")
@@ -229,8 +243,9 @@ struct VerifyReceiptHostileValueTests {
     func purchaseCap() throws {
         var limits = Limits()
         limits.maxPurchases = 2
-        let text = #"{"receipt":{"in_app":[{"transaction_id":"1"},{"transaction_id":"2"}]},"# +
-            #""latest_receipt_info":[{"transaction_id":"2"},{"transaction_id":"3"}]}"#
+        let text =
+            #"{"receipt":{"in_app":[{"transaction_id":"1"},{"transaction_id":"2"}]},"#
+            + #""latest_receipt_info":[{"transaction_id":"2"},{"transaction_id":"3"}]}"#
         #expect(throws: DecodeError.self) { try decode(text, limits: limits) }
         limits.maxPurchases = 3
         #expect(try decode(text, limits: limits).purchases.count == 3)

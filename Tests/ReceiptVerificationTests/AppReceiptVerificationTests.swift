@@ -7,31 +7,39 @@ import Testing
 struct AppReceiptVerificationTests {
     @Test("a receipt signed today (SHA-256) by Apple's receipt-signing chain is valid")
     func validSHA256() throws {
-        let receipt = try Make.decode(Make.appReceipt(created: "2024-06-01T10:00:00Z",
-                                                      signedBy: VerificationWorld.ours().appReceiptSigner))
+        let receipt = try Make.decode(
+            Make.appReceipt(
+                created: "2024-06-01T10:00:00Z",
+                signedBy: VerificationWorld.ours().appReceiptSigner))
         let status = try VerificationWorld.verifier().status(of: receipt)
         #expect(status.verdict == .valid, "\(status.reason)")
     }
 
     @Test("an older receipt signed with SHA-1 is valid")
     func validSHA1() throws {
-        let receipt = try Make.decode(Make.appReceipt(created: "2019-06-01T10:00:00Z",
-                                                      signedBy: VerificationWorld.ours().appReceiptSignerSHA1))
+        let receipt = try Make.decode(
+            Make.appReceipt(
+                created: "2019-06-01T10:00:00Z",
+                signedBy: VerificationWorld.ours().appReceiptSignerSHA1))
         #expect(try VerificationWorld.verifier().status(of: receipt).verdict == .valid)
     }
 
     @Test("a receipt whose intermediate expired after it was made is still valid at its creation date")
     func intermediateExpiredSince() throws {
-        let receipt = try Make.decode(Make.appReceipt(created: "2014-03-01T00:00:00Z",
-                                                      signedBy: VerificationWorld.expiring().appReceiptSigner))
+        let receipt = try Make.decode(
+            Make.appReceipt(
+                created: "2014-03-01T00:00:00Z",
+                signedBy: VerificationWorld.expiring().appReceiptSigner))
         let status = try VerificationWorld.verifier().status(of: receipt)
         #expect(status.verdict == .valid, "\(status.reason)")
     }
 
     @Test("a receipt made after its signing certificate expired is invalid: expired at signing time")
     func leafExpiredBeforeSigning() throws {
-        let receipt = try Make.decode(Make.appReceipt(created: "2015-06-01T00:00:00Z",
-                                                      signedBy: VerificationWorld.expiring().appReceiptSigner))
+        let receipt = try Make.decode(
+            Make.appReceipt(
+                created: "2015-06-01T00:00:00Z",
+                signedBy: VerificationWorld.expiring().appReceiptSigner))
         let status = try VerificationWorld.verifier().status(of: receipt)
         #expect(status.verdict == .invalid)
         #expect(status.reason.hasPrefix("expired at signing time"), "\(status.reason)")
@@ -40,17 +48,23 @@ struct AppReceiptVerificationTests {
 
     @Test("a receipt chaining to a forger's root with Apple's names is invalid: untrusted root")
     func untrustedRoot() throws {
-        let receipt = try Make.decode(Make.appReceipt(created: "2024-06-01T10:00:00Z",
-                                                      signedBy: VerificationWorld.forger().appReceiptSigner))
+        let receipt = try Make.decode(
+            Make.appReceipt(
+                created: "2024-06-01T10:00:00Z",
+                signedBy: VerificationWorld.forger().appReceiptSigner))
         let status = try VerificationWorld.verifier().status(of: receipt)
         #expect(status.verdict == .invalid)
         #expect(status.reason == "untrusted root")
     }
 
-    @Test("a receipt signed by a developer certificate under the real WWDR is invalid: leaf lacks the receipt-signing OID")
+    @Test(
+        "a receipt signed by a developer certificate under the real WWDR is invalid: leaf lacks the receipt-signing OID"
+    )
     func developerLeaf() throws {
-        let receipt = try Make.decode(Make.appReceipt(created: "2024-06-01T10:00:00Z",
-                                                      signedBy: VerificationWorld.ours().developerReceiptSigner))
+        let receipt = try Make.decode(
+            Make.appReceipt(
+                created: "2024-06-01T10:00:00Z",
+                signedBy: VerificationWorld.ours().developerReceiptSigner))
         let status = try VerificationWorld.verifier().status(of: receipt)
         #expect(status.verdict == .invalid)
         #expect(status.reason == "leaf lacks receipt-signing OID")
@@ -62,7 +76,8 @@ struct AppReceiptVerificationTests {
         spec.encoding = .xcodeBER
         spec.dateStyle = .offset(minutes: 60)
         spec.appItemID = 0
-        let receipt = try Make.decode(AppReceiptBuilder.build(spec, signedBy: VerificationWorld.ours().xcodeReceiptSigner))
+        let receipt = try Make.decode(
+            AppReceiptBuilder.build(spec, signedBy: VerificationWorld.ours().xcodeReceiptSigner))
         let status = try VerificationWorld.verifier().status(of: receipt)
         #expect(status.verdict == .invalid)
         #expect(status.reason.hasPrefix("untrusted root"), "\(status.reason)")
@@ -71,8 +86,10 @@ struct AppReceiptVerificationTests {
 
     @Test("an Xcode-signed receipt that claims Production is invalid: untrusted self-signed root")
     func xcodeSignedClaimingProduction() throws {
-        let receipt = try Make.decode(Make.appReceipt(created: "2024-06-01T10:00:00Z",
-                                                      signedBy: VerificationWorld.ours().xcodeReceiptSigner))
+        let receipt = try Make.decode(
+            Make.appReceipt(
+                created: "2024-06-01T10:00:00Z",
+                signedBy: VerificationWorld.ours().xcodeReceiptSigner))
         let status = try VerificationWorld.verifier().status(of: receipt)
         #expect(status.verdict == .invalid)
         #expect(status.reason == "untrusted root: self-signed certificate \"StoreKit Testing in Xcode\"")
@@ -80,9 +97,12 @@ struct AppReceiptVerificationTests {
 
     @Test("a receipt whose expiry was rewritten in its bytes is invalid: bad signature")
     func rewrittenExpiry() throws {
-        let genuine = try Make.appReceipt(created: "2024-06-01T10:00:00Z", signedBy: VerificationWorld.ours().appReceiptSigner)
-        let forged = try #require(replacing(Array("2020-05-01T00:00:00Z".utf8), with: Array("2029-05-01T00:00:00Z".utf8),
-                                            in: genuine))
+        let genuine = try Make.appReceipt(
+            created: "2024-06-01T10:00:00Z", signedBy: VerificationWorld.ours().appReceiptSigner)
+        let forged = try #require(
+            replacing(
+                Array("2020-05-01T00:00:00Z".utf8), with: Array("2029-05-01T00:00:00Z".utf8),
+                in: genuine))
         let receipt = try Make.decode(forged)
         let subscription = receipt.purchases.first { $0.transactionID == "1000" }
         #expect(subscription?.expiresDate == (try Make.time("2029-05-01T00:00:00Z")))
@@ -93,8 +113,10 @@ struct AppReceiptVerificationTests {
 
     @Test("a changed byte anywhere in the signed content is caught")
     func everyContentByte() throws {
-        let receipt = try Make.decode(Make.appReceipt(created: "2024-06-01T10:00:00Z",
-                                                      signedBy: VerificationWorld.ours().appReceiptSigner))
+        let receipt = try Make.decode(
+            Make.appReceipt(
+                created: "2024-06-01T10:00:00Z",
+                signedBy: VerificationWorld.ours().appReceiptSigner))
         guard case .pkcs7(let signed) = receipt.signed else {
             Issue.record("not PKCS#7: \(receipt.signed)")
             return
@@ -111,8 +133,10 @@ struct AppReceiptVerificationTests {
 
     @Test("a receipt without a creation date cannot be checked: invalid")
     func noCreationDate() throws {
-        var receipt = try Make.decode(Make.appReceipt(created: "2024-06-01T10:00:00Z",
-                                                      signedBy: VerificationWorld.ours().appReceiptSigner))
+        var receipt = try Make.decode(
+            Make.appReceipt(
+                created: "2024-06-01T10:00:00Z",
+                signedBy: VerificationWorld.ours().appReceiptSigner))
         receipt.creationDate = nil
         let status = try VerificationWorld.verifier().status(of: receipt)
         #expect(status == SignatureStatus(.invalid, "no creation date to verify at"))
@@ -120,8 +144,10 @@ struct AppReceiptVerificationTests {
 
     @Test("a receipt whose SignerInfo names a certificate it does not carry is invalid")
     func signerNotCarried() throws {
-        let receipt = try Make.decode(Make.appReceipt(created: "2024-06-01T10:00:00Z",
-                                                      signedBy: VerificationWorld.ours().appReceiptSigner))
+        let receipt = try Make.decode(
+            Make.appReceipt(
+                created: "2024-06-01T10:00:00Z",
+                signedBy: VerificationWorld.ours().appReceiptSigner))
         guard case .pkcs7(var signed) = receipt.signed else {
             Issue.record("not PKCS#7")
             return
@@ -136,8 +162,10 @@ struct AppReceiptVerificationTests {
 
     @Test("without Apple anchors, app receipts stay unchecked")
     func noAnchors() throws {
-        let receipt = try Make.decode(Make.appReceipt(created: "2024-06-01T10:00:00Z",
-                                                      signedBy: VerificationWorld.ours().appReceiptSigner))
+        let receipt = try Make.decode(
+            Make.appReceipt(
+                created: "2024-06-01T10:00:00Z",
+                signedBy: VerificationWorld.ours().appReceiptSigner))
         let verifier = try ReceiptVerifier(appleAnchors: [], googleKeys: [:])
         #expect(verifier.status(of: receipt) == SignatureStatus(.unchecked, "no Apple trust anchors configured"))
         #expect(ReceiptVerifier().status(of: receipt).verdict == .unchecked)

@@ -10,11 +10,15 @@ struct ChainCacheTests {
     /// Receipts around every edge of the expiring world's leaf (valid until 2015-01-01T00:00:00Z).
     private func edgeReceipts() throws -> [Receipt] {
         let pki = try VerificationWorld.expiring()
-        let times = ["2014-12-31T23:59:58Z", "2014-12-31T23:59:59Z", "2015-01-01T00:00:00Z", "2015-01-01T00:00:01Z",
-                     "2014-06-01T00:00:00Z", "2015-06-01T00:00:00Z", "2009-12-31T23:59:59Z", "2010-01-01T00:00:00Z"]
+        let times = [
+            "2014-12-31T23:59:58Z", "2014-12-31T23:59:59Z", "2015-01-01T00:00:00Z", "2015-01-01T00:00:01Z",
+            "2014-06-01T00:00:00Z", "2015-06-01T00:00:00Z", "2009-12-31T23:59:59Z", "2010-01-01T00:00:00Z",
+        ]
         return try times.flatMap { time in
-            [try Make.decode(Make.appReceipt(created: time, signedBy: pki.appReceiptSigner, purchases: 1)),
-             try Make.decode(JWSBuilder.transaction(Make.transaction(signed: time), with: pki.jwsSigner))]
+            [
+                try Make.decode(Make.appReceipt(created: time, signedBy: pki.appReceiptSigner, purchases: 1)),
+                try Make.decode(JWSBuilder.transaction(Make.transaction(signed: time), with: pki.jwsSigner)),
+            ]
         }
     }
 
@@ -46,7 +50,8 @@ struct ChainCacheTests {
     func concurrent() throws {
         let pki = try VerificationWorld.ours()
         let good = try Make.decode(Make.appReceipt(created: "2024-06-01T10:00:00Z", signedBy: pki.appReceiptSigner))
-        let bad = try Make.decode(Make.appReceipt(created: "2024-06-01T10:00:00Z", signedBy: pki.developerReceiptSigner))
+        let bad = try Make.decode(
+            Make.appReceipt(created: "2024-06-01T10:00:00Z", signedBy: pki.developerReceiptSigner))
         let verifier = try VerificationWorld.verifier()
         let wrong = Mutex(0)
         DispatchQueue.concurrentPerform(iterations: 200) { index in

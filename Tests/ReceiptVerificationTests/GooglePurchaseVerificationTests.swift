@@ -10,7 +10,8 @@ struct GooglePurchaseVerificationTests {
         let pki = try VerificationWorld.ours()
         let verifier = try VerificationWorld.verifier()
         for wrapper in [GooglePurchaseBuilder.Wrapper.dataAndSignature, .base64DataAndSignature, .unity] {
-            let payload = try GooglePurchaseBuilder.payload(Make.googlePurchase(), with: pki.googleSigner, wrapper: wrapper)
+            let payload = try GooglePurchaseBuilder.payload(
+                Make.googlePurchase(), with: pki.googleSigner, wrapper: wrapper)
             let status = verifier.status(of: try Make.decode(payload))
             #expect(status.verdict == .valid, "\(wrapper): \(status.reason)")
         }
@@ -19,7 +20,8 @@ struct GooglePurchaseVerificationTests {
     @Test("a purchase whose originalJson was edited is invalid: bad signature")
     func editedJSON() throws {
         let pki = try VerificationWorld.ours()
-        let payload = try GooglePurchaseBuilder.payload(Make.googlePurchase(), with: pki.googleSigner, wrapper: .dataAndSignature)
+        let payload = try GooglePurchaseBuilder.payload(
+            Make.googlePurchase(), with: pki.googleSigner, wrapper: .dataAndSignature)
         let edited = payload.replacingOccurrences(of: "coins100", with: "coins999")
         let receipt = try Make.decode(edited)
         #expect(receipt.purchases.first?.productID == "coins999")
@@ -29,8 +31,10 @@ struct GooglePurchaseVerificationTests {
     @Test("a changed byte anywhere in originalJson is caught")
     func everyByte() throws {
         let pki = try VerificationWorld.ours()
-        let receipt = try Make.decode(GooglePurchaseBuilder.payload(Make.googlePurchase(), with: pki.googleSigner,
-                                                                    wrapper: .dataAndSignature))
+        let receipt = try Make.decode(
+            GooglePurchaseBuilder.payload(
+                Make.googlePurchase(), with: pki.googleSigner,
+                wrapper: .dataAndSignature))
         guard case .google(let originalJSON, let signature, _) = receipt.signed else {
             Issue.record("not a Google purchase: \(receipt.signed)")
             return
@@ -43,8 +47,9 @@ struct GooglePurchaseVerificationTests {
         }
     }
 
-    @Test("data stored as a JSON object verifies when its bytes are the signed text, in every wrapper",
-          arguments: [GooglePurchaseBuilder.Wrapper.dataAndSignature, .base64DataAndSignature, .unity])
+    @Test(
+        "data stored as a JSON object verifies when its bytes are the signed text, in every wrapper",
+        arguments: [GooglePurchaseBuilder.Wrapper.dataAndSignature, .base64DataAndSignature, .unity])
     func dataAsObjectVerbatim(_ wrapper: GooglePurchaseBuilder.Wrapper) throws {
         let pki = try VerificationWorld.ours()
         let original = try Make.googlePurchase().originalJSON
@@ -53,12 +58,17 @@ struct GooglePurchaseVerificationTests {
             wrapper: wrapper, form: .verbatim)
         let status = try VerificationWorld.verifier().status(of: Make.decode(payload))
         let key = wrapper == .unity ? "json" : "data"
-        #expect(status == SignatureStatus(.valid, "signature verified with the key of com.example.game "
-                                          + "(\(key) was stored as a JSON object, its bytes verbatim)"))
+        #expect(
+            status
+                == SignatureStatus(
+                    .valid,
+                    "signature verified with the key of com.example.game "
+                        + "(\(key) was stored as a JSON object, its bytes verbatim)"))
     }
 
-    @Test("data stored as a JSON object that was written anew is invalid, and the reason says the signed bytes were re-serialized",
-          arguments: [GooglePurchaseBuilder.Wrapper.dataAndSignature, .base64DataAndSignature, .unity])
+    @Test(
+        "data stored as a JSON object that was written anew is invalid, and the reason says the signed bytes were re-serialized",
+        arguments: [GooglePurchaseBuilder.Wrapper.dataAndSignature, .base64DataAndSignature, .unity])
     func dataAsObjectReserialized(_ wrapper: GooglePurchaseBuilder.Wrapper) throws {
         let pki = try VerificationWorld.ours()
         let original = try Make.googlePurchase().originalJSON
@@ -68,15 +78,18 @@ struct GooglePurchaseVerificationTests {
         let receipt = try Make.decode(payload)
         #expect(receipt.purchases.first?.transactionID == "GPA.1234-5678-9012-34567", "decoded all the same")
         let key = wrapper == .unity ? "json" : "data"
-        #expect(try VerificationWorld.verifier().status(of: receipt)
-            == SignatureStatus(.invalid, "bad signature: \(key) was stored as a JSON object whose bytes were re-serialized"))
+        #expect(
+            try VerificationWorld.verifier().status(of: receipt)
+                == SignatureStatus(
+                    .invalid, "bad signature: \(key) was stored as a JSON object whose bytes were re-serialized"))
         #expect(ReceiptVerifier().status(of: receipt).verdict == .unchecked)
     }
 
     @Test("a purchase without a signature is unsigned")
     func unsigned() throws {
         let pki = try VerificationWorld.ours()
-        let payload = try GooglePurchaseBuilder.payload(Make.googlePurchase(), with: pki.googleSigner, wrapper: .unsigned)
+        let payload = try GooglePurchaseBuilder.payload(
+            Make.googlePurchase(), with: pki.googleSigner, wrapper: .unsigned)
         let receipt = try Make.decode(payload)
         #expect(try VerificationWorld.verifier().status(of: receipt).verdict == .unsigned)
         #expect(ReceiptVerifier().status(of: receipt).verdict == .unsigned)
@@ -85,8 +98,10 @@ struct GooglePurchaseVerificationTests {
     @Test("a purchase of a package we hold no key for stays unchecked")
     func noKey() throws {
         let pki = try VerificationWorld.ours()
-        let receipt = try Make.decode(GooglePurchaseBuilder.payload(Make.googlePurchase(package: "com.other.app"),
-                                                                    with: pki.googleSigner, wrapper: .dataAndSignature))
+        let receipt = try Make.decode(
+            GooglePurchaseBuilder.payload(
+                Make.googlePurchase(package: "com.other.app"),
+                with: pki.googleSigner, wrapper: .dataAndSignature))
         let status = try VerificationWorld.verifier().status(of: receipt)
         #expect(status == SignatureStatus(.unchecked, "no Google key for package com.other.app"))
         #expect(ReceiptVerifier().status(of: receipt).verdict == .unchecked)
@@ -95,8 +110,10 @@ struct GooglePurchaseVerificationTests {
     @Test("a purchase signed by another key than the package's is invalid")
     func otherKey() throws {
         let pki = try VerificationWorld.ours()
-        let receipt = try Make.decode(GooglePurchaseBuilder.payload(Make.googlePurchase(), with: pki.appReceiptSignerSHA1,
-                                                                    wrapper: .dataAndSignature))
+        let receipt = try Make.decode(
+            GooglePurchaseBuilder.payload(
+                Make.googlePurchase(), with: pki.appReceiptSignerSHA1,
+                wrapper: .dataAndSignature))
         #expect(try VerificationWorld.verifier().status(of: receipt) == SignatureStatus(.invalid, "bad signature"))
     }
 }

@@ -25,15 +25,19 @@ struct TrustLoadingTests {
     func fromFiles() throws {
         let pki = try VerificationWorld.ours()
         let receipt = try Make.decode(Make.appReceipt(created: "2024-06-01T10:00:00Z", signedBy: pki.appReceiptSigner))
-        let google = try Make.decode(GooglePurchaseBuilder.payload(Make.googlePurchase(), with: pki.googleSigner,
-                                                                   wrapper: .dataAndSignature))
+        let google = try Make.decode(
+            GooglePurchaseBuilder.payload(
+                Make.googlePurchase(), with: pki.googleSigner,
+                wrapper: .dataAndSignature))
         for format in [TestPKI.GoogleKeyFormat.pem, .oneLineBase64] {
             try withDirectory { rules in
-                try pki.writeTrustDirectory(into: rules, googlePackageNames: [VerificationWorld.packageName],
-                                            googleKeyFormat: format)
+                try pki.writeTrustDirectory(
+                    into: rules, googlePackageNames: [VerificationWorld.packageName],
+                    googleKeyFormat: format)
                 let keyFile = try #require(files(in: rules.appendingPathComponent("trust/google")).first)
-                let verifier = try ReceiptVerifier(appleAnchorFiles: files(in: rules.appendingPathComponent("trust/apple")),
-                                                   googleKeyFiles: [VerificationWorld.packageName: keyFile])
+                let verifier = try ReceiptVerifier(
+                    appleAnchorFiles: files(in: rules.appendingPathComponent("trust/apple")),
+                    googleKeyFiles: [VerificationWorld.packageName: keyFile])
                 #expect(verifier.status(of: receipt).verdict == .valid)
                 #expect(verifier.status(of: google).verdict == .valid, "\(format)")
             }
@@ -51,7 +55,8 @@ struct TrustLoadingTests {
             try Data(pem.utf8).write(to: URL(fileURLWithPath: path))
             let verifier = try ReceiptVerifier(appleAnchorFiles: [path], googleKeyFiles: [:])
             let jws = try JWSBuilder.transaction(Make.transaction(signed: "2024-06-01T10:00:00Z"), with: pki.jwsSigner)
-            let receipt = try Make.decode(Make.appReceipt(created: "2024-06-01T10:00:00Z", signedBy: pki.appReceiptSigner))
+            let receipt = try Make.decode(
+                Make.appReceipt(created: "2024-06-01T10:00:00Z", signedBy: pki.appReceiptSigner))
             #expect(verifier.status(of: try Make.decode(jws)).verdict == .valid)
             #expect(verifier.status(of: receipt).verdict == .valid)
         }
@@ -68,7 +73,9 @@ struct TrustLoadingTests {
                 (error as? TrustFileError)?.path == path
             }
             let missing = folder.appendingPathComponent("missing.pem").path
-            #expect(throws: TrustFileError.self) { try ReceiptVerifier(appleAnchorFiles: [missing], googleKeyFiles: [:]) }
+            #expect(throws: TrustFileError.self) {
+                try ReceiptVerifier(appleAnchorFiles: [missing], googleKeyFiles: [:])
+            }
         }
     }
 
@@ -97,9 +104,12 @@ struct TrustLoadingTests {
     func noTrust() throws {
         let pki = try VerificationWorld.ours()
         let verifier = try ReceiptVerifier(appleAnchorFiles: [], googleKeyFiles: [:])
-        let jws = try Make.decode(JWSBuilder.transaction(Make.transaction(signed: "2024-06-01T10:00:00Z"), with: pki.jwsSigner))
-        let google = try Make.decode(GooglePurchaseBuilder.payload(Make.googlePurchase(), with: pki.googleSigner,
-                                                                   wrapper: .dataAndSignature))
+        let jws = try Make.decode(
+            JWSBuilder.transaction(Make.transaction(signed: "2024-06-01T10:00:00Z"), with: pki.jwsSigner))
+        let google = try Make.decode(
+            GooglePurchaseBuilder.payload(
+                Make.googlePurchase(), with: pki.googleSigner,
+                wrapper: .dataAndSignature))
         #expect(verifier.status(of: jws) == SignatureStatus(.unchecked, "no Apple trust anchors configured"))
         #expect(verifier.status(of: google) == SignatureStatus(.unchecked, "no Google keys configured"))
         #expect(ReceiptVerifier().status(of: jws).verdict == .unchecked)

@@ -28,8 +28,9 @@ enum VerificationWorld {
     /// Trusts `ours()`'s anchors and its Google key for `packageName`.
     static func verifier(cachesChains: Bool = true) throws -> ReceiptVerifier {
         let pki = try ours()
-        return try ReceiptVerifier(appleAnchors: pki.appleAnchors,
-                                   googleKeys: [packageName: pki.keys.google.publicKey()], cachesChains: cachesChains)
+        return try ReceiptVerifier(
+            appleAnchors: pki.appleAnchors,
+            googleKeys: [packageName: pki.keys.google.publicKey()], cachesChains: cachesChains)
     }
 
     private static let standard = Result { try TestPKI(keys: sharedKeys.get()) }
@@ -69,15 +70,19 @@ enum Make {
 
     /// An app receipt of `bundleID` created at `created`, holding `purchases` in-app entries
     /// (transaction ids 1000, 1001, …; the first a subscription expiring `expires`).
-    static func appReceiptSpec(created: String, purchases: Int = 3, expires: String = "2020-05-01T00:00:00Z",
-                               environment: String = "Production") throws -> AppReceiptBuilder.Spec {
+    static func appReceiptSpec(
+        created: String, purchases: Int = 3, expires: String = "2020-05-01T00:00:00Z",
+        environment: String = "Production"
+    ) throws -> AppReceiptBuilder.Spec {
         let creation = try time(created)
-        var spec = AppReceiptBuilder.Spec(environment: environment, bundleID: VerificationWorld.bundleID, appVersion: "42",
-                                          appItemID: 1_234_567_890, creationDate: creation)
+        var spec = AppReceiptBuilder.Spec(
+            environment: environment, bundleID: VerificationWorld.bundleID, appVersion: "42",
+            appItemID: 1_234_567_890, creationDate: creation)
         for index in 0..<purchases {
             let product = index == 0 ? "com.example.game.vip" : "com.example.game.coins"
-            var purchase = AppReceiptBuilder.InAppPurchase(productID: product, transactionID: String(1000 + index),
-                                                           purchaseDate: try time("2020-04-01T00:00:00Z"))
+            var purchase = AppReceiptBuilder.InAppPurchase(
+                productID: product, transactionID: String(1000 + index),
+                purchaseDate: try time("2020-04-01T00:00:00Z"))
             purchase.productTypeCode = index == 0 ? 3 : 1
             if index == 0 { purchase.expiresDate = try time(expires) }
             spec.purchases.append(purchase)
@@ -90,17 +95,21 @@ enum Make {
     }
 
     static func transaction(signed: String, environment: String = "Production") throws -> JWSBuilder.Transaction {
-        var spec = JWSBuilder.Transaction(transactionID: "2000000123", bundleID: VerificationWorld.bundleID,
-                                          productID: "com.example.game.coins", purchaseDate: try time(signed),
-                                          signedDate: try time(signed))
+        var spec = JWSBuilder.Transaction(
+            transactionID: "2000000123", bundleID: VerificationWorld.bundleID,
+            productID: "com.example.game.coins", purchaseDate: try time(signed),
+            signedDate: try time(signed))
         spec.environment = environment
         return spec
     }
 
-    static func googlePurchase(package: String = VerificationWorld.packageName) throws -> GooglePurchaseBuilder.PurchaseData {
-        GooglePurchaseBuilder.PurchaseData(orderID: "GPA.1234-5678-9012-34567", packageName: package,
-                                           productID: "coins100", purchaseTime: try time("2024-03-01T12:00:00Z"),
-                                           purchaseToken: "token-abc", obfuscatedAccountID: "user-42")
+    static func googlePurchase(package: String = VerificationWorld.packageName) throws
+        -> GooglePurchaseBuilder.PurchaseData
+    {
+        GooglePurchaseBuilder.PurchaseData(
+            orderID: "GPA.1234-5678-9012-34567", packageName: package,
+            productID: "coins100", purchaseTime: try time("2024-03-01T12:00:00Z"),
+            purchaseToken: "token-abc", obfuscatedAccountID: "user-42")
     }
 
     /// The same bytes with bit 0 of byte `index` flipped.

@@ -14,32 +14,48 @@ struct Case {
 
     static func time(_ text: String) -> Timestamp { Timestamp.parse(text) ?? Timestamp(clampingMillis: 0) }
 
-    mutating func credit(_ order: String, google number: String?, product: String = "gems_100", at: String = "2024-03-01T12:00:00Z",
-                         amount: String = "0.99", currency: String = "USD", refunded: Bool = false) {
-        reconciler.add(OurCredit(orderID: order, store: .google, storeOrderID: number, productID: product,
-                                 createdAt: Case.time(at), amount: DecimalAmount(amount) ?? .zero, currency: currency,
-                                 refunded: refunded))
+    mutating func credit(
+        _ order: String, google number: String?, product: String = "gems_100", at: String = "2024-03-01T12:00:00Z",
+        amount: String = "0.99", currency: String = "USD", refunded: Bool = false
+    ) {
+        reconciler.add(
+            OurCredit(
+                orderID: order, store: .google, storeOrderID: number, productID: product,
+                createdAt: Case.time(at), amount: DecimalAmount(amount) ?? .zero, currency: currency,
+                refunded: refunded))
     }
 
-    mutating func appleCredit(_ order: String, product: String = "com.example.gems100", at: String, amount: String = "0.99",
-                              currency: String = "USD") {
-        reconciler.add(OurCredit(orderID: order, store: .apple, storeOrderID: nil, productID: product,
-                                 createdAt: Case.time(at), amount: DecimalAmount(amount) ?? .zero, currency: currency))
+    mutating func appleCredit(
+        _ order: String, product: String = "com.example.gems100", at: String, amount: String = "0.99",
+        currency: String = "USD"
+    ) {
+        reconciler.add(
+            OurCredit(
+                orderID: order, store: .apple, storeOrderID: nil, productID: product,
+                createdAt: Case.time(at), amount: DecimalAmount(amount) ?? .zero, currency: currency))
     }
 
-    mutating func google(_ number: String, _ action: StoreEvent.Action = .charge, kind: ReportKind = .googleSales,
-                         product: String = "gems_100", day: Int = Case.march1, amount: String = "0.99", currency: String = "USD") {
-        reconciler.add(StoreEvent(kind: kind, action: action, orderID: number, appID: "com.example.game", productID: product,
-                                  day: day, currency: currency, amount: DecimalAmount(amount) ?? .zero,
-                                  units: action == .charge ? 1 : -1, location: SourceLocation(file: "sales.csv", line: 2)))
+    mutating func google(
+        _ number: String, _ action: StoreEvent.Action = .charge, kind: ReportKind = .googleSales,
+        product: String = "gems_100", day: Int = Case.march1, amount: String = "0.99", currency: String = "USD"
+    ) {
+        reconciler.add(
+            StoreEvent(
+                kind: kind, action: action, orderID: number, appID: "com.example.game", productID: product,
+                day: day, currency: currency, amount: DecimalAmount(amount) ?? .zero,
+                units: action == .charge ? 1 : -1, location: SourceLocation(file: "sales.csv", line: 2)))
     }
 
-    mutating func apple(_ product: String = "com.example.gems100", units: Int64, day: Int, price: String = "0.99",
-                        currency: String = "USD") {
-        reconciler.add(StoreEvent(kind: .appleSalesSummary, action: units < 0 ? .refund : .charge, orderID: nil, appID: nil,
-                                  productID: product, day: day, currency: currency,
-                                  amount: (DecimalAmount(price) ?? .zero).multiplied(by: units), units: units,
-                                  location: SourceLocation(file: "S_D.txt", line: 2)))
+    mutating func apple(
+        _ product: String = "com.example.gems100", units: Int64, day: Int, price: String = "0.99",
+        currency: String = "USD"
+    ) {
+        reconciler.add(
+            StoreEvent(
+                kind: .appleSalesSummary, action: units < 0 ? .refund : .charge, orderID: nil, appID: nil,
+                productID: product, day: day, currency: currency,
+                amount: (DecimalAmount(price) ?? .zero).multiplied(by: units), units: units,
+                location: SourceLocation(file: "S_D.txt", line: 2)))
     }
 
     var outcome: ReconciliationOutcome { reconciler.finish() }
@@ -79,11 +95,12 @@ struct GoogleReconcilerTests {
         c.google("GPA.price")
         c.credit("ORD-eur", google: "GPA.eur")
         c.google("GPA.eur", amount: "0.99", currency: "EUR")
-        #expect(Set(c.rows) == [
-            "lost-order -/GPA.lost", "unpaid-credit ORD-unpaid/GPA.unpaid", "unpaid-credit ORD-test/-",
-            "refunded-still-credited ORD-refunded/GPA.refunded", "amount-mismatch ORD-cheap/GPA.price",
-            "amount-mismatch ORD-eur/GPA.eur",
-        ])
+        #expect(
+            Set(c.rows) == [
+                "lost-order -/GPA.lost", "unpaid-credit ORD-unpaid/GPA.unpaid", "unpaid-credit ORD-test/-",
+                "refunded-still-credited ORD-refunded/GPA.refunded", "amount-mismatch ORD-cheap/GPA.price",
+                "amount-mismatch ORD-eur/GPA.eur",
+            ])
         let totals = c.outcome.totals[.google]
         #expect(totals?["USD"]?.buckets[.lostOrder]?.amount == DecimalAmount("0.99"))
         #expect(totals?["USD"]?.buckets[.amountMismatch]?.amount == DecimalAmount("-9.00"))
@@ -196,10 +213,12 @@ struct AppleReconcilerTests {
         c.appleCredit("A1", at: "2024-03-02T20:00:00Z")
         c.apple("com.example.noads", units: 1, day: m1, price: "2.99")
         c.appleCredit("A2", product: "com.example.noads", at: "2024-03-08T20:00:00Z", amount: "2.99")
-        #expect(c.rows == [
-            "unit-difference com.example.noads 2024-03-01 0/1", "timing-difference com.example.gems100 2024-03-01 1/1",
-            "unit-difference com.example.noads 2024-03-08 1/0",
-        ])
+        #expect(
+            c.rows == [
+                "unit-difference com.example.noads 2024-03-01 0/1",
+                "timing-difference com.example.gems100 2024-03-01 1/1",
+                "unit-difference com.example.noads 2024-03-08 1/0",
+            ])
     }
 
     @Test("units differ per currency, never summed across currencies")

@@ -1,7 +1,8 @@
 import IAPBasics
-@testable import Reporting
 import Screening
 import Testing
+
+@testable import Reporting
 
 @Suite("Reports escape what they print")
 struct ReportEscapingTests {
@@ -24,27 +25,33 @@ struct ReportEscapingTests {
     static let hashes = ReportHTML.Hashes(script: "SCRIPTHASH", style: "STYLEHASH")
 
     static func page(_ reports: [OrderReport], text evil: String = evil) -> String {
-        let summary = RunSummary(version: "t", startedAt: Timestamp(millis: 0)!, finishedAt: Timestamp(millis: 0)!, exitStatus: 0,
-                                 orders: 1, receipts: 1, flagged: 1, new: 1, exempted: 1, malformed: 1, byRule: [(evil, 1)],
-                                 bySeverity: [], atRisk: [(evil, DecimalAmount("1")!)],
-                                 inputs: [RunSummary.Input(path: evil, sha256: evil, records: 1)], rulesSHA256: evil, ordersPerSecond: 0)
+        let summary = RunSummary(
+            version: "t", startedAt: Timestamp(millis: 0)!, finishedAt: Timestamp(millis: 0)!, exitStatus: 0,
+            orders: 1, receipts: 1, flagged: 1, new: 1, exempted: 1, malformed: 1, byRule: [(evil, 1)],
+            bySeverity: [], atRisk: [(evil, DecimalAmount("1")!)],
+            inputs: [RunSummary.Input(path: evil, sha256: evil, records: 1)], rulesSHA256: evil, ordersPerSecond: 0)
         return ReportHTML.render(summary: summary, reports: reports, hashes: hashes)
     }
 
     static func hostileReports() -> [OrderReport] {
         let evil = Self.evil
-        let f = Finding(orderID: evil, userID: evil, rule: "replayed-transaction", severity: .critical, message: evil,
-                        evidence: Evidence(expected: evil, actual: evil, extra: [("original_order_id", .string(evil))]))
+        let f = Finding(
+            orderID: evil, userID: evil, rule: "replayed-transaction", severity: .critical, message: evil,
+            evidence: Evidence(expected: evil, actual: evil, extra: [("original_order_id", .string(evil))]))
         var exempt = f
         exempt.rule = "sandbox-in-production"
         exempt.exempted = "reviewer"
-        let malformed = Finding(orderID: nil, userID: nil, rule: "malformed-record", severity: .low, message: evil,
-                                evidence: Evidence(expected: "a readable record", actual: evil, extra: [("file", .string(evil)), ("line", .integer(3))]))
+        let malformed = Finding(
+            orderID: nil, userID: nil, rule: "malformed-record", severity: .low, message: evil,
+            evidence: Evidence(
+                expected: "a readable record", actual: evil, extra: [("file", .string(evil)), ("line", .integer(3))]))
         return [
-            OrderReport(orderID: evil, userID: evil, platform: evil, productID: evil, amount: "1", currency: evil,
-                        createdAt: Timestamp(millis: 1_709_294_400_000), findings: [f, exempt], receiptFields: [(evil, evil)]),
-            OrderReport(orderID: nil, userID: nil, platform: nil, productID: nil, amount: nil, currency: nil, createdAt: nil,
-                        findings: [malformed], isOrder: false),
+            OrderReport(
+                orderID: evil, userID: evil, platform: evil, productID: evil, amount: "1", currency: evil,
+                createdAt: Timestamp(millis: 1_709_294_400_000), findings: [f, exempt], receiptFields: [(evil, evil)]),
+            OrderReport(
+                orderID: nil, userID: nil, platform: nil, productID: nil, amount: nil, currency: nil, createdAt: nil,
+                findings: [malformed], isOrder: false),
         ]
     }
 
@@ -67,9 +74,13 @@ struct ReportEscapingTests {
     @Test("the Content-Security-Policy runs only the page's own script and style, by hash")
     func csp() {
         let html = Self.page([], text: "plain")
-        let csp = "default-src 'none'; script-src 'sha256-SCRIPTHASH'; style-src 'sha256-STYLEHASH'; img-src 'none'; "
+        let csp =
+            "default-src 'none'; script-src 'sha256-SCRIPTHASH'; style-src 'sha256-STYLEHASH'; img-src 'none'; "
             + "base-uri 'none'; form-action 'none'"
-        #expect(html.contains("<meta http-equiv=\"Content-Security-Policy\" content=\"\(csp.replacingOccurrences(of: "'", with: "&#39;"))\">"))
+        #expect(
+            html.contains(
+                "<meta http-equiv=\"Content-Security-Policy\" content=\"\(csp.replacingOccurrences(of: "'", with: "&#39;"))\">"
+            ))
         #expect(!html.contains("unsafe"))
         #expect(html.contains("<script>" + ReportAssets.script + "</script>"))
         #expect(html.contains("<style>" + ReportAssets.style + "</style>"))
@@ -83,10 +94,12 @@ struct ReportEscapingTests {
 
     @Test("the embedded rows leave out trailing defaults, write severities as numbers and repeated values once")
     func compactRows() throws {
-        let f = Finding(orderID: "O-1", userID: "u1", rule: "missing-receipt", severity: .medium, message: "no receipt",
-                        evidence: Evidence(expected: "a receipt", actual: nil))
-        let r = OrderReport(orderID: "O-1", userID: "u1", platform: "ios", productID: "p", amount: "0.99", currency: "USD",
-                            createdAt: nil, findings: [f])
+        let f = Finding(
+            orderID: "O-1", userID: "u1", rule: "missing-receipt", severity: .medium, message: "no receipt",
+            evidence: Evidence(expected: "a receipt", actual: nil))
+        let r = OrderReport(
+            orderID: "O-1", userID: "u1", platform: "ios", productID: "p", amount: "0.99", currency: "USD",
+            createdAt: nil, findings: [f])
         var strings = SharedStrings()
         let one = String(decoding: strings.resolve(try #require(ReportData.tableRow(r))), as: UTF8.self)
         #expect(one == "[\"O-1\",\"u1\",0,1,2,3,null,[[4,2,\"no receipt\",5]]]")
@@ -95,8 +108,9 @@ struct ReportEscapingTests {
         other.platform = "android"
         let two = String(decoding: strings.resolve(try #require(ReportData.tableRow(other))), as: UTF8.self)
         #expect(two == "[\"O-2\",\"u1\",6,1,2,3,null,[[4,2,\"no receipt\",5]]]")
-        #expect(String(decoding: strings.json, as: UTF8.self)
-            == "[\"ios\",\"p\",\"0.99\",\"USD\",\"missing-receipt\",\"a receipt\",\"android\"]")
+        #expect(
+            String(decoding: strings.json, as: UTF8.self)
+                == "[\"ios\",\"p\",\"0.99\",\"USD\",\"missing-receipt\",\"a receipt\",\"android\"]")
 
         // Bounded: long strings and strings past the cap are written in place, still HTML-safe.
         var small = SharedStrings(maxCount: 1, maxLength: 4)
@@ -104,7 +118,9 @@ struct ReportEscapingTests {
         e.bytes = Array("[,,]".utf8)
         e.holes = [(1, "ios"), (2, "</script>"), (3, "ios2")]
         #expect(String(decoding: small.resolve(e), as: UTF8.self) == "[0,\"\\u003c/script\\u003e\",\"ios2\"]")
-        #expect(ReportHTML.grouped(87757) == "87,757" && ReportHTML.grouped(999) == "999" && ReportHTML.grouped(1_000_000) == "1,000,000")
+        #expect(
+            ReportHTML.grouped(87757) == "87,757" && ReportHTML.grouped(999) == "999"
+                && ReportHTML.grouped(1_000_000) == "1,000,000")
     }
 
     @Test("the page's script builds nodes from text only")
@@ -120,14 +136,18 @@ struct ReportEscapingTests {
         for r in Self.hostileReports() { charts.add(r) }
         let html = charts.html()
         #expect(!html.contains("<img"))
-        #expect(html.contains("<td>replayed-transaction</td><td class=\"about\">one store transaction credited to more than one order</td>"
-            + "<td class=\"n\">1</td><td class=\"n\">0</td><td class=\"n\">1</td>"))
+        #expect(
+            html.contains(
+                "<td>replayed-transaction</td><td class=\"about\">one store transaction credited to more than one order</td>"
+                    + "<td class=\"n\">1</td><td class=\"n\">0</td><td class=\"n\">1</td>"))
         #expect(html.contains("<li><span>2024-03-01</span> <b>1</b></li>"))
         #expect(html.contains("<td class=\"n\">1</td><td class=\"n\">1</td></tr>"))  // one order, 1 at risk
         #expect(html.contains("&lt;img src=x onerror=alert(1)&gt;"))
     }
 
-    @Test("the rules table says what each rule flags: a named rule's sentence, a custom rule's message (escaped) and place")
+    @Test(
+        "the rules table says what each rule flags: a named rule's sentence, a custom rule's message (escaped) and place"
+    )
     func legend() throws {
         let text = "flag high evil-rule if order.amount > 1 say \"<b onmouseover=alert(1)>big</b>\"\n"
         let rules = try RulesDirectory.load(path: "R", files: ["a.rules": Array(text.utf8)]).get()
@@ -136,7 +156,10 @@ struct ReportEscapingTests {
         var charts = ReportCharts()
         charts.add(f)
         let html = charts.html(legend: RuleLegend(rules.settings))
-        #expect(html.contains("<td>evil-rule</td><td class=\"about\">custom rule (R/a.rules:1): &lt;b onmouseover=alert(1)&gt;big&lt;/b&gt;</td>"))
+        #expect(
+            html.contains(
+                "<td>evil-rule</td><td class=\"about\">custom rule (R/a.rules:1): &lt;b onmouseover=alert(1)&gt;big&lt;/b&gt;</td>"
+            ))
         #expect(html.contains("<td>sandbox-in-production</td>") == false)  // exempted: not in the chart
         #expect(!html.contains("<b onmouseover"))
     }

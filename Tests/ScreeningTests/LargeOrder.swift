@@ -8,7 +8,8 @@ enum LargeOrder: NamedRule {
     static let summary = "an order worth at least min_amount in its currency"
     static let stage = RuleStage.receipt
 
-    static let minAmount = RuleParameter(rule: id, "min_amount", default: 100, .number, meaning: "the smallest amount flagged")
+    static let minAmount = RuleParameter(
+        rule: id, "min_amount", default: 100, .number, meaning: "the smallest amount flagged")
     static var parameters: [RuleParameter] { [minAmount] }
 
     static func judge(_ c: OrderContext, _ verdict: inout RuleVerdict) {
@@ -18,8 +19,9 @@ enum LargeOrder: NamedRule {
         }
         let least = c.value(minAmount)
         if amount >= Double(least) {
-            verdict.fire("the order is worth \(c.order.amount ?? "?") \(c.order.currency ?? ""), at least \(least)",
-                         Evidence(expected: "less than \(least)", actual: c.order.amount))
+            verdict.fire(
+                "the order is worth \(c.order.amount ?? "?") \(c.order.currency ?? ""), at least \(least)",
+                Evidence(expected: "less than \(least)", actual: c.order.amount))
         } else {
             verdict.pass("worth \(c.order.amount ?? "?"), less than \(least)")
         }

@@ -19,8 +19,9 @@ struct NamedRulesTests {
         let end = try #require(readme.range(of: "<!-- end of named rules -->"))
         let block = readme[start.upperBound..<end.lowerBound]
         let table = try #require(block.firstIndex(of: "\n")).map { String(block[block.index(after: $0)...]) }
-        #expect(table == NamedRules.standard.markdownTable,
-                "Rules/README.md's table is stale; replace it with the output of `iapscreen rules list --markdown`")
+        #expect(
+            table == NamedRules.standard.markdownTable,
+            "Rules/README.md's table is stale; replace it with the output of `iapscreen rules list --markdown`")
     }
 
     @Test("every named rule lives in a file named after it, in Screening/NamedRules, with its id")
@@ -46,11 +47,13 @@ struct NamedRulesTests {
         }
         #expect(problems.list.map(\.message) == ["unknown rule 'large-order'"])
 
-        let rules = try RulesDirectory.load(path: "Rules", files: ["x.rules": Array(text.utf8)], named: Self.withToy).get()
+        let rules = try RulesDirectory.load(path: "Rules", files: ["x.rules": Array(text.utf8)], named: Self.withToy)
+            .get()
         #expect(rules.settings.severity(LargeOrder.id) == .high)
         #expect(rules.settings.parameter(LargeOrder.id, "min_amount") == 50)
-        let wrong = RulesDirectory.load(path: "Rules", files: ["x.rules": Array("rule large-order max_amount 5\n".utf8)],
-                                        named: Self.withToy)
+        let wrong = RulesDirectory.load(
+            path: "Rules", files: ["x.rules": Array("rule large-order max_amount 5\n".utf8)],
+            named: Self.withToy)
         if case .failure(let p) = wrong {
             #expect(p.list.first?.message == "rule large-order has no parameter 'max_amount'")
         } else {
@@ -64,7 +67,8 @@ struct NamedRulesTests {
             let r = World.receipt([World.purchase("gems", txn: "100")])
             let trace = RuleTrace()
             let state: ReceiptState = receipt ? .decoded(World.digest(r, for: o)) : .missing
-            let found = evaluator.findings(order: o, receipt: state, selection: receipt ? .picked(0) : .none, trace: trace)
+            let found = evaluator.findings(
+                order: o, receipt: state, selection: receipt ? .picked(0) : .none, trace: trace)
             return (found, trace.lines.filter { $0.rule == "large-order" })
         }
         let (big, bigTrace) = screen("60.00")
@@ -80,17 +84,24 @@ struct NamedRulesTests {
         #expect(missingTrace.map(\.outcome) == [.notApplicable])
         #expect(missingTrace.map(\.why) == ["there is no receipt to check"])
 
-        let off = try RulesDirectory.load(path: "Rules", files: ["x.rules": Array("rule large-order off\n".utf8)],
-                                          named: Self.withToy).get()
+        let off = try RulesDirectory.load(
+            path: "Rules", files: ["x.rules": Array("rule large-order off\n".utf8)],
+            named: Self.withToy
+        ).get()
         let trace = RuleTrace()
         var o = World.order("o-off")
         o.amount = "500"
-        let found = RuleEvaluator(rules: off).findings(order: o, receipt: .decoded(World.digest(World.receipt([]), for: o)),
-                                                       selection: .none, trace: trace)
+        let found = RuleEvaluator(rules: off).findings(
+            order: o, receipt: .decoded(World.digest(World.receipt([]), for: o)),
+            selection: .none, trace: trace)
         #expect(!found.contains { $0.rule == "large-order" })
-        #expect(trace.lines.first { $0.rule == "large-order" }?.why == "would have fired: the order is worth 500 USD, at least 100")
+        #expect(
+            trace.lines.first { $0.rule == "large-order" }?.why
+                == "would have fired: the order is worth 500 USD, at least 100")
 
-        #expect(Self.withToy.markdownTable.hasSuffix(
-            "| `large-order` | low | an order worth at least min_amount in its currency | `min_amount` (default 100): the smallest amount flagged |\n"))
+        #expect(
+            Self.withToy.markdownTable.hasSuffix(
+                "| `large-order` | low | an order worth at least min_amount in its currency | `min_amount` (default 100): the smallest amount flagged |\n"
+            ))
     }
 }

@@ -9,17 +9,22 @@ enum World {
         Timestamp.parse(s) ?? Timestamp(millis: 0)!
     }
 
-    static func order(_ id: String, user: String = "u1", at: String = "2024-03-01T12:00:00Z", product: String = "gems",
-                      type: ProductType? = .consumable, txn: String? = nil, production: Bool = true,
-                      index: Int = 0) -> ScreenOrder {
-        ScreenOrder(index: index, orderID: id, userID: user, createdAt: time(at), platform: .ios, itemID: nil,
-                    expectedProductID: product, catalogType: type, transactionID: txn, amount: "4.99", currency: "USD",
-                    production: production, location: SourceLocation(file: "orders.csv", line: index + 2))
+    static func order(
+        _ id: String, user: String = "u1", at: String = "2024-03-01T12:00:00Z", product: String = "gems",
+        type: ProductType? = .consumable, txn: String? = nil, production: Bool = true,
+        index: Int = 0
+    ) -> ScreenOrder {
+        ScreenOrder(
+            index: index, orderID: id, userID: user, createdAt: time(at), platform: .ios, itemID: nil,
+            expectedProductID: product, catalogType: type, transactionID: txn, amount: "4.99", currency: "USD",
+            production: production, location: SourceLocation(file: "orders.csv", line: index + 2))
     }
 
-    static func purchase(_ product: String, txn: String?, at: String = "2024-03-01T11:59:00Z", expires: String? = nil,
-                         cancelled: String? = nil, type: ProductType? = nil, ownership: String? = nil,
-                         token: String? = nil, state: Int64? = nil) -> Purchase {
+    static func purchase(
+        _ product: String, txn: String?, at: String = "2024-03-01T11:59:00Z", expires: String? = nil,
+        cancelled: String? = nil, type: ProductType? = nil, ownership: String? = nil,
+        token: String? = nil, state: Int64? = nil
+    ) -> Purchase {
         var p = Purchase()
         p.productID = product
         p.transactionID = txn
@@ -34,8 +39,10 @@ enum World {
         return p
     }
 
-    static func receipt(_ purchases: [Purchase], platform: Platform = .ios, env: String = "Production",
-                        app: String = "com.x.app", signature: SignatureStatus.Verdict = .valid) -> Receipt {
+    static func receipt(
+        _ purchases: [Purchase], platform: Platform = .ios, env: String = "Production",
+        app: String = "com.x.app", signature: SignatureStatus.Verdict = .valid
+    ) -> Receipt {
         var r = Receipt(kind: platform == .ios ? .appleAppReceipt : .googlePurchase, platform: platform, signed: .none)
         r.environment = env
         r.appID = app
@@ -86,7 +93,8 @@ struct Night {
         let evaluator = RuleEvaluator(rules: rules)
         var out: [String: [Finding]] = [:]
         for i in cases.indices {
-            out[cases[i].0.orderID] = evaluator.findings(order: cases[i].0, receipt: states[i], selection: selections[i])
+            out[cases[i].0.orderID] = evaluator.findings(
+                order: cases[i].0, receipt: states[i], selection: selections[i])
         }
         return out
     }
@@ -110,15 +118,18 @@ struct RuleEngineTests {
         let f = try #require(night.findings([(late, r), (early, r)])["o1"]?.first)
         #expect(f.evidence.extra.first?.value == .string("o9"))
         // Same time: the smaller order id is the original.
-        let a = World.order("a", user: "u1"), b = World.order("b", user: "u2")
+        let a = World.order("a", user: "u1")
+        let b = World.order("b", user: "u2")
         #expect(night.run([(b, r), (a, r)]) == ["a": [], "b": ["replayed-transaction"]])
     }
 
     @Test("renewals are new transactions, not replays; each order takes the newest unclaimed period")
     func renewals() throws {
         let periods = [
-            World.purchase("vip", txn: "201", at: "2024-01-01T00:00:00Z", expires: "2024-02-01T00:00:00Z", type: .autoRenewable),
-            World.purchase("vip", txn: "202", at: "2024-02-01T00:00:00Z", expires: "2024-03-01T00:00:00Z", type: .autoRenewable),
+            World.purchase(
+                "vip", txn: "201", at: "2024-01-01T00:00:00Z", expires: "2024-02-01T00:00:00Z", type: .autoRenewable),
+            World.purchase(
+                "vip", txn: "202", at: "2024-02-01T00:00:00Z", expires: "2024-03-01T00:00:00Z", type: .autoRenewable),
         ]
         let r = World.receipt(periods)
         let jan = World.order("jan", at: "2024-01-01T00:01:00Z", product: "vip", type: .autoRenewable)
@@ -132,7 +143,10 @@ struct RuleEngineTests {
         let first = World.order("o1", user: "u1", at: "2024-03-01T12:00:00Z", product: "noads", type: .nonConsumable)
         let restore = World.order("o2", user: "u1", at: "2024-03-02T12:00:00Z", product: "noads", type: .nonConsumable)
         let other = World.order("o3", user: "u3", at: "2024-03-03T12:00:00Z", product: "noads", type: .nonConsumable)
-        #expect(try Night().run([(first, r), (restore, r), (other, r)]) == ["o1": [], "o2": [], "o3": ["replayed-transaction"]])
+        #expect(
+            try Night().run([(first, r), (restore, r), (other, r)]) == [
+                "o1": [], "o2": [], "o3": ["replayed-transaction"],
+            ])
     }
 
     @Test("family-shared purchases are not replays")
@@ -146,7 +160,9 @@ struct RuleEngineTests {
     @Test("the ledger's first taker is the original, even against an earlier order tonight")
     func ledger() throws {
         var night = try Night()
-        night.ledger = ["100": Claim(orderID: "yesterday-1", userID: "u0", createdAt: World.time("2024-03-05T00:00:00Z"))]
+        night.ledger = [
+            "100": Claim(orderID: "yesterday-1", userID: "u0", createdAt: World.time("2024-03-05T00:00:00Z"))
+        ]
         let r = World.receipt([World.purchase("gems", txn: "100")])
         let found = night.findings([(World.order("o1"), r)])
         #expect(found["o1"]?.map(\.rule) == ["replayed-transaction"])
@@ -169,21 +185,29 @@ struct RuleEngineTests {
     @Test("an order naming a transaction its receipt lacks gets transaction-not-in-receipt instead of item-id-mismatch")
     func transactionNotInReceipt() throws {
         let r = World.receipt([World.purchase("gems50", txn: "500")])
-        #expect(try Night().run([(World.order("o1", product: "gems500", txn: "999"), r)]) == ["o1": ["transaction-not-in-receipt"]])
-        #expect(try Night().run([(World.order("o2", product: "gems500", txn: "500"), r)]) == ["o2": ["item-id-mismatch"]])
+        #expect(
+            try Night().run([(World.order("o1", product: "gems500", txn: "999"), r)]) == [
+                "o1": ["transaction-not-in-receipt"]
+            ])
+        #expect(
+            try Night().run([(World.order("o2", product: "gems500", txn: "500"), r)]) == ["o2": ["item-id-mismatch"]])
     }
 
     @Test("expired subscriptions respect the grace period; old consumable proofs exceed the maximum age")
     func expiry() throws {
-        let sub = World.receipt([World.purchase("vip", txn: "600", at: "2024-01-01T00:00:00Z",
-                                                expires: "2024-02-01T00:00:00Z", type: .autoRenewable)])
+        let sub = World.receipt([
+            World.purchase(
+                "vip", txn: "600", at: "2024-01-01T00:00:00Z",
+                expires: "2024-02-01T00:00:00Z", type: .autoRenewable)
+        ])
         let inGrace = World.order("o1", at: "2024-02-01T20:00:00Z", product: "vip", type: .autoRenewable)
         let late = World.order("o2", at: "2024-02-03T00:00:00Z", product: "vip", type: .autoRenewable)
         #expect(try Night().run([(inGrace, sub)]) == ["o1": []])
         #expect(try Night().run([(late, sub)]) == ["o2": ["expired-validity"]])
         let stale = World.receipt([World.purchase("gems", txn: "601", at: "2024-01-01T00:00:00Z")])
         #expect(try Night().run([(World.order("o3"), stale)]) == ["o3": ["expired-validity"]])
-        #expect(try Night("rule expired-validity max_proof_age_days 90").run([(World.order("o3"), stale)]) == ["o3": []])
+        #expect(
+            try Night("rule expired-validity max_proof_age_days 90").run([(World.order("o3"), stale)]) == ["o3": []])
     }
 
     @Test("sandbox in production is flagged, exempted for a reviewer inside the window only, and not in sandbox")
@@ -197,11 +221,15 @@ struct RuleEngineTests {
         #expect(outside?.first?.exempted == nil)
         #expect(night.run([(World.order("o3", production: false), r)]) == ["o3": []])
         // A reviewer's replay is still fraud.
-        let replay = night.findings([(World.order("a", user: "x"), r), (World.order("b", user: "rev", at: "2024-03-01T13:00:00Z"), r)])
+        let replay = night.findings([
+            (World.order("a", user: "x"), r), (World.order("b", user: "rev", at: "2024-03-01T13:00:00Z"), r),
+        ])
         #expect(replay["b"]?.first { $0.rule == "replayed-transaction" }?.exempted == nil)
     }
 
-    @Test("an iOS 6 receipt credited in production is sandbox-in-production whatever its unsigned environment says, unless trust_legacy_environment is yes")
+    @Test(
+        "an iOS 6 receipt credited in production is sandbox-in-production whatever its unsigned environment says, unless trust_legacy_environment is yes"
+    )
     func legacyEnvironment() throws {
         func legacy(_ env: String?) -> Receipt {
             var r = World.receipt([World.purchase("gems", txn: "1000000012345678")])
@@ -243,7 +271,9 @@ struct RuleEngineTests {
         #expect(try Night().run([(World.order("o2"), google)]) == ["o2": ["account-mismatch"]])
         g.accountToken = "u1"
         g.purchaseState = 2
-        #expect(try Night().run([(World.order("o3"), World.receipt([g], platform: .android))])["o3"]?.contains("purchase-not-completed") == true)
+        #expect(
+            try Night().run([(World.order("o3"), World.receipt([g], platform: .android))])["o3"]?.contains(
+                "purchase-not-completed") == true)
         let uuid = "6f1c2a5e-8b7d-4c3e-9a1f-0e2d3c4b5a69"
         let bound = World.receipt([World.purchase("gems", txn: "801", token: uuid.uppercased())])
         #expect(try Night().run([(World.order("o4", user: uuid), bound)]) == ["o4": []])
@@ -257,7 +287,9 @@ struct RuleEngineTests {
         #expect(try Night().run([(World.order("o2"), nil)]) == ["o2": ["missing-receipt"]])
     }
 
-    @Test("a transaction's decoded JSON is screened on its claims; flag_unsigned_decoded_payload yes also flags it unsigned")
+    @Test(
+        "a transaction's decoded JSON is screened on its claims; flag_unsigned_decoded_payload yes also flags it unsigned"
+    )
     func decodedTransactionJSON() throws {
         var r = World.receipt([World.purchase("gems", txn: "2000000123")], env: "Sandbox")
         r.kind = .appleJWSTransaction
@@ -266,7 +298,10 @@ struct RuleEngineTests {
         var night = try Night()
         night.signature = { SignatureStatus.withoutTrust($0) }
         #expect(night.run([(World.order("o1"), r)]) == ["o1": ["sandbox-in-production"]])
-        #expect(night.run([(World.order("o2", product: "gems500"), r)]) == ["o2": ["item-id-mismatch", "sandbox-in-production"]])
+        #expect(
+            night.run([(World.order("o2", product: "gems500"), r)]) == [
+                "o2": ["item-id-mismatch", "sandbox-in-production"]
+            ])
 
         var flagging = try Night("rule signature-invalid flag_unsigned_decoded_payload yes")
         flagging.signature = night.signature
@@ -286,7 +321,8 @@ struct RuleEngineTests {
 
     @Test("custom rules fire with their message and the values they compared as evidence")
     func custom() throws {
-        let night = try Night("flag high big-sandbox if receipt.environment = \"Sandbox\" and order.amount > 2 say \"big sandbox\"")
+        let night = try Night(
+            "flag high big-sandbox if receipt.environment = \"Sandbox\" and order.amount > 2 say \"big sandbox\"")
         let r = World.receipt([World.purchase("gems", txn: "901")], env: "Sandbox")
         let f = try #require(night.findings([(World.order("o1", production: false), r)])["o1"]?.first)
         #expect(f.rule == "big-sandbox")

@@ -1,5 +1,6 @@
-@testable import Screening
 import Testing
+
+@testable import Screening
 
 @Suite("Rules tokenizer")
 struct RuleTokenizerTests {
@@ -10,7 +11,10 @@ struct RuleTokenizerTests {
         var i = 0
         while i < chars.count {
             let c = chars[i]
-            if c == " " || c == "\t" { i += 1; continue }
+            if c == " " || c == "\t" {
+                i += 1
+                continue
+            }
             if c == "#" { break }
             let start = i
             if c == "\"" {
@@ -18,8 +22,16 @@ struct RuleTokenizerTests {
                 i += 1
                 var closed = false
                 while i < chars.count {
-                    if chars[i] == "\\", i + 1 < chars.count { s.append(chars[i + 1]); i += 2; continue }
-                    if chars[i] == "\"" { closed = true; i += 1; break }
+                    if chars[i] == "\\", i + 1 < chars.count {
+                        s.append(chars[i + 1])
+                        i += 2
+                        continue
+                    }
+                    if chars[i] == "\"" {
+                        closed = true
+                        i += 1
+                        break
+                    }
                     s.append(chars[i])
                     i += 1
                 }
@@ -34,9 +46,14 @@ struct RuleTokenizerTests {
             }
             if c == "=" || c == "<" || c == ">" || c == "!" {
                 var op = String(c)
-                if i + 1 < chars.count, chars[i + 1] == "=" { op.append("="); i += 1 }
+                if i + 1 < chars.count, chars[i + 1] == "=" {
+                    op.append("=")
+                    i += 1
+                }
                 i += 1
-                guard op != "!" else { return .failure(.init(column: start + 1, message: "'!' must be followed by '=' (use != or not)")) }
+                guard op != "!" else {
+                    return .failure(.init(column: start + 1, message: "'!' must be followed by '=' (use != or not)"))
+                }
                 if op == "==" { op = "=" }
                 out.append(RuleToken(kind: .symbol(op), column: start + 1, length: i - start))
                 continue
@@ -47,7 +64,8 @@ struct RuleTokenizerTests {
         return .success(out)
     }
 
-    func same(_ a: Result<[RuleToken], RuleTokenizer.Failure>, _ b: Result<[RuleToken], RuleTokenizer.Failure>) -> Bool {
+    func same(_ a: Result<[RuleToken], RuleTokenizer.Failure>, _ b: Result<[RuleToken], RuleTokenizer.Failure>) -> Bool
+    {
         switch (a, b) {
         case (.success(let x), .success(let y)): return x == y
         case (.failure(let x), .failure(let y)): return x.column == y.column && x.message == y.message
@@ -72,8 +90,10 @@ struct RuleTokenizerTests {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return Int(truncatingIfNeeded: state >> 33) % bound
         }
-        let pieces = ["a", "é", "\u{301}", " ", "\t", "#", "\"", "\\", "(", ")", "[", "]", ",", "=", "<", ">", "!",
-                      "rule", "order.amount", "🇫🇷", "\r"]
+        let pieces = [
+            "a", "é", "\u{301}", " ", "\t", "#", "\"", "\\", "(", ")", "[", "]", ",", "=", "<", ">", "!",
+            "rule", "order.amount", "🇫🇷", "\r",
+        ]
         for _ in 0..<20_000 {
             let line = (0..<next(14)).map { _ in pieces[next(pieces.count)] }.joined()
             #expect(same(RuleTokenizer.tokens(line), referenceTokens(line)), "\(line.debugDescription)")

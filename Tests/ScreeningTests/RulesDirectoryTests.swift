@@ -13,8 +13,9 @@ final class TempRules {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         for (name, text) in files {
             let full = path + "/" + name
-            try FileManager.default.createDirectory(atPath: (full as NSString).deletingLastPathComponent,
-                                                    withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: (full as NSString).deletingLastPathComponent,
+                withIntermediateDirectories: true)
             try text.write(toFile: full, atomically: true, encoding: .utf8)
         }
     }
@@ -56,14 +57,16 @@ struct RulesDirectoryTests {
 
     @Test("rule lines change severity, switch rules off and set parameters; custom rules and exemptions parse")
     func settings() throws {
-        let dir = try TempRules(["a.rules": """
+        let dir = try TempRules([
+            "a.rules": """
             # house rules
             rule expired-validity severity high grace_days 3 max_proof_age_days 7
             rule orphan-receipt off
             exempt reviewers from sandbox-in-production, big-sandbox
             flag high big-sandbox if receipt.environment = "Sandbox" and order.amount > 50 say "sandbox purchase over 50"
             flag low odd-hours if order.hour in [2, 3, 4] and not (order.currency = "USD")
-            """])
+            """
+        ])
         let s = try dir.load().get().settings
         #expect(s.severity(ExpiredValidity.id) == .high)
         #expect(s.parameter(ExpiredValidity.id, "grace_days") == 3)
@@ -73,7 +76,9 @@ struct RulesDirectoryTests {
         #expect(s.customRules.first?.message == "sandbox purchase over 50")
 
         let big = try #require(s.customRules.first)
-        let values: [ConditionField: FieldValue] = [.receiptEnvironment: .text("Sandbox"), .orderAmount: .number(99.99)]
+        let values: [ConditionField: FieldValue] = [
+            .receiptEnvironment: .text("Sandbox"), .orderAmount: .number(99.99),
+        ]
         #expect(big.condition.holds { values[$0] ?? .null })
         #expect(!big.condition.holds { $0 == .orderAmount ? .number(10) : (values[$0] ?? .null) })
         #expect(!big.condition.holds { _ in .null })
@@ -81,7 +86,8 @@ struct RulesDirectoryTests {
 
     @Test("every problem is reported with file, line, column, a caret and a hint")
     func diagnostics() throws {
-        let dir = try TempRules(["x.rules": """
+        let dir = try TempRules([
+            "x.rules": """
             rule expird-validity severity high
             rule revoked severity urgent
             flag high r1 if order.amout > 5
@@ -89,7 +95,8 @@ struct RulesDirectoryTests {
             flag high r3 if receipt.environment = "Sandbox
             frag high r4 if order.amount > 5
             exempt reviewers from no-such-rule
-            """])
+            """
+        ])
         let problems = dir.problems()
         #expect(problems.map(\.line) == [1, 2, 3, 4, 5, 6, 7])
         let first = try #require(problems.first)
@@ -108,7 +115,8 @@ struct RulesDirectoryTests {
     @Test("catalog, apps and reviewers load; bad rows are reported with their line")
     func csvFiles() throws {
         let good = try TempRules([
-            "catalog.csv": "item_id,platform,product_id,type,price,currency\ngems500,ios,com.x.gems500,consumable,4.99,usd\ngems500,android,gems_500,consumable,4.99,USD\n",
+            "catalog.csv":
+                "item_id,platform,product_id,type,price,currency\ngems500,ios,com.x.gems500,consumable,4.99,usd\ngems500,android,gems_500,consumable,4.99,USD\n",
             "apps.csv": "platform,app_id\nios,com.x.app\nandroid,com.x.app\n",
             "reviewers.csv": "user_id,from,until,note\nrev1,2024-03-01,2024-03-02,App Review\nrev2,,,open\n",
         ])
@@ -157,7 +165,8 @@ struct RulesDirectoryTests {
 
         var good = files.filter { !["b.rules", "reviewers.csv"].contains($0.key) }
         good["a.rules"] = "rule expired-validity severity high grace_days 3\nflag low odd if order.hour in [2, 3]\n"
-        good["catalog.csv"] = "item_id,platform,product_id,type,price,currency\ngems,ios,com.x.gems,consumable,4.99,usd\n"
+        good["catalog.csv"] =
+            "item_id,platform,product_id,type,price,currency\ngems,ios,com.x.gems,consumable,4.99,usd\n"
         let fromDisk = try TempRules(good).load().get()
         let fromMemory = try RulesDirectory.load(path: "Rules", files: good.mapValues { Array($0.utf8) }).get()
         #expect(fromMemory.settings.parameter(ExpiredValidity.id, "grace_days") == 3)

@@ -23,9 +23,10 @@ struct CertificateTests {
     @Test("validity past 2049 is written and read back as GeneralizedTime")
     func farFuture() throws {
         let world = try TestWorld.shared.get()
-        let builder = CertificateBuilder(subject: DistinguishedName(commonName: "Long-lived"), serialNumber: 9,
-                                         notBefore: try TestWorld.time("1999-12-31T23:59:59Z"),
-                                         notAfter: try TestWorld.time("2060-06-30T12:00:00Z"), isCertificateAuthority: true)
+        let builder = CertificateBuilder(
+            subject: DistinguishedName(commonName: "Long-lived"), serialNumber: 9,
+            notBefore: try TestWorld.time("1999-12-31T23:59:59Z"),
+            notAfter: try TestWorld.time("2060-06-30T12:00:00Z"), isCertificateAuthority: true)
         let certificate = try builder.selfSigned(with: world.ecKey)
         #expect(certificate.notBefore == (try TestWorld.time("1999-12-31T23:59:59Z")))
         #expect(certificate.notAfter == (try TestWorld.time("2060-06-30T12:00:00Z")))
@@ -34,9 +35,10 @@ struct CertificateTests {
     @Test("a UTF-8 name is shown as written")
     func utf8Name() throws {
         let world = try TestWorld.shared.get()
-        let builder = CertificateBuilder(subject: DistinguishedName(commonName: "Zürich, Prüfstelle"), serialNumber: 5,
-                                         notBefore: try TestWorld.time("2020-01-01T00:00:00Z"),
-                                         notAfter: try TestWorld.time("2021-01-01T00:00:00Z"), isCertificateAuthority: false)
+        let builder = CertificateBuilder(
+            subject: DistinguishedName(commonName: "Zürich, Prüfstelle"), serialNumber: 5,
+            notBefore: try TestWorld.time("2020-01-01T00:00:00Z"),
+            notAfter: try TestWorld.time("2021-01-01T00:00:00Z"), isCertificateAuthority: false)
         let certificate = try builder.selfSigned(with: world.ecKey)
         #expect(certificate.subjectCommonName == "Zürich, Prüfstelle")
         #expect(certificate.subject == "CN=Zürich\\, Prüfstelle")
@@ -60,11 +62,14 @@ struct CertificateTests {
     @Test("garbage certificate bytes are a bad-certificate error, never a crash")
     func garbage() throws {
         let der = try TestWorld.shared.get().leaf.der
-        let inputs: [[UInt8]] = [[], [0x30], Array(der.prefix(200)), der + [0x00], Array(repeating: 0xFF, count: 64),
-                                 Array(der.dropLast())]
+        let inputs: [[UInt8]] = [
+            [], [0x30], Array(der.prefix(200)), der + [0x00], Array(repeating: 0xFF, count: 64),
+            Array(der.dropLast()),
+        ]
         for bytes in inputs {
-            #expect(performing: { try X509Certificate(der: bytes) },
-                    throws: { ($0 as? CryptoError)?.code == .badCertificate })
+            #expect(
+                performing: { try X509Certificate(der: bytes) },
+                throws: { ($0 as? CryptoError)?.code == .badCertificate })
         }
         #expect(throws: CryptoError.self) { try X509Certificate.parsePEM("no certificate here") }
         #expect(throws: CryptoError.self) {
@@ -115,12 +120,14 @@ struct CertificateTests {
     @Test("an extension OID that is not dotted text cannot be built")
     func badExtensionOID() throws {
         let world = try TestWorld.shared.get()
-        var builder = CertificateBuilder(subject: DistinguishedName(commonName: "x"), serialNumber: 1,
-                                         notBefore: try TestWorld.time("2020-01-01T00:00:00Z"),
-                                         notAfter: try TestWorld.time("2021-01-01T00:00:00Z"), isCertificateAuthority: false)
+        var builder = CertificateBuilder(
+            subject: DistinguishedName(commonName: "x"), serialNumber: 1,
+            notBefore: try TestWorld.time("2020-01-01T00:00:00Z"),
+            notAfter: try TestWorld.time("2021-01-01T00:00:00Z"), isCertificateAuthority: false)
         builder.extraExtensions = [.marker("1.2.840.113635.100.6.11.1"), .marker("apple")]
-        #expect(performing: { try builder.selfSigned(with: world.ecKey) },
-                throws: { ($0 as? CryptoError)?.code == .unsupported })
+        #expect(
+            performing: { try builder.selfSigned(with: world.ecKey) },
+            throws: { ($0 as? CryptoError)?.code == .unsupported })
     }
 }
 

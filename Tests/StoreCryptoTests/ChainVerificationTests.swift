@@ -4,8 +4,10 @@ import Testing
 
 @Suite("Chain verification at a given time")
 struct ChainVerificationTests {
-    func verify(_ leaf: X509Certificate, _ intermediates: [X509Certificate], anchors: [X509Certificate],
-                at time: String) throws -> ChainVerdict {
+    func verify(
+        _ leaf: X509Certificate, _ intermediates: [X509Certificate], anchors: [X509Certificate],
+        at time: String
+    ) throws -> ChainVerdict {
         try TrustStore(anchors: anchors).verify(leaf: leaf, intermediates: intermediates, at: try TestWorld.time(time))
     }
 
@@ -22,7 +24,8 @@ struct ChainVerificationTests {
     @Test("the receipt's own copy of the root among the intermediates changes nothing")
     func embeddedRootCopy() throws {
         let world = try TestWorld.shared.get()
-        let verdict = try verify(world.leaf, [world.root, world.intermediate], anchors: [world.root], at: "2021-06-01T00:00:00Z")
+        let verdict = try verify(
+            world.leaf, [world.root, world.intermediate], anchors: [world.root], at: "2021-06-01T00:00:00Z")
         #expect(verdict.isTrusted)
     }
 
@@ -51,21 +54,25 @@ struct ChainVerificationTests {
     func expiredIntermediateCheckedAtSigningTime() throws {
         let world = try TestWorld.shared.get()
         let store = try TrustStore(anchors: [world.root])
-        let atSigning = try store.verify(leaf: world.leaf, intermediates: [world.intermediate],
-                                         at: try TestWorld.time("2021-12-31T00:00:00Z"))
+        let atSigning = try store.verify(
+            leaf: world.leaf, intermediates: [world.intermediate],
+            at: try TestWorld.time("2021-12-31T00:00:00Z"))
         #expect(atSigning.isTrusted)
-        let longAfter = try store.verify(leaf: world.leaf, intermediates: [world.intermediate],
-                                         at: try TestWorld.time("2024-01-01T00:00:00Z"))
+        let longAfter = try store.verify(
+            leaf: world.leaf, intermediates: [world.intermediate],
+            at: try TestWorld.time("2024-01-01T00:00:00Z"))
         #expect(longAfter.outcome == .expired)
     }
 
     @Test("a chain ending at a root we did not configure is 'untrusted root'")
     func untrustedRoot() throws {
         let world = try TestWorld.shared.get()
-        let forged = try verify(world.impostorLeaf, [world.impostorRoot], anchors: [world.root], at: "2021-06-01T00:00:00Z")
+        let forged = try verify(
+            world.impostorLeaf, [world.impostorRoot], anchors: [world.root], at: "2021-06-01T00:00:00Z")
         #expect(forged.outcome == .untrustedRoot)
         #expect(forged.reason == "untrusted root")
-        let noAnchors = try verify(world.leaf, [world.intermediate, world.root], anchors: [], at: "2021-06-01T00:00:00Z")
+        let noAnchors = try verify(
+            world.leaf, [world.intermediate, world.root], anchors: [], at: "2021-06-01T00:00:00Z")
         #expect(noAnchors.outcome == .untrustedRoot)
     }
 
@@ -88,7 +95,8 @@ struct ChainVerificationTests {
     @Test("the self-signed Xcode certificate does not chain to our root")
     func xcodeCertificate() throws {
         let world = try TestWorld.shared.get()
-        let verdict = try verify(world.xcode, [], anchors: [world.root, world.intermediate], at: "2021-06-01T00:00:00Z")
+        let verdict = try verify(
+            world.xcode, [], anchors: [world.root, world.intermediate], at: "2021-06-01T00:00:00Z")
         #expect(verdict.outcome == .untrustedRoot)
         #expect(!verdict.isTrusted)
     }
@@ -104,13 +112,15 @@ struct ChainVerificationTests {
     func sha1Chain() throws {
         let world = try TestWorld.shared.get()
         let leafKey = try PrivateKey.generate(.rsa(bits: 1024))
-        var builder = CertificateBuilder(subject: DistinguishedName(commonName: "Purchase Receipt Certificate"),
-                                         serialNumber: 7, notBefore: try TestWorld.time("2011-01-01T00:00:00Z"),
-                                         notAfter: try TestWorld.time("2013-01-01T00:00:00Z"), isCertificateAuthority: false)
+        var builder = CertificateBuilder(
+            subject: DistinguishedName(commonName: "Purchase Receipt Certificate"),
+            serialNumber: 7, notBefore: try TestWorld.time("2011-01-01T00:00:00Z"),
+            notAfter: try TestWorld.time("2013-01-01T00:00:00Z"), isCertificateAuthority: false)
         builder.digest = .sha1
         builder.includesKeyIdentifiers = false
         builder.extraExtensions = [.marker(AppleMarkerOID.legacyReceiptSigning)]
-        let leaf = try builder.issued(for: leafKey.publicKey(), by: world.intermediate, issuerKey: world.intermediateKey)
+        let leaf = try builder.issued(
+            for: leafKey.publicKey(), by: world.intermediate, issuerKey: world.intermediateKey)
         let verdict = try verify(leaf, [], anchors: [world.intermediate], at: "2012-04-30T15:05:55Z")
         #expect(verdict.isTrusted)
     }
@@ -124,8 +134,9 @@ struct ChainVerificationTests {
         #expect(policy.violation(in: [world.leaf, world.root]) == "intermediate lacks WWDR OID")
         #expect(policy.violation(in: [world.leaf]) == "chain lacks an intermediate")
         #expect(policy.violation(in: []) == "empty certificate chain")
-        #expect(AppleMarkerPolicy.legacyReceiptSigning.violation(in: [world.leaf, world.intermediate])
-            == "leaf lacks iOS 6 receipt-signing OID")
+        #expect(
+            AppleMarkerPolicy.legacyReceiptSigning.violation(in: [world.leaf, world.intermediate])
+                == "leaf lacks iOS 6 receipt-signing OID")
     }
 
     @Test("a signature by an anchor itself passes the chain but not the marker policy")
@@ -149,7 +160,8 @@ struct ChainVerificationTests {
                     var outcomes: [ChainVerdict.Outcome] = []
                     for round in 0..<25 {
                         let time = round.isMultiple(of: 2) ? inside : after
-                        outcomes.append(try store.verify(leaf: world.leaf, intermediates: [world.intermediate], at: time).outcome)
+                        outcomes.append(
+                            try store.verify(leaf: world.leaf, intermediates: [world.intermediate], at: time).outcome)
                     }
                     return outcomes
                 }

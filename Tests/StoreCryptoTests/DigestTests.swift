@@ -8,8 +8,9 @@ struct DigestTests {
     @Test("SHA-1 and SHA-256 of \"abc\" match the FIPS 180 examples")
     func knownAnswers() throws {
         #expect(Digest.hex(try Digest.sha1(abc)) == "a9993e364706816aba3e25717850c26c9cd0d89d")
-        #expect(Digest.hex(try Digest.sha256(abc))
-            == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(
+            Digest.hex(try Digest.sha256(abc))
+                == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     }
 
     @Test("an empty input file has the well-known empty SHA-256")

@@ -44,16 +44,19 @@ struct KeyImportTests {
             #expect(pem.hasPrefix("-----BEGIN PRIVATE KEY-----\n"))
             let restored = try PrivateKey(pem: pem)
             #expect(restored.kind == original.kind)
-            #expect(try restored.publicKey().derSubjectPublicKeyInfo() == original.publicKey().derSubjectPublicKeyInfo())
+            #expect(
+                try restored.publicKey().derSubjectPublicKeyInfo() == original.publicKey().derSubjectPublicKeyInfo())
         }
     }
 
-    @Test("garbage key bytes are a bad-key error, never a crash",
-          arguments: [[], [0x30], [0x30, 0x82, 0xFF, 0xFF, 0x02], [UInt8](repeating: 0x41, count: 40)] as [[UInt8]])
+    @Test(
+        "garbage key bytes are a bad-key error, never a crash",
+        arguments: [[], [0x30], [0x30, 0x82, 0xFF, 0xFF, 0x02], [UInt8](repeating: 0x41, count: 40)] as [[UInt8]])
     func garbageDER(bytes: [UInt8]) {
         #expect(throws: CryptoError.self) { try PublicKey(derSubjectPublicKeyInfo: bytes) }
-        #expect(performing: { try PublicKey(derSubjectPublicKeyInfo: bytes) },
-                throws: { ($0 as? CryptoError)?.code == .badKey })
+        #expect(
+            performing: { try PublicKey(derSubjectPublicKeyInfo: bytes) },
+            throws: { ($0 as? CryptoError)?.code == .badKey })
     }
 
     @Test("a key with bytes left over after its DER is refused")
@@ -66,7 +69,8 @@ struct KeyImportTests {
     @Test("text that is not a key is refused: bad base64, bad PEM, a certificate, an encrypted key")
     func garbageText() throws {
         let world = try TestWorld.shared.get()
-        let certificatePEM = "-----BEGIN CERTIFICATE-----\n\(Base64.encode(world.root.der))\n-----END CERTIFICATE-----\n"
+        let certificatePEM =
+            "-----BEGIN CERTIFICATE-----\n\(Base64.encode(world.root.der))\n-----END CERTIFICATE-----\n"
         let encrypted = """
             -----BEGIN RSA PRIVATE KEY-----
             Proc-Type: 4,ENCRYPTED
@@ -78,7 +82,9 @@ struct KeyImportTests {
             """
         #expect(throws: CryptoError.self) { try PublicKey(base64DER: "MIIB!not-base64") }
         #expect(throws: CryptoError.self) { try PublicKey(base64DER: "") }
-        #expect(throws: CryptoError.self) { try PublicKey(pem: "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n") }
+        #expect(throws: CryptoError.self) {
+            try PublicKey(pem: "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n")
+        }
         #expect(throws: CryptoError.self) { try PublicKey(pem: certificatePEM) }
         #expect(throws: CryptoError.self) { try PublicKey.parse(keyFile: Array("hello".utf8)) }
         #expect(throws: CryptoError.self) { try PrivateKey(pem: "not a key") }
@@ -87,10 +93,11 @@ struct KeyImportTests {
 
     @Test("a refused key says why in OpenSSL's words")
     func errorCarriesOpenSSLMessage() {
-        #expect(performing: { try PublicKey(derSubjectPublicKeyInfo: [0x30, 0x03, 0x02, 0x01, 0x01]) },
-                throws: { error in
-                    guard let error = error as? CryptoError else { return false }
-                    return error.code == .badKey && error.reason.contains("error:")
-                })
+        #expect(
+            performing: { try PublicKey(derSubjectPublicKeyInfo: [0x30, 0x03, 0x02, 0x01, 0x01]) },
+            throws: { error in
+                guard let error = error as? CryptoError else { return false }
+                return error.code == .badKey && error.reason.contains("error:")
+            })
     }
 }

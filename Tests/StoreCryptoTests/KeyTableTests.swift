@@ -1,5 +1,6 @@
-@testable import StoreCrypto
 import Testing
+
+@testable import StoreCrypto
 
 /// A key that signs many receipts gets its own table of multiples (`P256KeyTable`); its
 /// answers must be exactly those of OpenSSL's own ES256 check.
@@ -81,7 +82,8 @@ struct KeyTableTests {
         let ones = [UInt8](repeating: 0xFF, count: 32)
         var nMinusOne = Self.n
         nMinusOne[31] -= 1
-        let r = Array(good.prefix(32)), s = Array(good.suffix(32))
+        let r = Array(good.prefix(32))
+        let s = Array(good.suffix(32))
         let signatures: [[UInt8]] = [
             zero + s, r + zero, Self.n + s, r + Self.n, ones + s, r + ones, nMinusOne + s, r + nMinusOne, zero + zero,
         ]
@@ -90,7 +92,9 @@ struct KeyTableTests {
             #expect(try Self.openSSLSays(key, raw, message) == false)
         }
         #expect(table.verify(raw: good, sha256: digest) == true)
-        #expect(table.verify(raw: Self.negatedS(good), sha256: digest) == (try Self.openSSLSays(key, Self.negatedS(good), message)))
+        #expect(
+            table.verify(raw: Self.negatedS(good), sha256: digest)
+                == (try Self.openSSLSays(key, Self.negatedS(good), message)))
     }
 
     @Test("an RSA key never gets a table")

@@ -1,6 +1,7 @@
 import IAPBasics
-@testable import StoreCrypto
 import Testing
+
+@testable import StoreCrypto
 
 /// Arithmetic modulo P-256's order, as the ES256 checks use it: against a slow reference
 /// built from additions alone, and against what inverses must satisfy.
@@ -11,9 +12,11 @@ struct P256ScalarTests {
         var random = SeededRandom(seed: 0)
         func next() -> UInt64 { random.next() }
         let n = P256Scalar.n
-        var out = [P256Scalar.one, P256Scalar(l0: 2, l1: 0, l2: 0, l3: 0),
-                   P256Scalar(l0: n.l0 - 1, l1: n.l1, l2: n.l2, l3: n.l3),
-                   P256Scalar(l0: .max, l1: .max, l2: .max, l3: 0xFFFF_FFFE_FFFF_FFFF)]
+        var out = [
+            P256Scalar.one, P256Scalar(l0: 2, l1: 0, l2: 0, l3: 0),
+            P256Scalar(l0: n.l0 - 1, l1: n.l1, l2: n.l2, l3: n.l3),
+            P256Scalar(l0: .max, l1: .max, l2: .max, l3: 0xFFFF_FFFE_FFFF_FFFF),
+        ]
         while out.count < count {
             let x = P256Scalar(l0: next(), l1: next(), l2: next(), l3: next()).reduced
             if !x.isZero { out.append(x) }
@@ -62,7 +65,8 @@ struct P256ScalarTests {
             #expect(w.inverse() == s)
         }
         let n = P256Scalar.n
-        let half = P256Scalar(l0: n.l0 >> 1 | n.l1 << 63, l1: n.l1 >> 1 | n.l2 << 63, l2: n.l2 >> 1 | n.l3 << 63, l3: n.l3 >> 1)
+        let half = P256Scalar(
+            l0: n.l0 >> 1 | n.l1 << 63, l1: n.l1 >> 1 | n.l2 << 63, l2: n.l2 >> 1 | n.l3 << 63, l3: n.l3 >> 1)
         #expect(P256Scalar(l0: 2, l1: 0, l2: 0, l3: 0).inverse() == half.addedMod(.one))
     }
 

@@ -1,6 +1,7 @@
 import IAPBasics
-@testable import StoreCrypto
 import Testing
+
+@testable import StoreCrypto
 
 /// Digests through the kept states of repeated prefixes must be SHA-256 of the whole bytes,
 /// whatever the prefix, its length and what follows it.
@@ -11,7 +12,9 @@ struct SHA256PrefixCacheTests {
         return (0..<count).map { _ in UInt8(truncatingIfNeeded: random.next()) }
     }
 
-    @Test("the same digests as one pass over the bytes: prefixes of every length around a block, other tails, other prefixes of the same length")
+    @Test(
+        "the same digests as one pass over the bytes: prefixes of every length around a block, other tails, other prefixes of the same length"
+    )
     func sameDigests() throws {
         let cache = SHA256PrefixCache()
         for prefixLength in [511, 512, 513, 575, 576, 577, 640, 4_000, 16 << 10, (16 << 10) + 1] {
@@ -21,8 +24,9 @@ struct SHA256PrefixCacheTests {
                 let tail = Self.bytes(tailLength, seed: UInt64(k))
                 for start in [prefix, other, prefix] {
                     let data = start + tail
-                    #expect(try cache.digest(data, prefixLength: prefixLength) == Digest.sha256(data),
-                            "prefix \(prefixLength), tail \(tailLength)")
+                    #expect(
+                        try cache.digest(data, prefixLength: prefixLength) == Digest.sha256(data),
+                        "prefix \(prefixLength), tail \(tailLength)")
                 }
             }
         }

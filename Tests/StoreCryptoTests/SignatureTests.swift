@@ -5,8 +5,9 @@ import Testing
 struct SignatureTests {
     let message = Array("{\"orderId\":\"GPA.1234-5678-9012-34567\"}\n".utf8)
 
-    @Test("an RSA signature verifies with SHA-1 and SHA-256, and only with the digest it was made with",
-          arguments: DigestAlgorithm.allCases)
+    @Test(
+        "an RSA signature verifies with SHA-1 and SHA-256, and only with the digest it was made with",
+        arguments: DigestAlgorithm.allCases)
     func rsaRoundTrip(digest: DigestAlgorithm) throws {
         let world = try TestWorld.shared.get()
         let signature = try world.leafKey.signRSA(message, digest: digest)
@@ -14,7 +15,8 @@ struct SignatureTests {
         #expect(signature.count == 256)
         #expect(try key.verifyRSA(signature: signature, over: message, digest: digest) == .valid)
         let other: DigestAlgorithm = digest == .sha1 ? .sha256 : .sha1
-        #expect(try key.verifyRSA(signature: signature, over: message, digest: other) == .invalid(reason: "bad signature"))
+        #expect(
+            try key.verifyRSA(signature: signature, over: message, digest: other) == .invalid(reason: "bad signature"))
     }
 
     @Test("an ES256 signature is 64 bytes of r ‖ s and verifies")
@@ -40,12 +42,14 @@ struct SignatureTests {
         badRSA[100] ^= 0x80
         var badEC = ecSignature
         badEC[40] ^= 0x80
-        #expect(try rsaKey.verifyRSA(signature: badRSA, over: message, digest: .sha1) == .invalid(reason: "bad signature"))
+        #expect(
+            try rsaKey.verifyRSA(signature: badRSA, over: message, digest: .sha1) == .invalid(reason: "bad signature"))
         #expect(try ecKey.verifyES256(signature: badEC, over: message) == .invalid(reason: "bad signature"))
     }
 
-    @Test("an ES256 signature that is not exactly 64 bytes is rejected, DER form included",
-          arguments: [0, 63, 65, 72])
+    @Test(
+        "an ES256 signature that is not exactly 64 bytes is rejected, DER form included",
+        arguments: [0, 63, 65, 72])
     func es256WrongLength(length: Int) throws {
         let world = try TestWorld.shared.get()
         let signature = try world.ecKey.signES256(message)
@@ -65,7 +69,8 @@ struct SignatureTests {
     func otherKey() throws {
         let world = try TestWorld.shared.get()
         let rsaSignature = try world.rootKey.signRSA(message, digest: .sha256)
-        #expect(try !world.leafKey.publicKey().verifyRSA(signature: rsaSignature, over: message, digest: .sha256).isValid)
+        #expect(
+            try !world.leafKey.publicKey().verifyRSA(signature: rsaSignature, over: message, digest: .sha256).isValid)
         let ecSignature = try world.otherECKey.signES256(message)
         #expect(try !world.ecKey.publicKey().verifyES256(signature: ecSignature, over: message).isValid)
     }
@@ -75,10 +80,12 @@ struct SignatureTests {
         let world = try TestWorld.shared.get()
         let rsaSignature = try world.leafKey.signRSA(message, digest: .sha256)
         let ecSignature = try world.ecKey.signES256(message)
-        #expect(try world.ecKey.publicKey().verifyRSA(signature: rsaSignature, over: message, digest: .sha256)
-            == .invalid(reason: "key is EC P-256, not RSA"))
-        #expect(try world.leafKey.publicKey().verifyES256(signature: ecSignature, over: message)
-            == .invalid(reason: "key is RSA-2048, not EC P-256"))
+        #expect(
+            try world.ecKey.publicKey().verifyRSA(signature: rsaSignature, over: message, digest: .sha256)
+                == .invalid(reason: "key is EC P-256, not RSA"))
+        #expect(
+            try world.leafKey.publicKey().verifyES256(signature: ecSignature, over: message)
+                == .invalid(reason: "key is RSA-2048, not EC P-256"))
         #expect(throws: CryptoError.self) { try world.ecKey.signRSA(message, digest: .sha256) }
         #expect(throws: CryptoError.self) { try world.leafKey.signES256(message) }
     }

@@ -38,9 +38,11 @@ struct TestWorld: Sendable {
         otherECKey = try PrivateKey.generate(.ecP256)
 
         var rootBuilder = CertificateBuilder(
-            subject: DistinguishedName(commonName: "Test Root CA", organization: "Test Inc.",
-                                       organizationalUnit: "Test Certification Authority", country: "US"),
-            serialNumber: 2, notBefore: try Self.time("2000-01-01T00:00:00Z"), notAfter: try Self.time("2040-01-01T00:00:00Z"),
+            subject: DistinguishedName(
+                commonName: "Test Root CA", organization: "Test Inc.",
+                organizationalUnit: "Test Certification Authority", country: "US"),
+            serialNumber: 2, notBefore: try Self.time("2000-01-01T00:00:00Z"),
+            notAfter: try Self.time("2040-01-01T00:00:00Z"),
             isCertificateAuthority: true)
         root = try rootBuilder.selfSigned(with: rootKey)
 
@@ -53,7 +55,8 @@ struct TestWorld: Sendable {
 
         var leafBuilder = CertificateBuilder(
             subject: DistinguishedName(commonName: "Test Receipt Signing", organization: "Test Inc.", country: "US"),
-            serialNumber: 0xFF, notBefore: try Self.time("2020-01-01T00:00:00Z"), notAfter: try Self.time("2022-01-01T00:00:00Z"),
+            serialNumber: 0xFF, notBefore: try Self.time("2020-01-01T00:00:00Z"),
+            notAfter: try Self.time("2022-01-01T00:00:00Z"),
             isCertificateAuthority: false)
         leafBuilder.extraExtensions = [.marker(AppleMarkerOID.receiptSigning)]
         leaf = try leafBuilder.issued(for: leafKey.publicKey(), by: intermediate, issuerKey: intermediateKey)

@@ -39,8 +39,9 @@ struct FuzzSeedTests {
     static let refunded = Timestamp(clampingMillis: 1_709_553_600_000)  // 2024-03-04T12:00:00Z
 
     static func transaction(_ id: String, revoked: Bool) -> JWSBuilder.Transaction {
-        var tx = JWSBuilder.Transaction(transactionID: id, bundleID: EventWorld.bundle, productID: "gems_550",
-                                        purchaseDate: bought, signedDate: revoked ? refunded : bought)
+        var tx = JWSBuilder.Transaction(
+            transactionID: id, bundleID: EventWorld.bundle, productID: "gems_550",
+            purchaseDate: bought, signedDate: revoked ? refunded : bought)
         if revoked {
             tx.revocationDate = refunded
             tx.revocationReason = 1
@@ -50,24 +51,31 @@ struct FuzzSeedTests {
         return tx
     }
 
-    static func notification(_ type: String, _ uuid: String, _ tx: JWSBuilder.Transaction?,
-                             by identity: SigningIdentity) throws -> String {
+    static func notification(
+        _ type: String, _ uuid: String, _ tx: JWSBuilder.Transaction?,
+        by identity: SigningIdentity
+    ) throws -> String {
         try JWSBuilder.notification(
-            JWSBuilder.Notification(notificationType: type, notificationUUID: uuid, bundleID: EventWorld.bundle,
-                                    signedDate: refunded, transaction: tx),
+            JWSBuilder.Notification(
+                notificationType: type, notificationUUID: uuid, bundleID: EventWorld.bundle,
+                signedDate: refunded, transaction: tx),
             with: identity)
     }
 
-    static func voided(_ token: String, _ order: String?, reason: Int64, source: Int64) -> GoogleVoidedPurchaseBuilder.VoidedPurchase {
-        var v = GoogleVoidedPurchaseBuilder.VoidedPurchase(purchaseToken: token, orderID: order, purchaseTime: bought,
-                                                            voidedTime: refunded)
+    static func voided(_ token: String, _ order: String?, reason: Int64, source: Int64)
+        -> GoogleVoidedPurchaseBuilder.VoidedPurchase
+    {
+        var v = GoogleVoidedPurchaseBuilder.VoidedPurchase(
+            purchaseToken: token, orderID: order, purchaseTime: bought,
+            voidedTime: refunded)
         v.voidedReason = reason
         v.voidedSource = source
         return v
     }
 
     static func rtdn(_ content: GoogleNotificationBuilder.Content) -> GoogleNotificationBuilder.DeveloperNotification {
-        GoogleNotificationBuilder.DeveloperNotification(packageName: EventWorld.bundle, eventTime: refunded, content: content)
+        GoogleNotificationBuilder.DeveloperNotification(
+            packageName: EventWorld.bundle, eventTime: refunded, content: content)
     }
 
     /// Field text as CSV writes it.
@@ -82,23 +90,39 @@ struct FuzzSeedTests {
     static func seeds() throws -> [Seed] {
         let signer = try EventWorld.pki.get().jwsSigner
         let nobody = SigningIdentity.unverifiable(signatureLength: 64)
-        let refund = try notification("REFUND", "5f1c0a2e-0000-4000-8000-000000000001", transaction("2000000000000101", revoked: true), by: signer)
-        let revoke = try notification("REVOKE", "5f1c0a2e-0000-4000-8000-000000000002", transaction("2000000000000102", revoked: true), by: signer)
-        let smallRefund = try notification("REFUND", "5f1c0a2e-0000-4000-8000-000000000011", transaction("2000000000000111", revoked: true), by: nobody)
-        let smallReversed = try notification("REFUND_REVERSED", "5f1c0a2e-0000-4000-8000-000000000012", transaction("2000000000000111", revoked: false), by: nobody)
-        let smallCharge = try notification("ONE_TIME_CHARGE", "5f1c0a2e-0000-4000-8000-000000000013", transaction("2000000000000113", revoked: false), by: nobody)
+        let refund = try notification(
+            "REFUND", "5f1c0a2e-0000-4000-8000-000000000001", transaction("2000000000000101", revoked: true), by: signer
+        )
+        let revoke = try notification(
+            "REVOKE", "5f1c0a2e-0000-4000-8000-000000000002", transaction("2000000000000102", revoked: true), by: signer
+        )
+        let smallRefund = try notification(
+            "REFUND", "5f1c0a2e-0000-4000-8000-000000000011", transaction("2000000000000111", revoked: true), by: nobody
+        )
+        let smallReversed = try notification(
+            "REFUND_REVERSED", "5f1c0a2e-0000-4000-8000-000000000012", transaction("2000000000000111", revoked: false),
+            by: nobody)
+        let smallCharge = try notification(
+            "ONE_TIME_CHARGE", "5f1c0a2e-0000-4000-8000-000000000013", transaction("2000000000000113", revoked: false),
+            by: nobody)
         let smallTest = try notification("TEST", "5f1c0a2e-0000-4000-8000-000000000014", nil, by: nobody)
-        let historyEntry = AppStoreEventBuilder.HistoryEntry(signedPayload: revoke, sendAttempts: [
-            AppStoreEventBuilder.SendAttempt(attemptDate: refunded, result: "TIMED_OUT"),
-            AppStoreEventBuilder.SendAttempt(attemptDate: Timestamp(clampingMillis: refunded.millis + 60_000)),
-        ])
-        let smallHistory = AppStoreEventBuilder.NotificationHistoryPage(entries: [
-            AppStoreEventBuilder.HistoryEntry(signedPayload: smallRefund, sendAttempts: [AppStoreEventBuilder.SendAttempt(attemptDate: refunded)]),
-        ], paginationToken: "c2a0e3b1-page-2")
+        let historyEntry = AppStoreEventBuilder.HistoryEntry(
+            signedPayload: revoke,
+            sendAttempts: [
+                AppStoreEventBuilder.SendAttempt(attemptDate: refunded, result: "TIMED_OUT"),
+                AppStoreEventBuilder.SendAttempt(attemptDate: Timestamp(clampingMillis: refunded.millis + 60_000)),
+            ])
+        let smallHistory = AppStoreEventBuilder.NotificationHistoryPage(
+            entries: [
+                AppStoreEventBuilder.HistoryEntry(
+                    signedPayload: smallRefund, sendAttempts: [AppStoreEventBuilder.SendAttempt(attemptDate: refunded)])
+            ], paginationToken: "c2a0e3b1-page-2")
         let refundHistory = try AppStoreEventBuilder.RefundHistoryPage(
             transactions: [transaction("2000000000000201", revoked: true)], signedBy: signer, revision: "rev-1")
         let smallRefundHistory = try AppStoreEventBuilder.RefundHistoryPage(
-            transactions: [transaction("2000000000000211", revoked: true), transaction("2000000000000212", revoked: false)],
+            transactions: [
+                transaction("2000000000000211", revoked: true), transaction("2000000000000212", revoked: false),
+            ],
             signedBy: nobody, revision: "rev-2")
 
         let v1 = voided("tok-v1", "GPA.1111-2222-3333-44441", reason: 6, source: 0)
@@ -107,23 +131,31 @@ struct FuzzSeedTests {
         let v3 = voided("tok-v3", "GPA.1111-2222-3333-44443", reason: 1, source: 1)
         let page = GoogleVoidedPurchaseBuilder.ListPage(voidedPurchases: [v1, v2, v3], nextPageToken: "next-1")
         let kinds: [GoogleNotificationBuilder.Content] = [
-            .voidedPurchase(purchaseToken: "tok-r1", orderID: "GPA.2222-3333-4444-55551", productType: 2, refundType: 1),
+            .voidedPurchase(
+                purchaseToken: "tok-r1", orderID: "GPA.2222-3333-4444-55551", productType: 2, refundType: 1),
             .voidedPurchase(purchaseToken: "tok-r2", orderID: nil, productType: 2, refundType: 2),
             .subscription(notificationType: 12, purchaseToken: "tok-s1", subscriptionID: "vip_month"),
             .subscription(notificationType: 2, purchaseToken: "tok-s1", subscriptionID: "vip_month"),
             .oneTimeProduct(notificationType: 1, purchaseToken: "tok-o1", sku: "gems_100"),
             .test,
         ]
-        let kindTypes = ["rtdn-voided", "rtdn-voided", "rtdn-revoked", "rtdn-subscription", "rtdn-one-time-product", "rtdn-test"]
+        let kindTypes = [
+            "rtdn-voided", "rtdn-voided", "rtdn-revoked", "rtdn-subscription", "rtdn-one-time-product", "rtdn-test",
+        ]
         let pushes = kinds.enumerated().map { i, c in
             GoogleNotificationBuilder.PushBody(notification: rtdn(c), messageID: "1369693469\(i)").text
         }
         let decoded = kinds.map { rtdn($0).text }
 
-        let mixed = [AppStoreEventBuilder.webhookBody(signedPayload: smallRefund), "", smallCharge, v1.text, page.text,
-                     pushes[2], decoded[0], smallRefundHistory.text].joined(separator: "\r\n") + "\r\n"
-        let mixedTypes = ["REFUND", "ONE_TIME_CHARGE", "voided", "voided", "voided", "voided", "rtdn-revoked", "rtdn-voided",
-                          "refund-history", "refund-history"]
+        let mixed =
+            [
+                AppStoreEventBuilder.webhookBody(signedPayload: smallRefund), "", smallCharge, v1.text, page.text,
+                pushes[2], decoded[0], smallRefundHistory.text,
+            ].joined(separator: "\r\n") + "\r\n"
+        let mixedTypes = [
+            "REFUND", "ONE_TIME_CHARGE", "voided", "voided", "voided", "voided", "rtdn-revoked", "rtdn-voided",
+            "refund-history", "refund-history",
+        ]
         var gz: [UInt8] = []
         let encoder = try #require(GzipEncoder())
         encoder.append(Array(mixed.utf8), to: &gz)
@@ -150,12 +182,14 @@ struct FuzzSeedTests {
               "paginationToken": "page-2"
             }
             """
-        let csv = "id,received_at,payload\n"
+        let csv =
+            "id,received_at,payload\n"
             + "1,2024-03-04T12:00:00Z,\(smallRefund)\n"
             + "2,2024-03-04T12:00:01Z,\(csvField(v1.text))\n"
             + "3,2024-03-04 12:00:02,\(csvField(pushes[0]))\n"
             + "4,1709553603,\(csvField(AppStoreEventBuilder.webhookBody(signedPayload: smallReversed)))\n"
-        let tsv = "id\treceived_at\tbody\n"
+        let tsv =
+            "id\treceived_at\tbody\n"
             + "1\t2024-03-04T12:00:00Z\t\(smallTest)\n"
             + "2\t2024-03-04T12:00:01Z\t\(decoded[4])\n"
             + "3\t2024-03-04T12:00:02Z\t\(v3.text)\n"
@@ -183,27 +217,37 @@ struct FuzzSeedTests {
             </mysqldump>
 
             """
-        let rows = [
-            "{\"id\":1,\"received_at\":\"2024-03-04T12:00:00Z\",\"body\":\"\(smallRefund)\"}",
-            "{\"id\":2,\"received_at\":{\"$date\":\"2024-03-04T12:00:01Z\"},\"notification\":\(v1.text)}",
-            "{\"id\":3,\"payload\":\(JSONValue.string(decoded[2]).jsonText)}",
-            "{\"id\":4,\"signed_payload\":\(JSONValue.string(AppStoreEventBuilder.webhookBody(signedPayload: smallTest)).jsonText)}",
-        ].joined(separator: "\n") + "\n"
+        let rows =
+            [
+                "{\"id\":1,\"received_at\":\"2024-03-04T12:00:00Z\",\"body\":\"\(smallRefund)\"}",
+                "{\"id\":2,\"received_at\":{\"$date\":\"2024-03-04T12:00:01Z\"},\"notification\":\(v1.text)}",
+                "{\"id\":3,\"payload\":\(JSONValue.string(decoded[2]).jsonText)}",
+                "{\"id\":4,\"signed_payload\":\(JSONValue.string(AppStoreEventBuilder.webhookBody(signedPayload: smallTest)).jsonText)}",
+            ].joined(separator: "\n") + "\n"
 
         var seeds = [
-            Seed("apple-webhook-signed.jsonl", AppStoreEventBuilder.webhookBody(signedPayload: refund) + "\n", .lines, ["REFUND"]),
-            Seed("apple-history-page-signed.jsonl",
-                 AppStoreEventBuilder.NotificationHistoryPage(entries: [historyEntry]).text + "\n", .lines, ["REVOKE"]),
+            Seed(
+                "apple-webhook-signed.jsonl", AppStoreEventBuilder.webhookBody(signedPayload: refund) + "\n", .lines,
+                ["REFUND"]),
+            Seed(
+                "apple-history-page-signed.jsonl",
+                AppStoreEventBuilder.NotificationHistoryPage(entries: [historyEntry]).text + "\n", .lines, ["REVOKE"]),
             Seed("apple-refund-history-signed.jsonl", refundHistory.text + "\n", .lines, ["refund-history"]),
-            Seed("small-apple-webhook.jsonl", AppStoreEventBuilder.webhookBody(signedPayload: smallRefund) + "\n", .lines, ["REFUND"]),
-            Seed("small-apple-jws-lines.jsonl", [smallReversed, smallCharge, smallTest].joined(separator: "\n"), .lines,
-                 ["REFUND_REVERSED", "ONE_TIME_CHARGE", "TEST"]),
+            Seed(
+                "small-apple-webhook.jsonl", AppStoreEventBuilder.webhookBody(signedPayload: smallRefund) + "\n",
+                .lines, ["REFUND"]),
+            Seed(
+                "small-apple-jws-lines.jsonl", [smallReversed, smallCharge, smallTest].joined(separator: "\n"), .lines,
+                ["REFUND_REVERSED", "ONE_TIME_CHARGE", "TEST"]),
             Seed("small-apple-jws-quoted.jsonl", JSONValue.string(smallRefund).jsonText + "\n", .lines, ["REFUND"]),
             Seed("small-apple-history-page.jsonl", smallHistory.text + "\n", .lines, ["REFUND"]),
             Seed("apple-history-page-pretty.json", prettyHistory, .document, ["REFUND", "TEST"]),
-            Seed("small-apple-refund-history.jsonl", smallRefundHistory.text + "\n", .lines, ["refund-history", "refund-history"]),
-            Seed("small-google-voided-lines.jsonl", [v1, v2, v3].map(\.text).joined(separator: "\n") + "\n", .lines,
-                 ["voided", "voided", "voided"]),
+            Seed(
+                "small-apple-refund-history.jsonl", smallRefundHistory.text + "\n", .lines,
+                ["refund-history", "refund-history"]),
+            Seed(
+                "small-google-voided-lines.jsonl", [v1, v2, v3].map(\.text).joined(separator: "\n") + "\n", .lines,
+                ["voided", "voided", "voided"]),
             Seed("small-google-voided-page.jsonl", page.text + "\n", .lines, ["voided", "voided", "voided"]),
             Seed("small-google-voided-page.json", pretty, .document, ["voided", "voided"]),
             Seed("small-google-rtdn-push.jsonl", pushes.joined(separator: "\n") + "\n", .lines, kindTypes),
@@ -229,13 +273,16 @@ struct FuzzSeedTests {
             for s in seeds { try Data(s.bytes).write(to: URL(fileURLWithPath: Self.directory + "/" + s.name)) }
         }
         let committed = try FileManager.default.contentsOfDirectory(atPath: Self.directory).sorted()
-        #expect(committed == seeds.map(\.name).sorted(), "Fuzz/seeds/events/ is stale: IAPSCREEN_WRITE_FUZZ_SEEDS=1 writes it again")
+        #expect(
+            committed == seeds.map(\.name).sorted(),
+            "Fuzz/seeds/events/ is stale: IAPSCREEN_WRITE_FUZZ_SEEDS=1 writes it again")
         for s in seeds {
             // The committed file, as the harness reads it: no extension, the layout sniffed.
             let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: Self.directory + "/" + s.name)))
             let limits = s.name.hasPrefix("small-") ? Limits.small : Limits.standard
             let file = try StoreEventFile(.bytes(bytes, name: "events"), limits: limits, buffers: .small)
-            var types: [String] = [], problems: [String] = []
+            var types: [String] = []
+            var problems: [String] = []
             while let parsed = try file.next() {
                 types += parsed.events.map(\.type)
                 problems += parsed.problems.map(\.description)

@@ -1,5 +1,5 @@
-import Foundation
 import Decompression
+import Foundation
 import IAPBasics
 import StoreReports
 import Testing
@@ -19,7 +19,8 @@ struct ReadBack: Equatable {
 
     /// The same file, read from memory as `name`.
     init(bytes: [UInt8], name: String, limits: Limits = .standard, buffers: ReadBuffers = .standard) throws {
-        container = try StoreReportFile.read(bytes: bytes, name: name, limits: limits, buffers: buffers) { reader throws(InputError) in
+        container = try StoreReportFile.read(bytes: bytes, name: name, limits: limits, buffers: buffers) {
+            reader throws(InputError) in
             try self.add(reader)
         }
     }
@@ -49,7 +50,8 @@ struct StoreReportReadingTests {
             ReportFixtures.sale("GPA.1111-2222-3333-44444"),
             ReportFixtures.sale("GPA.1111-2222-3333-44444", status: "Refund", amount: "-0.99"),
             ReportFixtures.sale("GPA.5555-6666-7777-88888..0", sku: "vip_monthly", amount: "9.99"),
-            ReportFixtures.sale("GPA.5555-6666-7777-88888..1", seconds: 1_709_337_600, sku: "vip_monthly", amount: "9.99"),
+            ReportFixtures.sale(
+                "GPA.5555-6666-7777-88888..1", seconds: 1_709_337_600, sku: "vip_monthly", amount: "9.99"),
         ])
         let zip = ZipWriter()
         zip.add("salesreport_202403.csv", csv)
@@ -58,8 +60,11 @@ struct StoreReportReadingTests {
         #expect(r.kinds == [.googleSales])
         #expect(r.skipped.isEmpty)
         #expect(r.events.map(\.action) == [.charge, .refund, .charge, .charge])
-        #expect(r.events.map { $0.orderID ?? "" } == ["GPA.1111-2222-3333-44444", "GPA.1111-2222-3333-44444",
-                                                      "GPA.5555-6666-7777-88888..0", "GPA.5555-6666-7777-88888..1"])
+        #expect(
+            r.events.map { $0.orderID ?? "" } == [
+                "GPA.1111-2222-3333-44444", "GPA.1111-2222-3333-44444",
+                "GPA.5555-6666-7777-88888..0", "GPA.5555-6666-7777-88888..1",
+            ])
         #expect(r.events[0].day == march1)
         #expect(r.events[3].day == march1 + 1)
         #expect(r.events[2].productID == "vip_monthly")
@@ -71,10 +76,13 @@ struct StoreReportReadingTests {
     @Test("UTF-16LE with a BOM and CRLF, stored in a zip beside an earnings report: both read")
     func utf16AndStoredEntries() throws {
         let files = try ReportFiles()
-        let sales = ReportFixtures.salesHeader + "\n" + ReportFixtures.sale("GPA.1", currency: "EUR", amount: "1.09") + "\n"
-        let earnings = ReportFixtures.earningsHeader + "\n" + ReportFixtures.earning("GPA.1") + "\n"
+        let sales =
+            ReportFixtures.salesHeader + "\n" + ReportFixtures.sale("GPA.1", currency: "EUR", amount: "1.09") + "\n"
+        let earnings =
+            ReportFixtures.earningsHeader + "\n" + ReportFixtures.earning("GPA.1") + "\n"
             + ReportFixtures.earning("GPA.1", type: "Google fee", amount: "-0.15") + "\n"
-            + ReportFixtures.earning("GPA.1", type: "Charge refund", date: "\"Mar 2, 2024\"", time: "23:30:00 PST", amount: "-0.99") + "\n"
+            + ReportFixtures.earning(
+                "GPA.1", type: "Charge refund", date: "\"Mar 2, 2024\"", time: "23:30:00 PST", amount: "-0.99") + "\n"
         let zip = ZipWriter()
         zip.add("salesreport_202403.csv", ReportFixtures.utf16LE(sales), method: .stored)
         zip.add("PlayApps_202403.csv", ReportFixtures.utf16BE(earnings), method: .deflated)
@@ -114,7 +122,8 @@ struct StoreReportReadingTests {
             ReportFixtures.appleRow(sku: "com.example.game.gems100", units: "3"),
             ReportFixtures.appleRow(sku: "com.example.game", type: "1F", units: "40", price: "0"),
             ReportFixtures.appleRow(sku: "com.example.game.vip.monthly", type: "IAY", units: "-1", price: "9.99"),
-            ReportFixtures.appleRow(sku: "com.example.game.noads", type: "IA1-M", units: "1", currency: "EUR", price: "2.99"),
+            ReportFixtures.appleRow(
+                sku: "com.example.game.noads", type: "IA1-M", units: "1", currency: "EUR", price: "2.99"),
             "Total_Rows\t4",
             "Total_Units\t43",
         ])
@@ -189,11 +198,17 @@ struct StoreReportReadingTests {
     func fromMemory() throws {
         let files = try ReportFiles()
         let zip = ZipWriter()
-        zip.add("salesreport_202403.csv", ReportFixtures.utf16LE(ReportFixtures.salesHeader + "\n" + ReportFixtures.sale("GPA.1") + "\n"))
-        zip.add("PlayApps_202403.csv", ReportFixtures.lines([ReportFixtures.earningsHeader, ReportFixtures.earning("GPA.1")]),
-                method: .stored)
-        let apple = ReportFixtures.lines([ReportFixtures.appleHeader, ReportFixtures.appleRow(sku: "com.example.game.gems100"),
-                                          ReportFixtures.appleRow(sku: "x", units: "many"), "Total_Rows\t2"])
+        zip.add(
+            "salesreport_202403.csv",
+            ReportFixtures.utf16LE(ReportFixtures.salesHeader + "\n" + ReportFixtures.sale("GPA.1") + "\n"))
+        zip.add(
+            "PlayApps_202403.csv",
+            ReportFixtures.lines([ReportFixtures.earningsHeader, ReportFixtures.earning("GPA.1")]),
+            method: .stored)
+        let apple = ReportFixtures.lines([
+            ReportFixtures.appleHeader, ReportFixtures.appleRow(sku: "com.example.game.gems100"),
+            ReportFixtures.appleRow(sku: "x", units: "many"), "Total_Rows\t2",
+        ])
         let reports: [(String, [UInt8])] = [
             ("reports.zip", zip.finish()),
             ("S_D_80012345_20240301.txt.gz", try #require(GzipEncoder.compress(apple))),

@@ -12,25 +12,29 @@ import Screening
 enum BacktestCommand {
     static let spec = CommandSpec(
         name: "backtest",
-        summary: "Screen the input under a candidate Rules directory and the baseline, and report the orders whose findings change.",
+        summary:
+            "Screen the input under a candidate Rules directory and the baseline, and report the orders whose findings change.",
         options: ScreenSetup.inputOptions.map { $0.name == "--rules" ? candidateOption : $0 } + [
             OptionSpec("--baseline", .one, valueName: "DIR", help: "The Rules directory in use now (default ./Rules)."),
             StoreEventIntake.option,
-            OptionSpec("--out", .one, valueName: "DIR", help: "Where backtest.csv, .json and .html go (default ./iapscreen-backtest)."),
+            OptionSpec(
+                "--out", .one, valueName: "DIR",
+                help: "Where backtest.csv, .json and .html go (default ./iapscreen-backtest)."),
             OptionSpec("--quiet", .flag, help: "Print nothing, not even the summary."),
         ],
         details: """
-        Writes backtest.csv (one row per order whose findings differ), backtest.json (per rule,
-        and the changed orders against reviewers' verdicts and refunds) and backtest.html into
-        --out, each under a temporary name first. The ledger is read, never written. An order
-        counts as flagged here when it has a finding that is not exempted, whatever its review:
-        the verdicts are what a change is judged by.
-        Exit status: 0 done; 2 bad usage or a bad Rules directory (either); 3 an input or the
-        ledger could not be read.
-        """)
+            Writes backtest.csv (one row per order whose findings differ), backtest.json (per rule,
+            and the changed orders against reviewers' verdicts and refunds) and backtest.html into
+            --out, each under a temporary name first. The ledger is read, never written. An order
+            counts as flagged here when it has a finding that is not exempted, whatever its review:
+            the verdicts are what a change is judged by.
+            Exit status: 0 done; 2 bad usage or a bad Rules directory (either); 3 an input or the
+            ledger could not be read.
+            """)
 
-    private static let candidateOption = OptionSpec("--rules", .one, valueName: "DIR",
-                                                    help: "The candidate Rules directory (the change to try). Required.")
+    private static let candidateOption = OptionSpec(
+        "--rules", .one, valueName: "DIR",
+        help: "The candidate Rules directory (the change to try). Required.")
 
     static func run(_ args: ParsedArguments, io: Console) -> ExitStatus {
         let started = Clock.monotonicSeconds()
@@ -46,8 +50,12 @@ enum BacktestCommand {
         let baselineRules = io.loadRules(at: baselinePath, which: "baseline", command: spec.name, notDone: notDone)
         let candidateRules = io.loadRules(at: candidatePath, which: "candidate", command: spec.name, notDone: notDone)
         guard let baselineRules, let candidateRules else { return .usage }
-        let baseline: ScreenSetup, candidate: ScreenSetup
-        switch (ScreenSetup.make(args, command: spec, io: io, rules: baselineRules), ScreenSetup.make(args, command: spec, io: io, rules: candidateRules)) {
+        let baseline: ScreenSetup
+        let candidate: ScreenSetup
+        switch (
+            ScreenSetup.make(args, command: spec, io: io, rules: baselineRules),
+            ScreenSetup.make(args, command: spec, io: io, rules: candidateRules)
+        ) {
         case (.success(let b), .success(let c)): (baseline, candidate) = (b, c)
         case (.failure(let stop), _), (_, .failure(let stop)): return stop.status
         }
@@ -64,21 +72,27 @@ enum BacktestCommand {
         case .success(let r): readings = r
         case .failure(let stop): return stop.status
         }
-        func abandon() { readings.0?.abandon(); readings.1?.abandon() }
-        var baselineScreening = baseline.screening, candidateScreening = candidate.screening
+        func abandon() {
+            readings.0?.abandon()
+            readings.1?.abandon()
+        }
+        var baselineScreening = baseline.screening
+        var candidateScreening = candidate.screening
         baselineScreening.hashesTokens = readings.0 != nil
         candidateScreening.hashesTokens = readings.0 != nil
         let loader: NightLoader
         do {
-            loader = try NightLoader(screening: baselineScreening, limits: .standard, jobs: baseline.jobs,
-                                     twin: candidateScreening, twinReverifies: !sameTrust)
+            loader = try NightLoader(
+                screening: baselineScreening, limits: .standard, jobs: baseline.jobs,
+                twin: candidateScreening, twinReverifies: !sameTrust)
         } catch {
             abandon()
             io.error("iapscreen backtest: \(error)")
             return .unreadableInput
         }
-        let progress = ProgressLine(enabled: ProgressLine.wanted(quiet: quiet), console: io,
-                                    totalBytes: ProgressLine.totalSize(of: baseline.orders + baseline.receipts))
+        let progress = ProgressLine(
+            enabled: ProgressLine.wanted(quiet: quiet), console: io,
+            totalBytes: ProgressLine.totalSize(of: baseline.orders + baseline.receipts))
         do {
             try loader.load(orders: baseline.orders, receipts: baseline.receipts, progress: progress)
         } catch {
@@ -88,7 +102,10 @@ enum BacktestCommand {
             return .unreadableInput
         }
         let events: (StoreEventNight?, StoreEventNight?)
-        switch (readings.0?.finish(command: spec.name, io: io) ?? .success(nil), readings.1?.finish(command: spec.name, io: io) ?? .success(nil)) {
+        switch (
+            readings.0?.finish(command: spec.name, io: io) ?? .success(nil),
+            readings.1?.finish(command: spec.name, io: io) ?? .success(nil)
+        ) {
         case (.success(let b), .success(let c)): events = (b, c ?? b)
         case (.failure(let stop), _), (_, .failure(let stop)):
             progress.clear()
@@ -99,18 +116,23 @@ enum BacktestCommand {
         let loadedRSS = peakRSSMiB()
         progress.phase("claiming transactions under both Rules directories", count: loader.slots.count)
         let texts = BacktestTexts()
-        let baselineLane = BacktestLane(texts: texts), candidateLane = BacktestLane(texts: texts)
+        let baselineLane = BacktestLane(texts: texts)
+        let candidateLane = BacktestLane(texts: texts)
         let orders: Int
         var lanesDone = loaded
         do {
-            let screened = try NightScreener(rules: baselineRules, ledger: ledger, resolver: baseline.resolver,
-                                             evaluator: baseline.evaluator, events: events.0)
-                .screen(loader, writer: baselineLane)
+            let screened = try NightScreener(
+                rules: baselineRules, ledger: ledger, resolver: baseline.resolver,
+                evaluator: baseline.evaluator, events: events.0
+            )
+            .screen(loader, writer: baselineLane)
             // The same night, now with the candidate's verdicts in the slots.
             guard loader.useTwinVerdicts() else { throw BacktestFiles.Failure.noCandidateVerdicts }
-            _ = try NightScreener(rules: candidateRules, ledger: ledger, resolver: candidate.resolver,
-                                  evaluator: candidate.evaluator, events: events.1)
-                .screen(loader, writer: candidateLane)
+            _ = try NightScreener(
+                rules: candidateRules, ledger: ledger, resolver: candidate.resolver,
+                evaluator: candidate.evaluator, events: events.1
+            )
+            .screen(loader, writer: candidateLane)
             orders = screened.orders
             lanesDone = Clock.monotonicSeconds()
         } catch {
@@ -121,33 +143,45 @@ enum BacktestCommand {
         progress.clear()
         let (rows, totals) = BacktestDiff.compare(baseline: baselineLane, candidate: candidateLane, orders: orders)
         do {
-            try BacktestFiles.write(rows: rows, totals: totals, baseline: baselinePath, candidate: candidatePath, to: outDir)
+            try BacktestFiles.write(
+                rows: rows, totals: totals, baseline: baselinePath, candidate: candidatePath, to: outDir)
         } catch {
             io.error("iapscreen backtest: cannot write the backtest in \(outDir): \(error)")
             return .unreadableInput
         }
         if ProcessInfo.processInfo.environment["IAPSCREEN_TIMINGS"] != nil {
-            io.error(String(format: "timings: load %.2f s, both Rules' claims and reports %.2f s, comparing and writing %.2f s; "
-                            + "peak RSS %d MiB after the load, %d MiB at the end",
-                            loaded - started, lanesDone - loaded, Clock.monotonicSeconds() - lanesDone, loadedRSS, peakRSSMiB()))
+            io.error(
+                String(
+                    format:
+                        "timings: load %.2f s, both Rules' claims and reports %.2f s, comparing and writing %.2f s; "
+                        + "peak RSS %d MiB after the load, %d MiB at the end",
+                    loaded - started, lanesDone - loaded, Clock.monotonicSeconds() - lanesDone, loadedRSS, peakRSSMiB())
+            )
         }
         if !quiet {
-            io.error("iapscreen backtest: \(orders) orders under \(candidatePath) against \(baselinePath): \(totals.summaryLine); "
-                + "\(rows.count) changed orders in \(outDir)/backtest.csv")
+            io.error(
+                "iapscreen backtest: \(orders) orders under \(candidatePath) against \(baselinePath): \(totals.summaryLine); "
+                    + "\(rows.count) changed orders in \(outDir)/backtest.csv")
         }
         return .ok
     }
 
     /// The baseline's events reading, and the candidate's when it trusts other keys or apps.
-    private static func startEvents(_ args: ParsedArguments, _ baseline: ScreenSetup, _ candidate: ScreenSetup?,
-                                    io: Console) -> Result<(StoreEventIntake.Reading?, StoreEventIntake.Reading?), ScreenSetup.Stop> {
+    private static func startEvents(
+        _ args: ParsedArguments, _ baseline: ScreenSetup, _ candidate: ScreenSetup?,
+        io: Console
+    ) -> Result<(StoreEventIntake.Reading?, StoreEventIntake.Reading?), ScreenSetup.Stop> {
         let first: StoreEventIntake.Reading?
-        switch StoreEventIntake.start(args, setup: baseline, command: spec.name, remembering: false, io: io, inBackground: true) {
+        switch StoreEventIntake.start(
+            args, setup: baseline, command: spec.name, remembering: false, io: io, inBackground: true)
+        {
         case .success(let r): first = r
         case .failure(let stop): return .failure(stop)
         }
         guard let candidate else { return .success((first, nil)) }
-        switch StoreEventIntake.start(args, setup: candidate, command: spec.name, remembering: false, io: io, inBackground: true) {
+        switch StoreEventIntake.start(
+            args, setup: candidate, command: spec.name, remembering: false, io: io, inBackground: true)
+        {
         case .success(let r): return .success((first, r))
         case .failure(let stop):
             first?.abandon()
@@ -160,17 +194,20 @@ enum BacktestCommand {
 /// (then each receipt and event is verified once for both).
 enum BacktestTrust {
     static func same(_ a: RulesDirectory, _ b: RulesDirectory) -> Bool {
-        guard a.apps == b.apps, a.hasAppsFile == b.hasAppsFile, Set(a.googleKeyFiles.keys) == Set(b.googleKeyFiles.keys) else {
+        guard a.apps == b.apps, a.hasAppsFile == b.hasAppsFile, Set(a.googleKeyFiles.keys) == Set(b.googleKeyFiles.keys)
+        else {
             return false
         }
         func contents(_ paths: [String]) -> [Data]? {
             let read = paths.compactMap { FileManager.default.contents(atPath: $0) }
             return read.count == paths.count ? read.sorted { $0.lexicographicallyPrecedes($1) } : nil
         }
-        guard let appleA = contents(a.appleTrustFiles), let appleB = contents(b.appleTrustFiles), appleA == appleB else { return false }
+        guard let appleA = contents(a.appleTrustFiles), let appleB = contents(b.appleTrustFiles), appleA == appleB
+        else { return false }
         for (package, path) in a.googleKeyFiles {
             guard let other = b.googleKeyFiles[package], let x = FileManager.default.contents(atPath: path),
-                  let y = FileManager.default.contents(atPath: other), x == y else { return false }
+                let y = FileManager.default.contents(atPath: other), x == y
+            else { return false }
         }
         return true
     }
@@ -184,10 +221,13 @@ enum BacktestFiles {
         var description: String { "the candidate's verdicts were not kept beside the baseline's" }
     }
 
-    static let pageHashes = ReportHTML.Hashes(script: ReportWriter.sha256Base64(BacktestHTML.script),
-                                              style: ReportWriter.sha256Base64(BacktestHTML.style))
+    static let pageHashes = ReportHTML.Hashes(
+        script: ReportWriter.sha256Base64(BacktestHTML.script),
+        style: ReportWriter.sha256Base64(BacktestHTML.style))
 
-    static func write(rows: [BacktestRow], totals: BacktestTotals, baseline: String, candidate: String, to directory: String) throws {
+    static func write(
+        rows: [BacktestRow], totals: BacktestTotals, baseline: String, candidate: String, to directory: String
+    ) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let csv = try TempFile(in: directory, for: "backtest.csv")
         let json = try TempFile(in: directory, for: "backtest.json")
@@ -205,8 +245,9 @@ enum BacktestFiles {
             try csv.write(chunk)
             let totalsJSON = totals.json(version: IAPScreen.version, baseline: baseline, candidate: candidate)
             try json.write(Array((JSONWriter().string(.object(totalsJSON)) + "\n").utf8))
-            try BacktestHTML.write(totals: totals, baseline: baseline, candidate: candidate, rows: rows, hashes: pageHashes,
-                                   emit: html.write)
+            try BacktestHTML.write(
+                totals: totals, baseline: baseline, candidate: candidate, rows: rows, hashes: pageHashes,
+                emit: html.write)
             for f in files { try f.sync() }
             for f in files { try f.publish() }
         } catch {

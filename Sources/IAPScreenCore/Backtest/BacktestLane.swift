@@ -47,7 +47,8 @@ final class BacktestLane: ReportSink {
         var refunded: Bool
 
         enum Identity: Hashable {
-            case order(String), record(String)
+            case order(String)
+            case record(String)
         }
 
         var identity: Identity { orderID.map(Identity.order) ?? .record(record ?? "") }
@@ -68,13 +69,18 @@ final class BacktestLane: ReportSink {
     func append(_ formatted: ReportWriter.Formatted?, of r: OrderReport, key: Int64) throws {
         let counting = r.findings.filter { $0.exempted == nil }
         for f in counting { findingsByRule[f.rule, default: 0] += 1 }
-        let record = r.orderID != nil ? nil
-            : r.findings.map { JSONValue.object(JSONObject($0.evidence.extra)).jsonText + " " + $0.rule }.joined(separator: " ")
-        entries.append(Entry(key: key, orderID: r.orderID, record: record, userID: r.userID, createdAt: r.createdAt,
-                             productID: texts.id(r.productID), amount: texts.id(r.amount), currency: texts.id(r.currency),
-                             findings: texts.id(r.findings.map { "\($0.rule) \($0.severity.name) \($0.exempted ?? "")" }.sorted()),
-                             counting: texts.id(Set(counting.map(\.rule)).sorted()), isFlagged: !counting.isEmpty,
-                             verdict: r.findings.lazy.compactMap { $0.review?.verdict }.first, refunded: r.refunded))
+        let record =
+            r.orderID != nil
+            ? nil
+            : r.findings.map { JSONValue.object(JSONObject($0.evidence.extra)).jsonText + " " + $0.rule }.joined(
+                separator: " ")
+        entries.append(
+            Entry(
+                key: key, orderID: r.orderID, record: record, userID: r.userID, createdAt: r.createdAt,
+                productID: texts.id(r.productID), amount: texts.id(r.amount), currency: texts.id(r.currency),
+                findings: texts.id(r.findings.map { "\($0.rule) \($0.severity.name) \($0.exempted ?? "")" }.sorted()),
+                counting: texts.id(Set(counting.map(\.rule)).sorted()), isFlagged: !counting.isEmpty,
+                verdict: r.findings.lazy.compactMap { $0.review?.verdict }.first, refunded: r.refunded))
     }
 
     /// Each order's reports as one entry (at its first report's place, with the fields of
@@ -96,7 +102,9 @@ final class BacktestLane: ReportSink {
             kept.verdict = kept.verdict ?? e.verdict
             kept.refunded = kept.refunded || e.refunded
             if kept.productID < 0, kept.createdAt == nil {
-                (kept.userID, kept.createdAt, kept.productID, kept.amount, kept.currency) = (e.userID, e.createdAt, e.productID, e.amount, e.currency)
+                (kept.userID, kept.createdAt, kept.productID, kept.amount, kept.currency) = (
+                    e.userID, e.createdAt, e.productID, e.amount, e.currency
+                )
             }
             kept.key = min(kept.key, e.key)
             out[id] = kept
@@ -107,17 +115,21 @@ final class BacktestLane: ReportSink {
 
 /// The two lanes compared order by order, in the order the reports came.
 enum BacktestDiff {
-    static func compare(baseline: BacktestLane, candidate: BacktestLane, orders: Int) -> (rows: [BacktestRow], totals: BacktestTotals) {
+    static func compare(baseline: BacktestLane, candidate: BacktestLane, orders: Int) -> (
+        rows: [BacktestRow], totals: BacktestTotals
+    ) {
         var totals = BacktestTotals()
         totals.orders = orders
         for (rule, n) in baseline.findingsByRule { totals.byRule[rule, default: .init()].baseline = n }
         for (rule, n) in candidate.findingsByRule { totals.byRule[rule, default: .init()].candidate = n }
-        let before = baseline.byOrder(), after = candidate.byOrder()
+        let before = baseline.byOrder()
+        let after = candidate.byOrder()
         totals.flaggedBaseline = before.values.lazy.filter(\.isFlagged).count
         totals.flaggedCandidate = after.values.lazy.filter(\.isFlagged).count
         var changed: [(key: Int64, row: BacktestRow)] = []
         for id in Set(before.keys).union(after.keys) {
-            let b = before[id], a = after[id]
+            let b = before[id]
+            let a = after[id]
             guard let row = row(b, a, texts: baseline.texts) else { continue }
             changed.append((min(b?.key ?? .max, a?.key ?? .max), row))
         }
@@ -127,16 +139,23 @@ enum BacktestDiff {
     }
 
     /// The row of one order, or nil when its findings are the same both ways.
-    private static func row(_ before: BacktestLane.Entry?, _ after: BacktestLane.Entry?, texts: BacktestTexts) -> BacktestRow? {
+    private static func row(_ before: BacktestLane.Entry?, _ after: BacktestLane.Entry?, texts: BacktestTexts)
+        -> BacktestRow?
+    {
         guard before?.findings != after?.findings, let shown = after ?? before else { return nil }
-        let wasFlagged = before?.isFlagged ?? false, isFlagged = after?.isFlagged ?? false
-        let change: BacktestChange = isFlagged && !wasFlagged ? .newlyFlagged : wasFlagged && !isFlagged ? .noLongerFlagged : .rulesChanged
+        let wasFlagged = before?.isFlagged ?? false
+        let isFlagged = after?.isFlagged ?? false
+        let change: BacktestChange =
+            isFlagged && !wasFlagged ? .newlyFlagged : wasFlagged && !isFlagged ? .noLongerFlagged : .rulesChanged
         // An order's own fields, from whichever side has its own report.
         let fields = before.map { $0.productID >= 0 || $0.createdAt != nil } == true ? before ?? shown : shown
-        return BacktestRow(orderID: shown.orderID, userID: fields.userID, createdAt: fields.createdAt,
-                           productID: texts.text(fields.productID), amount: texts.text(fields.amount), currency: texts.text(fields.currency),
-                           baselineRules: before.map { texts.list($0.counting) } ?? [], candidateRules: after.map { texts.list($0.counting) } ?? [],
-                           change: change, verdict: after?.verdict ?? before?.verdict,
-                           refunded: (after?.refunded ?? false) || (before?.refunded ?? false))
+        return BacktestRow(
+            orderID: shown.orderID, userID: fields.userID, createdAt: fields.createdAt,
+            productID: texts.text(fields.productID), amount: texts.text(fields.amount),
+            currency: texts.text(fields.currency),
+            baselineRules: before.map { texts.list($0.counting) } ?? [],
+            candidateRules: after.map { texts.list($0.counting) } ?? [],
+            change: change, verdict: after?.verdict ?? before?.verdict,
+            refunded: (after?.refunded ?? false) || (before?.refunded ?? false))
     }
 }

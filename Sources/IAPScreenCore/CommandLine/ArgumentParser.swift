@@ -37,9 +37,10 @@ public enum ArgumentParser {
             i += 1
             guard arg.hasPrefix("--"), arg != "--", arg != "-" else {
                 guard let p = spec.positional else {
-                    throw fail(arg.hasPrefix("-") && arg != "-"
-                        ? "unknown option '\(arg)'\(suggestion(arg, spec))"
-                        : "unexpected argument '\(arg)': \(spec.name) takes no positional arguments")
+                    throw fail(
+                        arg.hasPrefix("-") && arg != "-"
+                            ? "unknown option '\(arg)'\(suggestion(arg, spec))"
+                            : "unexpected argument '\(arg)': \(spec.name) takes no positional arguments")
                 }
                 guard result.positionals.count < p.max else {
                     throw fail("unexpected extra argument '\(arg)': \(spec.name) takes at most \(p.max) \(p.name)")

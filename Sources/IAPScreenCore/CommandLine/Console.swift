@@ -16,7 +16,9 @@ public final class Console {
     /// A usage problem: what was wrong, then the command's usage line and where help is.
     func usageError(command: CommandSpec?, _ message: String) {
         if let command {
-            error("iapscreen \(command.name): \(message)\nUsage: \(command.usageLine)\nSee 'iapscreen \(command.name) --help'.")
+            error(
+                "iapscreen \(command.name): \(message)\nUsage: \(command.usageLine)\nSee 'iapscreen \(command.name) --help'."
+            )
         } else {
             error("iapscreen: \(message)\nUsage: iapscreen <command> [options]\nSee 'iapscreen --help'.")
         }

@@ -27,7 +27,10 @@ public enum IAPScreen {
     }
 
     public static func main(_ arguments: [String], console: Console = Console()) -> Int32 {
-        defer { console.out.flush(); console.err.flush() }
+        defer {
+            console.out.flush()
+            console.err.flush()
+        }
         guard let name = arguments.first else {
             console.err.write(overview)
             return ExitStatus.usage.rawValue
@@ -44,7 +47,9 @@ public enum IAPScreen {
         }
         guard let command = commands.first(where: { $0.spec.name == name }) else {
             var message = "unknown command '\(name)'"
-            if let near = Spelling.nearest(name, in: commands.map(\.spec.name)) { message += " (did you mean '\(near)'?)" }
+            if let near = Spelling.nearest(name, in: commands.map(\.spec.name)) {
+                message += " (did you mean '\(near)'?)"
+            }
             console.usageError(command: nil, message)
             return ExitStatus.usage.rawValue
         }
@@ -64,24 +69,24 @@ public enum IAPScreen {
 
     static var overview: String {
         var out = """
-        iapscreen \(version) — screens in-app purchase orders for fraud, offline.
+            iapscreen \(version) — screens in-app purchase orders for fraud, offline.
 
-        Usage: iapscreen <command> [options]
+            Usage: iapscreen <command> [options]
 
-        Commands:
+            Commands:
 
-        """
+            """
         for c in commands { out += "  \(pad(c.spec.name, 12))\(c.spec.summary)\n" }
         out += """
 
-        Options:
-          --help        Show this help (also after any command).
-          --version     Print the version.
+            Options:
+              --help        Show this help (also after any command).
+              --version     Print the version.
 
-        Exit status: 0 done; 1 findings at or above --fail-on; 2 bad usage or Rules;
-        3 an input could not be read; 4 the ledger is in use by another run.
+            Exit status: 0 done; 1 findings at or above --fail-on; 2 bad usage or Rules;
+            3 an input could not be read; 4 the ledger is in use by another run.
 
-        """
+            """
         return out
     }
 }

@@ -17,8 +17,10 @@ struct LockedLedger {
     /// Locks and opens the ledger for `command` (nil for `--ledger none`); when another run
     /// holds it, says which process and that `consequence` (exit 4). `creating` false: a
     /// ledger no run has written is refused, not created.
-    static func open(_ spec: LedgerSpec, command: String, consequence: String, creating: Bool = true,
-                     io: Console) -> Result<LockedLedger?, Refusal> {
+    static func open(
+        _ spec: LedgerSpec, command: String, consequence: String, creating: Bool = true,
+        io: Console
+    ) -> Result<LockedLedger?, Refusal> {
         do {
             switch spec {
             case .none:
@@ -34,7 +36,9 @@ struct LockedLedger {
         } catch let failure as LedgerLock.Failure {
             switch failure {
             case .held(let lockPath, let pid):
-                io.error("iapscreen \(command): the ledger is in use by another run (\(pid.map { "process \($0)" } ?? "unknown process"), lock \(lockPath)); \(consequence)")
+                io.error(
+                    "iapscreen \(command): the ledger is in use by another run (\(pid.map { "process \($0)" } ?? "unknown process"), lock \(lockPath)); \(consequence)"
+                )
                 return .failure(Refusal(status: .ledgerBusy))
             case .cannotOpen(let lockPath, let reason):
                 io.error("iapscreen \(command): cannot lock the ledger (\(lockPath)): \(reason)")
@@ -68,8 +72,10 @@ enum LedgerReader {
     /// The ledger, or nil when no run has written it yet (no file there, an empty one, a
     /// database without its schema); nil for `--ledger none` too. A ledger that cannot be
     /// read is said on stderr with `consequence`.
-    static func open(_ spec: LedgerSpec, command: String, consequence: String,
-                     io: Console) -> Result<(any LedgerStore)?, LockedLedger.Refusal> {
+    static func open(
+        _ spec: LedgerSpec, command: String, consequence: String,
+        io: Console
+    ) -> Result<(any LedgerStore)?, LockedLedger.Refusal> {
         do {
             switch spec {
             case .none:
@@ -79,7 +85,7 @@ enum LedgerReader {
             case .postgres(let uri, _):
                 return .success(try PostgresLedger(uri: uri, readOnly: true))
             }
-        } catch where error.code == .empty {
+        } catch  where error.code == .empty {
             return .success(nil)
         } catch {
             io.error("iapscreen \(command): cannot read the ledger: \(error); \(consequence)")

@@ -23,7 +23,8 @@ enum LedgerSpec {
         if text == "none" { return .success(.none) }
         if text.hasPrefix("sqlite:") {
             let path = String(text.dropFirst("sqlite:".count))
-            return path.isEmpty ? .failure(Invalid(message: "\(option) sqlite: needs a path, e.g. \(defaultText)"))
+            return path.isEmpty
+                ? .failure(Invalid(message: "\(option) sqlite: needs a path, e.g. \(defaultText)"))
                 : .success(.sqlite(path))
         }
         if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
@@ -35,7 +36,8 @@ enum LedgerSpec {
         }
         // Not echoed whole: a mistyped scheme may still carry a password.
         let shown = text.contains("://") ? "a \(text.prefix { $0 != ":" })://… URI" : "'\(text)'"
-        return .failure(Invalid(message: "\(option) takes sqlite:PATH, postgres://… (a libpq URI) or none, not \(shown)"))
+        return .failure(
+            Invalid(message: "\(option) takes sqlite:PATH, postgres://… (a libpq URI) or none, not \(shown)"))
     }
 
     /// The ledger as messages name it.

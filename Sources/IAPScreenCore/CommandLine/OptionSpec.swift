@@ -43,8 +43,10 @@ public struct CommandSpec: Sendable {
     /// Paragraphs printed after the options.
     public var details: String
 
-    public init(name: String, summary: String, options: [OptionSpec],
-                positional: (name: String, help: String, max: Int)? = nil, details: String = "") {
+    public init(
+        name: String, summary: String, options: [OptionSpec],
+        positional: (name: String, help: String, max: Int)? = nil, details: String = ""
+    ) {
         self.name = name
         self.summary = summary
         self.options = options

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Buffered writes to a file descriptor: stdout carries data, stderr the summary and errors.

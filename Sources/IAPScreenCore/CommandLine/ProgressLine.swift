@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Bytes of the inputs read so far: added on the threads that read the files, read by the
 /// progress line.
@@ -106,14 +107,19 @@ final class ProgressLine {
 
     static func size(_ bytes: Int) -> String {
         let units = ["B", "KB", "MB", "GB", "TB"]
-        var value = Double(bytes), k = 0
-        while value >= 1000, k < units.count - 1 { value /= 1000; k += 1 }
+        var value = Double(bytes)
+        var k = 0
+        while value >= 1000, k < units.count - 1 {
+            value /= 1000
+            k += 1
+        }
         return k == 0 ? "\(bytes) B" : String(format: value < 10 ? "%.1f " : "%.0f ", value) + units[k]
     }
 
     /// `0:35`, `12:04`, `1:02:03`.
     static func duration(_ seconds: Double) -> String {
         let s = Int(min(max(seconds, 0), 359_999).rounded())
-        return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60) : String(format: "%d:%02d", s / 60, s % 60)
+        return s >= 3600
+            ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60) : String(format: "%d:%02d", s / 60, s % 60)
     }
 }

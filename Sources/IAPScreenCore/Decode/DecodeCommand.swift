@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import IAPBasics
 import JSONText
 import ReceiptFormats
 import ReceiptVerification
 import Screening
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `iapscreen decode [PATH|-] [--rules DIR]`: one JSON object per payload on stdout.
 enum DecodeCommand {
@@ -13,18 +14,21 @@ enum DecodeCommand {
         name: "decode",
         summary: "Decode store receipts and print what they say, one JSON object per payload.",
         options: [
-            OptionSpec("--rules", .one, valueName: "DIR",
-                       help: "Rules directory whose trust anchors check signatures (default: none, signatures unchecked)."),
+            OptionSpec(
+                "--rules", .one, valueName: "DIR",
+                help: "Rules directory whose trust anchors check signatures (default: none, signatures unchecked).")
         ],
-        positional: ("PATH", "File of payloads, one per line, or one raw-DER / wrapped base64 receipt; - or none: stdin.", 1),
+        positional: (
+            "PATH", "File of payloads, one per line, or one raw-DER / wrapped base64 receipt; - or none: stdin.", 1
+        ),
         details: """
-        Recognises Apple app receipts (base64 or DER), iOS 6 transaction receipts, stored
-        verifyReceipt JSON, App Store JWS (and a transaction's decoded JSON, unsigned) and
-        Google Play purchases by their content. An iOS 6 receipt's environment is not
-        signed: it is printed as written with "environment_verified": false.
-        A payload that cannot be decoded prints {"line", "error", "reason", "offset"};
-        the command still exits 0.
-        """)
+            Recognises Apple app receipts (base64 or DER), iOS 6 transaction receipts, stored
+            verifyReceipt JSON, App Store JWS (and a transaction's decoded JSON, unsigned) and
+            Google Play purchases by their content. An iOS 6 receipt's environment is not
+            signed: it is printed as written with "environment_verified": false.
+            A payload that cannot be decoded prints {"line", "error", "reason", "offset"};
+            the command still exits 0.
+            """)
 
     static func run(_ args: ParsedArguments, io: Console) -> ExitStatus {
         var verifier = ReceiptVerifier()
@@ -35,7 +39,8 @@ enum DecodeCommand {
                 return .usage
             case .success(let rules):
                 do {
-                    verifier = try ReceiptVerifier(appleAnchorFiles: rules.appleTrustFiles, googleKeyFiles: rules.googleKeyFiles)
+                    verifier = try ReceiptVerifier(
+                        appleAnchorFiles: rules.appleTrustFiles, googleKeyFiles: rules.googleKeyFiles)
                 } catch {
                     io.error("\(error.path): error: \(error.reason)")
                     return .usage
@@ -53,7 +58,8 @@ enum DecodeCommand {
         let writer = JSONWriter()
         let splitter = PayloadSplitter(fd: fd, limits: limits)
         do throws(PayloadSplitter.ReadError) {
-            try splitter.forEach(acceptsWhole: { (try? ReceiptDecoder.decode($0, limits: limits)) != nil }) { payload in
+            let decodes: ([UInt8]) -> Bool = { (try? ReceiptDecoder.decode($0, limits: limits)) != nil }
+            try splitter.forEach(acceptsWhole: decodes) { payload in
                 let object: JSONObject
                 do throws(DecodeError) {
                     let receipt = try ReceiptDecoder.decode(payload.bytes, limits: limits)

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import IAPBasics
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Splits `decode`'s input into payloads with their 1-based line numbers: one payload per
 /// line (blank lines skipped), or — for a small input — a whole file that is one raw-DER
@@ -25,8 +26,14 @@ struct PayloadSplitter {
         var head = [UInt8]()
         let complete = try read(into: &head, upTo: PayloadSplitter.wholeInputCap + 1)
         if complete {
-            if head.first == 0x30 { body(Payload(line: 1, bytes: head)); return }
-            if let joined = PayloadSplitter.wrappedBase64(head), acceptsWhole(joined) { body(Payload(line: 1, bytes: joined)); return }
+            if head.first == 0x30 {
+                body(Payload(line: 1, bytes: head))
+                return
+            }
+            if let joined = PayloadSplitter.wrappedBase64(head), acceptsWhole(joined) {
+                body(Payload(line: 1, bytes: joined))
+                return
+            }
         }
         var lineNumber = 0
         var pending = head

@@ -5,7 +5,9 @@ import ReceiptFormats
 /// The JSON shape `decode` prints for a receipt (CONTRACT §4): the contract's keys first,
 /// then what else the store said.
 public enum ReceiptJSON {
-    public static func object(_ receipt: Receipt, line: Int?, signature: SignatureStatus, forgery: String? = nil) -> JSONObject {
+    public static func object(_ receipt: Receipt, line: Int?, signature: SignatureStatus, forgery: String? = nil)
+        -> JSONObject
+    {
         var o = JSONObject()
         if let line { o.members.append(("line", .integer(line))) }
         o.members.append(("kind", .string(receipt.kind.rawValue)))
@@ -54,7 +56,9 @@ public enum ReceiptJSON {
     }
 
     public static func error(_ e: DecodeError, line: Int) -> JSONObject {
-        JSONObject([("line", .integer(line)), ("error", .string(e.code)), ("reason", .string(e.reason)),
-                    ("offset", .integer(e.offset))])
+        JSONObject([
+            ("line", .integer(line)), ("error", .string(e.code)), ("reason", .string(e.reason)),
+            ("offset", .integer(e.offset)),
+        ])
     }
 }

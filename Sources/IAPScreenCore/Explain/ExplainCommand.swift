@@ -16,12 +16,12 @@ enum ExplainCommand {
         options: [OptionSpec("--order", .one, valueName: "ID", help: "The order to explain. Required.")]
             + ScreenSetup.inputOptions + [StoreEventIntake.option],
         details: """
-        Prints to stdout. The whole night is read, as screen reads it, because whether an order
-        replays a transaction depends on the orders credited before it and on the ledger,
-        which explain reads and never writes.
-        Exit status: 0 explained; 2 bad usage, bad Rules or an order not in the dumps;
-        3 an input could not be read.
-        """)
+            Prints to stdout. The whole night is read, as screen reads it, because whether an order
+            replays a transaction depends on the orders credited before it and on the ledger,
+            which explain reads and never writes.
+            Exit status: 0 explained; 2 bad usage, bad Rules or an order not in the dumps;
+            3 an input could not be read.
+            """)
 
     static func run(_ args: ParsedArguments, io: Console) -> ExitStatus {
         guard let orderID = args.one("--order"), !orderID.isEmpty else {
@@ -43,7 +43,8 @@ enum ExplainCommand {
         switch (setup.ledgerSpec, ledger) {
         case (.none, _): ledgerNote = "no ledger (--ledger none)"
         case (.sqlite(let path), nil): ledgerNote = "no ledger yet at \(path) (no earlier run)"
-        case (.postgres(_, let target), nil): ledgerNote = "no ledger yet in \(target) (no schema iapscreen: no earlier run)"
+        case (.postgres(_, let target), nil):
+            ledgerNote = "no ledger yet in \(target) (no schema iapscreen: no earlier run)"
         case (.sqlite(let path), _?): ledgerNote = "ledger \(path)"
         case (.postgres(_, let target), _?): ledgerNote = "ledger \(target)"
         }
@@ -71,12 +72,14 @@ enum ExplainCommand {
         }
         guard let slot = night.slots.indices.last(where: { night.slots[$0].order.orderID == orderID }) else {
             let inputs = (setup.orders + setup.receipts).joined(separator: ", ")
-            io.error("iapscreen explain: order '\(orderID)' is not in the orders dumps (\(inputs)); "
-                     + "a row too broken to read has no order id: see malformed-record findings")
+            io.error(
+                "iapscreen explain: order '\(orderID)' is not in the orders dumps (\(inputs)); "
+                    + "a row too broken to read has no order id: see malformed-record findings")
             return .usage
         }
-        let screener = NightScreener(rules: setup.rules, ledger: ledger, resolver: setup.resolver, evaluator: setup.evaluator,
-                                     events: events)
+        let screener = NightScreener(
+            rules: setup.rules, ledger: ledger, resolver: setup.resolver, evaluator: setup.evaluator,
+            events: events)
         let claims: NightScreener.Claims
         do {
             claims = try screener.makeClaims(night, watch: Int32(slot))
@@ -84,8 +87,9 @@ enum ExplainCommand {
             io.error("iapscreen explain: \(error)")
             return .unreadableInput
         }
-        let explanation = OrderExplanation(night: night, slot: slot, setup: setup, claims: claims, ledger: ledger,
-                                           ledgerNote: ledgerNote, events: events)
+        let explanation = OrderExplanation(
+            night: night, slot: slot, setup: setup, claims: claims, ledger: ledger,
+            ledgerNote: ledgerNote, events: events)
         io.out.write(explanation.text())
         return .ok
     }

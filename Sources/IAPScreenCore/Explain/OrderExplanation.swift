@@ -22,10 +22,11 @@ struct OrderExplanation {
         let stored = night.slots[slot]
         let row = stored.order.row(pool: night.pool)
         out.append("order \(row.orderID) (user \(row.userID)), credited-at \(row.createdAt.iso8601), \(row.location)")
-        out.append("  dump row: platform \(row.platform?.rawValue ?? "not stated"), item \(row.itemID ?? "-"), "
-                   + "product \(row.productID ?? "-"), transaction \(row.transactionID ?? "-"), "
-                   + "\(row.amount ?? "-") \(row.currency ?? ""), status \(row.status.rawValue), "
-                   + "environment \(row.environment?.rawValue ?? "not stated (--environment applies)")")
+        out.append(
+            "  dump row: platform \(row.platform?.rawValue ?? "not stated"), item \(row.itemID ?? "-"), "
+                + "product \(row.productID ?? "-"), transaction \(row.transactionID ?? "-"), "
+                + "\(row.amount ?? "-") \(row.currency ?? ""), status \(row.status.rawValue), "
+                + "environment \(row.environment?.rawValue ?? "not stated (--environment applies)")")
         guard row.status == .credited else {
             out.append("")
             out.append("not screened: the order is \(row.status.rawValue), and only credited orders are screened.")
@@ -39,7 +40,8 @@ struct OrderExplanation {
         var state = ReceiptState.missing
         var receiptLines: [String] = []
         if let watched {
-            let source = watched.fromReceiptsDump
+            let source =
+                watched.fromReceiptsDump
                 ? "from the receipts dump, \(watched.location) (the order has no receipt of its own; of its rows there, the latest received_at wins)"
                 : "the order's own receipt field, \(watched.location)"
             receiptLines.append("receipt: \(source)")
@@ -47,23 +49,29 @@ struct OrderExplanation {
                 let receipt = try ReceiptDecoder.decode(Array(watched.payload.utf8), limits: .standard)
                 decoded = receipt
                 receiptPlatform = receipt.platform
-                receiptLines.append("  \(receipt.kind.rawValue), environment \(receipt.environment ?? "not stated"), "
-                                    + "app \(receipt.appID ?? "not stated"), \(receipt.purchases.count) purchase(s)")
+                receiptLines.append(
+                    "  \(receipt.kind.rawValue), environment \(receipt.environment ?? "not stated"), "
+                        + "app \(receipt.appID ?? "not stated"), \(receipt.purchases.count) purchase(s)")
             } catch {
                 state = .undecodable(error)
                 receiptLines.append("  cannot be read: \(error.reason) (\(error.code) at byte \(error.offset))")
             }
         } else {
-            receiptLines.append("receipt: none (no receipt field in the order's row and no row for it in the receipts dumps)")
+            receiptLines.append(
+                "receipt: none (no receipt field in the order's row and no row for it in the receipts dumps)")
         }
 
         let order = setup.resolver.resolve(row, index: Int(stored.position), receiptPlatform: receiptPlatform)
-        let product = order.expectedProductID
-            ?? "not known: \(order.productUnknown ?? "?")" + (decoded == nil ? " (none is needed without a readable receipt)"
+        let product =
+            order.expectedProductID
+            ?? "not known: \(order.productUnknown ?? "?")"
+            + (decoded == nil
+                ? " (none is needed without a readable receipt)"
                 : "; a malformed-record, and only the rules that need no product run")
-        out.append("  screened as: \(order.platform?.rawValue ?? "unknown platform"), expected product \(product)"
-                   + "\(order.catalogType.map { " (\($0) in the catalog)" } ?? "")"
-                   + ", \(order.production ? "production" : "sandbox")")
+        out.append(
+            "  screened as: \(order.platform?.rawValue ?? "unknown platform"), expected product \(product)"
+                + "\(order.catalogType.map { " (\($0) in the catalog)" } ?? "")"
+                + ", \(order.production ? "production" : "sandbox")")
         out.append("")
         out += receiptLines
 
@@ -71,8 +79,9 @@ struct OrderExplanation {
         var keys: [String] = []
         if let receipt = decoded {
             let (signature, forgery) = setup.verifier.verify(receipt)
-            out.append("  signature: \(signature.verdict.rawValue) (\(signature.reason))"
-                       + (forgery.map { "; forged: \($0)" } ?? ""))
+            out.append(
+                "  signature: \(signature.verdict.rawValue) (\(signature.reason))"
+                    + (forgery.map { "; forged: \($0)" } ?? ""))
             let digest = ReceiptDigest(receipt: receipt, signature: signature, forgery: forgery, for: order)
             state = .decoded(digest)
             keys = ClaimBook.keys(of: digest) + digest.candidates.compactMap(\.purchaseToken)
@@ -111,7 +120,8 @@ struct OrderExplanation {
             for f in findings {
                 var line = "  \(f.severity.name) \(f.rule): \(f.message)"
                 if f.evidence.expected != nil || f.evidence.actual != nil {
-                    line += "\n      expected \(f.evidence.expected ?? "nothing"), actual \(f.evidence.actual ?? "nothing")"
+                    line +=
+                        "\n      expected \(f.evidence.expected ?? "nothing"), actual \(f.evidence.actual ?? "nothing")"
                 }
                 if f.exempted != nil { line += "\n      exempted: the user is a reviewer within their window" }
                 if let r = f.review {
@@ -119,7 +129,8 @@ struct OrderExplanation {
                     case .new: line += "\n      new: no earlier run on this ledger reported it"
                     case .seen: line += "\n      seen: an earlier run on this ledger reported it"
                     case .reviewed:
-                        line += "\n      reviewed \(r.verdict ?? "?") by \(r.by ?? "someone") at \(r.at ?? "?")"
+                        line +=
+                            "\n      reviewed \(r.verdict ?? "?") by \(r.by ?? "someone") at \(r.at ?? "?")"
                             + (r.note.map { ": \($0)" } ?? "")
                     }
                 }
@@ -133,10 +144,14 @@ struct OrderExplanation {
     private func entryLines(order: ScreenOrder, digest: ReceiptDigest, selection: Selection) -> [String] {
         var out: [String] = []
         if let txn = order.transactionID {
-            out.append("entries: the order names transaction \(txn); the receipt \(digest.candidates.isEmpty ? "does not hold it" : "holds it")")
+            out.append(
+                "entries: the order names transaction \(txn); the receipt \(digest.candidates.isEmpty ? "does not hold it" : "holds it")"
+            )
         } else {
-            out.append("entries: the order names no transaction, so its entry is chosen among the \(digest.candidates.count) "
-                       + "purchase(s) of \(order.expectedProductID ?? "?"): the nearest at or before the credit that no earlier order took")
+            out.append(
+                "entries: the order names no transaction, so its entry is chosen among the \(digest.candidates.count) "
+                    + "purchase(s) of \(order.expectedProductID ?? "?"): the nearest at or before the credit that no earlier order took"
+            )
         }
         for (i, p) in digest.candidates.prefix(8).enumerated() {
             out.append("  #\(i + 1) \(describe(p))")
@@ -148,18 +163,22 @@ struct OrderExplanation {
         case .picked(let i):
             out.append("picked: #\(i + 1), taken first by this order")
             if let p = digest.candidates.indices.contains(i) ? digest.candidates[i] : nil, let txn = p.transactionID,
-               let original = p.originalTransactionID, original != txn {
-                out.append("  a renewal: transaction \(txn) renews original transaction \(original); each renewal is a "
-                           + "transaction of its own, so crediting it is not a replay of the original")
+                let original = p.originalTransactionID, original != txn
+            {
+                out.append(
+                    "  a renewal: transaction \(txn) renews original transaction \(original); each renewal is a "
+                        + "transaction of its own, so crediting it is not a replay of the original")
             }
             out += ledgerLines(digest.candidates, i, platform: digest.platform)
         case .restore(let i, let original):
-            out.append("picked: #\(i + 1), which order \(original.orderID) (user \(original.userID), \(original.createdAt.iso8601)) "
-                       + "took first: the same user restoring a non-consumable, not a replay")
+            out.append(
+                "picked: #\(i + 1), which order \(original.orderID) (user \(original.userID), \(original.createdAt.iso8601)) "
+                    + "took first: the same user restoring a non-consumable, not a replay")
             out += ledgerLines(digest.candidates, i, platform: digest.platform)
         case .replayOf(let i, let original, _):
-            out.append("picked: #\(i + 1), which order \(original.orderID) (user \(original.userID), \(original.createdAt.iso8601)) "
-                       + "took first\(tonight(original.orderID) ? " tonight" : ""): every candidate was already taken")
+            out.append(
+                "picked: #\(i + 1), which order \(original.orderID) (user \(original.userID), \(original.createdAt.iso8601)) "
+                    + "took first\(tonight(original.orderID) ? " tonight" : ""): every candidate was already taken")
             out += ledgerLines(digest.candidates, i, platform: digest.platform)
         }
         return out
@@ -180,7 +199,9 @@ struct OrderExplanation {
         guard let earlier = try? ledger.claims(of: [key])[key] else {
             return ["ledger: no earlier run credited transaction \(key)"]
         }
-        return ["ledger: an earlier run recorded order \(earlier.orderID) (user \(earlier.userID), \(earlier.createdAt.iso8601)) as the first to take \(key)"]
+        return [
+            "ledger: an earlier run recorded order \(earlier.orderID) (user \(earlier.userID), \(earlier.createdAt.iso8601)) as the first to take \(key)"
+        ]
     }
 
     private func tonight(_ orderID: String) -> Bool {
@@ -195,8 +216,9 @@ struct OrderExplanation {
             switch item {
             case .refund(let r, let token, _) where keys.contains(r.key) || token.map(keys.contains) == true:
                 let what = r.kind == .refund ? "refund" : "reversal of a refund"
-                lines.append("  \(r.event) at \(r.at.iso8601) (\(r.saidWhere)): \(what)"
-                             + (r.reason.map { ", reason \($0)" } ?? "") + (r.source.map { ", asked by \($0)" } ?? ""))
+                lines.append(
+                    "  \(r.event) at \(r.at.iso8601) (\(r.saidWhere)): \(what)"
+                        + (r.reason.map { ", reason \($0)" } ?? "") + (r.source.map { ", asked by \($0)" } ?? ""))
             case .invalid(let type, let transaction?, let location, let reason) where keys.contains(transaction):
                 lines.append("  \(type) (\(location)): not believed: \(reason)")
             default:
@@ -204,8 +226,10 @@ struct OrderExplanation {
             }
         }
         guard !lines.isEmpty else {
-            return ["store events: none of the \(events.counts.read) read names its transaction"
-                    + (keys.isEmpty ? " (the order took no receipt entry)" : "")]
+            return [
+                "store events: none of the \(events.counts.read) read names its transaction"
+                    + (keys.isEmpty ? " (the order took no receipt entry)" : "")
+            ]
         }
         return ["store events of its transaction:"] + lines
     }
@@ -213,12 +237,17 @@ struct OrderExplanation {
     private func exemptionLines(order: ScreenOrder) -> [String] {
         let exempted = setup.rules.settings.reviewerExemptions.sorted().joined(separator: ", ")
         guard let w = setup.rules.reviewers.window(for: order.userID, at: order.createdAt) else {
-            return ["exemption: none; user \(order.userID) is not a reviewer in reviewers.csv at \(order.createdAt.iso8601)"]
+            return [
+                "exemption: none; user \(order.userID) is not a reviewer in reviewers.csv at \(order.createdAt.iso8601)"
+            ]
         }
-        let from = w.from?.iso8601 ?? "the start", until = w.until?.iso8601 ?? "no end"
-        return ["exemption: user \(order.userID) is a reviewer from \(from) until \(until)"
+        let from = w.from?.iso8601 ?? "the start"
+        let until = w.until?.iso8601 ?? "no end"
+        return [
+            "exemption: user \(order.userID) is a reviewer from \(from) until \(until)"
                 + (w.note.isEmpty ? "" : " (\(w.note))") + "; their findings of \(exempted) are marked exempted, "
-                + "kept in the report, and left out of --fail-on and money at risk"]
+                + "kept in the report, and left out of --fail-on and money at risk"
+        ]
     }
 
     /// The finding's standing in the ledger, as the report would show it.

@@ -8,26 +8,31 @@ enum LedgerCommand {
         name: "ledger",
         summary: "Show what a ledger holds, or copy one to another: `iapscreen ledger status|copy`.",
         options: [
-            OptionSpec("--ledger", .one, valueName: "URL",
-                       help: "status: sqlite:PATH (default sqlite:iapscreen-ledger.sqlite) or postgres://… (a libpq URI)."),
-            OptionSpec("--from", .one, valueName: "URL", help: "copy: the ledger to copy, sqlite:PATH or postgres://…; only read."),
-            OptionSpec("--to", .one, valueName: "URL", help: "copy: where it goes, sqlite:PATH or postgres://…; must hold nothing."),
+            OptionSpec(
+                "--ledger", .one, valueName: "URL",
+                help: "status: sqlite:PATH (default sqlite:iapscreen-ledger.sqlite) or postgres://… (a libpq URI)."),
+            OptionSpec(
+                "--from", .one, valueName: "URL",
+                help: "copy: the ledger to copy, sqlite:PATH or postgres://…; only read."),
+            OptionSpec(
+                "--to", .one, valueName: "URL",
+                help: "copy: where it goes, sqlite:PATH or postgres://…; must hold nothing."),
         ],
         positional: ("status|copy", "status: what the ledger holds; copy: every row of --from into --to.", 1),
         details: """
-        status only reads and takes no lock, so it works while a run holds the ledger. It
-        prints the backend, the schema version, the rows that completed runs (and review)
-        left: claims, findings reported, reviews, store events, refunds; the last runs; and
-        whether a run holds the ledger now.
-        copy reads --from in one snapshot (no lock) and writes every row (claims with what
-        they bought, findings reported, reviews, runs, store events, refunds and their
-        reversals) into --to in one transaction, holding its lock as a run does; --to is
-        created if need be and must hold nothing. sqlite: to postgres:// or back, or onto the
-        same backend.
-        Exit status: 0 done; 2 bad usage, a ledger that is not there, a ledger of a newer
-        schema, or (copy) a target that holds anything; 3 a ledger cannot be read or
-        written; 4 (copy) the target is in use by another run.
-        """)
+            status only reads and takes no lock, so it works while a run holds the ledger. It
+            prints the backend, the schema version, the rows that completed runs (and review)
+            left: claims, findings reported, reviews, store events, refunds; the last runs; and
+            whether a run holds the ledger now.
+            copy reads --from in one snapshot (no lock) and writes every row (claims with what
+            they bought, findings reported, reviews, runs, store events, refunds and their
+            reversals) into --to in one transaction, holding its lock as a run does; --to is
+            created if need be and must hold nothing. sqlite: to postgres:// or back, or onto the
+            same backend.
+            Exit status: 0 done; 2 bad usage, a ledger that is not there, a ledger of a newer
+            schema, or (copy) a target that holds anything; 3 a ledger cannot be read or
+            written; 4 (copy) the target is in use by another run.
+            """)
 
     static func run(_ args: ParsedArguments, io: Console) -> ExitStatus {
         switch args.positionals {
@@ -44,7 +49,8 @@ enum LedgerCommand {
             }
             return LedgerCopy.run(args, command: spec, io: io)
         case []:
-            io.usageError(command: spec, "say what to do: iapscreen ledger status, or iapscreen ledger copy --from URL --to URL")
+            io.usageError(
+                command: spec, "say what to do: iapscreen ledger status, or iapscreen ledger copy --from URL --to URL")
             return .usage
         default:
             let word = args.positionals[0]
@@ -55,7 +61,8 @@ enum LedgerCommand {
     }
 
     /// A `--ledger`, `--from` or `--to` that names a ledger (not `none`), or nil after saying what was wrong.
-    static func place(_ args: ParsedArguments, _ option: String, command spec: CommandSpec, io: Console) -> LedgerSpec? {
+    static func place(_ args: ParsedArguments, _ option: String, command spec: CommandSpec, io: Console) -> LedgerSpec?
+    {
         switch LedgerSpec.parse(args, option: option) {
         case .success(.none):
             io.usageError(command: spec, "\(option) none is no ledger: name one, e.g. \(LedgerSpec.defaultText)")
@@ -70,8 +77,10 @@ enum LedgerCommand {
 
     /// The ledger at `place`, opened only to be read (no lock): one that is not there is exit
     /// 2, one that cannot be read exit 3, each said with `consequence`.
-    static func read(_ place: LedgerSpec, command: String, consequence: String,
-                     io: Console) -> Result<any LedgerStore, LockedLedger.Refusal> {
+    static func read(
+        _ place: LedgerSpec, command: String, consequence: String,
+        io: Console
+    ) -> Result<any LedgerStore, LockedLedger.Refusal> {
         switch LedgerReader.open(place, command: command, consequence: consequence, io: io) {
         case .success(let ledger?):
             return .success(ledger)

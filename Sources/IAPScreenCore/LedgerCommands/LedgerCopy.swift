@@ -7,12 +7,15 @@ import Ledger
 enum LedgerCopy {
     static func run(_ args: ParsedArguments, command spec: CommandSpec, io: Console) -> ExitStatus {
         for option in ["--from", "--to"] where args.one(option) == nil {
-            io.usageError(command: spec, "\(option) is required: ledger copy --from URL --to URL, e.g. "
-                + "--from \(LedgerSpec.defaultText) --to postgres://user@host/db")
+            io.usageError(
+                command: spec,
+                "\(option) is required: ledger copy --from URL --to URL, e.g. "
+                    + "--from \(LedgerSpec.defaultText) --to postgres://user@host/db")
             return .usage
         }
         guard let from = LedgerCommand.place(args, "--from", command: spec, io: io),
-              let to = LedgerCommand.place(args, "--to", command: spec, io: io) else { return .usage }
+            let to = LedgerCommand.place(args, "--to", command: spec, io: io)
+        else { return .usage }
         let name = "iapscreen ledger copy"
         let source: any LedgerStore
         switch LedgerCommand.read(from, command: "ledger copy", consequence: "nothing copied", io: io) {
@@ -38,7 +41,9 @@ enum LedgerCopy {
             // Let go of the target (its file, its lock) before removing a file made for it.
             held = nil
             if let created {
-                for suffix in ["", "-wal", "-shm", ".lock"] { try? FileManager.default.removeItem(atPath: created + suffix) }
+                for suffix in ["", "-wal", "-shm", ".lock"] {
+                    try? FileManager.default.removeItem(atPath: created + suffix)
+                }
             }
             return LockedLedger.status(of: error)
         }

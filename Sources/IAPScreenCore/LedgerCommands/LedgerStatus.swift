@@ -44,8 +44,11 @@ enum LedgerStatus {
         case .postgres(_, let target): lines += ["backend: postgresql", "ledger: \(target) (schema iapscreen)"]
         default: lines += ["backend: sqlite", "ledger: \(place.shown)"]
         }
-        lines.append("schema: \(version)" + (version < SQLiteLedger.schemaVersion
-            ? " (written before schema versions; the next screen or review migrates it to \(SQLiteLedger.schemaVersion))" : ""))
+        lines.append(
+            "schema: \(version)"
+                + (version < SQLiteLedger.schemaVersion
+                    ? " (written before schema versions; the next screen or review migrates it to \(SQLiteLedger.schemaVersion))"
+                    : ""))
         lines += [
             "claims: \(counts.claims)",
             "findings reported: \(counts.reported)",
@@ -56,14 +59,18 @@ enum LedgerStatus {
         ]
         // An unsharded run in progress is seen by the lock it holds; a sharded one (PostgreSQL
         // only) by the row it keeps until its last shard is done.
-        let sharded = try (ledger as? PostgresLedger).map { l throws(LedgerError) in try PostgresShardRun.runsInProgress(l) } ?? []
+        let sharded =
+            try (ledger as? PostgresLedger).map { l throws(LedgerError) in try PostgresShardRun.runsInProgress(l) }
+            ?? []
         let holder = try ledger.runHolder().map { "held by \($0)" }
         lines.append("run in progress: " + (holder ?? (sharded.isEmpty ? "none" : "\(sharded.count) sharded")))
         lines += sharded.map { "  " + $0 }
         if !runs.isEmpty {
             lines.append("last runs, newest first:")
             for r in runs {
-                lines.append("  run \(r.id)  started \(r.startedAt)  finished \(r.finishedAt)  orders \(r.orders)  flagged \(r.flagged)")
+                lines.append(
+                    "  run \(r.id)  started \(r.startedAt)  finished \(r.finishedAt)  orders \(r.orders)  flagged \(r.flagged)"
+                )
             }
         }
         return lines.joined(separator: "\n") + "\n"

@@ -15,17 +15,18 @@ enum MergeCommand {
         name: "merge",
         summary: "Join the reports of every shard of a sharded run into one run's reports.",
         options: [
-            OptionSpec("--out", .one, valueName: "DIR", help: "Where the joined reports go (default ./iapscreen-report)."),
+            OptionSpec(
+                "--out", .one, valueName: "DIR", help: "Where the joined reports go (default ./iapscreen-report)."),
             OptionSpec("--quiet", .flag, help: "Print nothing, not even the summary."),
         ],
         positional: ("SHARD_OUT...", "The --out folder of every shard of the run.", ShardSpec.maxCount),
         details: """
-        Each folder is the --out of one `screen --shard I/N --run-id ID`; together they must
-        hold every shard 1…N of one run id, each once. Writes findings.jsonl, flagged.csv,
-        summary.json and report.html into --out, each under a temporary name first.
-        Exit status: 0 done; 2 bad usage or a set of folders that is not one whole run;
-        3 a folder cannot be read or the reports cannot be written.
-        """)
+            Each folder is the --out of one `screen --shard I/N --run-id ID`; together they must
+            hold every shard 1…N of one run id, each once. Writes findings.jsonl, flagged.csv,
+            summary.json and report.html into --out, each under a temporary name first.
+            Exit status: 0 done; 2 bad usage or a set of folders that is not one whole run;
+            3 a folder cannot be read or the reports cannot be written.
+            """)
 
     /// One shard's folder, as its summary and run file say.
     private struct ShardFolder {
@@ -80,7 +81,8 @@ enum MergeCommand {
             throw Problem(message: "cannot read \((path as NSString).lastPathComponent)", status: .unreadableInput)
         }
         guard let object = try? JSONParser.parse(Array(data), limits: .standard).object else {
-            throw Problem(message: "\((path as NSString).lastPathComponent) is not the JSON a shard writes", status: .usage)
+            throw Problem(
+                message: "\((path as NSString).lastPathComponent) is not the JSON a shard writes", status: .usage)
         }
         return object
     }
@@ -88,13 +90,17 @@ enum MergeCommand {
     private static func read(_ path: String) -> Result<ShardFolder, Problem> {
         Result { () throws(Problem) in
             let summary = try json((path as NSString).appendingPathComponent("summary.json"))
-            guard let shardText = summary["shard"]?.string, let shard = ShardSpec(shardText), let runID = summary["run_id"]?.string else {
-                throw Problem(message: "not the reports of a sharded run's worker (its summary.json names no shard and run id)",
-                              status: .usage)
+            guard let shardText = summary["shard"]?.string, let shard = ShardSpec(shardText),
+                let runID = summary["run_id"]?.string
+            else {
+                throw Problem(
+                    message: "not the reports of a sharded run's worker (its summary.json names no shard and run id)",
+                    status: .usage)
             }
             let run = try json((path as NSString).appendingPathComponent(ShardReportLines.runFile))
             guard run["run_id"]?.string == runID, run["shard"]?.string == shardText else {
-                throw Problem(message: "\(ShardReportLines.runFile) and summary.json name different runs", status: .usage)
+                throw Problem(
+                    message: "\(ShardReportLines.runFile) and summary.json name different runs", status: .usage)
             }
             return ShardFolder(path: path, shard: shard, runID: runID, summary: summary, run: run)
         }
@@ -104,17 +110,24 @@ enum MergeCommand {
     private static func wholeRun(_ folders: [ShardFolder]) -> String? {
         guard let first = folders.first else { return "no folders" }
         let runs = Set(folders.map(\.runID))
-        guard runs.count == 1 else { return "the folders are of different runs: \(runs.sorted().joined(separator: ", "))" }
+        guard runs.count == 1 else {
+            return "the folders are of different runs: \(runs.sorted().joined(separator: ", "))"
+        }
         let counts = Set(folders.map(\.shard.count))
-        guard counts.count == 1 else { return "the folders split run \(first.runID) differently: N = \(counts.sorted())" }
+        guard counts.count == 1 else {
+            return "the folders split run \(first.runID) differently: N = \(counts.sorted())"
+        }
         var seen: [Int: String] = [:]
         for f in folders {
-            if let other = seen[f.shard.index] { return "shard \(f.shard) of run \(first.runID) is both \(other) and \(f.path)" }
+            if let other = seen[f.shard.index] {
+                return "shard \(f.shard) of run \(first.runID) is both \(other) and \(f.path)"
+            }
             seen[f.shard.index] = f.path
         }
         let missing = (1...first.shard.count).filter { seen[$0] == nil }
         guard missing.isEmpty else {
-            return "run \(first.runID) has \(first.shard.count) shards; missing: \(missing.map(String.init).joined(separator: ", "))"
+            return
+                "run \(first.runID) has \(first.shard.count) shards; missing: \(missing.map(String.init).joined(separator: ", "))"
         }
         let rules = Set(folders.map { $0.summary["rules_sha256"]?.string ?? "" })
         guard rules.count == 1 else { return "the shards of run \(first.runID) were screened with different Rules" }
@@ -127,7 +140,8 @@ enum MergeCommand {
         do {
             var streams: [ShardReportStream] = []
             for f in folders {
-                streams.append(try ShardReportStream((f.path as NSString).appendingPathComponent(ShardReportLines.reportsFile)))
+                streams.append(
+                    try ShardReportStream((f.path as NSString).appendingPathComponent(ShardReportLines.reportsFile)))
             }
             // The next report of each shard; the smallest key goes first.
             var heads = try streams.map { try $0.next() }
@@ -155,7 +169,9 @@ enum MergeCommand {
     private static func pairs(_ value: JSONValue?) -> [(String, String)] {
         guard case .array(let items)? = value else { return [] }
         return items.compactMap { item in
-            guard case .array(let pair) = item, pair.count == 2, let a = pair[0].string, let b = pair[1].string else { return nil }
+            guard case .array(let pair) = item, pair.count == 2, let a = pair[0].string, let b = pair[1].string else {
+                return nil
+            }
             return (a, b)
         }
     }
@@ -172,10 +188,12 @@ enum MergeCommand {
             return t
         }
         let first = folders[0].summary
-        var started = try time(first, "started_at"), finished = try time(first, "finished_at")
+        var started = try time(first, "started_at")
+        var finished = try time(first, "finished_at")
         var status: Int32 = 0
         for f in folders {
-            let s = try time(f.summary, "started_at"), e = try time(f.summary, "finished_at")
+            let s = try time(f.summary, "started_at")
+            let e = try time(f.summary, "finished_at")
             if s < started { started = s }
             if e > finished { finished = e }
             status = max(status, Int32(clamping: int(f.summary, "exit_status")))
@@ -190,9 +208,10 @@ enum MergeCommand {
             }
         }
         let seconds = Double(finished.millis - started.millis) / 1000
-        var summary = Summaries.make(tally: tally, orders: orders, receipts: receipts, inputs: inputs,
-                                     rulesSHA256: first["rules_sha256"]?.string ?? "", started: started, finished: finished,
-                                     status: ExitStatus(rawValue: status) ?? .ok, rate: seconds > 0 ? Double(orders) / seconds : 0)
+        var summary = Summaries.make(
+            tally: tally, orders: orders, receipts: receipts, inputs: inputs,
+            rulesSHA256: first["rules_sha256"]?.string ?? "", started: started, finished: finished,
+            status: ExitStatus(rawValue: status) ?? .ok, rate: seconds > 0 ? Double(orders) / seconds : 0)
         if let events = first["store_events"]?.object {
             var figures = StoreEventFigures()
             figures.read = int(events, "read")
@@ -205,7 +224,8 @@ enum MergeCommand {
             figures.byType = events["by_type"]?.object?.members.map { ($0.key, Int($0.value.int64 ?? 0)) } ?? []
             if case .array(let days)? = folders[0].run["refunds_per_day"] {
                 for d in days {
-                    guard case .array(let pair) = d, pair.count == 2, let day = pair[0].int64, let n = pair[1].int64 else { continue }
+                    guard case .array(let pair) = d, pair.count == 2, let day = pair[0].int64, let n = pair[1].int64
+                    else { continue }
                     figures.refundsPerDay[day] = Int(clamping: n)
                 }
             }
@@ -266,7 +286,8 @@ private final class ShardReportStream {
         }
         guard let line else { return nil }
         guard !line.tooLong, let object = try? JSONParser.parse(line.bytes, limits: .standard).object,
-              let r = OrderReportLine.report(object) else {
+            let r = OrderReportLine.report(object)
+        else {
             throw InputError(path: lines.path, reason: "\(lines.path):\(line.number): not a report a shard writes")
         }
         return r

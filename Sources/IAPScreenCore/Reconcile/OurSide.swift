@@ -60,19 +60,22 @@ final class OurSide {
     }
 
     /// Reads one file to its end, rows to `add`, unreadable records to `skipped`.
-    private func read<Row>(_ path: String, _ next: (DumpReader) throws(InputError) -> Result<Row, UnreadableRecord>?,
-                           _ add: (Row) -> Void, _ progress: ProgressLine?) throws(InputError) {
-        inputs.append(try readHashed(path, limits: limits, counted: progress?.bytes) { reader throws(InputError) in
-            var records = 0
-            while let item = try next(reader) {
-                switch item {
-                case .failure(let m): skip(m)
-                case .success(let row): add(row)
+    private func read<Row>(
+        _ path: String, _ next: (DumpReader) throws(InputError) -> Result<Row, UnreadableRecord>?,
+        _ add: (Row) -> Void, _ progress: ProgressLine?
+    ) throws(InputError) {
+        inputs.append(
+            try readHashed(path, limits: limits, counted: progress?.bytes) { reader throws(InputError) in
+                var records = 0
+                while let item = try next(reader) {
+                    switch item {
+                    case .failure(let m): skip(m)
+                    case .success(let row): add(row)
+                    }
+                    records &+= 1
+                    if records & 255 == 0 { progress?.tick(count: orders.count) }
                 }
-                records &+= 1
-                if records & 255 == 0 { progress?.tick(count: orders.count) }
-            }
-        })
+            })
     }
 
     /// Orders read so far (the progress line).
@@ -81,7 +84,8 @@ final class OurSide {
     private func skip(_ m: UnreadableRecord) {
         switch m.location.position {
         case .line(let n): skipped.append(SkippedRow(file: m.location.file, line: n, reason: m.reason))
-        case .row(let n): skipped.append(SkippedRow(file: m.location.file, line: n, reason: "XML row \(n): \(m.reason)"))
+        case .row(let n):
+            skipped.append(SkippedRow(file: m.location.file, line: n, reason: "XML row \(n): \(m.reason)"))
         }
     }
 
@@ -105,7 +109,9 @@ final class OurSide {
         guard let found = slotOf[r.orderID] else { return }
         let i = Int(found)
         guard !orders[i].hasOwnReceipt, OurSide.wantsReceipt(orders[i].stored.row(pool: pool)) else { return }
-        guard ReceiptRowOrder.replaces(seen: orders[i].dumpReceiptSeen, old: orders[i].dumpReceivedAt, new: r.receivedAt) else {
+        guard
+            ReceiptRowOrder.replaces(seen: orders[i].dumpReceiptSeen, old: orders[i].dumpReceivedAt, new: r.receivedAt)
+        else {
             return
         }
         orders[i].dumpReceiptSeen = true
@@ -121,13 +127,22 @@ final class OurSide {
         out.reserveCapacity(orders.count)
         for (index, order) in orders.enumerated() {
             let stored = order.stored
-            guard stored.status == .credited || stored.status == .refunded else { notCompared.notCredited += 1; continue }
+            guard stored.status == .credited || stored.status == .refunded else {
+                notCompared.notCredited += 1
+                continue
+            }
             let facts = order.hasOwnReceipt ? order.own : order.fromDump
             let row = stored.row(pool: pool)
             let resolved = resolver.resolve(row, index: index, receiptPlatform: facts?.platform)
             // Neither the row nor a receipt names the platform: no store to compare with.
-            guard let platform = resolved.platform else { notCompared.unknownPlatform += 1; continue }
-            guard resolved.production else { notCompared.sandbox += 1; continue }
+            guard let platform = resolved.platform else {
+                notCompared.unknownPlatform += 1
+                continue
+            }
+            guard resolved.production else {
+                notCompared.sandbox += 1
+                continue
+            }
             guard let productID = resolved.expectedProductID else {
                 skip(UnreadableRecord(location: row.location, reason: resolved.productUnknown ?? "no product"))
                 continue
@@ -137,21 +152,31 @@ final class OurSide {
                 continue
             }
             guard let text = resolved.amount, let currency = resolved.currency else {
-                skip(UnreadableRecord(location: row.location, reason: "no amount or currency: neither the row nor the catalog gives one"))
+                skip(
+                    UnreadableRecord(
+                        location: row.location,
+                        reason: "no amount or currency: neither the row nor the catalog gives one"))
                 continue
             }
             guard let amount = DecimalAmount(text) else {
-                skip(UnreadableRecord(location: row.location, reason: "amount '\(text.prefix(40))' is not a decimal number"))
+                skip(
+                    UnreadableRecord(
+                        location: row.location, reason: "amount '\(text.prefix(40))' is not a decimal number"))
                 continue
             }
-            guard !amount.isZero else { notCompared.zeroAmount += 1; continue }
+            guard !amount.isZero else {
+                notCompared.zeroAmount += 1
+                continue
+            }
             // An order credited against another app's purchase stays: apps.csv picks the
             // store's rows (our packages' reports), never our credits. The store has no such
             // charge, so it is an unpaid credit.
-            out.append(OurCredit(orderID: row.orderID, store: platform == .android ? .google : .apple,
-                                 storeOrderID: platform == .android ? (row.transactionID ?? facts?.orderNumber) : row.transactionID,
-                                 productID: productID, createdAt: row.createdAt, amount: amount,
-                                 currency: currency.uppercased(), refunded: stored.status == .refunded))
+            out.append(
+                OurCredit(
+                    orderID: row.orderID, store: platform == .android ? .google : .apple,
+                    storeOrderID: platform == .android ? (row.transactionID ?? facts?.orderNumber) : row.transactionID,
+                    productID: productID, createdAt: row.createdAt, amount: amount,
+                    currency: currency.uppercased(), refunded: stored.status == .refunded))
         }
         orders = []
         return out

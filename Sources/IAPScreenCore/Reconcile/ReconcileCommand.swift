@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Decompression
 import Foundation
 import IAPBasics
@@ -10,6 +7,10 @@ import Reconciliation
 import Screening
 import StoreReports
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `iapscreen reconcile`: finance's side. Did every order we credited get paid, and did
 /// every payment the stores took get its order?
 enum ReconcileCommand {
@@ -18,37 +19,48 @@ enum ReconcileCommand {
         summary: "Reconcile our credited orders against the stores' own sales and earnings reports.",
         options: [
             OptionSpec("--orders", .many, valueName: "PATH", help: "Orders dumps, as for screen. Required."),
-            OptionSpec("--receipts", .many, valueName: "PATH", help: "Receipts dumps (order_id, receipt, received_at)."),
-            OptionSpec("--store-report", .many, valueName: "PATH",
-                       help: "Google Play sales/earnings reports (.zip, .csv) and Apple Sales Summary reports (.txt.gz). Required."),
+            OptionSpec(
+                "--receipts", .many, valueName: "PATH", help: "Receipts dumps (order_id, receipt, received_at)."),
+            OptionSpec(
+                "--store-report", .many, valueName: "PATH",
+                help:
+                    "Google Play sales/earnings reports (.zip, .csv) and Apple Sales Summary reports (.txt.gz). Required."
+            ),
             StoreEventIntake.option,
-            OptionSpec("--rules", .one, valueName: "DIR", help: "Rules directory: catalog.csv and apps.csv (default ./Rules)."),
+            OptionSpec(
+                "--rules", .one, valueName: "DIR", help: "Rules directory: catalog.csv and apps.csv (default ./Rules)."),
             OptionSpec("--out", .one, valueName: "DIR", help: "Where the reports go (default ./iapscreen-report)."),
             OptionSpec("--from", .one, valueName: "DATE", help: "First UTC day compared, YYYY-MM-DD (default: all)."),
-            OptionSpec("--until", .one, valueName: "DATE", help: "Last UTC day compared, YYYY-MM-DD, inclusive (default: all)."),
-            OptionSpec("--tolerance-days", .one, valueName: "N",
-                       help: "Days a credit may come after its sale and still pair, as a timing difference (default 1)."),
-            OptionSpec("--fail-on", .one, help: "Exit 1 when a difference reaches this severity.",
-                       choices: Severity.allCases.map(\.name)),
+            OptionSpec(
+                "--until", .one, valueName: "DATE", help: "Last UTC day compared, YYYY-MM-DD, inclusive (default: all)."
+            ),
+            OptionSpec(
+                "--tolerance-days", .one, valueName: "N",
+                help: "Days a credit may come after its sale and still pair, as a timing difference (default 1)."),
+            OptionSpec(
+                "--fail-on", .one, help: "Exit 1 when a difference reaches this severity.",
+                choices: Severity.allCases.map(\.name)),
         ],
         details: """
-        Reads the store reports by content (zip, gzip, UTF-8 or UTF-16 with BOM; columns by header
-        name; preamble and Total_ lines skipped). Google is matched order by order on the order
-        number; Apple by units per product, Pacific report day and currency, except the
-        transactions that --store-events names (charges and refunds of orders whose row gives
-        its transaction_id), which are compared one by one. Writes
-        reconciliation.csv (one row per difference) and reconciliation.json (per store and
-        currency: matched, lost-order, unpaid-credit, refunded-still-credited, amount-mismatch,
-        unit-difference, timing-difference; inputs; skipped rows) into --out. A store is compared
-        only when one of its reports is given.
-        Exit status: 0 done; 1 a difference at or above --fail-on; 2 bad usage or Rules;
-        3 an input could not be read (nothing written). A row that cannot be read is skipped
-        and listed, never fatal.
-        """)
+            Reads the store reports by content (zip, gzip, UTF-8 or UTF-16 with BOM; columns by header
+            name; preamble and Total_ lines skipped). Google is matched order by order on the order
+            number; Apple by units per product, Pacific report day and currency, except the
+            transactions that --store-events names (charges and refunds of orders whose row gives
+            its transaction_id), which are compared one by one. Writes
+            reconciliation.csv (one row per difference) and reconciliation.json (per store and
+            currency: matched, lost-order, unpaid-credit, refunded-still-credited, amount-mismatch,
+            unit-difference, timing-difference; inputs; skipped rows) into --out. A store is compared
+            only when one of its reports is given.
+            Exit status: 0 done; 1 a difference at or above --fail-on; 2 bad usage or Rules;
+            3 an input could not be read (nothing written). A row that cannot be read is skipped
+            and listed, never fatal.
+            """)
 
     static func run(_ args: ParsedArguments, io: Console) -> ExitStatus {
         let started = Clock.now()
-        let orders = args.many("--orders"), reports = args.many("--store-report"), receipts = args.many("--receipts")
+        let orders = args.many("--orders")
+        let reports = args.many("--store-report")
+        let receipts = args.many("--receipts")
         guard !orders.isEmpty else {
             io.usageError(command: spec, "--orders is required: the orders dump(s) whose credits are compared")
             return .usage
@@ -58,7 +70,9 @@ enum ReconcileCommand {
             return .usage
         }
         var window = DayWindow()
-        for (flag, assign) in [("--from", { (d: Int) in window.from = d }), ("--until", { (d: Int) in window.until = d })] {
+        for (flag, assign) in [
+            ("--from", { (d: Int) in window.from = d }), ("--until", { (d: Int) in window.until = d }),
+        ] {
             guard let text = args.one(flag) else { continue }
             guard let day = CalendarDay.parse(text) else {
                 io.usageError(command: spec, "\(flag) takes a date as YYYY-MM-DD, not '\(text)'")
@@ -72,22 +86,29 @@ enum ReconcileCommand {
         }
         if let text = args.one("--tolerance-days") {
             guard let n = Int(text), n >= 0, n <= 366 else {
-                io.usageError(command: spec, "--tolerance-days takes a whole number of days from 0 to 366, not '\(text)'")
+                io.usageError(
+                    command: spec, "--tolerance-days takes a whole number of days from 0 to 366, not '\(text)'")
                 return .usage
             }
             window.tolerance = n
         }
         let failOn = args.one("--fail-on").flatMap(Severity.init(name:))
         let outDir = args.one("--out") ?? "iapscreen-report"
-        guard let rules = io.loadRules(args, command: "reconcile", notDone: "nothing was reconciled") else { return .usage }
+        guard let rules = io.loadRules(args, command: "reconcile", notDone: "nothing was reconciled") else {
+            return .usage
+        }
         let eventPaths = args.many("--store-events")
-        guard io.allReadable(orders + receipts + reports + eventPaths, command: "reconcile", consequence: "nothing written") else {
+        guard
+            io.allReadable(
+                orders + receipts + reports + eventPaths, command: "reconcile", consequence: "nothing written")
+        else {
             return .unreadableInput
         }
         var verifier: ReceiptVerifier?
         if !eventPaths.isEmpty {
             do {
-                verifier = try ReceiptVerifier(appleAnchorFiles: rules.appleTrustFiles, googleKeyFiles: rules.googleKeyFiles)
+                verifier = try ReceiptVerifier(
+                    appleAnchorFiles: rules.appleTrustFiles, googleKeyFiles: rules.googleKeyFiles)
             } catch {
                 io.error("\(error.path): error: \(error.reason)")
                 io.error("iapscreen reconcile: the Rules directory has 1 problem(s); nothing was reconciled")
@@ -104,16 +125,18 @@ enum ReconcileCommand {
         var ignored = 0
         var storesRead: Set<StoreName> = []
         var timings: [(String, Double)] = [("start", Clock.monotonicSeconds())]
-        let progress = ProgressLine(enabled: ProgressLine.wanted(quiet: false), console: io,
-                                    totalBytes: ProgressLine.totalSize(of: orders + receipts + reports))
+        let progress = ProgressLine(
+            enabled: ProgressLine.wanted(quiet: false), console: io,
+            totalBytes: ProgressLine.totalSize(of: orders + receipts + reports))
         do {
             try ours.load(orders: orders, receipts: receipts, progress: progress)
             let ordersRead = ours.orderCount
             timings.append(("dumps", Clock.monotonicSeconds()))
             if let verifier {
                 // Apple's transactions the events name are compared one by one: known before the credits.
-                var intake = StoreEventIntake(rules: rules, verify: { verifier.verify($0).status },
-                                              jobs: ProcessInfo.processInfo.activeProcessorCount, limits: limits)
+                var intake = StoreEventIntake(
+                    rules: rules, verify: { verifier.verify($0).status },
+                    jobs: ProcessInfo.processInfo.activeProcessorCount, limits: limits)
                 intake.keepsAppleTransactions = true
                 let events = try intake.read(eventPaths)
                 for t in events.appleTransactions { reconciler.add(t) }
@@ -154,12 +177,15 @@ enum ReconcileCommand {
         timings.append(("store reports", Clock.monotonicSeconds()))
         let outcome = reconciler.finish(stores: storesRead)
         var status = ExitStatus.ok
-        if let failOn, outcome.differences.contains(where: { (Severity(name: $0.bucket.defaultSeverity) ?? .info) >= failOn }) {
+        if let failOn,
+            outcome.differences.contains(where: { (Severity(name: $0.bucket.defaultSeverity) ?? .info) >= failOn })
+        {
             status = .findingsAtThreshold
         }
-        let report = ReconciliationReport(outcome: outcome, inputs: inputs, skipped: skipped, notCompared: ours.notCompared,
-                                          storeRowsIgnored: ignored, window: window, started: started,
-                                          finished: Clock.now(), status: status)
+        let report = ReconciliationReport(
+            outcome: outcome, inputs: inputs, skipped: skipped, notCompared: ours.notCompared,
+            storeRowsIgnored: ignored, window: window, started: started,
+            finished: Clock.now(), status: status)
         do {
             try report.write(to: outDir)
         } catch {
@@ -168,7 +194,9 @@ enum ReconcileCommand {
         }
         timings.append(("matching and reports", Clock.monotonicSeconds()))
         if ProcessInfo.processInfo.environment["IAPSCREEN_TIMINGS"] != nil {
-            let phases = zip(timings.dropFirst(), timings).map { "\($0.0.0) \(String(format: "%.2f", $0.0.1 - $0.1.1)) s" }
+            let phases = zip(timings.dropFirst(), timings).map {
+                "\($0.0.0) \(String(format: "%.2f", $0.0.1 - $0.1.1)) s"
+            }
             io.error("timings: " + phases.joined(separator: ", "))
         }
         io.error(report.text(outDir: outDir))
@@ -178,7 +206,9 @@ enum ReconcileCommand {
     /// Only products in catalog.csv and (Google) apps in apps.csv are compared.
     static func compared(_ e: StoreEvent, rules: RulesDirectory) -> Bool {
         let platform: Platform = e.kind.store == .google ? .android : .ios
-        if platform == .android, rules.hasAppsFile, let app = e.appID, !rules.isOurApp(app, platform: .android) { return false }
+        if platform == .android, rules.hasAppsFile, let app = e.appID, !rules.isOurApp(app, platform: .android) {
+            return false
+        }
         return rules.catalog.product(e.productID, platform: platform) != nil
     }
 }

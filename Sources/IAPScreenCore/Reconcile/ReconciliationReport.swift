@@ -17,13 +17,16 @@ struct ReconciliationReport {
     var finished: Timestamp
     var status: ExitStatus
 
-    static let csvHeader = "store,bucket,order_id,store_order_id,product_id,day,currency,our_units,store_units,our_amount,store_amount,detail\n"
+    static let csvHeader =
+        "store,bucket,order_id,store_order_id,product_id,day,currency,our_units,store_units,our_amount,store_amount,detail\n"
 
     /// One row per difference; cells made safe for spreadsheets.
     static func csvRow(_ d: Difference) -> String {
-        SpreadsheetCSV.row([d.store.rawValue, d.bucket.rawValue, d.orderID, d.storeOrderID, d.productID, CalendarDay.text(d.day),
-                            d.currency, String(d.ourUnits), String(d.storeUnits), d.ourAmount?.description,
-                            d.storeAmount?.description, d.detail])
+        SpreadsheetCSV.row([
+            d.store.rawValue, d.bucket.rawValue, d.orderID, d.storeOrderID, d.productID, CalendarDay.text(d.day),
+            d.currency, String(d.ourUnits), String(d.storeUnits), d.ourAmount?.description,
+            d.storeAmount?.description, d.detail,
+        ])
     }
 
     private static func tally(_ t: Reconciliation.Tally) -> JSONValue {
@@ -36,9 +39,12 @@ struct ReconciliationReport {
             let byCurrency = outcome.totals[store] ?? [:]
             let currencies = byCurrency.keys.sorted().map { currency -> (key: String, value: JSONValue) in
                 let totals = byCurrency[currency] ?? CurrencyTotals()
-                var members: [(key: String, value: JSONValue)] = [("matched", ReconciliationReport.tally(totals.matched))]
+                var members: [(key: String, value: JSONValue)] = [
+                    ("matched", ReconciliationReport.tally(totals.matched))
+                ]
                 for bucket in Bucket.allCases {
-                    members.append((bucket.rawValue, ReconciliationReport.tally(totals.buckets[bucket] ?? Reconciliation.Tally())))
+                    members.append(
+                        (bucket.rawValue, ReconciliationReport.tally(totals.buckets[bucket] ?? Reconciliation.Tally())))
                 }
                 return (currency, .object(JSONObject(members)))
             }
@@ -47,12 +53,27 @@ struct ReconciliationReport {
         let n = notCompared
         return JSONObject([
             ("stores", .object(JSONObject(stores))),
-            ("inputs", .array(inputs.map {
-                .object(JSONObject([("path", .string($0.path)), ("sha256", .string($0.sha256)), ("rows", .integer($0.records))]))
-            })),
-            ("skipped", .array(skipped.map {
-                .object(JSONObject([("file", .string($0.file)), ("line", .integer($0.line)), ("reason", .string($0.reason))]))
-            })),
+            (
+                "inputs",
+                .array(
+                    inputs.map {
+                        .object(
+                            JSONObject([
+                                ("path", .string($0.path)), ("sha256", .string($0.sha256)),
+                                ("rows", .integer($0.records)),
+                            ]))
+                    })
+            ),
+            (
+                "skipped",
+                .array(
+                    skipped.map {
+                        .object(
+                            JSONObject([
+                                ("file", .string($0.file)), ("line", .integer($0.line)), ("reason", .string($0.reason)),
+                            ]))
+                    })
+            ),
             ("version", .string(IAPScreen.version)),
             ("started_at", .string(started.iso8601)),
             ("finished_at", .string(finished.iso8601)),
@@ -63,12 +84,17 @@ struct ReconciliationReport {
             ("differences", .integer(outcome.differences.count)),
             ("credits_compared", .integer(outcome.creditsCompared)),
             ("store_rows_compared", .integer(outcome.eventsCompared)),
-            ("not_compared", .object(JSONObject([
-                ("orders_not_credited", .integer(n.notCredited)), ("orders_sandbox", .integer(n.sandbox)),
-                ("orders_zero_amount", .integer(n.zeroAmount)), ("orders_outside_catalog", .integer(n.outsideCatalog)),
-                ("orders_unknown_platform", .integer(n.unknownPlatform)),
-                ("store_rows_ignored", .integer(storeRowsIgnored)),
-            ]))),
+            (
+                "not_compared",
+                .object(
+                    JSONObject([
+                        ("orders_not_credited", .integer(n.notCredited)), ("orders_sandbox", .integer(n.sandbox)),
+                        ("orders_zero_amount", .integer(n.zeroAmount)),
+                        ("orders_outside_catalog", .integer(n.outsideCatalog)),
+                        ("orders_unknown_platform", .integer(n.unknownPlatform)),
+                        ("store_rows_ignored", .integer(storeRowsIgnored)),
+                    ]))
+            ),
         ])
     }
 
@@ -99,7 +125,8 @@ struct ReconciliationReport {
     /// One screen for a person: per store and currency, what matched and each bucket.
     func text(outDir: String) -> String {
         let rows = inputs.reduce(0) { $0 + $1.records }
-        var out = "iapscreen reconcile: \(outcome.creditsCompared) credits and \(outcome.eventsCompared) store rows compared "
+        var out =
+            "iapscreen reconcile: \(outcome.creditsCompared) credits and \(outcome.eventsCompared) store rows compared "
             + "(\(inputs.count) inputs, \(rows) rows, \(skipped.count) skipped); \(outcome.differences.count) difference(s)\n"
         for store in StoreName.allCases {
             for (currency, totals) in (outcome.totals[store] ?? [:]).sorted(by: { $0.key < $1.key }) {

@@ -6,15 +6,18 @@ enum RulesCommand {
     static let spec = CommandSpec(
         name: "rules",
         summary: "Check a Rules directory, or list the rules: `iapscreen rules check|list [--rules DIR]`.",
-        options: [OptionSpec("--rules", .one, valueName: "DIR", help: "Rules directory (default ./Rules; list: none, the defaults)."),
-                  OptionSpec("--markdown", .flag, help: "list: the table of Rules/README.md (the defaults).")],
+        options: [
+            OptionSpec(
+                "--rules", .one, valueName: "DIR", help: "Rules directory (default ./Rules; list: none, the defaults)."),
+            OptionSpec("--markdown", .flag, help: "list: the table of Rules/README.md (the defaults)."),
+        ],
         positional: ("check|list", "check: check the directory; list: every named rule.", 1),
         details: """
-        check prints every problem as file:line:column with the line, a caret and a hint, and
-        exits 2; it exits 0 with a short inventory when the directory is sound.
-        list prints each named rule: its id, severity, what it flags and its parameters, as
-        --rules DIR sets them (and that directory's custom rules), else the defaults.
-        """)
+            check prints every problem as file:line:column with the line, a caret and a hint, and
+            exits 2; it exits 0 with a short inventory when the directory is sound.
+            list prints each named rule: its id, severity, what it flags and its parameters, as
+            --rules DIR sets them (and that directory's custom rules), else the defaults.
+            """)
 
     static func run(_ args: ParsedArguments, io: Console) -> ExitStatus {
         switch args.positionals {
@@ -52,11 +55,17 @@ enum RulesCommand {
         let named = s.named.ids
         let off = named.filter { !s.isEnabled($0) }.map(\.rawValue)
         var lines = ["\(path): OK"]
-        lines.append("  named rules: \(named.count - off.count) on" + (off.isEmpty ? "" : ", off: \(off.joined(separator: ", "))"))
-        lines.append("  custom rules: \(s.customRules.isEmpty ? "none" : s.customRules.map(\.id).joined(separator: ", "))")
-        lines.append("  catalog: \(rules.catalog.entries.count) products; apps: \(rules.apps.count); reviewers: \(rules.reviewers.windows.count)")
+        lines.append(
+            "  named rules: \(named.count - off.count) on"
+                + (off.isEmpty ? "" : ", off: \(off.joined(separator: ", "))"))
+        lines.append(
+            "  custom rules: \(s.customRules.isEmpty ? "none" : s.customRules.map(\.id).joined(separator: ", "))")
+        lines.append(
+            "  catalog: \(rules.catalog.entries.count) products; apps: \(rules.apps.count); reviewers: \(rules.reviewers.windows.count)"
+        )
         lines.append("  reviewers exempt from: \(s.reviewerExemptions.sorted().joined(separator: ", "))")
-        lines.append("  trust: \(rules.appleTrustFiles.count) Apple anchor file(s), \(rules.googleKeyFiles.count) Google key(s)")
+        lines.append(
+            "  trust: \(rules.appleTrustFiles.count) Apple anchor file(s), \(rules.googleKeyFiles.count) Google key(s)")
         io.out.write(lines.joined(separator: "\n") + "\n")
         return .ok
     }

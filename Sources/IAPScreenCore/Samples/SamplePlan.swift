@@ -72,8 +72,11 @@ enum SampleCatalog {
     static let items = [
         Item(id: "gems_100", apple: "com.example.game.gems100", google: "gems_100", type: .consumable, price: "0.99"),
         Item(id: "gems_550", apple: "com.example.game.gems550", google: "gems_550", type: .consumable, price: "4.99"),
-        Item(id: "gems_1200", apple: "com.example.game.gems1200", google: "gems_1200", type: .consumable, price: "9.99"),
-        Item(id: "vip_month", apple: "com.example.game.vip.monthly", google: "vip_monthly", type: .autoRenewable, price: "9.99"),
+        Item(
+            id: "gems_1200", apple: "com.example.game.gems1200", google: "gems_1200", type: .consumable, price: "9.99"),
+        Item(
+            id: "vip_month", apple: "com.example.game.vip.monthly", google: "vip_monthly", type: .autoRenewable,
+            price: "9.99"),
         Item(id: "no_ads", apple: "com.example.game.noads", google: "no_ads", type: .nonConsumable, price: "2.99"),
     ]
 

@@ -71,23 +71,27 @@ struct SamplePlanner {
     }
 
     /// The purchase a store would put in the proof of `item` bought at `bought`.
-    private mutating func proof(_ store: PlannedOrder.Store, item: SampleCatalog.Item, user: String, bought: Timestamp,
-                                txnID: String, environment: String = "Production", expires: Timestamp? = nil,
-                                cancelled: Timestamp? = nil, productOverride: String? = nil) -> PlannedOrder.Proof {
+    private mutating func proof(
+        _ store: PlannedOrder.Store, item: SampleCatalog.Item, user: String, bought: Timestamp,
+        txnID: String, environment: String = "Production", expires: Timestamp? = nil,
+        cancelled: Timestamp? = nil, productOverride: String? = nil
+    ) -> PlannedOrder.Proof {
         let productID = productOverride ?? product(item, store)
         switch store {
         case .appReceipt:
-            var spec = AppReceiptBuilder.Spec(environment: environment, bundleID: SampleCatalog.bundleID, appVersion: "4.2",
-                                              appItemID: environment == "Production" ? SampleCatalog.appItemID : 0,
-                                              creationDate: at(bought, seconds: 2))
+            var spec = AppReceiptBuilder.Spec(
+                environment: environment, bundleID: SampleCatalog.bundleID, appVersion: "4.2",
+                appItemID: environment == "Production" ? SampleCatalog.appItemID : 0,
+                creationDate: at(bought, seconds: 2))
             // Real receipts carry the user's earlier non-consumables too: about ten entries
             // (products retired from today's catalog).
             var history: [AppReceiptBuilder.InAppPurchase] = []
             let earlier = 6 + random.below(6)
             var t = at(bought, seconds: -Int64(earlier) * 86_400 * 3)
             for k in 0..<earlier {
-                var p = AppReceiptBuilder.InAppPurchase(productID: "com.example.game.legacy.theme\(k + 1)",
-                                                        transactionID: transactionID(), purchaseDate: t)
+                var p = AppReceiptBuilder.InAppPurchase(
+                    productID: "com.example.game.legacy.theme\(k + 1)",
+                    transactionID: transactionID(), purchaseDate: t)
                 p.productTypeCode = 0
                 p.webOrderLineItemID = Int64(200_000_000 + random.below(1_000_000))
                 history.append(p)
@@ -100,8 +104,9 @@ struct SamplePlanner {
             spec.purchases = history + [p]
             return .app(spec)
         case .jws:
-            var tx = JWSBuilder.Transaction(transactionID: txnID, bundleID: SampleCatalog.bundleID, productID: productID,
-                                            type: SamplePlanner.jwsType(item.type), purchaseDate: bought, signedDate: at(bought, seconds: 1))
+            var tx = JWSBuilder.Transaction(
+                transactionID: txnID, bundleID: SampleCatalog.bundleID, productID: productID,
+                type: SamplePlanner.jwsType(item.type), purchaseDate: bought, signedDate: at(bought, seconds: 1))
             tx.environment = environment
             tx.expiresDate = expires
             tx.revocationDate = cancelled
@@ -110,10 +115,14 @@ struct SamplePlanner {
             tx.currency = "USD"
             return .jws(tx)
         case .google:
-            let orderID: String? = environment == "Production" ? "GPA.\(3300 + random.below(600))-\(txnID.suffix(4))-\(txnID.dropLast(4).suffix(4))-\(txnID.suffix(5))" : nil
-            var data = GooglePurchaseBuilder.PurchaseData(orderID: orderID, packageName: SampleCatalog.bundleID,
-                                                          productID: productID, purchaseTime: bought,
-                                                          purchaseToken: "tok." + txnID, obfuscatedAccountID: user)
+            let orderID: String? =
+                environment == "Production"
+                ? "GPA.\(3300 + random.below(600))-\(txnID.suffix(4))-\(txnID.dropLast(4).suffix(4))-\(txnID.suffix(5))"
+                : nil
+            var data = GooglePurchaseBuilder.PurchaseData(
+                orderID: orderID, packageName: SampleCatalog.bundleID,
+                productID: productID, purchaseTime: bought,
+                purchaseToken: "tok." + txnID, obfuscatedAccountID: user)
             data.acknowledged = true
             if item.type == .autoRenewable { data.autoRenewing = true }
             return .google(data, random.pick([.dataAndSignature, .base64DataAndSignature, .unity]))
@@ -143,12 +152,14 @@ struct SamplePlanner {
 
     private mutating func clean(_ store: PlannedOrder.Store) -> PlannedOrder {
         let item = anyItem()
-        let u = user(), t = creditTime()
+        let u = user()
+        let t = creditTime()
         let bought = at(t, seconds: -Int64(5 + random.below(120)))
         let expires = item.type == .autoRenewable ? at(bought, seconds: 86_400 * 30) : nil
         let p = proof(store, item: item, user: u, bought: bought, txnID: transactionID(), expires: expires)
-        return PlannedOrder(orderID: orderID(), userID: u, createdAt: t, store: store, itemID: item.id,
-                            transactionID: recorded(p), proof: p, caseName: "clean")
+        return PlannedOrder(
+            orderID: orderID(), userID: u, createdAt: t, store: store, itemID: item.id,
+            transactionID: recorded(p), proof: p, caseName: "clean")
     }
 
     private mutating func plant(_ name: String, _ store: PlannedOrder.Store) -> [PlannedOrder] {
@@ -172,22 +183,25 @@ struct SamplePlanner {
             copy.expected.sort()
             return [o, copy]
         case "item-mismatch":
-            let cheap = SampleCatalog.items[0], dear = SampleCatalog.items[2]
+            let cheap = SampleCatalog.items[0]
+            let dear = SampleCatalog.items[2]
             o.itemID = dear.id
             o.proof = proof(store, item: cheap, user: o.userID, bought: bought, txnID: transactionID())
             o.transactionID = recorded(o.proof)
             o.expected = ["item-id-mismatch"]
         case "sandbox":
-            o.proof = proof(store, item: item, user: o.userID, bought: bought, txnID: transactionID(),
-                            environment: store == .appReceipt ? "ProductionSandbox" : "Sandbox",
-                            expires: item.type == .autoRenewable ? at(bought, seconds: 86_400 * 30) : nil)
+            o.proof = proof(
+                store, item: item, user: o.userID, bought: bought, txnID: transactionID(),
+                environment: store == .appReceipt ? "ProductionSandbox" : "Sandbox",
+                expires: item.type == .autoRenewable ? at(bought, seconds: 86_400 * 30) : nil)
             o.transactionID = recorded(o.proof)
             o.expected = ["sandbox-in-production"]
         case "reviewer-sandbox":
             o.userID = random.pick(SampleCatalog.reviewers)
-            o.proof = proof(store, item: item, user: o.userID, bought: bought, txnID: transactionID(),
-                            environment: store == .appReceipt ? "ProductionSandbox" : "Sandbox",
-                            expires: item.type == .autoRenewable ? at(bought, seconds: 86_400 * 30) : nil)
+            o.proof = proof(
+                store, item: item, user: o.userID, bought: bought, txnID: transactionID(),
+                environment: store == .appReceipt ? "ProductionSandbox" : "Sandbox",
+                expires: item.type == .autoRenewable ? at(bought, seconds: 86_400 * 30) : nil)
             o.transactionID = recorded(o.proof)
             o.exempted = ["sandbox-in-production"]
         case "expired-subscription":
@@ -196,8 +210,9 @@ struct SamplePlanner {
             let vip = SampleCatalog.items[3]
             o.itemID = vip.id
             let start = at(o.createdAt, seconds: -86_400 * 40)
-            o.proof = proof(store, item: vip, user: o.userID, bought: start, txnID: transactionID(),
-                            expires: at(start, seconds: 86_400 * 30))
+            o.proof = proof(
+                store, item: vip, user: o.userID, bought: start, txnID: transactionID(),
+                expires: at(start, seconds: 86_400 * 30))
             o.transactionID = recorded(o.proof)
             o.expected = ["expired-validity"]
         case "stale-consumable":
@@ -215,9 +230,10 @@ struct SamplePlanner {
                 o.expected = ["purchase-not-completed"]
                 return [o]
             }
-            o.proof = proof(store, item: item, user: o.userID, bought: bought, txnID: transactionID(),
-                            expires: item.type == .autoRenewable ? at(bought, seconds: 86_400 * 30) : nil,
-                            cancelled: at(bought, seconds: 30))
+            o.proof = proof(
+                store, item: item, user: o.userID, bought: bought, txnID: transactionID(),
+                expires: item.type == .autoRenewable ? at(bought, seconds: 86_400 * 30) : nil,
+                cancelled: at(bought, seconds: 30))
             o.transactionID = recorded(o.proof)
             o.expected = ["revoked"]
         case "txn-not-in-receipt":
@@ -242,9 +258,15 @@ struct SamplePlanner {
             o.expected = ["purchase-not-completed"]
         case "foreign-app":
             switch o.proof {
-            case .app(var spec): spec.bundleID = "com.cheap.clone"; o.proof = .app(spec)
-            case .jws(var tx): tx.bundleID = "com.cheap.clone"; o.proof = .jws(tx)
-            case .google(var d, let w): d.packageName = "com.cheap.clone"; o.proof = .google(d, w)
+            case .app(var spec):
+                spec.bundleID = "com.cheap.clone"
+                o.proof = .app(spec)
+            case .jws(var tx):
+                tx.bundleID = "com.cheap.clone"
+                o.proof = .jws(tx)
+            case .google(var d, let w):
+                d.packageName = "com.cheap.clone"
+                o.proof = .google(d, w)
             default: break
             }
             o.expected = ["bundle-id-mismatch"]
@@ -256,7 +278,8 @@ struct SamplePlanner {
             o.statesPlatform = store == .google
             o.expected = ["missing-receipt"]
         case "undecodable":
-            o.proof = .garbage(random.pick(["not a receipt", "MIIBgarbage==", "{\"receipt\": \"lol\"}", "eyJhbGciOiJub25lIn0.e30."]))
+            o.proof = .garbage(
+                random.pick(["not a receipt", "MIIBgarbage==", "{\"receipt\": \"lol\"}", "eyJhbGciOiJub25lIn0.e30."]))
             o.transactionID = nil
             o.expected = ["receipt-undecodable"]
         case "orphan-receipt":
@@ -281,13 +304,18 @@ struct SamplePlanner {
             var a = o
             a.itemID = vip.id
             a.createdAt = at(first, seconds: 20)
-            let txA = transactionID(), txB = transactionID()
+            let txA = transactionID()
+            let txB = transactionID()
             switch store {
             case .appReceipt:
-                guard case .app(var spec) = proof(.appReceipt, item: vip, user: o.userID, bought: first, txnID: txA,
-                                                  expires: at(first, seconds: 86_400 * 30)) else { return [o] }
-                var renewal = AppReceiptBuilder.InAppPurchase(productID: vip.apple, transactionID: txB, originalTransactionID: txA,
-                                                              purchaseDate: at(first, seconds: 86_400 * 30), originalPurchaseDate: first)
+                guard
+                    case .app(var spec) = proof(
+                        .appReceipt, item: vip, user: o.userID, bought: first, txnID: txA,
+                        expires: at(first, seconds: 86_400 * 30))
+                else { return [o] }
+                var renewal = AppReceiptBuilder.InAppPurchase(
+                    productID: vip.apple, transactionID: txB, originalTransactionID: txA,
+                    purchaseDate: at(first, seconds: 86_400 * 30), originalPurchaseDate: first)
                 renewal.productTypeCode = 3
                 renewal.expiresDate = at(first, seconds: 86_400 * 60)
                 spec.purchases.append(renewal)
@@ -299,13 +327,16 @@ struct SamplePlanner {
                 b.proof = .sameAs(0)
                 return [a, b]
             default:
-                a.proof = proof(store, item: vip, user: o.userID, bought: first, txnID: txA, expires: at(first, seconds: 86_400 * 30))
+                a.proof = proof(
+                    store, item: vip, user: o.userID, bought: first, txnID: txA,
+                    expires: at(first, seconds: 86_400 * 30))
                 a.transactionID = recorded(a.proof)
                 var b = a
                 b.orderID = orderID()
                 b.createdAt = at(first, seconds: 86_400 * 30 + 20)
-                b.proof = proof(store, item: vip, user: o.userID, bought: at(first, seconds: 86_400 * 30), txnID: txB,
-                                expires: at(first, seconds: 86_400 * 60))
+                b.proof = proof(
+                    store, item: vip, user: o.userID, bought: at(first, seconds: 86_400 * 30), txnID: txB,
+                    expires: at(first, seconds: 86_400 * 60))
                 // Google numbers a renewal after its first order: GPA.…..0.
                 if case .google(var d, let w) = b.proof, let base = a.transactionID {
                     d.orderID = base + "..0"
@@ -331,7 +362,8 @@ struct SamplePlanner {
             guard store == .jws else { return plant("restore", store) }
             let noAds = SampleCatalog.items[4]
             o.itemID = noAds.id
-            guard case .jws(var tx) = proof(.jws, item: noAds, user: o.userID, bought: bought, txnID: transactionID()) else { return [o] }
+            guard case .jws(var tx) = proof(.jws, item: noAds, user: o.userID, bought: bought, txnID: transactionID())
+            else { return [o] }
             tx.inAppOwnershipType = "FAMILY_SHARED"
             o.proof = .jws(tx)
             o.transactionID = nil
@@ -347,17 +379,21 @@ struct SamplePlanner {
         case "sandbox-order":
             // A sandbox order (QA) with a sandbox receipt: nothing to say.
             o.environment = "sandbox"
-            o.proof = proof(store, item: item, user: o.userID, bought: bought, txnID: transactionID(),
-                            environment: store == .appReceipt ? "ProductionSandbox" : "Sandbox",
-                            expires: item.type == .autoRenewable ? at(bought, seconds: 86_400 * 30) : nil)
+            o.proof = proof(
+                store, item: item, user: o.userID, bought: bought, txnID: transactionID(),
+                environment: store == .appReceipt ? "ProductionSandbox" : "Sandbox",
+                expires: item.type == .autoRenewable ? at(bought, seconds: 86_400 * 30) : nil)
             o.transactionID = recorded(o.proof)
         case "verify-receipt-json", "forged-json":
             // A server that stored Apple's verifyReceipt answer; a forger edits its expiry.
             let vip = SampleCatalog.items[3]
             o.store = .appReceipt
             o.itemID = vip.id
-            guard case .app(let spec) = proof(.appReceipt, item: vip, user: o.userID, bought: bought, txnID: transactionID(),
-                                              expires: at(bought, seconds: 86_400 * 30)) else { return [o] }
+            guard
+                case .app(let spec) = proof(
+                    .appReceipt, item: vip, user: o.userID, bought: bought, txnID: transactionID(),
+                    expires: at(bought, seconds: 86_400 * 30))
+            else { return [o] }
             let forged = name == "forged-json"
             o.proof = .verifyReceipt(spec, forged: forged)
             o.transactionID = nil
@@ -367,7 +403,9 @@ struct SamplePlanner {
             o.proof = .tampered(spec)
             o.expected = ["signature-invalid"]
         case "xcode-receipt":
-            guard store == .appReceipt, case .app(var spec) = o.proof else { return plant("tampered-receipt", .appReceipt) }
+            guard store == .appReceipt, case .app(var spec) = o.proof else {
+                return plant("tampered-receipt", .appReceipt)
+            }
             spec.environment = "Xcode"
             spec.appItemID = 0
             spec.encoding = .xcodeBER
@@ -383,11 +421,13 @@ struct SamplePlanner {
     }
 
     /// Turns `o` into a consumable bought `days` before its credit.
-    private mutating func consumable(boughtDaysBefore days: Int64, _ o: inout PlannedOrder, _ store: PlannedOrder.Store) {
+    private mutating func consumable(boughtDaysBefore days: Int64, _ o: inout PlannedOrder, _ store: PlannedOrder.Store)
+    {
         let gems = consumable()
         o.itemID = gems.id
-        o.proof = proof(store, item: gems, user: o.userID, bought: at(o.createdAt, seconds: -86_400 * days),
-                        txnID: transactionID())
+        o.proof = proof(
+            store, item: gems, user: o.userID, bought: at(o.createdAt, seconds: -86_400 * days),
+            txnID: transactionID())
         o.transactionID = recorded(o.proof)
     }
 

@@ -99,10 +99,16 @@ struct SampleStoreEvents {
             distinct += 1
             byType[e.type, default: 0] += 1
             switch e.outcome {
-            case .matched: refunds += 1; matched += 1
-            case .unmatched: refunds += 1; unmatched += 1
+            case .matched:
+                refunds += 1
+                matched += 1
+            case .unmatched:
+                refunds += 1
+                unmatched += 1
             case .notBelieved: invalid += 1
-            case .reversal: reversals += 1; matched += 1
+            case .reversal:
+                reversals += 1
+                matched += 1
             case .other: break
             }
         }
@@ -114,7 +120,8 @@ struct SampleStoreEvents {
                 ("refunds", .integer(refunds)), ("reversals", .integer(reversals)), ("matched", .integer(matched)),
                 ("unmatched", .integer(unmatched)), ("invalid", .integer(invalid)),
             ])
-            return .object(JSONObject([("store_events", .object(events)), ("malformed_lines", .integer(malformedLines))]))
+            return .object(
+                JSONObject([("store_events", .object(events)), ("malformed_lines", .integer(malformedLines))]))
         }
     }
 
@@ -139,7 +146,9 @@ struct SampleStoreEvents {
     private var random: SeededRandom
     /// Keys outside the world's trust, made when the first forgery needs them.
     private var forger: TestPKI?
-    private var apple = Turns(roles: [.refundNotification, .refundInHistory, .refundHistory, .refundBeforeCredit, .forgedRefund])
+    private var apple = Turns(roles: [
+        .refundNotification, .refundInHistory, .refundHistory, .refundBeforeCredit, .forgedRefund,
+    ])
     private var google = Turns(roles: [.voidedInPage, .voided, .rtdnVoided])
     private var subscriptions = Turns(roles: [.rtdnRevoked])
     private var historyPage: [(AppStoreEventBuilder.HistoryEntry, Logged)] = []
@@ -162,11 +171,13 @@ struct SampleStoreEvents {
         random = SeededRandom(seed: seed &+ 0x5EC0_0002)
         log = try GzipFile((directory as NSString).appendingPathComponent(Self.file))
         // What App Store Connect sends when the notification URL is set up: the log's first line.
-        var test = JWSBuilder.Notification(notificationType: "TEST", notificationUUID: uuid(), bundleID: Self.bundle,
-                                           signedDate: Self.later(start, seconds: -86_400 * 40), transaction: nil)
+        var test = JWSBuilder.Notification(
+            notificationType: "TEST", notificationUUID: uuid(), bundleID: Self.bundle,
+            signedDate: Self.later(start, seconds: -86_400 * 40), transaction: nil)
         test.appAppleID = SampleCatalog.appItemID
-        try write(AppStoreEventBuilder.webhookBody(test, with: pki.jwsSigner),
-                  Logged(identity: "n:" + test.notificationUUID, type: "TEST", outcome: .other))
+        try write(
+            AppStoreEventBuilder.webhookBody(test, with: pki.jwsSigner),
+            Logged(identity: "n:" + test.notificationUUID, type: "TEST", outcome: .other))
     }
 
     private static func later(_ t: Timestamp, seconds: Int64) -> Timestamp {
@@ -210,13 +221,17 @@ struct SampleStoreEvents {
         let after = Self.later(createdAt, seconds: 3_600 + Int64(random.below(13 * 86_400)))
         switch role {
         case .refundNotification, .refundReversed, .refundInHistory, .refundBeforeCredit, .forgedRefund:
-            let revoked = role == .refundBeforeCredit
-                ? Timestamp(clampingMillis: p.purchased.millis + (createdAt.millis - p.purchased.millis) / 2, hasMilliseconds: false)
+            let revoked =
+                role == .refundBeforeCredit
+                ? Timestamp(
+                    clampingMillis: p.purchased.millis + (createdAt.millis - p.purchased.millis) / 2,
+                    hasMilliseconds: false)
                 : after
             let n = refundNotification(p, revoked: revoked)
             if role == .refundReversed { reversed = (p, revoked) }
-            let logged = Logged(identity: "n:" + n.notificationUUID, type: "REFUND",
-                                outcome: role == .forgedRefund ? .notBelieved : .matched)
+            let logged = Logged(
+                identity: "n:" + n.notificationUUID, type: "REFUND",
+                outcome: role == .forgedRefund ? .notBelieved : .matched)
             if role == .refundInHistory {
                 try addToHistoryPage(try AppStoreEventBuilder.HistoryEntry(n, signedBy: pki.jwsSigner), logged)
                 return
@@ -224,17 +239,24 @@ struct SampleStoreEvents {
             let jws = try JWSBuilder.notification(n, with: role == .forgedRefund ? try forgerSigner() : pki.jwsSigner)
             if try write(AppStoreEventBuilder.webhookBody(signedPayload: jws), logged, role) {
                 // The first one timed out, was delivered again, and is in the notification history too.
-                try addToHistoryPage(AppStoreEventBuilder.HistoryEntry(
-                    signedPayload: jws, sendAttempts: [.init(attemptDate: n.signedDate, result: "TIMED_OUT"),
-                                                       .init(attemptDate: Self.later(n.signedDate, seconds: 3_600))]), logged)
+                try addToHistoryPage(
+                    AppStoreEventBuilder.HistoryEntry(
+                        signedPayload: jws,
+                        sendAttempts: [
+                            .init(attemptDate: n.signedDate, result: "TIMED_OUT"),
+                            .init(attemptDate: Self.later(n.signedDate, seconds: 3_600)),
+                        ]), logged)
             }
         case .refundHistory:
             // Get Refund History answers for one customer: a page of its own.
             var tx = refundedTransaction(p, revoked: after)
             tx.signedDate = Self.later(after, seconds: 86_400)
-            let page = AppStoreEventBuilder.RefundHistoryPage(signedTransactions: [try JWSBuilder.transaction(tx, with: pki.jwsSigner)],
-                                                              revision: String(1_000_000 + random.below(9_000_000)))
-            try write(page.text, Logged(identity: "r:\(p.transactionID):\(after.millis)", type: "refund-history", outcome: .matched))
+            let page = AppStoreEventBuilder.RefundHistoryPage(
+                signedTransactions: [try JWSBuilder.transaction(tx, with: pki.jwsSigner)],
+                revision: String(1_000_000 + random.below(9_000_000)))
+            try write(
+                page.text,
+                Logged(identity: "r:\(p.transactionID):\(after.millis)", type: "refund-history", outcome: .matched))
         case .voidedInPage, .voided:
             let v = voided(p, at: after)
             let logged = Logged(identity: "v:\(p.transactionID):\(after.millis)", type: "voided", outcome: .matched)
@@ -245,22 +267,28 @@ struct SampleStoreEvents {
                 try write(v.text, logged, role)
             }
         case .rtdnVoided, .rtdnRevoked:
-            let content: GoogleNotificationBuilder.Content = role == .rtdnVoided
-                ? .voidedPurchase(purchaseToken: p.token ?? "", orderID: p.transactionID,
-                                  productType: p.type == .autoRenewable ? 1 : 2, refundType: 1)
+            let content: GoogleNotificationBuilder.Content =
+                role == .rtdnVoided
+                ? .voidedPurchase(
+                    purchaseToken: p.token ?? "", orderID: p.transactionID,
+                    productType: p.type == .autoRenewable ? 1 : 2, refundType: 1)
                 : .subscription(notificationType: 12, purchaseToken: p.token ?? "", subscriptionID: p.productID)
             let push = pushBody(content, at: after)
-            let logged = Logged(identity: "m:" + push.messageID, type: role == .rtdnVoided ? "rtdn-voided" : "rtdn-revoked",
-                                outcome: .matched)
+            let logged = Logged(
+                identity: "m:" + push.messageID, type: role == .rtdnVoided ? "rtdn-voided" : "rtdn-revoked",
+                outcome: .matched)
             try write(push.text, logged, role)
         case .refundOfRefunded:
             if p.apple != nil {
                 let n = refundNotification(p, revoked: after)
-                try write(try AppStoreEventBuilder.webhookBody(n, with: pki.jwsSigner),
-                          Logged(identity: "n:" + n.notificationUUID, type: "REFUND", outcome: .unmatched))
+                try write(
+                    try AppStoreEventBuilder.webhookBody(n, with: pki.jwsSigner),
+                    Logged(identity: "n:" + n.notificationUUID, type: "REFUND", outcome: .unmatched))
             } else {
                 let v = voided(p, at: after)
-                try write(v.text, Logged(identity: "v:\(p.transactionID):\(after.millis)", type: "voided", outcome: .unmatched))
+                try write(
+                    v.text,
+                    Logged(identity: "v:\(p.transactionID):\(after.millis)", type: "voided", outcome: .unmatched))
             }
         }
     }
@@ -272,28 +300,34 @@ struct SampleStoreEvents {
         switch o.proof {
         case .app(let spec):
             guard let last = spec.purchases.last else { return nil }
-            var tx = JWSBuilder.Transaction(transactionID: last.transactionID, bundleID: bundle, productID: last.productID,
-                                            type: SamplePlanner.jwsType(item.type), purchaseDate: last.purchaseDate,
-                                            signedDate: last.purchaseDate)
+            var tx = JWSBuilder.Transaction(
+                transactionID: last.transactionID, bundleID: bundle, productID: last.productID,
+                type: SamplePlanner.jwsType(item.type), purchaseDate: last.purchaseDate,
+                signedDate: last.purchaseDate)
             tx.expiresDate = last.expiresDate
-            return Purchase(transactionID: last.transactionID, productID: last.productID, type: item.type,
-                            purchased: last.purchaseDate, apple: tx)
+            return Purchase(
+                transactionID: last.transactionID, productID: last.productID, type: item.type,
+                purchased: last.purchaseDate, apple: tx)
         case .jws(let tx):
-            return Purchase(transactionID: tx.transactionID, productID: tx.productID, type: item.type,
-                            purchased: tx.purchaseDate, apple: tx)
+            return Purchase(
+                transactionID: tx.transactionID, productID: tx.productID, type: item.type,
+                purchased: tx.purchaseDate, apple: tx)
         case .google(let d, _):
             guard let orderID = d.orderID else { return nil }
-            return Purchase(transactionID: orderID, token: d.purchaseToken, productID: d.productID, type: item.type,
-                            purchased: d.purchaseTime)
+            return Purchase(
+                transactionID: orderID, token: d.purchaseToken, productID: d.productID, type: item.type,
+                purchased: d.purchaseTime)
         default:
             guard o.status == "refunded", let txn = o.transactionID, o.store != .appReceipt else { return nil }
             let bought = later(o.createdAt, seconds: -60)
             guard o.store == .jws else {
-                return Purchase(transactionID: txn, token: "tok.refunded." + txn, productID: item.google, type: item.type,
-                                purchased: bought)
+                return Purchase(
+                    transactionID: txn, token: "tok.refunded." + txn, productID: item.google, type: item.type,
+                    purchased: bought)
             }
-            let tx = JWSBuilder.Transaction(transactionID: txn, bundleID: bundle, productID: item.apple,
-                                            type: SamplePlanner.jwsType(item.type), purchaseDate: bought, signedDate: bought)
+            let tx = JWSBuilder.Transaction(
+                transactionID: txn, bundleID: bundle, productID: item.apple,
+                type: SamplePlanner.jwsType(item.type), purchaseDate: bought, signedDate: bought)
             return Purchase(transactionID: txn, productID: item.apple, type: item.type, purchased: bought, apple: tx)
         }
     }
@@ -301,8 +335,11 @@ struct SampleStoreEvents {
     // MARK: Events
 
     private mutating func refundedTransaction(_ p: Purchase, revoked: Timestamp) -> JWSBuilder.Transaction {
-        var tx = p.apple ?? JWSBuilder.Transaction(transactionID: p.transactionID, bundleID: Self.bundle, productID: p.productID,
-                                                   purchaseDate: p.purchased, signedDate: p.purchased)
+        var tx =
+            p.apple
+            ?? JWSBuilder.Transaction(
+                transactionID: p.transactionID, bundleID: Self.bundle, productID: p.productID,
+                purchaseDate: p.purchased, signedDate: p.purchased)
         tx.signedDate = revoked
         tx.revocationDate = revoked
         tx.revocationReason = Int64(random.below(2))
@@ -317,19 +354,23 @@ struct SampleStoreEvents {
     }
 
     private mutating func refundNotification(_ p: Purchase, revoked: Timestamp) -> JWSBuilder.Notification {
-        var n = JWSBuilder.Notification(notificationType: "REFUND", notificationUUID: uuid(), bundleID: Self.bundle,
-                                        signedDate: Self.later(revoked, seconds: 5), transaction: refundedTransaction(p, revoked: revoked))
+        var n = JWSBuilder.Notification(
+            notificationType: "REFUND", notificationUUID: uuid(), bundleID: Self.bundle,
+            signedDate: Self.later(revoked, seconds: 5), transaction: refundedTransaction(p, revoked: revoked))
         n.appAppleID = SampleCatalog.appItemID
         n.bundleVersion = "4.2"
         return n
     }
 
     /// Why Google voided it and who asked, in turn: `voidedReason` and `voidedSource`.
-    private static let voidingsInTurn: [(reason: Int64, source: Int64)] = [(6, 0), (7, 2), (1, 0), (5, 2), (4, 1), (2, 1)]
+    private static let voidingsInTurn: [(reason: Int64, source: Int64)] = [
+        (6, 0), (7, 2), (1, 0), (5, 2), (4, 1), (2, 1),
+    ]
 
     private mutating func voided(_ p: Purchase, at t: Timestamp) -> GoogleVoidedPurchaseBuilder.VoidedPurchase {
-        var v = GoogleVoidedPurchaseBuilder.VoidedPurchase(purchaseToken: p.token ?? "", orderID: p.transactionID,
-                                                          purchaseTime: p.purchased, voidedTime: t)
+        var v = GoogleVoidedPurchaseBuilder.VoidedPurchase(
+            purchaseToken: p.token ?? "", orderID: p.transactionID,
+            purchaseTime: p.purchased, voidedTime: t)
         let why = Self.voidingsInTurn[voidings % Self.voidingsInTurn.count]
         voidings += 1
         v.voidedReason = why.reason
@@ -337,26 +378,35 @@ struct SampleStoreEvents {
         return v
     }
 
-    private mutating func pushBody(_ content: GoogleNotificationBuilder.Content, at t: Timestamp) -> GoogleNotificationBuilder.PushBody {
-        let n = GoogleNotificationBuilder.DeveloperNotification(packageName: Self.bundle, eventTime: t, content: content)
-        return GoogleNotificationBuilder.PushBody(notification: n, messageID: String(10_000_000_000_000 + random.below(1 << 40)),
-                                                  publishTime: Self.later(t, seconds: 2))
+    private mutating func pushBody(_ content: GoogleNotificationBuilder.Content, at t: Timestamp)
+        -> GoogleNotificationBuilder.PushBody
+    {
+        let n = GoogleNotificationBuilder.DeveloperNotification(
+            packageName: Self.bundle, eventTime: t, content: content)
+        return GoogleNotificationBuilder.PushBody(
+            notification: n, messageID: String(10_000_000_000_000 + random.below(1 << 40)),
+            publishTime: Self.later(t, seconds: 2))
     }
 
     /// `REFUND_REVERSED` of a refund, days after it; its UUID comes from a stream of its own,
     /// so the rest of the log is what it would be without it.
     private mutating func logReversal(of p: Purchase, refunded: Timestamp) throws {
         var ids = SeededRandom(seed: UInt64(bitPattern: refunded.millis) &+ 0x5EC0_0003)
-        var tx = p.apple ?? JWSBuilder.Transaction(transactionID: p.transactionID, bundleID: Self.bundle, productID: p.productID,
-                                                   purchaseDate: p.purchased, signedDate: p.purchased)
+        var tx =
+            p.apple
+            ?? JWSBuilder.Transaction(
+                transactionID: p.transactionID, bundleID: Self.bundle, productID: p.productID,
+                purchaseDate: p.purchased, signedDate: p.purchased)
         let at = Self.later(refunded, seconds: 3 * 86_400)
         tx.signedDate = at
-        var n = JWSBuilder.Notification(notificationType: "REFUND_REVERSED", notificationUUID: ids.uuid(), bundleID: Self.bundle,
-                                        signedDate: at, transaction: tx)
+        var n = JWSBuilder.Notification(
+            notificationType: "REFUND_REVERSED", notificationUUID: ids.uuid(), bundleID: Self.bundle,
+            signedDate: at, transaction: tx)
         n.appAppleID = SampleCatalog.appItemID
         n.bundleVersion = "4.2"
-        try write(try AppStoreEventBuilder.webhookBody(n, with: pki.jwsSigner),
-                  Logged(identity: "n:" + n.notificationUUID, type: "REFUND_REVERSED", outcome: .reversal))
+        try write(
+            try AppStoreEventBuilder.webhookBody(n, with: pki.jwsSigner),
+            Logged(identity: "n:" + n.notificationUUID, type: "REFUND_REVERSED", outcome: .reversal))
     }
 
     private mutating func forgerSigner() throws -> SigningIdentity {
@@ -409,36 +459,48 @@ struct SampleStoreEvents {
 
         // A renewal of an App Store subscription: read, counted by type, nothing to judge.
         let vip = SampleCatalog.items[3]
-        let base = subscription ?? Purchase(transactionID: "900000000000000", productID: vip.apple, type: .autoRenewable,
-                                            purchased: Self.later(start, seconds: -86_400 * 20))
+        let base =
+            subscription
+            ?? Purchase(
+                transactionID: "900000000000000", productID: vip.apple, type: .autoRenewable,
+                purchased: Self.later(start, seconds: -86_400 * 20))
         let renewed = Self.later(base.purchased, seconds: 86_400 * 30)
-        var renewal = JWSBuilder.Transaction(transactionID: "9" + String(10_000_000_000_000 + random.below(1 << 40)),
-                                             originalTransactionID: base.transactionID, bundleID: Self.bundle,
-                                             productID: vip.apple, type: SamplePlanner.jwsType(.autoRenewable),
-                                             purchaseDate: renewed, originalPurchaseDate: base.purchased,
-                                             signedDate: renewed)
+        var renewal = JWSBuilder.Transaction(
+            transactionID: "9" + String(10_000_000_000_000 + random.below(1 << 40)),
+            originalTransactionID: base.transactionID, bundleID: Self.bundle,
+            productID: vip.apple, type: SamplePlanner.jwsType(.autoRenewable),
+            purchaseDate: renewed, originalPurchaseDate: base.purchased,
+            signedDate: renewed)
         renewal.expiresDate = Self.later(renewed, seconds: 86_400 * 30)
-        var renew = JWSBuilder.Notification(notificationType: "DID_RENEW", notificationUUID: uuid(), bundleID: Self.bundle,
-                                            signedDate: Self.later(renewed, seconds: 5), transaction: renewal)
+        var renew = JWSBuilder.Notification(
+            notificationType: "DID_RENEW", notificationUUID: uuid(), bundleID: Self.bundle,
+            signedDate: Self.later(renewed, seconds: 5), transaction: renewal)
         renew.appAppleID = SampleCatalog.appItemID
-        try write(try AppStoreEventBuilder.webhookBody(renew, with: pki.jwsSigner),
-                  Logged(identity: "n:" + renew.notificationUUID, type: "DID_RENEW", outcome: .other))
+        try write(
+            try AppStoreEventBuilder.webhookBody(renew, with: pki.jwsSigner),
+            Logged(identity: "n:" + renew.notificationUUID, type: "DID_RENEW", outcome: .other))
 
         // Refunds of purchases no order took: the server never heard of them.
         let refundDay = Self.later(start, seconds: 86_400 * 2)
-        let stranger = Purchase(transactionID: "9" + String(10_000_000_000_000 + random.below(1 << 40)),
-                                productID: SampleCatalog.items[1].apple, type: .consumable,
-                                purchased: Self.later(start, seconds: -86_400))
+        let stranger = Purchase(
+            transactionID: "9" + String(10_000_000_000_000 + random.below(1 << 40)),
+            productID: SampleCatalog.items[1].apple, type: .consumable,
+            purchased: Self.later(start, seconds: -86_400))
         let n = refundNotification(stranger, revoked: refundDay)
-        try write(try AppStoreEventBuilder.webhookBody(n, with: pki.jwsSigner),
-                  Logged(identity: "n:" + n.notificationUUID, type: "REFUND", outcome: .unmatched))
+        try write(
+            try AppStoreEventBuilder.webhookBody(n, with: pki.jwsSigner),
+            Logged(identity: "n:" + n.notificationUUID, type: "REFUND", outcome: .unmatched))
         let digits = String(10_000 + random.below(90_000))
-        let lost = Purchase(transactionID: "GPA.7\(digits.prefix(3))-\(digits)-0000-\(digits)", token: "tok.unknown." + digits,
-                            productID: SampleCatalog.items[2].google, type: .consumable, purchased: Self.later(start, seconds: -86_400))
+        let lost = Purchase(
+            transactionID: "GPA.7\(digits.prefix(3))-\(digits)-0000-\(digits)", token: "tok.unknown." + digits,
+            productID: SampleCatalog.items[2].google, type: .consumable, purchased: Self.later(start, seconds: -86_400))
         let v = voided(lost, at: refundDay)
-        try write(v.text, Logged(identity: "v:\(lost.transactionID):\(refundDay.millis)", type: "voided", outcome: .unmatched))
-        let push = pushBody(.voidedPurchase(purchaseToken: "tok.unknown.\(digits).2", orderID: nil, productType: 2, refundType: 1),
-                            at: refundDay)
+        try write(
+            v.text, Logged(identity: "v:\(lost.transactionID):\(refundDay.millis)", type: "voided", outcome: .unmatched)
+        )
+        let push = pushBody(
+            .voidedPurchase(purchaseToken: "tok.unknown.\(digits).2", orderID: nil, productType: 2, refundType: 1),
+            at: refundDay)
         try write(push.text, Logged(identity: "m:" + push.messageID, type: "rtdn-voided", outcome: .unmatched))
 
         // Apple gave one refund back: the reversal comes last, so its refund is read before it.

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Decompression
 import Dispatch
 import Foundation
@@ -8,6 +5,10 @@ import IAPBasics
 import JSONText
 import ReceiptBuilder
 import Reporting
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Writes the demo world: three orders dumps (CSV, mysqldump XML, mongoexport JSON Lines,
 /// all gzipped), a receipts dump, a complete Rules directory whose trust anchors verify
@@ -34,9 +35,12 @@ struct SampleWriter {
         let storekit = try GzipFile(path(SampleFiles.storeKitOrders))
         let play = try GzipFile(path(SampleFiles.playOrders))
         let receipts = try GzipFile(path(SampleFiles.receipts))
-        try appstore.write("order_id,user_id,item_id,platform,transaction_id,amount,currency,status,environment,created_at\n")
+        try appstore.write(
+            "order_id,user_id,item_id,platform,transaction_id,amount,currency,status,environment,created_at\n")
         try receipts.write("order_id,receipt,received_at\n")
-        try storekit.write("<?xml version=\"1.0\"?>\n<mysqldump xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\">\n<database name=\"shop\">\n<table_data name=\"storekit_orders\">\n")
+        try storekit.write(
+            "<?xml version=\"1.0\"?>\n<mysqldump xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\">\n<database name=\"shop\">\n<table_data name=\"storekit_orders\">\n"
+        )
         var expected = "order_id,flagged,exempted,case\n"
 
         var planner = SamplePlanner(seed: seed, start: start)
@@ -59,14 +63,18 @@ struct SampleWriter {
                 let twisted = stores.add(o)
                 // After the stores' side, which draws on the case as planned: an event may change it.
                 try events.add(&o, storeTwisted: twisted)
-                expected += SpreadsheetCSV.row([o.orderID, o.expected.joined(separator: ";"), o.exempted.joined(separator: ";"), o.caseName])
+                expected += SpreadsheetCSV.row([
+                    o.orderID, o.expected.joined(separator: ";"), o.exempted.joined(separator: ";"), o.caseName,
+                ])
                 let payload = payloads[i]
                 for _ in 0..<(o.duplicated ? 2 : 1) {
                     switch o.store {
                     case .appReceipt:
                         if o.status != "orphan" { try appstore.write(csvRow(o)) }
                         if let payload {
-                            let received = Timestamp(clampingMillis: o.createdAt.millis + o.receiptDelaySeconds * 1000, hasMilliseconds: false)
+                            let received = Timestamp(
+                                clampingMillis: o.createdAt.millis + o.receiptDelaySeconds * 1000,
+                                hasMilliseconds: false)
                             try receipts.write(SpreadsheetCSV.row([o.orderID, payload, received.iso8601]))
                         }
                     case .jws: try storekit.write(xmlRow(o, payload))
@@ -82,7 +90,8 @@ struct SampleWriter {
         try stores.write(into: directory)
         counts.plantedReconciliation = stores.planted
         counts.events = try events.finish(into: directory)
-        try Data(try SampleExamples.text(pki: pki, at: start).utf8).write(to: URL(fileURLWithPath: path(SampleFiles.examples)))
+        try Data(try SampleExamples.text(pki: pki, at: start).utf8).write(
+            to: URL(fileURLWithPath: path(SampleFiles.examples)))
         return counts
     }
 
@@ -98,7 +107,10 @@ struct SampleWriter {
                 items = .allocate(capacity: n)
                 items.initialize(repeating: .success(nil))
             }
-            deinit { items.deinitialize(); items.deallocate() }
+            deinit {
+                items.deinitialize()
+                items.deallocate()
+            }
         }
         let box = Box(batch.count)
         let pki = self.pki
@@ -128,20 +140,25 @@ struct SampleWriter {
         case .garbage(let text): return text
         case .app(let spec): return Base64.encode(try AppReceiptBuilder.build(spec, signedBy: pki.appReceiptSigner))
         case .jws(let tx): return try JWSBuilder.transaction(tx, with: pki.jwsSigner)
-        case .google(let data, let wrapper): return try GooglePurchaseBuilder.payload(data, with: pki.googleSigner, wrapper: wrapper)
+        case .google(let data, let wrapper):
+            return try GooglePurchaseBuilder.payload(data, with: pki.googleSigner, wrapper: wrapper)
         case .xcode(let spec): return Base64.encode(try AppReceiptBuilder.build(spec, signedBy: pki.xcodeReceiptSigner))
         case .tampered(let spec):
             var der = try AppReceiptBuilder.build(spec, signedBy: pki.appReceiptSigner)
             // The app version's last character, inside the signed payload: still decodes, no longer verifies.
-            if let i = firstIndex(of: Array(spec.appVersion.utf8), in: der) { der[i + spec.appVersion.utf8.count - 1] ^= 0x01 }
+            if let i = firstIndex(of: Array(spec.appVersion.utf8), in: der) {
+                der[i + spec.appVersion.utf8.count - 1] ^= 0x01
+            }
             return Base64.encode(der)
         case .verifyReceipt(let spec, let forged):
             let der = try AppReceiptBuilder.build(spec, signedBy: pki.appReceiptSigner)
-            var response = VerifyReceiptBuilder.Response(bundleID: spec.bundleID, appItemID: spec.appItemID,
-                                                         receiptCreationDate: spec.creationDate)
+            var response = VerifyReceiptBuilder.Response(
+                bundleID: spec.bundleID, appItemID: spec.appItemID,
+                receiptCreationDate: spec.creationDate)
             response.latestReceiptInfo = spec.purchases.suffix(1).map { p in
-                var t = VerifyReceiptBuilder.Transaction(productID: p.productID, transactionID: p.transactionID,
-                                                         purchaseDate: p.purchaseDate)
+                var t = VerifyReceiptBuilder.Transaction(
+                    productID: p.productID, transactionID: p.transactionID,
+                    purchaseDate: p.purchaseDate)
                 t.expiresDate = p.expiresDate
                 return t
             }
@@ -170,8 +187,10 @@ struct SampleWriter {
     }
 
     private func csvRow(_ o: PlannedOrder) -> String {
-        SpreadsheetCSV.row([o.orderID, o.userID, o.itemID, o.statesPlatform ? "ios" : nil, o.transactionID, price(o), "USD", o.status,
-                            o.environment, createdText(o)])
+        SpreadsheetCSV.row([
+            o.orderID, o.userID, o.itemID, o.statesPlatform ? "ios" : nil, o.transactionID, price(o), "USD", o.status,
+            o.environment, createdText(o),
+        ])
     }
 
     private func xmlRow(_ o: PlannedOrder, _ payload: String?) -> String {
@@ -180,16 +199,25 @@ struct SampleWriter {
             return "\t\t<field name=\"\(name)\">\(HTMLText.escape(value))</field>\n"
         }
         // mysqldump writes created_at as DATETIME without a zone.
-        let created = o.brokenCreatedAt ? "yesterday" : String(o.createdAt.iso8601.dropLast()).replacingOccurrences(of: "T", with: " ")
-        return "\t<row>\n" + field("id", String(o.orderID.dropFirst(4))) + field("order_no", o.orderID) + field("uid", o.userID)
-            + field("sku", o.itemID) + field("store", o.statesPlatform ? "appstore" : nil) + field("txn_id", o.transactionID)
-            + field("price", price(o)) + field("currency", "USD") + field("state", o.status) + field("env", o.environment)
+        let created =
+            o.brokenCreatedAt
+            ? "yesterday" : String(o.createdAt.iso8601.dropLast()).replacingOccurrences(of: "T", with: " ")
+        return "\t<row>\n" + field("id", String(o.orderID.dropFirst(4))) + field("order_no", o.orderID)
+            + field("uid", o.userID)
+            + field("sku", o.itemID) + field("store", o.statesPlatform ? "appstore" : nil)
+            + field("txn_id", o.transactionID)
+            + field("price", price(o)) + field("currency", "USD") + field("state", o.status)
+            + field("env", o.environment)
             + field("credited_at", created) + field("receipt_data", payload) + "\t</row>\n"
     }
 
     private func jsonLine(_ o: PlannedOrder, _ payload: String?) -> String {
         var obj = JSONObject([
-            ("_id", .object(JSONObject([("$oid", .string("65e1c2f0a1b2" + String(o.orderID.filter(\.isNumber)).padding(12)))]))),
+            (
+                "_id",
+                .object(
+                    JSONObject([("$oid", .string("65e1c2f0a1b2" + String(o.orderID.filter(\.isNumber)).padding(12)))]))
+            ),
             ("orderId", .string(o.orderID)), ("userId", .string(o.userID)), ("itemId", .string(o.itemID)),
         ])
         if o.statesPlatform { obj.members.append(("store", .string("googleplay"))) }
@@ -201,7 +229,14 @@ struct SampleWriter {
         if o.brokenCreatedAt {
             obj.members.append(("createdAt", .string("yesterday")))
         } else {
-            obj.members.append(("createdAt", .object(JSONObject([("$date", .object(JSONObject([("$numberLong", .string(String(o.createdAt.millis)))])))]))))
+            obj.members.append(
+                (
+                    "createdAt",
+                    .object(
+                        JSONObject([
+                            ("$date", .object(JSONObject([("$numberLong", .string(String(o.createdAt.millis)))])))
+                        ]))
+                ))
         }
         if let payload { obj.members.append(("payload", .string(payload))) }
         return JSONValue.object(obj).jsonText + "\n"
@@ -218,13 +253,20 @@ struct SampleWriter {
         let files: [(String, String)] = [
             ("catalog.csv", SampleCatalog.catalogCSV),
             ("apps.csv", "platform,app_id\nios,\(SampleCatalog.bundleID)\nandroid,\(SampleCatalog.bundleID)\n"),
-            ("reviewers.csv", "user_id,from,until,note\n" + SampleCatalog.reviewers.map { "\($0),\(day(-1)),\(day(2)),App Review\n" }.joined()),
-            ("default.rules", """
+            (
+                "reviewers.csv",
+                "user_id,from,until,note\n"
+                    + SampleCatalog.reviewers.map { "\($0),\(day(-1)),\(day(2)),App Review\n" }.joined()
+            ),
+            (
+                "default.rules",
+                """
                 # The demo world's rules (written by `iapscreen samples`).
                 rule expired-validity severity medium grace_days 1 max_proof_age_days 30
                 exempt reviewers from sandbox-in-production
 
-                """),
+                """
+            ),
         ]
         for (name, text) in files {
             try Data(text.utf8).write(to: URL(fileURLWithPath: (rules as NSString).appendingPathComponent(name)))
@@ -277,8 +319,12 @@ final class GzipFile {
     private func flush() throws {
         var offset = 0
         while offset < buffer.count {
-            let n = buffer.withUnsafeBytes { Glibc.write(fd, $0.baseAddress.map { $0 + offset }, buffer.count - offset) }
-            guard n > 0 else { throw ReportWriter.WriteError(description: "cannot write \(path): \(String(cString: strerror(errno)))") }
+            let n = buffer.withUnsafeBytes {
+                Glibc.write(fd, $0.baseAddress.map { $0 + offset }, buffer.count - offset)
+            }
+            guard n > 0 else {
+                throw ReportWriter.WriteError(description: "cannot write \(path): \(String(cString: strerror(errno)))")
+            }
             offset += n
         }
         buffer.removeAll(keepingCapacity: true)

@@ -14,21 +14,21 @@ enum SamplesCommand {
             OptionSpec("--jobs", .one, valueName: "N", help: "Signing threads (default: the number of cores)."),
         ],
         details: """
-        The world: orders-appstore.csv.gz (receipts in receipts-appstore.csv.gz),
-        orders-storekit.xml.gz (StoreKit 2 JWS) and orders-play.jsonl.gz (Google Play), a
-        Rules/ directory whose trust anchors and Google key verify every receipt (keys in
-        pki/), and expected.csv: each planted order, the rules that must flag it, the rules
-        that must exempt it, and its case; store-reports/ (Google Play sales and earnings
-        zips, Apple Sales Summary .txt.gz) with expected-reconciliation.csv, every row reconcile
-        must report; store-events.jsonl.gz, what the stores said after the credit (App Store
-        notifications and refund history, Google voided purchases and RTDN pushes: refunds
-        planted on some orders, which expected.csv names event-*, forged, duplicate, unmatched
-        and unreadable lines among them) with expected-store-events.json, what summary.json's
-        store_events must say. The same seed and size give the same orders and events;
-        signatures differ because every world gets fresh test keys.
-        Screen it:  iapscreen screen --rules DIR/Rules --orders DIR/orders-*.gz --receipts DIR/receipts-appstore.csv.gz --store-events DIR/store-events.jsonl.gz
-        Reconcile:  iapscreen reconcile --rules DIR/Rules --orders DIR/orders-*.gz --receipts DIR/receipts-appstore.csv.gz --store-report DIR/store-reports/*
-        """)
+            The world: orders-appstore.csv.gz (receipts in receipts-appstore.csv.gz),
+            orders-storekit.xml.gz (StoreKit 2 JWS) and orders-play.jsonl.gz (Google Play), a
+            Rules/ directory whose trust anchors and Google key verify every receipt (keys in
+            pki/), and expected.csv: each planted order, the rules that must flag it, the rules
+            that must exempt it, and its case; store-reports/ (Google Play sales and earnings
+            zips, Apple Sales Summary .txt.gz) with expected-reconciliation.csv, every row reconcile
+            must report; store-events.jsonl.gz, what the stores said after the credit (App Store
+            notifications and refund history, Google voided purchases and RTDN pushes: refunds
+            planted on some orders, which expected.csv names event-*, forged, duplicate, unmatched
+            and unreadable lines among them) with expected-store-events.json, what summary.json's
+            store_events must say. The same seed and size give the same orders and events;
+            signatures differ because every world gets fresh test keys.
+            Screen it:  iapscreen screen --rules DIR/Rules --orders DIR/orders-*.gz --receipts DIR/receipts-appstore.csv.gz --store-events DIR/store-events.jsonl.gz
+            Reconcile:  iapscreen reconcile --rules DIR/Rules --orders DIR/orders-*.gz --receipts DIR/receipts-appstore.csv.gz --store-report DIR/store-reports/*
+            """)
 
     /// The night the world's orders are credited.
     static let night = Timestamp(clampingMillis: 1_709_251_200_000, hasMilliseconds: false)  // 2024-03-01
@@ -46,16 +46,19 @@ enum SamplesCommand {
             }
             return n
         }
-        guard let orders = number("--orders", 2000, max: 100_000_000), let seed = number("--seed", 1, max: Int(Int32.max)),
-              let jobs = number("--jobs", ProcessInfo.processInfo.activeProcessorCount, max: 256) else { return .usage }
+        guard let orders = number("--orders", 2000, max: 100_000_000),
+            let seed = number("--seed", 1, max: Int(Int32.max)),
+            let jobs = number("--jobs", ProcessInfo.processInfo.activeProcessorCount, max: 256)
+        else { return .usage }
         do {
             let pki = try TestPKI()
             try pki.save(to: URL(fileURLWithPath: out).appendingPathComponent("pki"))
             let counts = try SampleWriter(directory: out, pki: pki, jobs: max(1, jobs))
                 .write(orders: orders, seed: UInt64(seed), start: night)
-            io.error("iapscreen samples: \(counts.orders) orders (\(counts.planted) planted cases, "
-                     + "\(counts.plantedReconciliation) planted store differences, "
-                     + "\(counts.events.read) store events about \(counts.events.orders) orders) in \(out)")
+            io.error(
+                "iapscreen samples: \(counts.orders) orders (\(counts.planted) planted cases, "
+                    + "\(counts.plantedReconciliation) planted store differences, "
+                    + "\(counts.events.read) store events about \(counts.events.orders) orders) in \(out)")
             return .ok
         } catch {
             io.error("iapscreen samples: cannot write the world in \(out): \(error)")

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import JSONText
 import Screening
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Findings of the night's orders wait here, on disk, until the reports are written in
 /// input order: memory stays flat however many orders are flagged. The file has no name
@@ -25,7 +26,11 @@ final class FindingSpill {
     init() throws {
         let path = NSTemporaryDirectory() + "iapscreen-spill-\(getpid())-\(UUID().uuidString)"
         fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw SpillError(description: "cannot create a spill file in \(NSTemporaryDirectory()): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            throw SpillError(
+                description:
+                    "cannot create a spill file in \(NSTemporaryDirectory()): \(String(cString: strerror(errno)))")
+        }
         unlink(path)
     }
 
@@ -42,8 +47,9 @@ final class FindingSpill {
         guard !findings.isEmpty else { return nil }
         var out = [UInt8]()
         let fields = JSONValue.array(receiptFields.map { .array([.string($0.key), .string($0.value)]) })
-        JSONWriter().write(.object(JSONObject([("findings", .array(findings.map { .object($0.json) })), ("receipt", fields)])),
-                           to: &out)
+        JSONWriter().write(
+            .object(JSONObject([("findings", .array(findings.map { .object($0.json) })), ("receipt", fields)])),
+            to: &out)
         return out
     }
 
@@ -81,8 +87,12 @@ final class FindingSpill {
     private func flush() throws {
         var offset = 0
         while offset < pending.count {
-            let n = pending.withUnsafeBytes { pwrite(fd, $0.baseAddress.map { $0 + offset }, $0.count - offset, off_t(pendingStart) + off_t(offset)) }
-            guard n > 0 else { throw SpillError(description: "cannot write the spill file: \(String(cString: strerror(errno)))") }
+            let n = pending.withUnsafeBytes {
+                pwrite(fd, $0.baseAddress.map { $0 + offset }, $0.count - offset, off_t(pendingStart) + off_t(offset))
+            }
+            guard n > 0 else {
+                throw SpillError(description: "cannot write the spill file: \(String(cString: strerror(errno)))")
+            }
             offset += n
         }
         pendingStart += Int64(pending.count)

@@ -6,8 +6,10 @@ import StoreCrypto
 /// Reads a dump through `body` while hashing its raw bytes: what summary.json and
 /// reconciliation.json report of every input (path, SHA-256 of the file, records read).
 /// `counted` learns how many of the file's bytes have been read (the progress line).
-func readHashed(_ path: String, limits: Limits, counted: ByteCounter? = nil,
-                _ body: (DumpReader) throws(InputError) -> Void) throws(InputError) -> InputRecord {
+func readHashed(
+    _ path: String, limits: Limits, counted: ByteCounter? = nil,
+    _ body: (DumpReader) throws(InputError) -> Void
+) throws(InputError) -> InputRecord {
     let hasher = try startHash(path)
     let reader = try DumpReader(path: path, limits: limits) { chunk in
         try? hasher.update(chunk)

@@ -214,16 +214,20 @@ final class NightLoader {
 
     /// `twin`: a second screening whose verdicts are kept beside (see `TwinVerdicts`);
     /// `twinReverifies` when it trusts other keys.
-    init(screening: ReceiptScreening, limits: Limits, jobs: Int, watching orderID: String? = nil, shard: ShardSpec? = nil,
-         twin: ReceiptScreening? = nil, twinReverifies: Bool = false) throws {
+    init(
+        screening: ReceiptScreening, limits: Limits, jobs: Int, watching orderID: String? = nil,
+        shard: ShardSpec? = nil,
+        twin: ReceiptScreening? = nil, twinReverifies: Bool = false
+    ) throws {
         watchedOrderID = orderID
         self.shard = shard
         spill = try FindingSpill()
         self.screening = screening
         self.limits = limits
         self.twin = twin.map(TwinVerdicts.init)
-        batcher = ReceiptBatcher(screening: screening, jobs: jobs,
-                                 twin: twin.map { ReceiptBatcher.Twin(screening: $0, reverifies: twinReverifies) })
+        batcher = ReceiptBatcher(
+            screening: screening, jobs: jobs,
+            twin: twin.map { ReceiptBatcher.Twin(screening: $0, reverifies: twinReverifies) })
     }
 
     /// Puts the twin's verdicts in place of the slots' own (which the twin keeps): the night
@@ -243,16 +247,20 @@ final class NightLoader {
     func load(orders: [String], receipts: [String], progress: ProgressLine? = nil) throws(InputError) {
         let shard = self.shard
         for path in orders {
-            try read(path, { (r) throws(InputError) in
-                if let shard { return try r.nextOrder(in: shard) }
-                return try r.nextOrder().map(ShardRead.init)
-            }, addOrder, progress: progress)
+            try read(
+                path,
+                { (r) throws(InputError) in
+                    if let shard { return try r.nextOrder(in: shard) }
+                    return try r.nextOrder().map(ShardRead.init)
+                }, addOrder, progress: progress)
         }
         for path in receipts {
-            try read(path, { (r) throws(InputError) in
-                if let shard { return try r.nextReceipt(in: shard) }
-                return try r.nextReceipt().map(ShardRead.init)
-            }, addReceipt, progress: progress)
+            try read(
+                path,
+                { (r) throws(InputError) in
+                    if let shard { return try r.nextReceipt(in: shard) }
+                    return try r.nextReceipt().map(ShardRead.init)
+                }, addReceipt, progress: progress)
         }
         try apply(batcher.drain())
         // Every receipt is decoded: the workers end here, not whenever the loader goes away.
@@ -260,9 +268,14 @@ final class NightLoader {
         // Credited orders whose receipt never came: screened as missing (no decoding).
         for i in slots.indices where slots.with(i, { $0.pointee.order.status == .credited }) {
             let missing = slots.with(i) { $0.pointee.outcomeKind == nil }
-            if missing { try settle(i, screening.screen(slots[i].order.row(pool: pool), index: Int(slots[i].position), payload: nil)) }
+            if missing {
+                try settle(
+                    i, screening.screen(slots[i].order.row(pool: pool), index: Int(slots[i].position), payload: nil))
+            }
             if let twin, twin.verdicts[i].kind == nil {
-                try settleTwin(twin, i, twin.screening.screen(slots[i].order.row(pool: pool), index: Int(slots[i].position), payload: nil))
+                try settleTwin(
+                    twin, i,
+                    twin.screening.screen(slots[i].order.row(pool: pool), index: Int(slots[i].position), payload: nil))
             }
         }
         slotOf = [:]
@@ -271,22 +284,25 @@ final class NightLoader {
 
     /// Reads one file, its records parsed on a thread of their own (`DumpReadAhead`), and
     /// records its digest and count.
-    private func read<Row: Sendable>(_ path: String, _ next: @escaping @Sendable (DumpReader) throws(InputError) -> ShardRead<Row>?,
-                                     _ add: (Row) -> Void, progress: ProgressLine?) throws(InputError) {
-        inputs.append(try readHashed(path, limits: limits, counted: progress?.bytes) { (reader) throws(InputError) in
-            let ahead = DumpReadAhead(reader, read: next)
-            while let batch = try ahead.nextBatch() {
-                for item in batch {
-                    switch item {
-                    case .elsewhere: _ = nextPosition()
-                    case .malformed(let m, let ownID): addMalformed(m, ownID: ownID)
-                    case .row(let row): add(row)
+    private func read<Row: Sendable>(
+        _ path: String, _ next: @escaping @Sendable (DumpReader) throws(InputError) -> ShardRead<Row>?,
+        _ add: (Row) -> Void, progress: ProgressLine?
+    ) throws(InputError) {
+        inputs.append(
+            try readHashed(path, limits: limits, counted: progress?.bytes) { (reader) throws(InputError) in
+                let ahead = DumpReadAhead(reader, read: next)
+                while let batch = try ahead.nextBatch() {
+                    for item in batch {
+                        switch item {
+                        case .elsewhere: _ = nextPosition()
+                        case .malformed(let m, let ownID): addMalformed(m, ownID: ownID)
+                        case .row(let row): add(row)
+                        }
+                        if position % 50_000 == 0 { try apply(batcher.poll()) }
                     }
-                    if position % 50_000 == 0 { try apply(batcher.poll()) }
+                    progress?.tick(count: slots.count)
                 }
-                progress?.tick(count: slots.count)
-            }
-        })
+            })
     }
 
     private func nextPosition() -> Int {
@@ -334,8 +350,10 @@ final class NightLoader {
         if let payload, row.status == .credited {
             var bare = row
             bare.receipt = nil
-            batcher.submit(ReceiptBatcher.Job(slot: index, generation: slots[index].generation, row: bare,
-                                              position: Int(slots[index].position), payload: payload))
+            batcher.submit(
+                ReceiptBatcher.Job(
+                    slot: index, generation: slots[index].generation, row: bare,
+                    position: Int(slots[index].position), payload: payload))
         }
     }
 
@@ -349,7 +367,10 @@ final class NightLoader {
         }
         let index = Int(found)
         guard !slots[index].hasOwnReceipt else { return }
-        guard ReceiptRowOrder.replaces(seen: slots[index].dumpReceiptSeen, old: slots[index].dumpReceivedAt, new: r.receivedAt) else {
+        guard
+            ReceiptRowOrder.replaces(
+                seen: slots[index].dumpReceiptSeen, old: slots[index].dumpReceivedAt, new: r.receivedAt)
+        else {
             return
         }
         slots[index].dumpReceiptSeen = true
@@ -359,8 +380,10 @@ final class NightLoader {
         twin?.verdicts[index] = Slot.Verdict()
         if r.orderID == watchedOrderID { watched = (r.receipt, r.location, true) }
         guard slots[index].order.status == .credited else { return }
-        batcher.submit(ReceiptBatcher.Job(slot: index, generation: slots[index].generation, row: slots[index].order.row(pool: pool),
-                                          position: Int(slots[index].position), payload: r.receipt))
+        batcher.submit(
+            ReceiptBatcher.Job(
+                slot: index, generation: slots[index].generation, row: slots[index].order.row(pool: pool),
+                position: Int(slots[index].position), payload: r.receipt))
     }
 
     private func apply(_ results: [ReceiptBatcher.Result]) throws(InputError) {
@@ -380,8 +403,10 @@ final class NightLoader {
         twin.verdicts[slot] = try verdict(slot, outcome, rare: &twin.rare, tokenHashes: &twin.tokenHashes)
     }
 
-    private func verdict(_ slot: Int, _ outcome: ReceiptScreening.Outcome, rare: inout [Rare],
-                         tokenHashes: inout [UInt64]) throws(InputError) -> Slot.Verdict {
+    private func verdict(
+        _ slot: Int, _ outcome: ReceiptScreening.Outcome, rare: inout [Rare],
+        tokenHashes: inout [UInt64]
+    ) throws(InputError) -> Slot.Verdict {
         var kept = outcome
         var parts = Rare()
         if let encoded = outcome.findings {

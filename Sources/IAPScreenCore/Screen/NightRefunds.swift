@@ -39,14 +39,17 @@ struct NightRefunds: Sendable {
     private var files: [String] = []
     private var fileNumbers: [String: UInt32] = [:]
     /// What did not fit the packed fields, by refund index.
-    private var wideExtras: [Int: (event: String?, reason: String?, source: String?, type: String?, percentage: Int64?)] = [:]
+    private var wideExtras:
+        [Int: (event: String?, reason: String?, source: String?, type: String?, percentage: Int64?)] = [:]
 
     var count: Int { packed.count }
 
     /// Keeps `r`; `token` names it when its key is empty (a Google purchase known only by it).
     mutating func append(_ r: StoreRefund, token: String?, identity: EventIdentity) {
         let index = packed.count
-        var wide: (event: String?, reason: String?, source: String?, type: String?, percentage: Int64?) = (nil, nil, nil, nil, nil)
+        var wide: (event: String?, reason: String?, source: String?, type: String?, percentage: Int64?) = (
+            nil, nil, nil, nil, nil
+        )
         func number(_ s: String?, _ spill: (String) -> Void) -> UInt16 {
             guard let s else { return 0 }
             if let n = numbers[s] { return n }
@@ -68,12 +71,15 @@ struct NightRefunds: Sendable {
         } else {
             key = r.key
         }
-        var line: Int32 = 0, file: UInt32 = 0
+        var line: Int32 = 0
+        var file: UInt32 = 0
         if let location = r.location {
             flags |= Flags.located
             switch location.position {
             case .line(let n): line = Int32(clamping: n)
-            case .row(let n): line = Int32(clamping: n); flags |= Flags.row
+            case .row(let n):
+                line = Int32(clamping: n)
+                flags |= Flags.row
             }
             if let f = fileNumbers[location.file] {
                 file = f
@@ -87,10 +93,12 @@ struct NightRefunds: Sendable {
         if let p = r.revocationPercentage {
             if let small = Int32(exactly: p), small != Int32.min { percentage = small } else { wide.percentage = p }
         }
-        packed.append(Packed(key: key, millis: r.at.millis, identity: identity, line: line, file: file, percentage: percentage,
-                             event: number(r.event) { wide.event = $0 }, reason: number(r.reason) { wide.reason = $0 },
-                             source: number(r.source) { wide.source = $0 },
-                             revocationType: number(r.revocationType) { wide.type = $0 }, flags: flags))
+        packed.append(
+            Packed(
+                key: key, millis: r.at.millis, identity: identity, line: line, file: file, percentage: percentage,
+                event: number(r.event) { wide.event = $0 }, reason: number(r.reason) { wide.reason = $0 },
+                source: number(r.source) { wide.source = $0 },
+                revocationType: number(r.revocationType) { wide.type = $0 }, flags: flags))
         if wide.event != nil || wide.reason != nil || wide.source != nil || wide.type != nil || wide.percentage != nil {
             wideExtras[index] = wide
         }
@@ -104,13 +112,16 @@ struct NightRefunds: Sendable {
             n == 0 ? nil : n == Self.overflow ? spilled : names[Int(n)]
         }
         let tokenOnly = p.flags & Flags.tokenOnly != 0
-        let location: SourceLocation? = p.flags & Flags.located != 0 && files.indices.contains(Int(p.file))
-            ? (p.flags & Flags.row != 0 ? SourceLocation(file: files[Int(p.file)], row: Int(p.line))
+        let location: SourceLocation? =
+            p.flags & Flags.located != 0 && files.indices.contains(Int(p.file))
+            ? (p.flags & Flags.row != 0
+                ? SourceLocation(file: files[Int(p.file)], row: Int(p.line))
                 : SourceLocation(file: files[Int(p.file)], line: Int(p.line))) : nil
-        var r = StoreRefund(kind: p.flags & Flags.reversal != 0 ? .reversal : .refund, key: tokenOnly ? "" : p.key,
-                            token: tokenOnly ? p.key : nil, event: name(p.event, wide?.event) ?? "",
-                            at: Timestamp(clampingMillis: p.millis, hasMilliseconds: p.flags & Flags.milliseconds != 0),
-                            location: location)
+        var r = StoreRefund(
+            kind: p.flags & Flags.reversal != 0 ? .reversal : .refund, key: tokenOnly ? "" : p.key,
+            token: tokenOnly ? p.key : nil, event: name(p.event, wide?.event) ?? "",
+            at: Timestamp(clampingMillis: p.millis, hasMilliseconds: p.flags & Flags.milliseconds != 0),
+            location: location)
         r.reason = name(p.reason, wide?.reason)
         r.source = name(p.source, wide?.source)
         r.revocationType = name(p.revocationType, wide?.type)

@@ -45,8 +45,10 @@ struct RememberedTaking {
 extension NightScreener {
     /// Judges tonight's events (nil without `--store-events`) and the refunds the ledger
     /// remembers of transactions tonight's orders took.
-    func judge(_ events: StoreEventNight?, remembered: [RememberedTaking], book: ClaimBook, night: NightLoader,
-               watch: Int32?) throws -> EventOutcome {
+    func judge(
+        _ events: StoreEventNight?, remembered: [RememberedTaking], book: ClaimBook, night: NightLoader,
+        watch: Int32?
+    ) throws -> EventOutcome {
         var out = EventOutcome(counts: events?.counts ?? .init())
         // What the night's events leave in the ledger is handed over by one shard of a run.
         let isFirstShard = shard.map { $0.index == 1 } ?? true
@@ -90,7 +92,8 @@ extension NightScreener {
             return r
         }
         let rememberedRefunds = remembered.map { m in
-            var r = StoreRefund(kind: .refund, key: m.key, event: m.refund.event, at: m.refund.refundedAt, location: nil)
+            var r = StoreRefund(
+                kind: .refund, key: m.key, event: m.refund.event, at: m.refund.refundedAt, location: nil)
             r.reason = m.refund.reason
             r.source = m.refund.source
             return r
@@ -103,7 +106,9 @@ extension NightScreener {
         if let ledger {
             var named: Set<String> = []
             for r in tonight where book.taker(of: r.key).map({ $0.remembered }) ?? true { named.insert(r.key) }
-            for r in rememberedRefunds where book.taker(of: r.key).map({ $0.remembered }) ?? true { named.insert(r.key) }
+            for r in rememberedRefunds where book.taker(of: r.key).map({ $0.remembered }) ?? true {
+                named.insert(r.key)
+            }
             for case (_, .invalid(_, let transaction?, _, _)) in others
             where book.taker(of: transaction).map({ $0.remembered }) ?? true {
                 named.insert(transaction)
@@ -116,24 +121,29 @@ extension NightScreener {
                 out.refundsPerUser = try ledger.refundsPerUser()
                 let keys = Set(tonight.map(\.key)).union(rememberedRefunds.map(\.key))
                 let known = try ledger.refunds(of: Array(keys))
-                ledgerCounted = Set(known.keys.filter { key in earlier[key] != nil || book.taker(of: key)?.remembered == true })
+                ledgerCounted = Set(
+                    known.keys.filter { key in earlier[key] != nil || book.taker(of: key)?.remembered == true })
             }
         }
         func taker(_ key: String) -> RefundJudge.Taker? {
             if let t = book.taker(of: key) {
                 let slot = t.remembered ? rerunSlots[t.claim.orderID] : t.handle
-                return .init(orderID: t.claim.orderID, userID: t.claim.userID, createdAt: t.claim.createdAt,
-                             slot: slot, stillCredited: !refundedTonight.contains(t.claim.orderID))
+                return .init(
+                    orderID: t.claim.orderID, userID: t.claim.userID, createdAt: t.claim.createdAt,
+                    slot: slot, stillCredited: !refundedTonight.contains(t.claim.orderID))
             }
             return earlier[key].map {
-                .init(orderID: $0.claim.orderID, userID: $0.claim.userID, createdAt: $0.claim.createdAt, slot: nil,
-                      stillCredited: !refundedTonight.contains($0.claim.orderID))
+                .init(
+                    orderID: $0.claim.orderID, userID: $0.claim.userID, createdAt: $0.claim.createdAt, slot: nil,
+                    stillCredited: !refundedTonight.contains($0.claim.orderID))
             }
         }
-        let judged = RefundJudge(countsPerUser: evaluator.needsStoreEventFields).judge(tonight, remembered: rememberedRefunds, taker: taker,
-                                         alreadyCounted: { ledgerCounted.contains($0) }) { order in
-            (try? ledger?.wasReported(orderID: order, rule: RefundedAfterCredit.id.rawValue)) == true
-        }
+        let judged = RefundJudge(countsPerUser: evaluator.needsStoreEventFields).judge(
+            tonight, remembered: rememberedRefunds, taker: taker,
+            alreadyCounted: { ledgerCounted.contains($0) },
+            reportedRefund: { order in
+                (try? ledger?.wasReported(orderID: order, rule: RefundedAfterCredit.id.rawValue)) == true
+            })
         out.matched += judged.matched
         out.unmatched += judged.unmatched
         out.refundsPerUser.merge(judged.refundsPerUser, uniquingKeysWith: +)
@@ -158,8 +168,10 @@ extension NightScreener {
         }
         func place(_ j: RefundJudge.Judged) {
             if j.taker.slot == nil, shard != nil,
-               let t = book.taker(of: j.refund.key), !t.remembered, t.handle == nil {
-                return  // tonight's order of another shard (the book holds its claim without a handle): its worker reports it
+                let t = book.taker(of: j.refund.key), !t.remembered, t.handle == nil
+            {
+                // Tonight's order of another shard (the book holds its claim without a handle): its worker reports it.
+                return
             }
             if let slot = j.taker.slot {
                 guard evaluator.isEnabled(j.rule) else { return }
@@ -168,8 +180,10 @@ extension NightScreener {
                 return
             }
             if let f = finding(j) {
-                placeAfterNight(Self.eventReport(f, createdAt: j.taker.createdAt, isOrder: true,
-                                                       details: earlier[j.refund.key]?.details), mine: isMine(j.taker.orderID))
+                placeAfterNight(
+                    Self.eventReport(
+                        f, createdAt: j.taker.createdAt, isOrder: true,
+                        details: earlier[j.refund.key]?.details), mine: isMine(j.taker.orderID))
             }
         }
         // In the order read: each of `others` before the refunds read after it (refunds are not
@@ -179,17 +193,22 @@ extension NightScreener {
             while nextOther < others.count, others[nextOther].before <= refundIndex {
                 switch others[nextOther].other {
                 case .malformed(let m):
-                    if let f = evaluator.nightFinding(MalformedRecord.self, orderID: nil,
-                                                      MalformedRecord.words(location: m.location, reason: m.reason)) {
+                    if let f = evaluator.nightFinding(
+                        MalformedRecord.self, orderID: nil,
+                        MalformedRecord.words(location: m.location, reason: m.reason))
+                    {
                         placeAfterNight(Self.eventReport(f, createdAt: nil, isOrder: false), mine: isMine(nil))
                     }
                 case .invalid(let type, let transaction, let location, let reason):
                     let order = transaction.flatMap { taker($0) }
-                    let words = StoreEventInvalid.words(type: type, transaction: transaction, location: location, reason: reason)
+                    let words = StoreEventInvalid.words(
+                        type: type, transaction: transaction, location: location, reason: reason)
                     if let f = evaluator.nightFinding(StoreEventInvalid.self, orderID: order?.orderID, words) {
                         var finding = f
                         finding.userID = order?.userID
-                        placeAfterNight(Self.eventReport(finding, createdAt: order?.createdAt, isOrder: false), mine: isMine(order?.orderID))
+                        placeAfterNight(
+                            Self.eventReport(finding, createdAt: order?.createdAt, isOrder: false),
+                            mine: isMine(order?.orderID))
                     }
                 }
                 nextOther += 1
@@ -209,17 +228,22 @@ extension NightScreener {
 
     /// The finding of a judged refund (nil when its rule is off).
     func finding(_ j: RefundJudge.Judged) -> Finding? {
-        evaluator.eventFinding(j.rule, orderID: j.taker.orderID, userID: j.taker.userID, createdAt: j.taker.createdAt, j.words)
+        evaluator.eventFinding(
+            j.rule, orderID: j.taker.orderID, userID: j.taker.userID, createdAt: j.taker.createdAt, j.words)
     }
 
     /// A believed refund or reversal as the ledger keeps it: by its claim key, or — when no
     /// purchase names its token yet — by `gt:` + the token, so a later credit still finds it.
-    private func remember(_ r: StoreRefund, key: String, token: String?, identity: EventIdentity, in memory: inout EventMemory) {
+    private func remember(
+        _ r: StoreRefund, key: String, token: String?, identity: EventIdentity, in memory: inout EventMemory
+    ) {
         guard let key = key.isEmpty ? token.map({ "gt:" + $0 }) : key else { return }
         switch r.kind {
         case .refund:
-            memory.refunds.append(RememberedRefund(key: key, refundedAt: r.at, event: r.event, reason: r.reason, source: r.source,
-                                                   identity: identity.hex))
+            memory.refunds.append(
+                RememberedRefund(
+                    key: key, refundedAt: r.at, event: r.event, reason: r.reason, source: r.source,
+                    identity: identity.hex))
         case .reversal:
             memory.reversals.append((key, r.at))
         }
@@ -239,7 +263,9 @@ extension NightScreener {
             out[token] = (key, at, position)
         }
         func found(_ token: String, _ key: String, slot i: Int) {
-            let (at, position) = night.slots.with(i) { (Int64($0.pointee.order.createdAt.millis), Int64($0.pointee.position)) }
+            let (at, position) = night.slots.with(i) {
+                (Int64($0.pointee.order.createdAt.millis), Int64($0.pointee.position))
+            }
             found(token, key, at: at, position: position)
         }
         // A sharded run's other shards' purchases too.
@@ -249,13 +275,16 @@ extension NightScreener {
         for i in night.slots.indices {
             if let digest = night.deferred(at: i)?.digest {
                 for p in digest.candidates {
-                    if let token = p.purchaseToken, tokens.contains(token), let key = claimKey(p, platform: digest.platform) {
+                    if let token = p.purchaseToken, tokens.contains(token),
+                        let key = claimKey(p, platform: digest.platform)
+                    {
                         found(token, key, slot: i)
                     }
                 }
             } else if case let h = night.tokenHash(at: i), h != 0, let token = byHash[h],
-                      night.purchaseToken(at: i).map({ $0 == token }) ?? true,
-                      let key = night.slots.with(i, { $0.pointee.candidate?.key }) {
+                night.purchaseToken(at: i).map({ $0 == token }) ?? true,
+                let key = night.slots.with(i, { $0.pointee.candidate?.key })
+            {
                 found(token, key, slot: i)
             }
         }
@@ -264,8 +293,11 @@ extension NightScreener {
 
     /// A report of its own for a finding after tonight's orders; an order of an earlier night
     /// has what the ledger keeps of it.
-    static func eventReport(_ f: Finding, createdAt: Timestamp?, isOrder: Bool, details: ClaimDetails? = nil) -> OrderReport {
-        OrderReport(orderID: f.orderID, userID: f.userID, platform: details?.platform, productID: details?.productID,
-                    amount: details?.amount, currency: details?.currency, createdAt: createdAt, findings: [f], isOrder: isOrder)
+    static func eventReport(_ f: Finding, createdAt: Timestamp?, isOrder: Bool, details: ClaimDetails? = nil)
+        -> OrderReport
+    {
+        OrderReport(
+            orderID: f.orderID, userID: f.userID, platform: details?.platform, productID: details?.productID,
+            amount: details?.amount, currency: details?.currency, createdAt: createdAt, findings: [f], isOrder: isOrder)
     }
 }

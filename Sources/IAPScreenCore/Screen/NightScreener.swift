@@ -61,9 +61,11 @@ struct NightScreener {
     func makeClaims(_ night: NightLoader, watch: Int32? = nil) throws -> Claims {
         let slots = night.slots
         var screenable: [Int32] = []
-        var receipts = 0, orders = 0
+        var receipts = 0
+        var orders = 0
         for i in slots.indices {
-            guard let kind = slots.with(i, { $0.pointee.order.status == .credited ? $0.pointee.outcomeKind : nil }) else {
+            guard let kind = slots.with(i, { $0.pointee.order.status == .credited ? $0.pointee.outcomeKind : nil })
+            else {
                 continue
             }
             orders += 1
@@ -108,23 +110,27 @@ struct NightScreener {
         // The other shards' orders (a sharded run) stand among them as -(index + 1).
         let others = self.others
         // Handed to the sort as a temporary: a named array would be kept beside the sort's copies.
-        var keys = ClaimOrder.sorted({
-            var unsorted = screenable.map { i in
-                ClaimOrder.Key(millis: slots.with(Int(i)) { $0.pointee.order.createdAt.millis }, slot: i)
-            }
-            if others.count > 0 {
-                unsorted += others.claimants.indices.map { j in
-                    ClaimOrder.Key(millis: others.claimants[j].createdAt.millis, slot: -Int32(j + 1))
+        var keys = ClaimOrder.sorted(
+            {
+                var unsorted = screenable.map { i in
+                    ClaimOrder.Key(millis: slots.with(Int(i)) { $0.pointee.order.createdAt.millis }, slot: i)
                 }
-            }
-            return unsorted
-        }())
+                if others.count > 0 {
+                    unsorted += others.claimants.indices.map { j in
+                        ClaimOrder.Key(millis: others.claimants[j].createdAt.millis, slot: -Int32(j + 1))
+                    }
+                }
+                return unsorted
+            }())
         if others.count == 0 {
             ClaimOrder.breakTies(&keys) { a, b in
-                slots.with(Int(a)) { x in slots.with(Int(b)) { y in x.pointee.order.orderID < y.pointee.order.orderID } }
+                slots.with(Int(a)) { x in slots.with(Int(b)) { y in x.pointee.order.orderID < y.pointee.order.orderID }
+                }
             }
         } else {
-            func orderID(_ i: Int32) -> String { i >= 0 ? slots[Int(i)].order.orderID : others.claimants[Int(-i) - 1].orderID }
+            func orderID(_ i: Int32) -> String {
+                i >= 0 ? slots[Int(i)].order.orderID : others.claimants[Int(-i) - 1].orderID
+            }
             ClaimOrder.breakTies(&keys) { a, b in orderID(a) < orderID(b) }
         }
         screenable = keys.map(\.slot)
@@ -140,7 +146,9 @@ struct NightScreener {
             if i < 0 {
                 // Another shard's: it takes what it takes; that shard reports it.
                 let j = Int(-i) - 1
-                if !others.candidates[j].isEmpty { _ = book.select(for: others.claimants[j], candidates: others.candidates[j]) }
+                if !others.candidates[j].isEmpty {
+                    _ = book.select(for: others.claimants[j], candidates: others.candidates[j])
+                }
                 continue
             }
             // Fields are read in place: copying a million slots was most of this loop.
@@ -150,9 +158,11 @@ struct NightScreener {
                 let order = screenOrder(slots[Int(i)], night)
                 var claimant = Claimant(order)
                 claimant.handle = i
-                let selection = book.select(for: claimant, candidates: box.digest.candidates.map {
-                    ClaimCandidate($0, platform: box.digest.platform)
-                })
+                let selection = book.select(
+                    for: claimant,
+                    candidates: box.digest.candidates.map {
+                        ClaimCandidate($0, platform: box.digest.platform)
+                    })
                 if i == watch { watched = selection }
                 if case .picked(let c) = selection, box.digest.candidates.indices.contains(c) {
                     let p = box.digest.candidates[c]
@@ -165,13 +175,17 @@ struct NightScreener {
                 }
             } else if let candidate = slots.with(Int(i), { $0.pointee.candidate }) {
                 let claimant = slots.with(Int(i)) { s in
-                    Claimant(orderID: s.pointee.order.orderID, userID: s.pointee.order.userID, createdAt: s.pointee.order.createdAt,
-                             catalogType: nil, handle: i)
+                    Claimant(
+                        orderID: s.pointee.order.orderID, userID: s.pointee.order.userID,
+                        createdAt: s.pointee.order.createdAt,
+                        catalogType: nil, handle: i)
                 }
                 var selection = book.select(for: claimant, candidates: [candidate])
                 // Whether a conflict is a same-user restore may need the catalog's word; asking
                 // again changes nothing in the book (a conflict takes nothing).
-                if case .replayOf = selection, candidate.nonConsumable == nil, let type = screenOrder(slots[Int(i)], night).catalogType {
+                if case .replayOf = selection, candidate.nonConsumable == nil,
+                    let type = screenOrder(slots[Int(i)], night).catalogType
+                {
                     var c = claimant
                     c.catalogType = type
                     selection = book.select(for: c, candidates: [candidate])
@@ -179,7 +193,10 @@ struct NightScreener {
                 if i == watch { watched = selection }
                 noteTaking(selection, key: candidate.key, token: night.purchaseToken(at: Int(i)))
                 if case .replayOf(_, let original, let key) = selection,
-                   let f = evaluator.replayFinding(order: screenOrder(slots[Int(i)], night), transaction: candidate.transactionText, original: original, key: key) {
+                    let f = evaluator.replayFinding(
+                        order: screenOrder(slots[Int(i)], night), transaction: candidate.transactionText,
+                        original: original, key: key)
+                {
                     late[i] = [f]
                 }
             }
@@ -196,7 +213,8 @@ struct NightScreener {
                 remembered.append(RememberedTaking(key: t.key, refund: r))
             }
         }
-        let judged = events != nil || checksRefunds
+        let judged =
+            events != nil || checksRefunds
             ? try judge(events, remembered: remembered, book: book, night: night, watch: watch) : nil
         if let judged {
             evaluator.refundsPerUser = judged.refundsPerUser
@@ -204,30 +222,40 @@ struct NightScreener {
         }
         for (i, selection) in waiting {
             guard let box = night.deferred(at: Int(i)) else { continue }
-            let found = evaluator.findings(order: screenOrder(slots[Int(i)], night), receipt: .decoded(box.digest), selection: selection)
+            let found = evaluator.findings(
+                order: screenOrder(slots[Int(i)], night), receipt: .decoded(box.digest), selection: selection)
             late[i] = found + (late[i] ?? [])
         }
-        return Claims(book: book, late: late, orders: orders, receipts: receipts,
-                      watched: watched, evaluator: evaluator, events: judged)
+        return Claims(
+            book: book, late: late, orders: orders, receipts: receipts,
+            watched: watched, evaluator: evaluator, events: judged)
     }
 
     /// Writes the reports in input order from the claims made.
-    private func report(_ night: NightLoader, claims: Claims, claimSeconds: Double, writer: any ReportSink) throws -> Outcome {
+    private func report(_ night: NightLoader, claims: Claims, claimSeconds: Double, writer: any ReportSink) throws
+        -> Outcome
+    {
         let slots = night.slots
-        let late = claims.late, book = claims.book
+        let late = claims.late
+        let book = claims.book
         let pending = claims.events?.pending ?? PendingRefunds()
-        let orders = claims.orders, receipts = claims.receipts
+        let orders = claims.orders
+        let receipts = claims.receipts
 
         // Reports in input order: slots are in first-appearance order; malformed records
         // and orphan receipts are merged in by position.
         var extra: [(position: Int, finding: Finding)] = []
         for m in night.malformed {
-            if let f = evaluator.nightFinding(MalformedRecord.self, orderID: nil, MalformedRecord.words(location: m.location, reason: m.reason)) {
+            if let f = evaluator.nightFinding(
+                MalformedRecord.self, orderID: nil, MalformedRecord.words(location: m.location, reason: m.reason))
+            {
                 extra.append((m.position, f))
             }
         }
         for o in night.orphans {
-            if let f = evaluator.nightFinding(OrphanReceipt.self, orderID: o.orderID, OrphanReceipt.words(orderID: o.orderID, location: o.location)) {
+            if let f = evaluator.nightFinding(
+                OrphanReceipt.self, orderID: o.orderID, OrphanReceipt.words(orderID: o.orderID, location: o.location))
+            {
                 extra.append((o.position, f))
             }
         }
@@ -239,7 +267,8 @@ struct NightScreener {
                 (Int(s.pointee.position), s.pointee.order.status == .credited && s.pointee.outcomeKind != nil)
             }
             guard reported,
-                  night.spilled(at: i) != nil || late[Int32(i)] != nil || pending.has(Int32(i)) else { continue }
+                night.spilled(at: i) != nil || late[Int32(i)] != nil || pending.has(Int32(i))
+            else { continue }
             while next < extra.count, extra[next].position < position {
                 items.append(.extra(next))
                 next += 1
@@ -257,20 +286,24 @@ struct NightScreener {
         // Built and formatted on both cores a chunk at a time; the ledger is asked in order.
         // A chunk is written out in order on a thread of its own while the next is built.
         try night.spill.flushPending()
-        let shared = SharedNight(night: night, screener: self, late: late, pending: pending, extra: extra, afterNight: afterNight)
+        let shared = SharedNight(
+            night: night, screener: self, late: late, pending: pending, extra: extra, afterNight: afterNight)
         let appender = ChunkAppender(writer: writer)
         // On a thrown error too: the queue has let go of the writer before the caller abandons it.
         defer { appender.settle() }
         for chunkStart in stride(from: 0, to: items.count, by: 4096) {
             let chunk = Array(items[chunkStart..<min(chunkStart + 4096, items.count)])
             // Where each report stood, for `merge` (a sharded run's worker) or `backtest`.
-            let keys = shard == nil && !writer.wantsKeys ? nil : chunk.map { item -> Int64 in
-                switch item {
-                case .slot(let i): Int64(slots.with(Int(i)) { $0.pointee.position })
-                case .extra(let k): Int64(extra[k].position)
-                case .afterNight(let k): ShardReportLines.afterNightKey(claims.events?.afterNightOrder[k] ?? k)
+            let keys =
+                shard == nil && !writer.wantsKeys
+                ? nil
+                : chunk.map { item -> Int64 in
+                    switch item {
+                    case .slot(let i): Int64(slots.with(Int(i)) { $0.pointee.position })
+                    case .extra(let k): Int64(extra[k].position)
+                    case .afterNight(let k): ShardReportLines.afterNightKey(claims.events?.afterNightOrder[k] ?? k)
+                    }
                 }
-            }
             let formats = writer.formatsReports
             guard ledger != nil else {
                 // Nothing to mark: each report is formatted where it is built, in one pass.
@@ -282,14 +315,18 @@ struct NightScreener {
             }
             var reports = try shared.parallelMap(chunk) { item throws -> OrderReport? in try shared.report(item) }
             try mark(&reports)
-            let formatted = formats ? try shared.parallelMap(reports) { r -> ReportWriter.Formatted? in r.map(ReportWriter.format) }
+            let formatted =
+                formats
+                ? try shared.parallelMap(reports) { r -> ReportWriter.Formatted? in r.map(ReportWriter.format) }
                 : [ReportWriter.Formatted?](repeating: nil, count: reports.count)
             try appender.append(reports, formatted, keys: keys)
         }
         try appender.finish()
         // Without a ledger nothing remembers them: not worth a million lookups.
-        return Outcome(newClaims: ledger == nil ? [] : newClaims(book, night), orders: orders, receipts: receipts, claimSeconds: claimSeconds,
-                       events: claims.events)
+        return Outcome(
+            newClaims: ledger == nil ? [] : newClaims(book, night), orders: orders, receipts: receipts,
+            claimSeconds: claimSeconds,
+            events: claims.events)
     }
 
     /// Tonight's new claims with what each order bought, for the ledger (built on every core:
@@ -301,14 +338,16 @@ struct NightScreener {
         let parts = taken.count < 1024 ? 1 : 8
         let size = (taken.count + parts - 1) / parts
         // Nothing they read changes while they run.
-        nonisolated(unsafe) let screener = self, night = night
+        nonisolated(unsafe) let screener = self
+        nonisolated(unsafe) let night = night
         out.withUnsafeMutableBufferPointer { out in
             nonisolated(unsafe) let out = out
             DispatchQueue.concurrentPerform(iterations: parts) { part in
                 for k in min(taken.count, part * size)..<min(taken.count, (part + 1) * size) {
                     let t = taken[k]
-                    out[k] = NewClaim(key: t.key, claim: t.claim,
-                                      details: t.handle.map { screener.details(of: $0, key: t.key, night) } ?? .unknown)
+                    out[k] = NewClaim(
+                        key: t.key, claim: t.claim,
+                        details: t.handle.map { screener.details(of: $0, key: t.key, night) } ?? .unknown)
                 }
             }
         }
@@ -323,8 +362,9 @@ struct NightScreener {
         if token == nil, let digest = night.deferred(slot)?.digest, digest.platform == .android {
             token = digest.candidates.first { claimKey($0, platform: .android) == key }?.purchaseToken
         }
-        return ClaimDetails(productID: o.expectedProductID, amount: o.amount, currency: o.currency, purchaseToken: token,
-                            platform: (o.platform ?? slot.outcome?.receiptPlatform)?.rawValue)
+        return ClaimDetails(
+            productID: o.expectedProductID, amount: o.amount, currency: o.currency, purchaseToken: token,
+            platform: (o.platform ?? slot.outcome?.receiptPlatform)?.rawValue)
     }
 
     /// Writes chunks of reports in order on a serial queue of its own, one chunk behind
@@ -345,7 +385,9 @@ struct NightScreener {
             try waitForLast()
             queue.async(group: group) { [self] in
                 do {
-                    for k in reports.indices { if let r = reports[k] { try writer.append(formatted[k], of: r, key: keys?[k] ?? 0) } }
+                    for k in reports.indices {
+                        if let r = reports[k] { try writer.append(formatted[k], of: r, key: keys?[k] ?? 0) }
+                    }
                 } catch {
                     failure = error
                 }
@@ -380,8 +422,10 @@ struct NightScreener {
         let extra: [(position: Int, finding: Finding)]
         let afterNight: [OrderReport]
 
-        init(night: NightLoader, screener: NightScreener, late: [Int32: [Finding]], pending: PendingRefunds,
-             extra: [(position: Int, finding: Finding)], afterNight: [OrderReport]) {
+        init(
+            night: NightLoader, screener: NightScreener, late: [Int32: [Finding]], pending: PendingRefunds,
+            extra: [(position: Int, finding: Finding)], afterNight: [OrderReport]
+        ) {
             self.night = night
             self.screener = screener
             self.late = late
@@ -395,8 +439,9 @@ struct NightScreener {
             switch item {
             case .extra(let k):
                 let f = extra[k].finding
-                return OrderReport(orderID: f.orderID, userID: f.userID, platform: nil, productID: nil, amount: nil,
-                                   currency: nil, createdAt: nil, findings: [f], isOrder: false)
+                return OrderReport(
+                    orderID: f.orderID, userID: f.userID, platform: nil, productID: nil, amount: nil,
+                    currency: nil, createdAt: nil, findings: [f], isOrder: false)
             case .afterNight(let k):
                 // An order past tonight's, found by a refund (or its reversal), or a bad event.
                 var report = afterNight[k]
@@ -408,15 +453,18 @@ struct NightScreener {
                 let slot = night.slots[Int(i)]
                 let entry = try night.spilled(slot).map(night.spill.readFlushed)
                 let o = screener.screenOrder(slot, night)
-                let taker = RefundJudge.Taker(orderID: o.orderID, userID: o.userID, createdAt: o.createdAt, slot: i, stillCredited: true)
+                let taker = RefundJudge.Taker(
+                    orderID: o.orderID, userID: o.userID, createdAt: o.createdAt, slot: i, stillCredited: true)
                 let judged = pending.judged(for: i, taker: taker)
-                let findings = Revoked.once((entry?.findings ?? []) + (late[i] ?? []) + judged.compactMap(screener.finding))
+                let findings = Revoked.once(
+                    (entry?.findings ?? []) + (late[i] ?? []) + judged.compactMap(screener.finding))
                 guard !findings.isEmpty else { return nil }
-                var report = OrderReport(orderID: o.orderID, userID: o.userID,
-                                         platform: (o.platform ?? slot.outcome?.receiptPlatform)?.rawValue,
-                                         productID: o.expectedProductID, amount: o.amount, currency: o.currency,
-                                         createdAt: o.createdAt, findings: findings,
-                                         receiptFields: receiptFields(entry, slot))
+                var report = OrderReport(
+                    orderID: o.orderID, userID: o.userID,
+                    platform: (o.platform ?? slot.outcome?.receiptPlatform)?.rawValue,
+                    productID: o.expectedProductID, amount: o.amount, currency: o.currency,
+                    createdAt: o.createdAt, findings: findings,
+                    receiptFields: receiptFields(entry, slot))
                 report.refunded = judged.contains { $0.call != .refundReversed }
                 return report
             }
@@ -424,7 +472,9 @@ struct NightScreener {
 
         /// The receipt's key fields: as the workers kept them for a flagged order, else what
         /// the claims still hold (an order flagged only by its claim, such as a replay).
-        private func receiptFields(_ entry: FindingSpill.Entry?, _ slot: NightLoader.Slot) -> [(key: String, value: String)] {
+        private func receiptFields(_ entry: FindingSpill.Entry?, _ slot: NightLoader.Slot) -> [(
+            key: String, value: String
+        )] {
             if let fields = entry?.receiptFields, !fields.isEmpty { return fields }
             guard let outcome = slot.outcome else { return [] }
             if let digest = night.deferred(slot)?.digest { return digest.keyFields(picked: nil) }
@@ -443,7 +493,9 @@ struct NightScreener {
                 nonisolated(unsafe) let items = items
                 nonisolated(unsafe) let transform = transform
                 DispatchQueue.concurrentPerform(iterations: parts) { part in
-                    for k in min(items.count, part * size)..<min(items.count, (part + 1) * size) { out[k] = Result { try transform(items[k]) } }
+                    for k in min(items.count, part * size)..<min(items.count, (part + 1) * size) {
+                        out[k] = Result { try transform(items[k]) }
+                    }
                 }
             }
             return try results.map { v in
@@ -470,7 +522,9 @@ struct NightScreener {
         var asked: [ReportedFinding] = []
         for r in reports {
             for f in r?.findings ?? [] {
-                if let order = f.orderID, reviews[order] == nil { asked.append(ReportedFinding(orderID: order, rule: f.rule)) }
+                if let order = f.orderID, reviews[order] == nil {
+                    asked.append(ReportedFinding(orderID: order, rule: f.rule))
+                }
             }
         }
         let seen = try ledger.reported(asked)
@@ -479,8 +533,9 @@ struct NightScreener {
             for i in r.findings.indices {
                 let f = r.findings[i]
                 if let order = f.orderID, let review = reviews[order] {
-                    r.findings[i].review = ReviewMark(status: .reviewed, verdict: review.verdict, note: review.note, by: review.by,
-                                                      at: review.at)
+                    r.findings[i].review = ReviewMark(
+                        status: .reviewed, verdict: review.verdict, note: review.note, by: review.by,
+                        at: review.at)
                 } else if let order = f.orderID, seen.contains(ReportedFinding(orderID: order, rule: f.rule)) {
                     r.findings[i].review = ReviewMark(status: .seen)
                 } else {

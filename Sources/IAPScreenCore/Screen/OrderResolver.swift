@@ -37,7 +37,8 @@ struct OrderResolver: Sendable {
             itemID: row.itemID, expectedProductID: expected, catalogType: entry?.type, transactionID: row.transactionID,
             amount: row.amount ?? entry.flatMap { $0.price.isEmpty ? nil : $0.price },
             currency: row.currency.map { $0.uppercased() } ?? entry.flatMap { $0.currency.isEmpty ? nil : $0.currency },
-            production: production, location: row.location, productUnknown: expected == nil ? unresolvedReason(row) : nil)
+            production: production, location: row.location,
+            productUnknown: expected == nil ? unresolvedReason(row) : nil)
     }
 
     /// Why no product could be chosen for the row.

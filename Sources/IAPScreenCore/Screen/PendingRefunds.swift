@@ -73,7 +73,8 @@ struct PendingRefunds: Sendable {
 
     /// The first entry whose slot is not below `slot`.
     private func first(_ slot: Int32) -> Int {
-        var lo = 0, hi = entries.count
+        var lo = 0
+        var hi = entries.count
         while lo < hi {
             let mid = (lo + hi) / 2
             if entries[mid].slot < slot { lo = mid + 1 } else { hi = mid }

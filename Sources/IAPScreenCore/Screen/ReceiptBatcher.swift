@@ -91,15 +91,19 @@ final class ReceiptBatcher {
             results.reserveCapacity(batch.count)
             for job in batch {
                 guard let twin else {
-                    results.append(Result(slot: job.slot, generation: job.generation,
-                                          outcome: screening.screen(job.row, index: job.position, payload: Array(job.payload.utf8))))
+                    results.append(
+                        Result(
+                            slot: job.slot, generation: job.generation,
+                            outcome: screening.screen(job.row, index: job.position, payload: Array(job.payload.utf8))))
                     continue
                 }
                 let read = screening.read(Array(job.payload.utf8))
                 let twinRead = twin.reverifies ? twin.screening.reverified(read) : read
-                results.append(Result(slot: job.slot, generation: job.generation,
-                                      outcome: screening.screen(job.row, index: job.position, read: read),
-                                      twinOutcome: twin.screening.screen(job.row, index: job.position, read: twinRead)))
+                results.append(
+                    Result(
+                        slot: job.slot, generation: job.generation,
+                        outcome: screening.screen(job.row, index: job.position, read: read),
+                        twinOutcome: twin.screening.screen(job.row, index: job.position, read: twinRead)))
             }
 
             shared.condition.lock()

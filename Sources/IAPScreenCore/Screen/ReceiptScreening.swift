@@ -72,7 +72,9 @@ struct ReceiptScreening: Sendable {
     /// `read`: nil when the order has no receipt.
     func screen(_ row: OrderRow, index: Int, read: Result<ReadReceipt, DecodeError>?) -> Outcome {
         guard let read else { return settled(row, index: index, platform: nil, state: .missing) }
-        let receipt: Receipt, signature: SignatureStatus, forgery: String?
+        let receipt: Receipt
+        let signature: SignatureStatus
+        let forgery: String?
         switch read {
         case .success(let r): (receipt, signature, forgery) = (r.receipt, r.signature, r.forgery)
         case .failure(let error): return settled(row, index: index, platform: nil, state: .undecodable(error))
@@ -91,11 +93,13 @@ struct ReceiptScreening: Sendable {
             if keepsTokens { out.purchaseToken = token }
             if hashesTokens { out.tokenHash = TokenHash.of(token) }
         }
-        let findings = evaluator.findings(order: order, receipt: .decoded(digest),
-                                          selection: digest.candidates.isEmpty ? .none : .picked(0))
+        let findings = evaluator.findings(
+            order: order, receipt: .decoded(digest),
+            selection: digest.candidates.isEmpty ? .none : .picked(0))
         // Only flagged orders carry their receipt's key fields to the reports.
         if !findings.isEmpty {
-            out.findings = FindingSpill.encode(findings, receiptFields: digest.keyFields(picked: digest.candidates.first))
+            out.findings = FindingSpill.encode(
+                findings, receiptFields: digest.keyFields(picked: digest.candidates.first))
         }
         return out
     }
@@ -106,8 +110,9 @@ struct ReceiptScreening: Sendable {
         let kind: Outcome.Kind
         if case .missing = state { kind = .missing } else { kind = .undecodable }
         let order = resolver.resolve(row, index: index, receiptPlatform: platform)
-        return Outcome(kind: kind, receiptPlatform: platform,
-                       findings: FindingSpill.encode(evaluator.findings(order: order, receipt: state, selection: .none)))
+        return Outcome(
+            kind: kind, receiptPlatform: platform,
+            findings: FindingSpill.encode(evaluator.findings(order: order, receipt: state, selection: .none)))
     }
 }
 

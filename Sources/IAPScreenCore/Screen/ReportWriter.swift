@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import IAPBasics
 import JSONText
 import Reporting
 import Screening
 import StoreCrypto
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Writes the reports of a run as the orders come, in input order: each file under a
 /// temporary name in the output directory, all renamed into place by `finish`, so a
@@ -44,9 +45,11 @@ final class ReportWriter: ReportSink {
         }
         findings = try TempFile(in: directory, for: "findings.jsonl")
         flagged = try TempFile(in: directory, for: "flagged.csv")
-        pageData = [.rows: try TempFile(in: directory, for: "report-rows"),
-                    .exempted: try TempFile(in: directory, for: "report-exempted"),
-                    .malformed: try TempFile(in: directory, for: "report-malformed")]
+        pageData = [
+            .rows: try TempFile(in: directory, for: "report-rows"),
+            .exempted: try TempFile(in: directory, for: "report-exempted"),
+            .malformed: try TempFile(in: directory, for: "report-malformed"),
+        ]
         try flagged.write(Array(FlaggedCSV.header.utf8))
         shardReports = keepsShardReports ? try TempFile(in: directory, for: ShardReportLines.reportsFile) : nil
     }
@@ -62,7 +65,8 @@ final class ReportWriter: ReportSink {
     static func format(_ r: OrderReport) -> Formatted {
         var line = [UInt8]()
         FindingsJSONL.lines(r, into: &line)
-        return Formatted(jsonl: line, csv: r.isFlagged ? Array(FlaggedCSV.row(r).utf8) : nil, page: ReportHTML.elements(r))
+        return Formatted(
+            jsonl: line, csv: r.isFlagged ? Array(FlaggedCSV.row(r).utf8) : nil, page: ReportHTML.elements(r))
     }
 
     var formatsReports: Bool { true }
@@ -104,8 +108,10 @@ final class ReportWriter: ReportSink {
         }
         try summaryFile.write(Array((writer.string(.object(summary.json)) + "\n").utf8))
         let html = try TempFile(in: directory, for: "report.html")
-        try ReportHTML.assemble(summary: summary, tally: page, strings: strings, hashes: ReportWriter.pageHashes,
-                                legend: legend) { part in
+        try ReportHTML.assemble(
+            summary: summary, tally: page, strings: strings, hashes: ReportWriter.pageHashes,
+            legend: legend
+        ) { part in
             switch part {
             case .text(let text): try html.write(Array(text.utf8))
             case .data(let section): try pageData[section]?.copy(into: html)
@@ -132,7 +138,8 @@ final class ReportWriter: ReportSink {
     }
 
     /// What report.html's Content-Security-Policy allows: its own script and style sheet.
-    static let pageHashes = ReportHTML.Hashes(script: sha256Base64(ReportAssets.script), style: sha256Base64(ReportAssets.style))
+    static let pageHashes = ReportHTML.Hashes(
+        script: sha256Base64(ReportAssets.script), style: sha256Base64(ReportAssets.style))
 
     static func sha256Base64(_ text: String) -> String {
         // Without a digest the CSP names no script: the page stays safe, its tables stay empty.
@@ -152,7 +159,8 @@ final class TempFile {
         temporary = (directory as NSString).appendingPathComponent(".\(name).tmp-\(getpid())")
         fd = open(temporary, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
-            throw ReportWriter.WriteError(description: "cannot create \(temporary): \(String(cString: strerror(errno)))")
+            throw ReportWriter.WriteError(
+                description: "cannot create \(temporary): \(String(cString: strerror(errno)))")
         }
     }
 
@@ -166,7 +174,10 @@ final class TempFile {
         while offset < bytes.count {
             let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress.map { $0 + offset }, $0.count - offset) }
             if n < 0, errno == EINTR { continue }
-            guard n > 0 else { throw ReportWriter.WriteError(description: "cannot write \(temporary): \(String(cString: strerror(errno)))") }
+            guard n > 0 else {
+                throw ReportWriter.WriteError(
+                    description: "cannot write \(temporary): \(String(cString: strerror(errno)))")
+            }
             offset += n
         }
     }
@@ -185,12 +196,15 @@ final class TempFile {
     }
 
     func sync() throws {
-        guard fsync(fd) == 0 else { throw ReportWriter.WriteError(description: "cannot sync \(temporary): \(String(cString: strerror(errno)))") }
+        guard fsync(fd) == 0 else {
+            throw ReportWriter.WriteError(description: "cannot sync \(temporary): \(String(cString: strerror(errno)))")
+        }
     }
 
     func publish() throws {
         guard rename(temporary, final) == 0 else {
-            throw ReportWriter.WriteError(description: "cannot rename \(temporary) to \(final): \(String(cString: strerror(errno)))")
+            throw ReportWriter.WriteError(
+                description: "cannot rename \(temporary) to \(final): \(String(cString: strerror(errno)))")
         }
         published = true
     }
@@ -230,7 +244,10 @@ struct Tally {
     mutating func add(_ r: OrderReport) {
         for f in r.findings {
             if f.rule == MalformedRecord.id.rawValue { malformed += 1 }
-            if f.exempted != nil { exempted += 1; continue }
+            if f.exempted != nil {
+                exempted += 1
+                continue
+            }
             byRuleSeverity[f.rule, default: [:]][f.severity, default: 0] += 1
             if f.counts {
                 if f.review.map({ $0.status == .new }) ?? true { new += 1 }
@@ -239,7 +256,9 @@ struct Tally {
         }
         if r.isFlagged {
             flagged += 1
-            if let c = r.currency, let a = r.amount.flatMap(DecimalAmount.init) { atRisk[c, default: .zero] = atRisk[c, default: .zero] + a }
+            if let c = r.currency, let a = r.amount.flatMap(DecimalAmount.init) {
+                atRisk[c, default: .zero] = atRisk[c, default: .zero] + a
+            }
         }
     }
 }

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Decompression
 import Foundation
 import IAPBasics
@@ -12,6 +9,10 @@ import Reporting
 import Screening
 import StoreCrypto
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `iapscreen screen`: the nightly job.
 enum ScreenCommand {
     static let spec = CommandSpec(
@@ -20,18 +21,19 @@ enum ScreenCommand {
         options: ScreenSetup.inputOptions + [
             StoreEventIntake.option,
             OptionSpec("--out", .one, valueName: "DIR", help: "Where the reports go (default ./iapscreen-report)."),
-            OptionSpec("--fail-on", .one, help: "Exit 1 when a finding reaches this severity.",
-                       choices: Severity.allCases.map(\.name)),
+            OptionSpec(
+                "--fail-on", .one, help: "Exit 1 when a finding reaches this severity.",
+                choices: Severity.allCases.map(\.name)),
             OptionSpec("--quiet", .flag, help: "Print nothing, not even the summary."),
             MetricsFile.option,
         ] + ShardOptions.options,
         details: """
-        Writes findings.jsonl, flagged.csv, summary.json and report.html into --out, each under
-        a temporary name first. The ledger remembers which order first took each store
-        transaction; it is updated after the reports are written.
-        Exit status: 0 done; 1 a finding at or above --fail-on; 2 bad usage or Rules;
-        3 an input could not be read; 4 the ledger is in use by another run.
-        """)
+            Writes findings.jsonl, flagged.csv, summary.json and report.html into --out, each under
+            a temporary name first. The ledger remembers which order first took each store
+            transaction; it is updated after the reports are written.
+            Exit status: 0 done; 1 a finding at or above --fail-on; 2 bad usage or Rules;
+            3 an input could not be read; 4 the ledger is in use by another run.
+            """)
 
     static func run(_ args: ParsedArguments, io: Console) -> ExitStatus {
         let started = Clock.now()
@@ -43,17 +45,21 @@ enum ScreenCommand {
         if let path = args.one("--metrics"), status != .usage {
             let finished = Clock.now()
             let done = status == .ok || status == .findingsAtThreshold
-            MetricsFile.write(RunMetrics(finishedAt: finished, durationSeconds: Clock.monotonicSeconds() - startedMonotonic,
-                                         exitStatus: status.rawValue, lastSuccess: done ? finished : nil,
-                                         figures: done ? figures : nil),
-                              to: path, command: spec.name, io: io)
+            MetricsFile.write(
+                RunMetrics(
+                    finishedAt: finished, durationSeconds: Clock.monotonicSeconds() - startedMonotonic,
+                    exitStatus: status.rawValue, lastSuccess: done ? finished : nil,
+                    figures: done ? figures : nil),
+                to: path, command: spec.name, io: io)
         }
         return status
     }
 
     /// The run itself; `figures` is set when it is done.
-    private static func screen(_ args: ParsedArguments, io: Console, started: Timestamp, startedMonotonic: Double,
-                               figures: inout RunMetrics.Figures?) -> ExitStatus {
+    private static func screen(
+        _ args: ParsedArguments, io: Console, started: Timestamp, startedMonotonic: Double,
+        figures: inout RunMetrics.Figures?
+    ) -> ExitStatus {
         let quiet = args.has("--quiet")
         let failOn = args.one("--fail-on").flatMap(Severity.init(name:))
         let outDir = args.one("--out") ?? "iapscreen-report"
@@ -62,7 +68,10 @@ enum ScreenCommand {
         case .success(let s): setup = s
         case .failure(let status): return status.status
         }
-        let orders = setup.orders, receipts = setup.receipts, jobs = setup.jobs, rules = setup.rules
+        let orders = setup.orders
+        let receipts = setup.receipts
+        let jobs = setup.jobs
+        let rules = setup.rules
         let sharding: ShardOptions?
         switch ShardOptions.parse(args, ledger: setup.ledgerSpec, command: spec, io: io) {
         case .success(let s): sharding = s
@@ -90,13 +99,16 @@ enum ScreenCommand {
         defer { withExtendedLifetime((held, shardRun)) {} }
         let ledger = held?.ledger
 
-        let resolver = setup.resolver, evaluator = setup.evaluator
+        let resolver = setup.resolver
+        let evaluator = setup.evaluator
         var screening = setup.screening
         // The store events are read while the orders are (both on every core); they are
         // judged once tonight's claims are made.
         let reading: StoreEventIntake.Reading?
-        switch StoreEventIntake.start(args, setup: setup, command: spec.name, remembering: ledger != nil, io: io,
-                                      inBackground: true) {
+        switch StoreEventIntake.start(
+            args, setup: setup, command: spec.name, remembering: ledger != nil, io: io,
+            inBackground: true)
+        {
         case .success(let r): reading = r
         case .failure(let stop): return stop.status
         }
@@ -110,8 +122,9 @@ enum ScreenCommand {
             io.error("iapscreen screen: \(error)")
             return .unreadableInput
         }
-        let progress = ProgressLine(enabled: ProgressLine.wanted(quiet: quiet), console: io,
-                                    totalBytes: ProgressLine.totalSize(of: orders + receipts))
+        let progress = ProgressLine(
+            enabled: ProgressLine.wanted(quiet: quiet), console: io,
+            totalBytes: ProgressLine.totalSize(of: orders + receipts))
         do {
             try loader.load(orders: orders, receipts: receipts, progress: progress)
         } catch {
@@ -132,13 +145,15 @@ enum ScreenCommand {
         let outcome: NightScreener.Outcome
         let writer: ReportWriter
         do {
-            writer = try ReportWriter(directory: outDir, keepsReported: ledger != nil, keepsShardReports: sharding != nil)
+            writer = try ReportWriter(
+                directory: outDir, keepsReported: ledger != nil, keepsShardReports: sharding != nil)
         } catch {
             progress.clear()
             io.error("iapscreen screen: cannot write the reports in \(outDir): \(error); ledger unchanged")
             return .unreadableInput
         }
-        var screener = NightScreener(rules: rules, ledger: ledger, resolver: resolver, evaluator: evaluator, events: events)
+        var screener = NightScreener(
+            rules: rules, ledger: ledger, resolver: resolver, evaluator: evaluator, events: events)
         var shardSeconds = 0.0
         if let shardRun, let sharding {
             let staging = Clock.monotonicSeconds()
@@ -149,7 +164,8 @@ enum ScreenCommand {
                 progress.phase("waiting for the other shards of run \(sharding.runID)", count: loader.slots.count)
                 try shardRun.waitForAll(timeout: sharding.timeout)
                 guard let others = ShardOrders(staged: try shardRun.othersOrders()) else {
-                    throw LedgerError("run \(sharding.runID): another shard's staged orders cannot be read", code: .postgres)
+                    throw LedgerError(
+                        "run \(sharding.runID): another shard's staged orders cannot be read", code: .postgres)
                 }
                 screener.shard = sharding.shard
                 screener.others = others
@@ -176,16 +192,18 @@ enum ScreenCommand {
         var status = ExitStatus.ok
         if let failOn, let worst = writer.tally.worst, worst >= failOn { status = .findingsAtThreshold }
         let elapsed = max(Clock.monotonicSeconds() - startedMonotonic, 1e-6)
-        var summary = Summaries.make(tally: writer.tally, orders: outcome.orders, receipts: outcome.receipts,
-                                     inputs: loader.inputs + (events?.inputs ?? []), rules: rules, started: started,
-                                     finished: Clock.now(), status: status, rate: Double(outcome.orders) / elapsed)
+        var summary = Summaries.make(
+            tally: writer.tally, orders: outcome.orders, receipts: outcome.receipts,
+            inputs: loader.inputs + (events?.inputs ?? []), rules: rules, started: started,
+            finished: Clock.now(), status: status, rate: Double(outcome.orders) / elapsed)
         summary.storeEvents = events == nil ? nil : outcome.events.map(Summaries.storeEvents)
         summary.shard = sharding?.shard.description
         summary.runID = sharding?.runID
         do {
             let legend = RuleLegend(rules.settings)
-            try writer.prepare(summary: summary, legend: legend,
-                               shardRun: sharding.map { ShardReportLines.run($0, legend: legend, summary: summary) })
+            try writer.prepare(
+                summary: summary, legend: legend,
+                shardRun: sharding.map { ShardReportLines.run($0, legend: legend, summary: summary) })
         } catch {
             writer.abandon()
             io.error("iapscreen screen: cannot write the reports in \(outDir): \(error); ledger unchanged")
@@ -196,13 +214,15 @@ enum ScreenCommand {
         if let ledger {
             do {
                 let memory = outcome.events?.memory ?? EventMemory()
-                let record = RunRecord(startedAt: started, finishedAt: summary.finishedAt, orders: outcome.orders,
-                                       flagged: summary.flagged, newClaims: outcome.newClaims, reported: writer.reported,
-                                       refunds: memory.refunds, reversals: memory.reversals, events: memory.events)
+                let record = RunRecord(
+                    startedAt: started, finishedAt: summary.finishedAt, orders: outcome.orders,
+                    flagged: summary.flagged, newClaims: outcome.newClaims, reported: writer.reported,
+                    refunds: memory.refunds, reversals: memory.reversals, events: memory.events)
                 if let shardRun { try shardRun.finish(record) } else { try ledger.record(record) }
             } catch {
                 writer.abandon()
-                io.error("iapscreen screen: the ledger could not be updated: \(error); nothing written, ledger unchanged")
+                io.error(
+                    "iapscreen screen: the ledger could not be updated: \(error); nothing written, ledger unchanged")
                 return .unreadableInput
             }
         }
@@ -217,13 +237,18 @@ enum ScreenCommand {
         if ProcessInfo.processInfo.environment["IAPSCREEN_TIMINGS"] != nil {
             let now = Clock.monotonicSeconds()
             let staged = shardRun == nil ? "" : String(format: "shard staging and waiting %.2f s, ", shardSeconds)
-            io.error(String(format: "timings: load %.2f s, ", loaded - startedMonotonic) + staged
-                + String(format: "claims %.2f s, reports %.2f s, summary and ledger %.2f s; %d ES256 key tables", outcome.claimSeconds,
-                         screened - loaded - shardSeconds - outcome.claimSeconds, now - screened, PublicKey.es256TablesBuilt))
+            io.error(
+                String(format: "timings: load %.2f s, ", loaded - startedMonotonic) + staged
+                    + String(
+                        format: "claims %.2f s, reports %.2f s, summary and ledger %.2f s; %d ES256 key tables",
+                        outcome.claimSeconds,
+                        screened - loaded - shardSeconds - outcome.claimSeconds, now - screened,
+                        PublicKey.es256TablesBuilt))
         }
         if !quiet { io.error(Summaries.text(summary, outDir: outDir)) }
-        figures = RunMetrics.Figures(summary: summary, findings: writer.tally.findingsByRuleAndSeverity,
-                                     storeEvents: summary.storeEvents?.byType.map { (type: $0.0, count: $0.1) } ?? [])
+        figures = RunMetrics.Figures(
+            summary: summary, findings: writer.tally.findingsByRuleAndSeverity,
+            storeEvents: summary.storeEvents?.byType.map { (type: $0.0, count: $0.1) } ?? [])
         return status
     }
 }
@@ -232,7 +257,8 @@ enum Clock {
     static func now() -> Timestamp {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
-        return Timestamp(clampingMillis: Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000, hasMilliseconds: false)
+        return Timestamp(
+            clampingMillis: Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000, hasMilliseconds: false)
     }
 
     static func monotonicSeconds() -> Double {

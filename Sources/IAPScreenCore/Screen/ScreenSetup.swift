@@ -19,13 +19,17 @@ struct ScreenSetup {
 
     /// The input flags `screen` and `explain` share.
     static let inputOptions: [OptionSpec] = [
-        OptionSpec("--orders", .many, valueName: "PATH", help: "Orders dumps (CSV/TSV, JSON Lines, mysqldump XML; .gz ok). Required."),
+        OptionSpec(
+            "--orders", .many, valueName: "PATH",
+            help: "Orders dumps (CSV/TSV, JSON Lines, mysqldump XML; .gz ok). Required."),
         OptionSpec("--receipts", .many, valueName: "PATH", help: "Receipts dumps (order_id, receipt, received_at)."),
         OptionSpec("--rules", .one, valueName: "DIR", help: "Rules directory (default ./Rules)."),
-        OptionSpec("--environment", .one, help: "Environment of orders that don't say (default production).",
-                   choices: ["production", "sandbox"]),
-        OptionSpec("--ledger", .one, valueName: "URL",
-                   help: "sqlite:PATH (default sqlite:iapscreen-ledger.sqlite), postgres://… (a libpq URI) or none."),
+        OptionSpec(
+            "--environment", .one, help: "Environment of orders that don't say (default production).",
+            choices: ["production", "sandbox"]),
+        OptionSpec(
+            "--ledger", .one, valueName: "URL",
+            help: "sqlite:PATH (default sqlite:iapscreen-ledger.sqlite), postgres://… (a libpq URI) or none."),
         OptionSpec("--jobs", .one, valueName: "N", help: "Worker threads (default: the number of cores)."),
     ]
 
@@ -34,8 +38,10 @@ struct ScreenSetup {
     }
 
     /// `rules`: already loaded (`backtest` loads and checks both of its own first).
-    static func make(_ args: ParsedArguments, command spec: CommandSpec, io: Console,
-                     rules preloaded: RulesDirectory? = nil) -> Result<ScreenSetup, Stop> {
+    static func make(
+        _ args: ParsedArguments, command spec: CommandSpec, io: Console,
+        rules preloaded: RulesDirectory? = nil
+    ) -> Result<ScreenSetup, Stop> {
         let name = "iapscreen \(spec.name)"
         let orders = args.many("--orders")
         guard !orders.isEmpty else {
@@ -64,21 +70,28 @@ struct ScreenSetup {
         }
         let verifier: ReceiptVerifier
         do {
-            verifier = try ReceiptVerifier(appleAnchorFiles: rules.appleTrustFiles, googleKeyFiles: rules.googleKeyFiles)
+            verifier = try ReceiptVerifier(
+                appleAnchorFiles: rules.appleTrustFiles, googleKeyFiles: rules.googleKeyFiles)
         } catch {
-            io.error("\(error.path): error: \(error.reason)\n    hint: trust/apple holds DER or PEM certificates; trust/google holds <package>.pem or .pub keys")
+            io.error(
+                "\(error.path): error: \(error.reason)\n    hint: trust/apple holds DER or PEM certificates; trust/google holds <package>.pem or .pub keys"
+            )
             io.error("\(name): the Rules directory has 1 problem(s); nothing was screened")
             return .failure(Stop(status: .usage))
         }
         let receipts = args.many("--receipts")
-        guard io.allReadable(orders + receipts, command: spec.name, consequence: "nothing written, ledger unchanged") else {
+        guard io.allReadable(orders + receipts, command: spec.name, consequence: "nothing written, ledger unchanged")
+        else {
             return .failure(Stop(status: .unreadableInput))
         }
         let resolver = OrderResolver(catalog: rules.catalog, defaultProduction: args.one("--environment") != "sandbox")
         let evaluator = RuleEvaluator(rules: rules)
-        let screening = ReceiptScreening(resolver: resolver, evaluator: evaluator, limits: .standard,
-                                         verify: { verifier.verify($0) })
-        return .success(ScreenSetup(orders: orders, receipts: receipts, jobs: jobs, rules: rules, verifier: verifier,
-                                    ledgerSpec: ledgerSpec, resolver: resolver, evaluator: evaluator, screening: screening))
+        let screening = ReceiptScreening(
+            resolver: resolver, evaluator: evaluator, limits: .standard,
+            verify: { verifier.verify($0) })
+        return .success(
+            ScreenSetup(
+                orders: orders, receipts: receipts, jobs: jobs, rules: rules, verifier: verifier,
+                ledgerSpec: ledgerSpec, resolver: resolver, evaluator: evaluator, screening: screening))
     }
 }

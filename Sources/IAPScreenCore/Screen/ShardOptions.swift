@@ -10,17 +10,25 @@ struct ShardOptions {
     let timeout: Double
 
     static let options: [OptionSpec] = [
-        OptionSpec("--shard", .one, valueName: "I/N", help: "Screen shard I of N of the night (needs --run-id and a postgres:// ledger)."),
-        OptionSpec("--run-id", .one, valueName: "ID", help: "The sharded run this worker is part of: the same on every worker."),
-        OptionSpec("--shard-timeout", .one, valueName: "SECONDS", help: "How long to wait for the other shards (default 3600)."),
+        OptionSpec(
+            "--shard", .one, valueName: "I/N",
+            help: "Screen shard I of N of the night (needs --run-id and a postgres:// ledger)."),
+        OptionSpec(
+            "--run-id", .one, valueName: "ID", help: "The sharded run this worker is part of: the same on every worker."
+        ),
+        OptionSpec(
+            "--shard-timeout", .one, valueName: "SECONDS", help: "How long to wait for the other shards (default 3600)."
+        ),
     ]
 
     /// Longer run ids are no one's naming scheme.
     static let maxRunIDLength = 200
 
     /// Nil without `--shard`; a usage error (already said) for a bad combination.
-    static func parse(_ args: ParsedArguments, ledger: LedgerSpec, command spec: CommandSpec,
-                      io: Console) -> Result<ShardOptions?, ScreenSetup.Stop> {
+    static func parse(
+        _ args: ParsedArguments, ledger: LedgerSpec, command spec: CommandSpec,
+        io: Console
+    ) -> Result<ShardOptions?, ScreenSetup.Stop> {
         func refuse(_ message: String) -> Result<ShardOptions?, ScreenSetup.Stop> {
             io.usageError(command: spec, message)
             return .failure(ScreenSetup.Stop(status: .usage))
@@ -37,7 +45,8 @@ struct ShardOptions {
             return refuse("--shard needs --run-id: the same id on every worker of the run")
         }
         guard !runID.isEmpty, runID.utf8.count <= maxRunIDLength,
-              runID.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7F }) else {
+            runID.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7F })
+        else {
             return refuse("--run-id takes 1 to \(maxRunIDLength) printable ASCII characters without spaces")
         }
         var timeout = PostgresShardRun.defaultTimeout
@@ -58,7 +67,8 @@ struct ShardOptions {
     func join(_ uri: String, io: Console) -> Result<(PostgresLedger, PostgresShardRun), LockedLedger.Refusal> {
         do {
             let ledger = try PostgresLedger(uri: uri)
-            return .success((ledger, try PostgresShardRun(ledger: ledger, runID: runID, shard: shard, abandonedAfter: timeout)))
+            return .success(
+                (ledger, try PostgresShardRun(ledger: ledger, runID: runID, shard: shard, abandonedAfter: timeout)))
         } catch {
             io.error("iapscreen screen: \(error); nothing written")
             return .failure(LockedLedger.Refusal(status: LockedLedger.status(of: error)))

@@ -25,8 +25,10 @@ struct ShardOrders {
         candidates.reserveCapacity(staged.count)
         for s in staged {
             guard let taken = StagedCandidates.decode(s.candidates) else { return nil }
-            claimants.append(Claimant(orderID: s.orderID, userID: s.userID, createdAt: s.createdAt,
-                                      catalogType: s.catalog == 1 ? .nonConsumable : nil))
+            claimants.append(
+                Claimant(
+                    orderID: s.orderID, userID: s.userID, createdAt: s.createdAt,
+                    catalogType: s.catalog == 1 ? .nonConsumable : nil))
             candidates.append(taken.map(\.candidate))
             for t in taken {
                 if let token = t.token, let key = t.candidate.key {
@@ -46,10 +48,14 @@ extension NightScreener {
         let slots = night.slots
         var out: [PostgresShardRun.StagedOrder] = []
         for i in slots.indices {
-            guard slots.with(i, { $0.pointee.order.status == .credited && $0.pointee.outcomeKind != nil }) else { continue }
+            guard slots.with(i, { $0.pointee.order.status == .credited && $0.pointee.outcomeKind != nil }) else {
+                continue
+            }
             let candidates: [(candidate: ClaimCandidate, token: String?)]
             if let box = night.deferred(at: i) {
-                candidates = box.digest.candidates.map { (ClaimCandidate($0, platform: box.digest.platform), $0.purchaseToken) }
+                candidates = box.digest.candidates.map {
+                    (ClaimCandidate($0, platform: box.digest.platform), $0.purchaseToken)
+                }
             } else if let c = slots.with(i, { $0.pointee.candidate }) {
                 candidates = [(c, night.purchaseToken(at: i))]
             } else {
@@ -57,11 +63,14 @@ extension NightScreener {
             }
             // The catalog's word matters only where the receipt does not say.
             let asksCatalog = candidates.contains { $0.candidate.nonConsumable == nil }
-            let catalog: Int64? = asksCatalog ? (screenOrder(slots[i], night).catalogType == .nonConsumable ? 1 : 0) : nil
+            let catalog: Int64? =
+                asksCatalog ? (screenOrder(slots[i], night).catalogType == .nonConsumable ? 1 : 0) : nil
             let o = slots[i].order
-            out.append(.init(orderID: o.orderID, userID: o.userID, createdAt: o.createdAt,
-                             position: Int64(slots.with(i) { $0.pointee.position }), catalog: catalog,
-                             candidates: StagedCandidates.encode(candidates)))
+            out.append(
+                .init(
+                    orderID: o.orderID, userID: o.userID, createdAt: o.createdAt,
+                    position: Int64(slots.with(i) { $0.pointee.position }), catalog: catalog,
+                    candidates: StagedCandidates.encode(candidates)))
         }
         return out
     }

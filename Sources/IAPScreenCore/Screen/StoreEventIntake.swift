@@ -96,7 +96,8 @@ struct EventIdentity: Hashable, Sendable {
     init(_ text: String) {
         guard let d = try? Digest.sha256(Array(text.utf8)), d.count >= 16 else {
             // OpenSSL failing to hash is no input's doing; a keyed hash still tells identities apart.
-            var h1 = Hasher(), h2 = Hasher()
+            var h1 = Hasher()
+            var h2 = Hasher()
             h1.combine(UInt8(1))
             h2.combine(UInt8(2))
             h1.combine(text)
@@ -119,14 +120,17 @@ struct EventIdentity: Hashable, Sendable {
 }
 
 struct StoreEventIntake {
-    static let option = OptionSpec("--store-events", .many, valueName: "PATH",
-                                   help: "Store-event logs: App Store notifications, refund history, Google voided purchases, RTDN (.gz ok).")
+    static let option = OptionSpec(
+        "--store-events", .many, valueName: "PATH",
+        help: "Store-event logs: App Store notifications, refund history, Google voided purchases, RTDN (.gz ok).")
 
     /// The logs `--store-events` names, read for `command`; nil without the flag. A log that
     /// cannot be read is said here and ends the run with exit 3.
     /// `remembering`: a ledger will keep the night's events (their identities are kept).
-    static func read(_ args: ParsedArguments, setup: ScreenSetup, command: String, remembering: Bool = false,
-                     io: Console) -> Result<StoreEventNight?, ScreenSetup.Stop> {
+    static func read(
+        _ args: ParsedArguments, setup: ScreenSetup, command: String, remembering: Bool = false,
+        io: Console
+    ) -> Result<StoreEventNight?, ScreenSetup.Stop> {
         switch start(args, setup: setup, command: command, remembering: remembering, io: io, inBackground: false) {
         case .failure(let stop): return .failure(stop)
         case .success(nil): return .success(nil)
@@ -137,16 +141,19 @@ struct StoreEventIntake {
     /// The logs `--store-events` names, being read (on a thread of their own when
     /// `inBackground`, so that they are read while the orders are); nil without the flag. A log
     /// that cannot be opened is said here (exit 3).
-    static func start(_ args: ParsedArguments, setup: ScreenSetup, command: String, remembering: Bool, io: Console,
-                      inBackground: Bool) -> Result<Reading?, ScreenSetup.Stop> {
+    static func start(
+        _ args: ParsedArguments, setup: ScreenSetup, command: String, remembering: Bool, io: Console,
+        inBackground: Bool
+    ) -> Result<Reading?, ScreenSetup.Stop> {
         let paths = args.many("--store-events")
         guard !paths.isEmpty else { return .success(nil) }
         guard io.allReadable(paths, command: command, consequence: "nothing written, ledger unchanged") else {
             return .failure(ScreenSetup.Stop(status: .unreadableInput))
         }
         let verifier = setup.verifier
-        var intake = StoreEventIntake(rules: setup.rules, verify: { verifier.verify($0).status }, jobs: setup.jobs,
-                                      limits: .standard)
+        var intake = StoreEventIntake(
+            rules: setup.rules, verify: { verifier.verify($0).status }, jobs: setup.jobs,
+            limits: .standard)
         intake.keepsIdentities = remembering
         return .success(Reading(intake, paths: paths, inBackground: inBackground))
     }
@@ -181,7 +188,9 @@ struct StoreEventIntake {
             case .success(let night)?:
                 return .success(night)
             case .failure(let error)?:
-                io.error("iapscreen \(command): cannot read \(error.path): \(error.reason); nothing written, ledger unchanged")
+                io.error(
+                    "iapscreen \(command): cannot read \(error.path): \(error.reason); nothing written, ledger unchanged"
+                )
                 return .failure(ScreenSetup.Stop(status: .unreadableInput))
             case nil:
                 io.error("iapscreen \(command): the store events were not read; nothing written, ledger unchanged")
@@ -220,7 +229,8 @@ struct StoreEventIntake {
                 }
             }
             events += take(units, into: &night, seen: &seen, typeNames: &typeNames)
-            night.inputs.append(InputRecord(path: path, sha256: (try? hasher.finalize()).map(Digest.hex) ?? "", records: events))
+            night.inputs.append(
+                InputRecord(path: path, sha256: (try? hasher.finalize()).map(Digest.hex) ?? "", records: events))
         }
         return night
     }
@@ -238,8 +248,10 @@ struct StoreEventIntake {
 
     /// Parses and verifies a batch on every core, then keeps what it says, in order; the
     /// number of events it held.
-    private func take(_ units: [StoreEventFile.Unit], into night: inout StoreEventNight, seen: inout Set<EventIdentity>,
-                      typeNames: inout [String: String]) -> Int {
+    private func take(
+        _ units: [StoreEventFile.Unit], into night: inout StoreEventNight, seen: inout Set<EventIdentity>,
+        typeNames: inout [String: String]
+    ) -> Int {
         guard !units.isEmpty else { return 0 }
         var results = [(problems: [UnreadableRecord], events: [Taken])?](repeating: nil, count: units.count)
         let parts = min(max(jobs, 1), units.count)
@@ -254,7 +266,7 @@ struct StoreEventIntake {
             }
         }
         var events = 0
-        for case let (problems, taken)? in results {
+        for case (let problems, let taken)? in results {
             for p in problems { night.others.append((night.refunds.count, .malformed(p))) }
             for t in taken {
                 events += 1
@@ -265,8 +277,11 @@ struct StoreEventIntake {
                     // first must not make the genuine event a duplicate.
                     if fresh { count(t, &night) }
                     night.counts.invalid += 1
-                    night.others.append((night.refunds.count,
-                                         .invalid(type: t.type, transaction: t.transaction, location: t.location, reason: reason)))
+                    night.others.append(
+                        (
+                            night.refunds.count,
+                            .invalid(type: t.type, transaction: t.transaction, location: t.location, reason: reason)
+                        ))
                     continue
                 }
                 guard fresh else { continue }
@@ -303,16 +318,24 @@ struct StoreEventIntake {
         case .problem(let p): return ([p], [])
         case .payload(let bytes, let location):
             let parsed = StoreEventParser.parse(bytes, at: location, limits: limits)
-            return (parsed.problems, parsed.events.map { e in
-                var apple: AppleTransactionEvent?
-                if keepsAppleTransactions, e.store == .apple, let txn = e.transactionID, e.meaning == .charge || e.meaning == .refund {
-                    apple = AppleTransactionEvent(kind: e.meaning == .charge ? .charge : .refund, transactionID: txn,
-                                                  productID: e.productID, purchaseDate: e.purchaseDate, price: e.price,
-                                                  currency: e.currency)
+            return (
+                parsed.problems,
+                parsed.events.map { e in
+                    var apple: AppleTransactionEvent?
+                    if keepsAppleTransactions, e.store == .apple, let txn = e.transactionID,
+                        e.meaning == .charge || e.meaning == .refund
+                    {
+                        apple = AppleTransactionEvent(
+                            kind: e.meaning == .charge ? .charge : .refund, transactionID: txn,
+                            productID: e.productID, purchaseDate: e.purchaseDate, price: e.price,
+                            currency: e.currency)
+                    }
+                    return Taken(
+                        identity: EventIdentity(e.identity), type: e.type, doubt: doubt(e),
+                        transaction: e.transactionID,
+                        location: e.location, refund: refund(e), apple: apple)
                 }
-                return Taken(identity: EventIdentity(e.identity), type: e.type, doubt: doubt(e), transaction: e.transactionID,
-                             location: e.location, refund: refund(e), apple: apple)
-            })
+            )
         }
     }
 

@@ -54,8 +54,12 @@ struct StoredOrder {
         currency = pool.id(row.currency)
         file = pool.id(row.location.file)
         switch row.location.position {
-        case .line(let n): place = Int32(clamping: n); placeIsRow = false
-        case .row(let n): place = Int32(clamping: n); placeIsRow = true
+        case .line(let n):
+            place = Int32(clamping: n)
+            placeIsRow = false
+        case .row(let n):
+            place = Int32(clamping: n)
+            placeIsRow = true
         }
         platform = row.platform
         status = row.status
@@ -66,10 +70,12 @@ struct StoredOrder {
 
     func row(pool: StringPool) -> OrderRow {
         let file = pool.string(self.file) ?? ""
-        let location = placeIsRow ? SourceLocation(file: file, row: Int(place)) : SourceLocation(file: file, line: Int(place))
-        return OrderRow(orderID: orderID, userID: userID, createdAt: createdAt, platform: platform,
-                        itemID: pool.string(itemID), productID: pool.string(productID), transactionID: transactionID,
-                        amount: pool.string(amount), currency: pool.string(currency), status: status,
-                        environment: environment, receipt: nil, location: location)
+        let location =
+            placeIsRow ? SourceLocation(file: file, row: Int(place)) : SourceLocation(file: file, line: Int(place))
+        return OrderRow(
+            orderID: orderID, userID: userID, createdAt: createdAt, platform: platform,
+            itemID: pool.string(itemID), productID: pool.string(productID), transactionID: transactionID,
+            amount: pool.string(amount), currency: pool.string(currency), status: status,
+            environment: environment, receipt: nil, location: location)
     }
 }

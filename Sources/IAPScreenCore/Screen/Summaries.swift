@@ -6,14 +6,20 @@ import StoreCrypto
 
 /// summary.json and the one-screen summary on stderr.
 enum Summaries {
-    static func make(tally t: Tally, orders: Int, receipts: Int, inputs: [InputRecord], rules: RulesDirectory,
-                     started: Timestamp, finished: Timestamp, status: ExitStatus, rate: Double) -> RunSummary {
-        make(tally: t, orders: orders, receipts: receipts, inputs: inputs, rulesSHA256: rulesDigest(rules), started: started,
-             finished: finished, status: status, rate: rate)
+    static func make(
+        tally t: Tally, orders: Int, receipts: Int, inputs: [InputRecord], rules: RulesDirectory,
+        started: Timestamp, finished: Timestamp, status: ExitStatus, rate: Double
+    ) -> RunSummary {
+        make(
+            tally: t, orders: orders, receipts: receipts, inputs: inputs, rulesSHA256: rulesDigest(rules),
+            started: started,
+            finished: finished, status: status, rate: rate)
     }
 
-    static func make(tally t: Tally, orders: Int, receipts: Int, inputs: [InputRecord], rulesSHA256: String,
-                     started: Timestamp, finished: Timestamp, status: ExitStatus, rate: Double) -> RunSummary {
+    static func make(
+        tally t: Tally, orders: Int, receipts: Int, inputs: [InputRecord], rulesSHA256: String,
+        started: Timestamp, finished: Timestamp, status: ExitStatus, rate: Double
+    ) -> RunSummary {
         RunSummary(
             version: IAPScreen.version, startedAt: started, finishedAt: finished, exitStatus: status.rawValue,
             orders: orders, receipts: receipts, flagged: t.flagged, new: t.new, exempted: t.exempted,
@@ -50,17 +56,23 @@ enum Summaries {
     }
 
     static func text(_ s: RunSummary, outDir: String) -> String {
-        var out = "iapscreen: \(s.orders) orders, \(s.receipts) receipts, \(s.flagged) flagged (\(s.new) new findings), "
+        var out =
+            "iapscreen: \(s.orders) orders, \(s.receipts) receipts, \(s.flagged) flagged (\(s.new) new findings), "
             + "\(s.exempted) exempted, \(s.malformed) malformed; \(Int(s.ordersPerSecond)) orders/s"
-        if !s.bySeverity.isEmpty { out += "\n  findings: " + s.bySeverity.map { "\($0.0) \($0.1)" }.joined(separator: ", ") }
+        if !s.bySeverity.isEmpty {
+            out += "\n  findings: " + s.bySeverity.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
+        }
         if !s.atRisk.isEmpty { out += "\n  at risk: " + s.atRisk.map { "\($0.0) \($0.1)" }.joined(separator: ", ") }
         if let e = s.storeEvents {
-            out += "\n  store events: \(e.read) read (\(e.distinct) distinct), \(e.refunds) refund\(e.refunds == 1 ? "" : "s"), "
+            out +=
+                "\n  store events: \(e.read) read (\(e.distinct) distinct), \(e.refunds) refund\(e.refunds == 1 ? "" : "s"), "
                 + "\(e.reversals) reversal\(e.reversals == 1 ? "" : "s"), "
                 + "\(e.matched) matched, \(e.unmatched) unmatched, \(e.invalid) not believed"
         }
         out += "\n  reports in \(outDir)"
-        if s.exitStatus == ExitStatus.findingsAtThreshold.rawValue { out += "\n  exit 1: findings at or above --fail-on" }
+        if s.exitStatus == ExitStatus.findingsAtThreshold.rawValue {
+            out += "\n  exit 1: findings at or above --fail-on"
+        }
         return out
     }
 }

@@ -13,15 +13,19 @@ final class PostgresBulkLookup {
     static let arrayLimit = 20_000
 
     /// `SELECT <select> FROM <table> c WHERE c.<key> …keys… <rest>`; column 0 is the key.
-    init(_ db: PostgresConnection, select: String, from table: String, key: String, rest: String = "") throws(PostgresError) {
+    init(_ db: PostgresConnection, select: String, from table: String, key: String, rest: String = "")
+        throws(PostgresError)
+    {
         byArray = try db.prepare("SELECT \(select) FROM \(table) c WHERE c.\(key) = ANY($1) \(rest)", [.textArray])
         byTable = "SELECT \(select) FROM \(table) c WHERE c.\(key) IN (SELECT key FROM pg_temp.wanted) \(rest)"
     }
 
     /// The rows of these keys in one snapshot; `row` reads row i, nil leaves its key out.
     /// `canStage`: the session may create a temporary table (not read-only).
-    func run<T>(_ db: PostgresConnection, _ keys: [String], canStage: Bool, target: String,
-                _ row: (PostgresResult, Int) throws(PostgresError) -> T?) throws(LedgerError) -> [String: T] {
+    func run<T>(
+        _ db: PostgresConnection, _ keys: [String], canStage: Bool, target: String,
+        _ row: (PostgresResult, Int) throws(PostgresError) -> T?
+    ) throws(LedgerError) -> [String: T] {
         guard !keys.isEmpty else { return [:] }
         let staged = canStage && keys.count > PostgresBulkLookup.arrayLimit
         let begin = staged ? "BEGIN ISOLATION LEVEL REPEATABLE READ" : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
@@ -35,8 +39,9 @@ final class PostgresBulkLookup {
                     }
                 }
                 if staged {
-                    try db.execute("CREATE TEMP TABLE IF NOT EXISTS wanted(key text COLLATE \"C\") ON COMMIT DROP; "
-                        + "TRUNCATE pg_temp.wanted")
+                    try db.execute(
+                        "CREATE TEMP TABLE IF NOT EXISTS wanted(key text COLLATE \"C\") ON COMMIT DROP; "
+                            + "TRUNCATE pg_temp.wanted")
                     try db.copyIn("COPY pg_temp.wanted FROM STDIN", count: keys.count) { rows, i in
                         rows.add(keys[i])
                         rows.endRow()
@@ -48,7 +53,9 @@ final class PostgresBulkLookup {
                 }
                 var start = keys.startIndex
                 while start < keys.endIndex {
-                    let end = keys.index(start, offsetBy: PostgresBulkLookup.arrayLimit, limitedBy: keys.endIndex) ?? keys.endIndex
+                    let end =
+                        keys.index(start, offsetBy: PostgresBulkLookup.arrayLimit, limitedBy: keys.endIndex)
+                        ?? keys.endIndex
                     try take(byArray.run([.textArray(Array(keys[start..<end]))]))
                     start = end
                 }

@@ -38,34 +38,48 @@ public final class PostgresLedger: LedgerStore {
         let target = db.target.description
         let state = try PostgresSchema.inspect(db, target: target)
         if state == .empty, readOnly || !creating {
-            throw LedgerError("ledger \(target) is empty: no run has written it (no tables in schema iapscreen)",
-                              code: .empty)
+            throw LedgerError(
+                "ledger \(target) is empty: no run has written it (no tables in schema iapscreen)",
+                code: .empty)
         }
         if readOnly {
-            try onServer(target) { () throws(PostgresError) in try db.execute("SET default_transaction_read_only = on") }
+            try onServer(target) { () throws(PostgresError) in try db.execute("SET default_transaction_read_only = on")
+            }
         } else if state != .current {
             try PostgresSchema.upgrade(db, target: target)
         }
         self.db = db
         self.target = target
         self.readOnly = readOnly
-        (lookupClaims, lookupTokens, lookupReported, lookupReviews, lookupReportedMany, lookupRefunds, lookupEvents) = try onServer(target) {
-            () throws(PostgresError) in
-            (try PostgresBulkLookup(db, select: "c.key, order_id, user_id, created_at, product_id, amount, currency, "
-                + "purchase_token, platform", from: "iapscreen.claims", key: "key"),
-             // The first claim of a token: a subscription's renewals share it.
-             try PostgresBulkLookup(db, select: "DISTINCT ON (c.purchase_token) c.purchase_token, c.key", from: "iapscreen.claims",
-                                    key: "purchase_token",
-                                    rest: "AND c.purchase_token IS NOT NULL ORDER BY c.purchase_token, c.created_at, c.key"),
-             try db.prepare("SELECT 1 FROM iapscreen.reported WHERE order_id = $1 AND rule = $2", [.text, .text]),
-             try PostgresBulkLookup(db, select: "c.order_id, verdict, note, \"by\", at", from: "iapscreen.reviews", key: "order_id"),
-             // Pairs, matched whole: an order's other rules are not sent back.
-             try db.prepare("SELECT r.order_id, r.rule FROM iapscreen.reported r JOIN unnest($1::text[], $2::text[]) "
-                + "AS w(order_id, rule) ON r.order_id = w.order_id AND r.rule = w.rule", [.textArray, .textArray]),
-             try PostgresBulkLookup(db, select: "c.key, refunded_at, event, reason, source, identity, reversed_at",
-                                    from: "iapscreen.refunds", key: "key"),
-             try PostgresBulkLookup(db, select: "c.identity, type, first_run", from: "iapscreen.store_events", key: "identity"))
-        }
+        (lookupClaims, lookupTokens, lookupReported, lookupReviews, lookupReportedMany, lookupRefunds, lookupEvents) =
+            try onServer(target) {
+                () throws(PostgresError) in
+                (
+                    try PostgresBulkLookup(
+                        db,
+                        select: "c.key, order_id, user_id, created_at, product_id, amount, currency, "
+                            + "purchase_token, platform", from: "iapscreen.claims", key: "key"),
+                    // The first claim of a token: a subscription's renewals share it.
+                    try PostgresBulkLookup(
+                        db, select: "DISTINCT ON (c.purchase_token) c.purchase_token, c.key", from: "iapscreen.claims",
+                        key: "purchase_token",
+                        rest: "AND c.purchase_token IS NOT NULL ORDER BY c.purchase_token, c.created_at, c.key"),
+                    try db.prepare(
+                        "SELECT 1 FROM iapscreen.reported WHERE order_id = $1 AND rule = $2", [.text, .text]),
+                    try PostgresBulkLookup(
+                        db, select: "c.order_id, verdict, note, \"by\", at", from: "iapscreen.reviews", key: "order_id"),
+                    // Pairs, matched whole: an order's other rules are not sent back.
+                    try db.prepare(
+                        "SELECT r.order_id, r.rule FROM iapscreen.reported r JOIN unnest($1::text[], $2::text[]) "
+                            + "AS w(order_id, rule) ON r.order_id = w.order_id AND r.rule = w.rule",
+                        [.textArray, .textArray]),
+                    try PostgresBulkLookup(
+                        db, select: "c.key, refunded_at, event, reason, source, identity, reversed_at",
+                        from: "iapscreen.refunds", key: "key"),
+                    try PostgresBulkLookup(
+                        db, select: "c.identity, type, first_run", from: "iapscreen.store_events", key: "identity")
+                )
+            }
     }
 
     /// Where `uri` points, as messages name it (`postgres://user@host:port/db`, never a
@@ -92,7 +106,9 @@ public final class PostgresLedger: LedgerStore {
         try lookUp(lookupClaims, keys) { r, i throws(PostgresError) in try PostgresLedger.claim(r, i) }
     }
 
-    public func claimsWithDetails(of keys: [String]) throws(LedgerError) -> [String: (claim: Claim, details: ClaimDetails)] {
+    public func claimsWithDetails(of keys: [String]) throws(LedgerError) -> [String: (
+        claim: Claim, details: ClaimDetails
+    )] {
         try lookUp(lookupClaims, keys) { r, i throws(PostgresError) in
             try PostgresLedger.newClaim(r, i).map { ($0.claim, $0.details) }
         }
@@ -106,9 +122,12 @@ public final class PostgresLedger: LedgerStore {
     /// amount, currency, purchase_token, platform; nil as for `claim`.
     static func newClaim(_ r: PostgresResult, _ i: Int) throws(PostgresError) -> NewClaim? {
         guard let key = try r.text(i, 0), let claim = try claim(r, i) else { return nil }
-        return NewClaim(key: key, claim: claim, details: ClaimDetails(productID: try r.text(i, 4), amount: try r.text(i, 5),
-                                                                      currency: try r.text(i, 6), purchaseToken: try r.text(i, 7),
-                                                                      platform: try r.text(i, 8)))
+        return NewClaim(
+            key: key, claim: claim,
+            details: ClaimDetails(
+                productID: try r.text(i, 4), amount: try r.text(i, 5),
+                currency: try r.text(i, 6), purchaseToken: try r.text(i, 7),
+                platform: try r.text(i, 8)))
     }
 
     /// A claim from columns 1-3 (order_id, user_id, created_at); nil for a row whose time is
@@ -116,7 +135,8 @@ public final class PostgresLedger: LedgerStore {
     static func claim(_ r: PostgresResult, _ i: Int) throws(PostgresError) -> Claim? {
         // Dumps mostly give whole seconds: a time kept without milliseconds prints as they wrote it.
         guard let order = try r.text(i, 1), let user = try r.text(i, 2), let millis = try r.int64(i, 3),
-              let at = Timestamp(millis: millis, hasMilliseconds: millis % 1000 != 0) else { return nil }
+            let at = Timestamp(millis: millis, hasMilliseconds: millis % 1000 != 0)
+        else { return nil }
         return Claim(orderID: order, userID: user, createdAt: at)
     }
 
@@ -145,12 +165,15 @@ public final class PostgresLedger: LedgerStore {
             var out: Set<ReportedFinding> = []
             var start = findings.startIndex
             while start < findings.endIndex {
-                let end = findings.index(start, offsetBy: PostgresBulkLookup.arrayLimit, limitedBy: findings.endIndex)
+                let end =
+                    findings.index(start, offsetBy: PostgresBulkLookup.arrayLimit, limitedBy: findings.endIndex)
                     ?? findings.endIndex
                 let part = findings[start..<end]
                 let r = try lookupReportedMany.run([.textArray(part.map(\.orderID)), .textArray(part.map(\.rule))])
                 for i in 0..<r.rowCount {
-                    if let order = try r.text(i, 0), let rule = try r.text(i, 1) { out.insert(ReportedFinding(orderID: order, rule: rule)) }
+                    if let order = try r.text(i, 0), let rule = try r.text(i, 1) {
+                        out.insert(ReportedFinding(orderID: order, rule: rule))
+                    }
                 }
                 start = end
             }
@@ -160,21 +183,26 @@ public final class PostgresLedger: LedgerStore {
 
     public func knows(orderID: String) throws(LedgerError) -> Bool {
         try onServer(target) { () throws(PostgresError) in
-            try db.query("SELECT EXISTS (SELECT 1 FROM iapscreen.reported WHERE order_id = $1) "
-                + "OR EXISTS (SELECT 1 FROM iapscreen.claims WHERE order_id = $1)", [.text(orderID)]).bool(0, 0) == true
+            try db.query(
+                "SELECT EXISTS (SELECT 1 FROM iapscreen.reported WHERE order_id = $1) "
+                    + "OR EXISTS (SELECT 1 FROM iapscreen.claims WHERE order_id = $1)", [.text(orderID)]
+            ).bool(0, 0) == true
         }
     }
 
     public func recentRuns(_ count: Int) throws(LedgerError) -> [RecordedRun] {
         try onServer(target) { () throws(PostgresError) in
-            let r = try db.query("SELECT id, started_at, finished_at, orders, flagged FROM iapscreen.runs ORDER BY id DESC LIMIT $1",
-                                 [.int64(Int64(clamping: max(count, 0)))])
+            let r = try db.query(
+                "SELECT id, started_at, finished_at, orders, flagged FROM iapscreen.runs ORDER BY id DESC LIMIT $1",
+                [.int64(Int64(clamping: max(count, 0)))])
             var runs: [RecordedRun] = []
             for i in 0..<r.rowCount {
                 guard let id = try r.int64(i, 0), let started = try r.text(i, 1), let finished = try r.text(i, 2),
-                      let orders = try r.int64(i, 3).flatMap({ Int(exactly: $0) }),
-                      let flagged = try r.int64(i, 4).flatMap({ Int(exactly: $0) }) else { continue }
-                runs.append(RecordedRun(id: id, startedAt: started, finishedAt: finished, orders: orders, flagged: flagged))
+                    let orders = try r.int64(i, 3).flatMap({ Int(exactly: $0) }),
+                    let flagged = try r.int64(i, 4).flatMap({ Int(exactly: $0) })
+                else { continue }
+                runs.append(
+                    RecordedRun(id: id, startedAt: started, finishedAt: finished, orders: orders, flagged: flagged))
             }
             return runs
         }
@@ -188,7 +216,8 @@ public final class PostgresLedger: LedgerStore {
     /// more keys than the ledger has refunds).
     public func allRefunds() throws(LedgerError) -> [String: RememberedRefund] {
         try onServer(target) { () throws(PostgresError) in
-            let r = try db.query("SELECT key, refunded_at, event, reason, source, identity, reversed_at FROM iapscreen.refunds")
+            let r = try db.query(
+                "SELECT key, refunded_at, event, reason, source, identity, reversed_at FROM iapscreen.refunds")
             var out: [String: RememberedRefund] = [:]
             for i in 0..<r.rowCount {
                 if let refund = try PostgresLedger.refund(r, i) { out[refund.key] = refund }
@@ -207,15 +236,18 @@ public final class PostgresLedger: LedgerStore {
     /// for a time out of range (no refund we can reason about: left out, as a claim's is).
     static func refund(_ r: PostgresResult, _ i: Int) throws(PostgresError) -> RememberedRefund? {
         guard let key = try r.text(i, 0), let at = try r.int64(i, 1).flatMap({ Timestamp(millis: $0) }),
-              let event = try r.text(i, 2), let identity = try r.text(i, 5) else { return nil }
-        return RememberedRefund(key: key, refundedAt: at, event: event, reason: try r.text(i, 3), source: try r.text(i, 4),
-                                identity: identity, reversedAt: try r.int64(i, 6).flatMap { Timestamp(millis: $0) })
+            let event = try r.text(i, 2), let identity = try r.text(i, 5)
+        else { return nil }
+        return RememberedRefund(
+            key: key, refundedAt: at, event: event, reason: try r.text(i, 3), source: try r.text(i, 4),
+            identity: identity, reversedAt: try r.int64(i, 6).flatMap { Timestamp(millis: $0) })
     }
 
     public func refundsPerUser() throws(LedgerError) -> [String: Int] {
         try onServer(target) { () throws(PostgresError) in
-            let r = try db.query("SELECT c.user_id, count(*) FROM iapscreen.refunds r JOIN iapscreen.claims c ON c.key = r.key "
-                + "GROUP BY c.user_id")
+            let r = try db.query(
+                "SELECT c.user_id, count(*) FROM iapscreen.refunds r JOIN iapscreen.claims c ON c.key = r.key "
+                    + "GROUP BY c.user_id")
             var out: [String: Int] = [:]
             for i in 0..<r.rowCount {
                 if let user = try r.text(i, 0), let n = try r.int64(i, 1) { out[user] = Int(clamping: n) }
@@ -238,8 +270,10 @@ public final class PostgresLedger: LedgerStore {
         return RememberedEvent(identity: identity, type: type, firstRun: try r.int64(i, 2))
     }
 
-    private func lookUp<T>(_ lookup: PostgresBulkLookup, _ keys: [String],
-                           _ row: (PostgresResult, Int) throws(PostgresError) -> T?) throws(LedgerError) -> [String: T] {
+    private func lookUp<T>(
+        _ lookup: PostgresBulkLookup, _ keys: [String],
+        _ row: (PostgresResult, Int) throws(PostgresError) -> T?
+    ) throws(LedgerError) -> [String: T] {
         try lookup.run(db, keys, canStage: !readOnly, target: target, row)
     }
 }

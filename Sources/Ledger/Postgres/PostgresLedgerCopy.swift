@@ -6,7 +6,8 @@ import PostgresClient
 extension PostgresLedger {
     public func counts() throws(LedgerError) -> LedgerCounts {
         try onServer(target) { () throws(PostgresError) in
-            let r = try db.query("""
+            let r = try db.query(
+                """
                 SELECT (SELECT count(*) FROM iapscreen.claims), (SELECT count(*) FROM iapscreen.reported),
                        (SELECT count(*) FROM iapscreen.reviews), (SELECT count(*) FROM iapscreen.runs),
                        (SELECT count(*) FROM iapscreen.store_events), (SELECT count(*) FROM iapscreen.refunds),
@@ -27,38 +28,55 @@ extension PostgresLedger {
     public func exportRows(batch: Int, _ body: (LedgerRows) throws(LedgerError) -> Void) throws(LedgerError) {
         let size = max(batch, 1)
         try inTransaction(db, target, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { () throws(LedgerError) in
-            try export("runs", "SELECT id, started_at, finished_at, orders, flagged FROM iapscreen.runs ORDER BY id", size, body,
-                       LedgerRows.runs) { r, i throws(PostgresError) in
+            try export(
+                "runs", "SELECT id, started_at, finished_at, orders, flagged FROM iapscreen.runs ORDER BY id", size,
+                body,
+                LedgerRows.runs
+            ) { r, i throws(PostgresError) in
                 guard let id = try r.int64(i, 0), let started = try r.text(i, 1), let finished = try r.text(i, 2),
-                      let orders = try r.int64(i, 3).flatMap({ Int(exactly: $0) }),
-                      let flagged = try r.int64(i, 4).flatMap({ Int(exactly: $0) }) else { return nil }
+                    let orders = try r.int64(i, 3).flatMap({ Int(exactly: $0) }),
+                    let flagged = try r.int64(i, 4).flatMap({ Int(exactly: $0) })
+                else { return nil }
                 return RecordedRun(id: id, startedAt: started, finishedAt: finished, orders: orders, flagged: flagged)
             }
-            try export("claims", "SELECT \(claimColumns) FROM iapscreen.claims ORDER BY key", size, body, LedgerRows.claims,
-                       PostgresLedger.newClaim)
-            try export("reported", "SELECT order_id, rule FROM iapscreen.reported ORDER BY order_id, rule", size, body,
-                       LedgerRows.reported) { r, i throws(PostgresError) in
+            try export(
+                "claims", "SELECT \(claimColumns) FROM iapscreen.claims ORDER BY key", size, body, LedgerRows.claims,
+                PostgresLedger.newClaim)
+            try export(
+                "reported", "SELECT order_id, rule FROM iapscreen.reported ORDER BY order_id, rule", size, body,
+                LedgerRows.reported
+            ) { r, i throws(PostgresError) in
                 guard let order = try r.text(i, 0), let rule = try r.text(i, 1) else { return nil }
                 return ReportedFinding(orderID: order, rule: rule)
             }
-            try export("reviews", "SELECT order_id, verdict, note, \"by\", at FROM iapscreen.reviews ORDER BY order_id", size, body,
-                       LedgerRows.reviews) { r, i throws(PostgresError) in
+            try export(
+                "reviews", "SELECT order_id, verdict, note, \"by\", at FROM iapscreen.reviews ORDER BY order_id", size,
+                body,
+                LedgerRows.reviews
+            ) { r, i throws(PostgresError) in
                 guard let order = try r.text(i, 0), let review = try PostgresLedger.review(r, i) else { return nil }
                 return (orderID: order, review: review)
             }
-            try export("store_events", "SELECT identity, type, first_run FROM iapscreen.store_events ORDER BY identity", size,
-                       body, LedgerRows.events, PostgresLedger.event)
-            try export("refunds", "SELECT \(refundColumns) FROM iapscreen.refunds ORDER BY key", size, body, LedgerRows.refunds,
-                       PostgresLedger.refund)
+            try export(
+                "store_events", "SELECT identity, type, first_run FROM iapscreen.store_events ORDER BY identity", size,
+                body, LedgerRows.events, PostgresLedger.event)
+            try export(
+                "refunds", "SELECT \(refundColumns) FROM iapscreen.refunds ORDER BY key", size, body,
+                LedgerRows.refunds,
+                PostgresLedger.refund)
         }
     }
 
     /// The rows of `sql` through a cursor, `size` at a time, each read by `row`; a row it
     /// cannot read (nil) stops the export, naming the table and the row's first column.
-    private func export<T>(_ table: String, _ sql: String, _ size: Int, _ body: (LedgerRows) throws(LedgerError) -> Void,
-                           _ batch: ([T]) -> LedgerRows, _ row: (PostgresResult, Int) throws(PostgresError) -> T?)
-        throws(LedgerError) {
-        try onServer(target) { () throws(PostgresError) in try db.execute("DECLARE export NO SCROLL CURSOR FOR \(sql)") }
+    private func export<T>(
+        _ table: String, _ sql: String, _ size: Int, _ body: (LedgerRows) throws(LedgerError) -> Void,
+        _ batch: ([T]) -> LedgerRows, _ row: (PostgresResult, Int) throws(PostgresError) -> T?
+    )
+        throws(LedgerError)
+    {
+        try onServer(target) { () throws(PostgresError) in try db.execute("DECLARE export NO SCROLL CURSOR FOR \(sql)")
+        }
         while true {
             let rows = try onServer(target) { () throws(PostgresError) -> [T] in
                 let r = try db.query("FETCH FORWARD \(size) FROM export")
@@ -66,8 +84,9 @@ extension PostgresLedger {
                 rows.reserveCapacity(r.rowCount)
                 for i in 0..<r.rowCount {
                     guard let value = try row(r, i) else {
-                        throw PostgresError("a row of \(table) (\(try r.text(i, 0) ?? "NULL")) holds a value this iapscreen "
-                            + "cannot read (a time out of range?); nothing copied")
+                        throw PostgresError(
+                            "a row of \(table) (\(try r.text(i, 0) ?? "NULL")) holds a value this iapscreen "
+                                + "cannot read (a time out of range?); nothing copied")
                     }
                     rows.append(value)
                 }
@@ -79,7 +98,9 @@ extension PostgresLedger {
         try onServer(target) { () throws(PostgresError) in try db.execute("CLOSE export") }
     }
 
-    public func load(_ fill: (_ write: (LedgerRows) throws(LedgerError) -> Void) throws(LedgerError) -> Void) throws(LedgerError) {
+    public func load(_ fill: (_ write: (LedgerRows) throws(LedgerError) -> Void) throws(LedgerError) -> Void)
+        throws(LedgerError)
+    {
         try inTransaction(db, target) { () throws(LedgerError) in
             let held = try counts()
             guard held.isEmpty else {
@@ -90,8 +111,9 @@ extension PostgresLedger {
             }
             // Runs keep their ids: the next run's comes after the last one copied.
             try onServer(target) { () throws(PostgresError) in
-                try db.query("SELECT setval(pg_get_serial_sequence('iapscreen.runs', 'id'), max(id)) FROM iapscreen.runs "
-                    + "HAVING max(id) IS NOT NULL")
+                try db.query(
+                    "SELECT setval(pg_get_serial_sequence('iapscreen.runs', 'id'), max(id)) FROM iapscreen.runs "
+                        + "HAVING max(id) IS NOT NULL")
             }
         }
     }
@@ -100,7 +122,9 @@ extension PostgresLedger {
     private func copyIn(_ batch: LedgerRows) throws(PostgresError) {
         switch batch {
         case .runs(let runs):
-            try db.copyIn("COPY iapscreen.runs(id, started_at, finished_at, orders, flagged) FROM STDIN", count: runs.count) { rows, i in
+            try db.copyIn(
+                "COPY iapscreen.runs(id, started_at, finished_at, orders, flagged) FROM STDIN", count: runs.count
+            ) { rows, i in
                 let r = runs[i]
                 rows.add(r.id)
                 rows.add(r.startedAt)
@@ -120,7 +144,9 @@ extension PostgresLedger {
                 rows.endRow()
             }
         case .reviews(let reviews):
-            try db.copyIn("COPY iapscreen.reviews(order_id, verdict, note, \"by\", at) FROM STDIN", count: reviews.count) { rows, i in
+            try db.copyIn(
+                "COPY iapscreen.reviews(order_id, verdict, note, \"by\", at) FROM STDIN", count: reviews.count
+            ) { rows, i in
                 let r = reviews[i].review
                 rows.add(reviews[i].orderID)
                 rows.add(r.verdict)
@@ -130,7 +156,8 @@ extension PostgresLedger {
                 rows.endRow()
             }
         case .events(let events):
-            try db.copyIn("COPY iapscreen.store_events(identity, type, first_run) FROM STDIN", count: events.count) { rows, i in
+            try db.copyIn("COPY iapscreen.store_events(identity, type, first_run) FROM STDIN", count: events.count) {
+                rows, i in
                 rows.add(events[i].identity)
                 rows.add(events[i].type)
                 rows.add(events[i].firstRun)

@@ -76,10 +76,14 @@ extension PostgresLedger {
                     rows.endRow()
                 }
                 try db.execute(mergeReported)
-                let runID = try db.query("INSERT INTO iapscreen.runs(started_at, finished_at, orders, flagged) "
-                    + "VALUES ($1, $2, $3, $4) RETURNING id",
-                    [.text(run.startedAt.iso8601), .text(run.finishedAt.iso8601), .int64(Int64(run.orders)),
-                     .int64(Int64(run.flagged))]).int64(0, 0)
+                let runID = try db.query(
+                    "INSERT INTO iapscreen.runs(started_at, finished_at, orders, flagged) "
+                        + "VALUES ($1, $2, $3, $4) RETURNING id",
+                    [
+                        .text(run.startedAt.iso8601), .text(run.finishedAt.iso8601), .int64(Int64(run.orders)),
+                        .int64(Int64(run.flagged)),
+                    ]
+                ).int64(0, 0)
                 try recordStoreEvents(run, runID: runID)
             }
         }
@@ -113,12 +117,16 @@ extension PostgresLedger {
 
     public func recordReview(orderID: String, _ review: Review) throws(LedgerError) {
         try onServer(target) { () throws(PostgresError) in
-            try db.query("""
+            try db.query(
+                """
                 INSERT INTO iapscreen.reviews(order_id, verdict, note, "by", at) VALUES ($1, $2, $3, $4, $5)
                 ON CONFLICT (order_id) DO UPDATE SET verdict = excluded.verdict, note = excluded.note, "by" = excluded."by",
                     at = excluded.at
-                """, [.text(orderID), .text(review.verdict), PostgresParameter(review.note), PostgresParameter(review.by),
-                      .text(review.at)])
+                """,
+                [
+                    .text(orderID), .text(review.verdict), PostgresParameter(review.note), PostgresParameter(review.by),
+                    .text(review.at),
+                ])
         }
     }
 }
@@ -128,7 +136,8 @@ extension PostgresLedger {
 extension PostgresCopyRows {
     /// key, order_id, user_id, created_at, product_id, amount, currency, purchase_token, platform
     mutating func add(_ new: NewClaim) {
-        let c = new.claim, d = new.details
+        let c = new.claim
+        let d = new.details
         add(new.key)
         add(c.orderID)
         add(c.userID)

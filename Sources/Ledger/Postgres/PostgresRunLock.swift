@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PostgresClient
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One run at a time per PostgreSQL ledger: a session advisory lock, held while the ledger's
 /// connection lives and freed by the server when it ends, even if the process is killed.
@@ -22,7 +23,8 @@ enum PostgresRunLock {
     /// Who holds the lock, as the server shows that session: its application name (for
     /// iapscreen, the pid and host) and its backend pid; nil when no visible session does.
     static func holder(_ db: PostgresConnection) throws(PostgresError) -> String? {
-        let r = try db.query("""
+        let r = try db.query(
+            """
             SELECT a.application_name, a.pid, host(a.client_addr),
                    to_char(a.backend_start AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
             FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
@@ -55,7 +57,8 @@ extension PostgresLedger {
             }
             return
         }
-        throw LedgerError("ledger \(target) is in use by another run: \(holder ?? "a session this user cannot see")",
-                          code: .inUse)
+        throw LedgerError(
+            "ledger \(target) is in use by another run: \(holder ?? "a session this user cannot see")",
+            code: .inUse)
     }
 }

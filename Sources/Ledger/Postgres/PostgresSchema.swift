@@ -43,32 +43,40 @@ enum PostgresSchema {
     /// What the database holds, or why this build must not touch it. Reads only.
     static func inspect(_ db: PostgresConnection, target: String) throws(LedgerError) -> State {
         let (hasVersion, tables, versions) = try onServer(target) { () throws(PostgresError) in
-            let found = try db.query("""
+            let found = try db.query(
+                """
                 SELECT to_regclass('iapscreen.schema_version') IS NOT NULL,
                        (SELECT string_agg(tablename, ', ' ORDER BY tablename) FROM pg_tables WHERE schemaname = 'iapscreen')
                 """)
             let hasVersion = try found.bool(0, 0) == true
             let versions = hasVersion ? try db.query("SELECT version FROM iapscreen.schema_version") : nil
-            return (hasVersion, try found.text(0, 1), try versions.map { r throws(PostgresError) in
-                try (0..<r.rowCount).map { i throws(PostgresError) in try r.int64(i, 0) }
-            })
+            return (
+                hasVersion, try found.text(0, 1),
+                try versions.map { r throws(PostgresError) in
+                    try (0..<r.rowCount).map { i throws(PostgresError) in try r.int64(i, 0) }
+                }
+            )
         }
         guard hasVersion else {
             guard let tables else { return .empty }
-            throw LedgerError("schema iapscreen of \(target) is not an iapscreen ledger: it has no schema_version table "
-                + "(it has \(tables)); not opened", code: .notALedger)
+            throw LedgerError(
+                "schema iapscreen of \(target) is not an iapscreen ledger: it has no schema_version table "
+                    + "(it has \(tables)); not opened", code: .notALedger)
         }
         guard let versions, versions.count == 1, let stored = versions.first, let version = stored else {
-            throw LedgerError("ledger \(target): iapscreen.schema_version holds \(versions?.count ?? 0) rows, not one version; "
-                + "not opened", code: .unknownSchema)
+            throw LedgerError(
+                "ledger \(target): iapscreen.schema_version holds \(versions?.count ?? 0) rows, not one version; "
+                    + "not opened", code: .unknownSchema)
         }
         if version == Int64(current) { return .current }
         if version > Int64(current) {
-            throw LedgerError("ledger \(target) was written by a newer iapscreen: schema \(version), this one reads up to "
-                + "\(current); use that iapscreen (nothing read or written)", code: .newerSchema)
+            throw LedgerError(
+                "ledger \(target) was written by a newer iapscreen: schema \(version), this one reads up to "
+                    + "\(current); use that iapscreen (nothing read or written)", code: .newerSchema)
         }
-        throw LedgerError("ledger \(target) says schema \(version), which no iapscreen writes on PostgreSQL (this one reads "
-            + "\(current)); not opened", code: .unknownSchema)
+        throw LedgerError(
+            "ledger \(target) says schema \(version), which no iapscreen writes on PostgreSQL (this one reads "
+                + "\(current)); not opened", code: .unknownSchema)
     }
 
     /// Creates the schema in one transaction, under `migrationLock`: a run killed in it, or
@@ -83,8 +91,9 @@ enum PostgresSchema {
             do throws(PostgresError) {
                 try db.execute(create)
             } catch {
-                throw LedgerError("cannot create the ledger in schema iapscreen of \(target): \(error.message)",
-                                  code: .postgres)
+                throw LedgerError(
+                    "cannot create the ledger in schema iapscreen of \(target): \(error.message)",
+                    code: .postgres)
             }
         }
     }
@@ -102,8 +111,10 @@ func onServer<T>(_ target: String, _ body: () throws(PostgresError) -> T) throws
 
 /// `body` in one transaction, rolled back if anything in it fails. Inside an open
 /// transaction, just `body`.
-func inTransaction<T>(_ db: PostgresConnection, _ target: String, _ begin: String = "BEGIN",
-                      _ body: () throws(LedgerError) -> T) throws(LedgerError) -> T {
+func inTransaction<T>(
+    _ db: PostgresConnection, _ target: String, _ begin: String = "BEGIN",
+    _ body: () throws(LedgerError) -> T
+) throws(LedgerError) -> T {
     guard !db.inTransaction else { return try body() }
     try onServer(target) { () throws(PostgresError) in try db.execute(begin) }
     do throws(LedgerError) {

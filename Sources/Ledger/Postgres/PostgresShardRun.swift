@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import IAPBasics
 import PostgresClient
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One worker's part in a sharded run (CONTRACT §10), coordinated through the ledger's
 /// database: the worker joins the run, stages its orders as claiming needs them, waits until
@@ -26,7 +27,9 @@ public final class PostgresShardRun {
         public var catalog: Int64?
         public var candidates: String
 
-        public init(orderID: String, userID: String, createdAt: Timestamp, position: Int64, catalog: Int64?, candidates: String) {
+        public init(
+            orderID: String, userID: String, createdAt: Timestamp, position: Int64, catalog: Int64?, candidates: String
+        ) {
             self.orderID = orderID
             self.userID = userID
             self.createdAt = createdAt
@@ -70,49 +73,59 @@ public final class PostgresShardRun {
                 return .none
             }
             if let holder = unsharded {
-                throw LedgerError("ledger \(target) is in use by another run: \(holder ?? "a session this user cannot see")",
-                                  code: .inUse)
+                throw LedgerError(
+                    "ledger \(target) is in use by another run: \(holder ?? "a session this user cannot see")",
+                    code: .inUse)
             }
             try refuseOtherRuns(abandonedAfter: abandonedAfter)
             // Rows a committed run's last worker could not clear after its commit.
             try onServer(target) { () throws(PostgresError) in
                 for table in PostgresShardTables.partTables {
-                    try db.query("""
+                    try db.query(
+                        """
                         DELETE FROM iapscreen.\(table) t USING iapscreen.shard_runs r
                         WHERE t.run_id = r.run_id AND r.committed IS NOT NULL
                         """)
                 }
             }
             try onServer(target) { () throws(PostgresError) in
-                try db.query("INSERT INTO iapscreen.shard_runs(run_id, shards) VALUES ($1, $2) ON CONFLICT (run_id) DO NOTHING",
-                             [.text(runID), .int64(Int64(shard.count))])
+                try db.query(
+                    "INSERT INTO iapscreen.shard_runs(run_id, shards) VALUES ($1, $2) ON CONFLICT (run_id) DO NOTHING",
+                    [.text(runID), .int64(Int64(shard.count))])
             }
             let run = try onServer(target) { () throws(PostgresError) in
-                try db.query("SELECT shards, committed IS NOT NULL FROM iapscreen.shard_runs WHERE run_id = $1 FOR UPDATE",
-                             [.text(runID)])
+                try db.query(
+                    "SELECT shards, committed IS NOT NULL FROM iapscreen.shard_runs WHERE run_id = $1 FOR UPDATE",
+                    [.text(runID)])
             }
             let shards = try onServer(target) { () throws(PostgresError) in (try run.int64(0, 0), try run.bool(0, 1)) }
             if shards.1 == true {
-                throw LedgerError("run \(runID) of ledger \(target) was completed already; a new night needs a new --run-id",
-                                  code: .shardMismatch)
+                throw LedgerError(
+                    "run \(runID) of ledger \(target) was completed already; a new night needs a new --run-id",
+                    code: .shardMismatch)
             }
             if shards.0 != Int64(shard.count) {
-                throw LedgerError("run \(runID) of ledger \(target) has \(shards.0.map(String.init) ?? "?") shards, "
-                    + "not \(shard.count): every worker of a run gives the same --shard I/N", code: .shardMismatch)
+                throw LedgerError(
+                    "run \(runID) of ledger \(target) has \(shards.0.map(String.init) ?? "?") shards, "
+                        + "not \(shard.count): every worker of a run gives the same --shard I/N", code: .shardMismatch)
             }
             let taken = try onServer(target) { () throws(PostgresError) in
-                try db.query("SELECT pg_try_advisory_lock($1::integer, $2::integer)",
-                             [.int64(lockClass), .int64(Int64(shard.index))]).bool(0, 0) == true
+                try db.query(
+                    "SELECT pg_try_advisory_lock($1::integer, $2::integer)",
+                    [.int64(lockClass), .int64(Int64(shard.index))]
+                ).bool(0, 0) == true
             }
             guard taken else {
-                throw LedgerError("shard \(shard) of run \(runID) is being run by another worker on ledger \(target)",
-                                  code: .inUse)
+                throw LedgerError(
+                    "shard \(shard) of run \(runID) is being run by another worker on ledger \(target)",
+                    code: .inUse)
             }
             // A shard run again keeps what its last worker staged or handed over until it
             // replaces it (each in one transaction): the others may be reading it, and the
             // same inputs stage the same rows.
             try onServer(target) { () throws(PostgresError) in
-                try db.query("""
+                try db.query(
+                    """
                     INSERT INTO iapscreen.shard_states(run_id, shard, worker) VALUES ($1, $2, $3)
                     ON CONFLICT (run_id, shard) DO UPDATE SET worker = excluded.worker
                     """, [.text(runID), .int64(Int64(shard.index)), .text(PostgresRunLock.applicationName)])
@@ -134,15 +147,19 @@ public final class PostgresShardRun {
 
     /// A sharded run not committed that is alive (a shard's worker running, or heard of
     /// within `abandonedAfter` seconds), described; abandoned ones are dropped, staging and all.
-    static func runInProgress(_ ledger: PostgresLedger, except runID: String? = nil,
-                              abandonedAfter: Double) throws(LedgerError) -> String? {
-        let db = ledger.db, target = ledger.target
+    static func runInProgress(
+        _ ledger: PostgresLedger, except runID: String? = nil,
+        abandonedAfter: Double
+    ) throws(LedgerError) -> String? {
+        let db = ledger.db
+        let target = ledger.target
         let exists = try onServer(target) { () throws(PostgresError) in
             try db.query("SELECT to_regclass('iapscreen.shard_runs') IS NOT NULL").bool(0, 0) == true
         }
         guard exists else { return nil }
         let others = try onServer(target) { () throws(PostgresError) in
-            try db.query("""
+            try db.query(
+                """
                 SELECT run_id, extract(epoch FROM now() - touched)::bigint FROM iapscreen.shard_runs
                 WHERE committed IS NULL AND run_id IS DISTINCT FROM $1
                 """, [PostgresParameter(runID)])
@@ -170,14 +187,18 @@ public final class PostgresShardRun {
     /// Every sharded run not committed, as `ledger status` tells it (only reads): its shards,
     /// which have staged, finished and are running now, and when it was last heard of; one
     /// silent for longer than `abandonedAfter` and with no worker running is abandoned.
-    public static func runsInProgress(_ ledger: PostgresLedger, abandonedAfter: Double = defaultTimeout) throws(LedgerError) -> [String] {
-        let db = ledger.db, target = ledger.target
+    public static func runsInProgress(_ ledger: PostgresLedger, abandonedAfter: Double = defaultTimeout)
+        throws(LedgerError) -> [String]
+    {
+        let db = ledger.db
+        let target = ledger.target
         let exists = try onServer(target) { () throws(PostgresError) in
             try db.query("SELECT to_regclass('iapscreen.shard_runs') IS NOT NULL").bool(0, 0) == true
         }
         guard exists else { return [] }
         let runs = try onServer(target) { () throws(PostgresError) in
-            try db.query("""
+            try db.query(
+                """
                 SELECT run_id, shards, extract(epoch FROM now() - touched)::bigint FROM iapscreen.shard_runs
                 WHERE committed IS NULL ORDER BY started
                 """)
@@ -187,23 +208,30 @@ public final class PostgresShardRun {
             let (run, count, idle) = try onServer(target) { () throws(PostgresError) in
                 (try runs.text(i, 0) ?? "", try runs.int64(i, 1) ?? 0, try runs.int64(i, 2) ?? 0)
             }
-            let live = try liveShards(db, target, of: run), staged = try stagedShards(db, target, of: run)
+            let live = try liveShards(db, target, of: run)
+            let staged = try stagedShards(db, target, of: run)
             let finished = try onServer(target) { () throws(PostgresError) in
-                try shards(try db.query("SELECT shard FROM iapscreen.shard_states WHERE run_id = $1 AND finished ORDER BY shard",
-                                        [.text(run)]))
+                try shards(
+                    try db.query(
+                        "SELECT shard FROM iapscreen.shard_states WHERE run_id = $1 AND finished ORDER BY shard",
+                        [.text(run)]))
             }
             let state = live.isEmpty && Double(idle) >= abandonedAfter ? "abandoned" : "in progress"
             func named(_ s: [Int]) -> String { s.isEmpty ? "none" : list(s) }
-            out.append("sharded run \(run) (\(count) shards) \(state): staged \(named(staged)), finished \(named(finished)), "
-                + "running now \(named(live)); last heard of \(idle) s ago")
+            out.append(
+                "sharded run \(run) (\(count) shards) \(state): staged \(named(staged)), finished \(named(finished)), "
+                    + "running now \(named(live)); last heard of \(idle) s ago")
         }
         return out
     }
 
     /// Shards of `run` whose worker holds its lock now.
-    private static func liveShards(_ db: PostgresConnection, _ target: String, of run: String) throws(LedgerError) -> [Int] {
+    private static func liveShards(_ db: PostgresConnection, _ target: String, of run: String) throws(LedgerError)
+        -> [Int]
+    {
         try onServer(target) { () throws(PostgresError) in
-            let r = try db.query("""
+            let r = try db.query(
+                """
                 SELECT DISTINCT l.objid::bigint FROM pg_locks l
                 WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND l.classid::bigint = $1
                   AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
@@ -213,10 +241,14 @@ public final class PostgresShardRun {
         }
     }
 
-    private static func stagedShards(_ db: PostgresConnection, _ target: String, of run: String) throws(LedgerError) -> [Int] {
+    private static func stagedShards(_ db: PostgresConnection, _ target: String, of run: String) throws(LedgerError)
+        -> [Int]
+    {
         try onServer(target) { () throws(PostgresError) in
-            try PostgresShardRun.shards(try db.query("SELECT shard FROM iapscreen.shard_states WHERE run_id = $1 AND staged ORDER BY shard",
-                                                     [.text(run)]))
+            try PostgresShardRun.shards(
+                try db.query(
+                    "SELECT shard FROM iapscreen.shard_states WHERE run_id = $1 AND staged ORDER BY shard",
+                    [.text(run)]))
         }
     }
 
@@ -238,8 +270,9 @@ public final class PostgresShardRun {
     /// This shard's staged orders, replaced by `stage` (its handed-over part stays: `finish` replaces that).
     private func clearStagedOrders() throws(LedgerError) {
         try onServer(target) { () throws(PostgresError) in
-            try db.query("DELETE FROM iapscreen.shard_orders WHERE run_id = $1 AND shard = $2",
-                         [.text(runID), .int64(Int64(shard.index))])
+            try db.query(
+                "DELETE FROM iapscreen.shard_orders WHERE run_id = $1 AND shard = $2",
+                [.text(runID), .int64(Int64(shard.index))])
         }
     }
 
@@ -248,7 +281,8 @@ public final class PostgresShardRun {
         try inTransaction(db, target) { () throws(LedgerError) in
             try clearStagedOrders()
             try onServer(target) { () throws(PostgresError) in
-                let copy = "COPY iapscreen.shard_orders(run_id, shard, order_id, user_id, created_at, created_ms, position, catalog, candidates) FROM STDIN"
+                let copy =
+                    "COPY iapscreen.shard_orders(run_id, shard, order_id, user_id, created_at, created_ms, position, catalog, candidates) FROM STDIN"
                 try db.copyIn(copy, count: orders.count) { rows, i in
                     let o = orders[i]
                     rows.add(runID)
@@ -262,8 +296,9 @@ public final class PostgresShardRun {
                     rows.add(o.candidates)
                     rows.endRow()
                 }
-                try db.query("UPDATE iapscreen.shard_states SET staged = true WHERE run_id = $1 AND shard = $2",
-                             [.text(runID), .int64(Int64(shard.index))])
+                try db.query(
+                    "UPDATE iapscreen.shard_states SET staged = true WHERE run_id = $1 AND shard = $2",
+                    [.text(runID), .int64(Int64(shard.index))])
                 try touch()
             }
         }
@@ -280,8 +315,10 @@ public final class PostgresShardRun {
             guard !missing.isEmpty else { return }
             let now = monotonicNow()
             if now >= deadline {
-                throw LedgerError("run \(runID): shards \(PostgresShardRun.list(missing)) of \(shard.count) have not staged their orders "
-                    + "after \(Int(timeout)) s (--shard-timeout); nothing written, ledger unchanged", code: .shardTimeout)
+                throw LedgerError(
+                    "run \(runID): shards \(PostgresShardRun.list(missing)) of \(shard.count) have not staged their orders "
+                        + "after \(Int(timeout)) s (--shard-timeout); nothing written, ledger unchanged",
+                    code: .shardTimeout)
             }
             // Heard of now and then, so that a long wait is not taken for an abandoned run.
             if now - lastTouch > 30 {
@@ -296,7 +333,8 @@ public final class PostgresShardRun {
     public func othersOrders() throws(LedgerError) -> [StagedOrder] {
         try inTransaction(db, target) { () throws(LedgerError) in
             try onServer(target) { () throws(PostgresError) in
-                try db.query("""
+                try db.query(
+                    """
                     DECLARE others NO SCROLL CURSOR FOR SELECT order_id, user_id, created_at, created_ms, position, catalog, candidates
                     FROM iapscreen.shard_orders WHERE run_id = $1 AND shard <> $2
                     """, [.text(runID), .int64(Int64(shard.index))])
@@ -306,12 +344,15 @@ public final class PostgresShardRun {
                     guard r.rowCount > 0 else { break }
                     for i in 0..<r.rowCount {
                         guard let order = try r.text(i, 0), let user = try r.text(i, 1), let millis = try r.int64(i, 2),
-                              let at = Timestamp(millis: millis, hasMilliseconds: try r.bool(i, 3) == true),
-                              let position = try r.int64(i, 4), let candidates = try r.text(i, 6) else {
+                            let at = Timestamp(millis: millis, hasMilliseconds: try r.bool(i, 3) == true),
+                            let position = try r.int64(i, 4), let candidates = try r.text(i, 6)
+                        else {
                             throw PostgresError("a staged order of run \(runID) is not one a worker wrote")
                         }
-                        out.append(StagedOrder(orderID: order, userID: user, createdAt: at, position: position,
-                                               catalog: try r.int64(i, 5), candidates: candidates))
+                        out.append(
+                            StagedOrder(
+                                orderID: order, userID: user, createdAt: at, position: position,
+                                catalog: try r.int64(i, 5), candidates: candidates))
                     }
                 }
                 try db.execute("CLOSE others")
@@ -328,24 +369,34 @@ public final class PostgresShardRun {
         let committed = try inTransaction(db, target) { () throws(LedgerError) in
             // Finishers one at a time: the last one sees every part.
             let committed = try onServer(target) { () throws(PostgresError) in
-                try db.query("SELECT committed IS NOT NULL FROM iapscreen.shard_runs WHERE run_id = $1 FOR UPDATE",
-                             [.text(runID)]).bool(0, 0)
+                try db.query(
+                    "SELECT committed IS NOT NULL FROM iapscreen.shard_runs WHERE run_id = $1 FOR UPDATE",
+                    [.text(runID)]
+                ).bool(0, 0)
             }
             guard committed == false else {
-                throw LedgerError("run \(runID) of ledger \(target) was completed meanwhile by the other shards (with this "
-                    + "shard's part from its earlier worker); nothing written", code: .shardMismatch)
+                throw LedgerError(
+                    "run \(runID) of ledger \(target) was completed meanwhile by the other shards (with this "
+                        + "shard's part from its earlier worker); nothing written", code: .shardMismatch)
             }
             try clearFinishedPart()
             try onServer(target) { () throws(PostgresError) in try copyPart(part) }
             let finished = try onServer(target) { () throws(PostgresError) in
-                try db.query("""
+                try db.query(
+                    """
                     UPDATE iapscreen.shard_states SET finished = true, orders = $3, flagged = $4, started_at = $5, finished_at = $6
                     WHERE run_id = $1 AND shard = $2
-                    """, [.text(runID), .int64(Int64(shard.index)), .int64(Int64(part.orders)), .int64(Int64(part.flagged)),
-                          .text(part.startedAt.iso8601), .text(part.finishedAt.iso8601)])
+                    """,
+                    [
+                        .text(runID), .int64(Int64(shard.index)), .int64(Int64(part.orders)),
+                        .int64(Int64(part.flagged)),
+                        .text(part.startedAt.iso8601), .text(part.finishedAt.iso8601),
+                    ])
                 try touch()
-                return try db.query("SELECT count(*) FROM iapscreen.shard_states WHERE run_id = $1 AND finished",
-                                    [.text(runID)]).int64(0, 0) ?? 0
+                return try db.query(
+                    "SELECT count(*) FROM iapscreen.shard_states WHERE run_id = $1 AND finished",
+                    [.text(runID)]
+                ).int64(0, 0) ?? 0
             }
             guard finished == Int64(shard.count) else { return false }
             try onServer(target) { () throws(PostgresError) in try commitRun() }
@@ -368,8 +419,9 @@ public final class PostgresShardRun {
     private func clearFinishedPart() throws(LedgerError) {
         try onServer(target) { () throws(PostgresError) in
             for table in ["shard_claims", "shard_reported", "shard_events", "shard_refunds", "shard_reversals"] {
-                try db.query("DELETE FROM iapscreen.\(table) WHERE run_id = $1 AND shard = $2",
-                             [.text(runID), .int64(Int64(shard.index))])
+                try db.query(
+                    "DELETE FROM iapscreen.\(table) WHERE run_id = $1 AND shard = $2",
+                    [.text(runID), .int64(Int64(shard.index))])
             }
         }
     }
@@ -377,8 +429,11 @@ public final class PostgresShardRun {
     /// This shard's part into the staging tables, in the columns `record` writes after
     /// (run id, shard), with the same row writers.
     private func copyPart(_ run: RunRecord) throws(PostgresError) {
-        let runID = self.runID, index = Int64(shard.index)
-        func into(_ table: String, _ columns: String, count: Int, _ row: (inout PostgresCopyRows, Int) -> Void) throws(PostgresError) {
+        let runID = self.runID
+        let index = Int64(shard.index)
+        func into(_ table: String, _ columns: String, count: Int, _ row: (inout PostgresCopyRows, Int) -> Void)
+            throws(PostgresError)
+        {
             try db.copyIn("COPY iapscreen.\(table)(run_id, shard, \(columns)) FROM STDIN", count: count) { rows, i in
                 rows.add(runID)
                 rows.add(index)
@@ -386,9 +441,16 @@ public final class PostgresShardRun {
                 rows.endRow()
             }
         }
-        let claims = run.newClaims, reported = run.reported, events = run.events, refunds = run.refunds, reversals = run.reversals
-        try into("shard_claims", "n, key, order_id, user_id, created_at, product_id, amount, currency, purchase_token, platform",
-                 count: claims.count) { rows, i in
+        let claims = run.newClaims
+        let reported = run.reported
+        let events = run.events
+        let refunds = run.refunds
+        let reversals = run.reversals
+        try into(
+            "shard_claims",
+            "n, key, order_id, user_id, created_at, product_id, amount, currency, purchase_token, platform",
+            count: claims.count
+        ) { rows, i in
             rows.add(Int64(i))
             rows.add(claims[i])
         }
@@ -400,7 +462,9 @@ public final class PostgresShardRun {
             rows.add(events[i].identity)
             rows.add(events[i].type)
         }
-        try into("shard_refunds", "n, key, refunded_at, event, reason, source, identity, reversed_at", count: refunds.count) { rows, i in
+        try into(
+            "shard_refunds", "n, key, refunded_at, event, reason, source, identity, reversed_at", count: refunds.count
+        ) { rows, i in
             rows.add(Int64(i))
             rows.add(refunds[i])
             rows.add(refunds[i].reversedAt?.millis)
@@ -420,30 +484,38 @@ public final class PostgresShardRun {
         // Straight from the parts: the run's claims were decided over every shard at once,
         // so no key comes twice; one the ledger has keeps its first taker. In key order, as
         // the index takes them fastest (a third faster than in the parts' order).
-        try db.query("""
+        try db.query(
+            """
             INSERT INTO iapscreen.claims(key, order_id, user_id, created_at, product_id, amount, currency, purchase_token, platform)
             SELECT key, order_id, user_id, created_at, product_id, amount, currency, purchase_token, platform
             FROM iapscreen.shard_claims WHERE run_id = $1 ORDER BY key
             ON CONFLICT (key) DO NOTHING
             """, [id])
-        try db.query("INSERT INTO pg_temp.night_reported SELECT order_id, rule FROM iapscreen.shard_reported WHERE run_id = $1", [id])
+        try db.query(
+            "INSERT INTO pg_temp.night_reported SELECT order_id, rule FROM iapscreen.shard_reported WHERE run_id = $1",
+            [id])
         try db.execute(mergeReported)
-        let run = try db.query("""
+        let run = try db.query(
+            """
             INSERT INTO iapscreen.runs(started_at, finished_at, orders, flagged)
             SELECT min(started_at), max(finished_at), sum(orders), sum(flagged) FROM iapscreen.shard_states WHERE run_id = $1
             RETURNING id
-            """, [id]).int64(0, 0)
-        try db.query("""
+            """, [id]
+        ).int64(0, 0)
+        try db.query(
+            """
             INSERT INTO pg_temp.night_events SELECT row_number() OVER (ORDER BY shard, n), identity, type
             FROM iapscreen.shard_events WHERE run_id = $1
             """, [id])
         try db.query(mergeEvents, [run.map(PostgresParameter.int64) ?? .null])
-        try db.query("""
+        try db.query(
+            """
             INSERT INTO pg_temp.night_refunds SELECT row_number() OVER (ORDER BY shard, n), key, refunded_at, event, reason,
                 source, identity FROM iapscreen.shard_refunds WHERE run_id = $1
             """, [id])
         try db.execute(mergeRefunds)
-        try db.query("""
+        try db.query(
+            """
             INSERT INTO pg_temp.night_reversals
             SELECT key, reversed_at FROM iapscreen.shard_refunds WHERE run_id = $1 AND reversed_at IS NOT NULL
             UNION ALL SELECT key, at FROM iapscreen.shard_reversals WHERE run_id = $1

@@ -47,6 +47,8 @@ enum PostgresShardTables {
         """
 
     /// Every table that holds a run's rows, for clearing a shard's part or the whole run.
-    static let partTables = ["shard_orders", "shard_claims", "shard_reported", "shard_events", "shard_refunds",
-                             "shard_reversals"]
+    static let partTables = [
+        "shard_orders", "shard_claims", "shard_reported", "shard_events", "shard_refunds",
+        "shard_reversals",
+    ]
 }

@@ -87,7 +87,8 @@ public struct Claimant: Sendable {
     /// keeps a copy of the claim.
     public var handle: Int32?
 
-    public init(orderID: String, userID: String, createdAt: Timestamp, catalogType: ProductType?, handle: Int32? = nil) {
+    public init(orderID: String, userID: String, createdAt: Timestamp, catalogType: ProductType?, handle: Int32? = nil)
+    {
         self.orderID = orderID
         self.userID = userID
         self.createdAt = createdAt
@@ -180,7 +181,8 @@ public struct ClaimBook {
     }
 
     public mutating func select(for order: ScreenOrder, digest: ReceiptDigest) -> Selection {
-        select(for: Claimant(order), candidates: digest.candidates.map { ClaimCandidate($0, platform: digest.platform) })
+        select(
+            for: Claimant(order), candidates: digest.candidates.map { ClaimCandidate($0, platform: digest.platform) })
     }
 
     /// Picks the candidate nearest before the order's credit that nobody else took; takes it.
@@ -217,7 +219,8 @@ public struct ClaimBook {
                 guard let d = candidates[i].purchaseDate else { return (2, 0) }
                 return d <= t ? (0, t.millis - d.millis) : (1, d.millis - t.millis)
             }
-            let ra = rank(a), rb = rank(b)
+            let ra = rank(a)
+            let rb = rank(b)
             return ra != rb ? (ra.0 != rb.0 ? ra.0 < rb.0 : ra.1 < rb.1) : a < b
         }
     }

@@ -4,8 +4,10 @@ import ReceiptFormats
 
 /// The value of each custom-rule field for one order, its receipt and its picked purchase.
 enum FieldValues {
-    static func value(_ f: ConditionField, order: ScreenOrder, digest d: ReceiptDigest, purchase p: Purchase?,
-                      ordersOfUser: Int?, refundsOfUser: Int? = nil, eventReason: String? = nil) -> FieldValue {
+    static func value(
+        _ f: ConditionField, order: ScreenOrder, digest d: ReceiptDigest, purchase p: Purchase?,
+        ordersOfUser: Int?, refundsOfUser: Int? = nil, eventReason: String? = nil
+    ) -> FieldValue {
         func text(_ s: String?) -> FieldValue { s.map { .text($0) } ?? .null }
         func time(_ t: Timestamp?) -> FieldValue { t.map { .time($0) } ?? .null }
         switch f {

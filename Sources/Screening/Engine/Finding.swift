@@ -16,8 +16,10 @@ public struct Finding: Sendable, Equatable {
     /// What the ledger knows of it; nil without a ledger.
     public var review: ReviewMark?
 
-    public init(orderID: String?, userID: String?, rule: String, severity: Severity, message: String,
-                evidence: Evidence, exempted: String? = nil) {
+    public init(
+        orderID: String?, userID: String?, rule: String, severity: Severity, message: String,
+        evidence: Evidence, exempted: String? = nil
+    ) {
         self.orderID = orderID
         self.userID = userID
         self.rule = rule
@@ -77,8 +79,11 @@ public struct ReviewMark: Sendable, Equatable {
     }
 
     public var json: JSONValue {
-        .object(JSONObject([("status", .string(status.rawValue)), ("verdict", .string(orNull: verdict)),
-                            ("note", .string(orNull: note)), ("by", .string(orNull: by)), ("at", .string(orNull: at))]))
+        .object(
+            JSONObject([
+                ("status", .string(status.rawValue)), ("verdict", .string(orNull: verdict)),
+                ("note", .string(orNull: note)), ("by", .string(orNull: by)), ("at", .string(orNull: at)),
+            ]))
     }
 }
 
@@ -88,10 +93,12 @@ extension Finding {
 
     /// One line of findings.jsonl.
     public var json: JSONObject {
-        JSONObject([("order_id", .string(orNull: orderID)), ("user_id", .string(orNull: userID)),
-                    ("rule", .string(rule)), ("severity", .string(severity.name)), ("message", .string(message)),
-                    ("evidence", .object(evidence.json)), ("exempted", .string(orNull: exempted)),
-                    ("review", review?.json ?? .null)])
+        JSONObject([
+            ("order_id", .string(orNull: orderID)), ("user_id", .string(orNull: userID)),
+            ("rule", .string(rule)), ("severity", .string(severity.name)), ("message", .string(message)),
+            ("evidence", .object(evidence.json)), ("exempted", .string(orNull: exempted)),
+            ("review", review?.json ?? .null),
+        ])
     }
 }
 
@@ -99,11 +106,14 @@ extension Finding {
     /// Reads back what `json` wrote (the review mark is not kept: the ledger supplies it).
     public init?(json o: JSONObject) {
         guard let rule = o["rule"]?.string, let severity = o["severity"]?.string.flatMap(Severity.init(name:)),
-              let message = o["message"]?.string, let evidence = o["evidence"]?.object else { return nil }
+            let message = o["message"]?.string, let evidence = o["evidence"]?.object
+        else { return nil }
         let extra = evidence.members.filter { $0.key != "expected" && $0.key != "actual" }
-        self.init(orderID: o["order_id"]?.string, userID: o["user_id"]?.string, rule: rule, severity: severity,
-                  message: message,
-                  evidence: Evidence(expected: evidence["expected"]?.string, actual: evidence["actual"]?.string, extra: extra),
-                  exempted: o["exempted"]?.string)
+        self.init(
+            orderID: o["order_id"]?.string, userID: o["user_id"]?.string, rule: rule, severity: severity,
+            message: message,
+            evidence: Evidence(
+                expected: evidence["expected"]?.string, actual: evidence["actual"]?.string, extra: extra),
+            exempted: o["exempted"]?.string)
     }
 }

@@ -49,7 +49,10 @@ public struct ReceiptDigest: Sendable {
             candidates = match.map { [slim($0)] } ?? []
         } else {
             holdsOrderTransaction = nil
-            candidates = order.expectedProductID.map { expected in receipt.purchases.filter { $0.productID == expected }.map(slim) } ?? []
+            candidates =
+                order.expectedProductID.map { expected in
+                    receipt.purchases.filter { $0.productID == expected }.map(slim)
+                } ?? []
         }
     }
 

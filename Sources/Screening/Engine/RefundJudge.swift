@@ -92,8 +92,10 @@ public struct RefundJudge {
     /// keeps of transactions tonight's orders took. `alreadyCounted` names the keys whose
     /// refund `user.refunds` counts from the ledger already. A `Judged` index counts through
     /// both, tonight's first.
-    public func judge(_ refunds: some Sequence<StoreRefund>, remembered: [StoreRefund] = [], taker: (String) -> Taker?,
-                      alreadyCounted: (String) -> Bool = { _ in false }, reportedRefund: (String) -> Bool) -> Outcome {
+    public func judge(
+        _ refunds: some Sequence<StoreRefund>, remembered: [StoreRefund] = [], taker: (String) -> Taker?,
+        alreadyCounted: (String) -> Bool = { _ in false }, reportedRefund: (String) -> Bool
+    ) -> Outcome {
         var out = Outcome()
         var judgedKeys: Set<String> = []
         var reportedTonight: Set<String> = []

@@ -65,19 +65,22 @@ public struct RuleEvaluator: Sendable {
             let replaced = Set(here.compactMap { $0.rule.replaces })
             return here.compactMap { t -> Step? in
                 if replaced.contains(t.id) { return nil }
-                if let other = t.rule.replaces, let r = here.first(where: { $0.id == other }) { return .replacing(t, replaced: r) }
+                if let other = t.rule.replaces, let r = here.first(where: { $0.id == other }) {
+                    return .replacing(t, replaced: r)
+                }
                 return .single(t)
             }
         }
     }
 
-
-
     /// `trace`, when given, learns what every rule concluded and why (for `explain`).
-    public func findings(order: ScreenOrder, receipt: ReceiptState, selection: Selection,
-                         trace: RuleTrace? = nil) -> [Finding] {
-        var run = Run(context: OrderContext(order: order, receipt: receipt, selection: selection, directory: shared),
-                      trace: trace)
+    public func findings(
+        order: ScreenOrder, receipt: ReceiptState, selection: Selection,
+        trace: RuleTrace? = nil
+    ) -> [Finding] {
+        var run = Run(
+            context: OrderContext(order: order, receipt: receipt, selection: selection, directory: shared),
+            trace: trace)
         switch receipt {
         case .missing:
             ask(.presence, &run)
@@ -91,12 +94,15 @@ public struct RuleEvaluator: Sendable {
             // The purchase rules judge the order's own entry: the one the claims gave it, of
             // its product (any entry when the order names no transaction or no product).
             let p = run.context.purchase
-            if let p, order.expectedProductID == nil || p.productID == order.expectedProductID || order.transactionID == nil {
+            if let p,
+                order.expectedProductID == nil || p.productID == order.expectedProductID || order.transactionID == nil
+            {
                 ask(.purchaseDates, &run)
                 ask(.purchaseState, &run)
             } else {
-                run.skip([RuleStage.purchaseDates, .purchaseState].flatMap { s in tuned.filter { $0.stage == s } },
-                         p == nil ? "no receipt entry is this order's" : "the order's entry is of another product")
+                run.skip(
+                    [RuleStage.purchaseDates, .purchaseState].flatMap { s in tuned.filter { $0.stage == s } },
+                    p == nil ? "no receipt entry is this order's" : "the order's entry is of another product")
             }
             run.findings += customRules(order, d, run.context.purchase, trace: trace)
         }
@@ -152,8 +158,10 @@ public struct RuleEvaluator: Sendable {
             if let (message, evidence) = v.fired {
                 if t.enabled {
                     trace?.note(t.id.rawValue, .fired, message)
-                    findings.append(Finding(orderID: context.order.orderID, userID: context.order.userID, rule: t.id.rawValue,
-                                            severity: t.severity, message: message, evidence: evidence))
+                    findings.append(
+                        Finding(
+                            orderID: context.order.orderID, userID: context.order.userID, rule: t.id.rawValue,
+                            severity: t.severity, message: message, evidence: evidence))
                 } else {
                     trace?.note(t.id.rawValue, .off, v.offWords ?? "would have fired: \(message)")
                 }
@@ -176,18 +184,22 @@ public struct RuleEvaluator: Sendable {
         let id = ReplayedTransaction.id
         guard rules.settings.isEnabled(id) else { return nil }
         let (message, evidence) = ReplayedTransaction.words(transaction: transaction, original: original, key: key)
-        let f = Finding(orderID: order.orderID, userID: order.userID, rule: id.rawValue, severity: rules.settings.severity(id),
-                        message: message, evidence: evidence)
+        let f = Finding(
+            orderID: order.orderID, userID: order.userID, rule: id.rawValue, severity: rules.settings.severity(id),
+            message: message, evidence: evidence)
         return applyExemption(f, order)
     }
 
     /// A finding of the night rather than of one order's receipt (`orphan-receipt`, an unreadable
     /// `malformed-record`), nil when its rule is off. No exemption: there is no credited order.
-    public func nightFinding(_ rule: any NamedRule.Type, orderID: String?,
-                             _ words: (message: String, evidence: Evidence)) -> Finding? {
+    public func nightFinding(
+        _ rule: any NamedRule.Type, orderID: String?,
+        _ words: (message: String, evidence: Evidence)
+    ) -> Finding? {
         guard rules.settings.isEnabled(rule.id) else { return nil }
-        return Finding(orderID: orderID, userID: nil, rule: rule.id.rawValue, severity: rules.settings.severity(rule.id),
-                       message: words.message, evidence: words.evidence)
+        return Finding(
+            orderID: orderID, userID: nil, rule: rule.id.rawValue, severity: rules.settings.severity(rule.id),
+            message: words.message, evidence: words.evidence)
     }
 
     /// A finding of a store event on the order that took its transaction — tonight's or an
@@ -195,39 +207,52 @@ public struct RuleEvaluator: Sendable {
     /// Whether the Rules leave `rule` on.
     public func isEnabled(_ rule: any NamedRule.Type) -> Bool { rules.settings.isEnabled(rule.id) }
 
-    public func eventFinding(_ rule: any NamedRule.Type, orderID: String, userID: String, createdAt: Timestamp,
-                             _ words: (message: String, evidence: Evidence)) -> Finding? {
+    public func eventFinding(
+        _ rule: any NamedRule.Type, orderID: String, userID: String, createdAt: Timestamp,
+        _ words: (message: String, evidence: Evidence)
+    ) -> Finding? {
         guard rules.settings.isEnabled(rule.id) else { return nil }
-        let f = Finding(orderID: orderID, userID: userID, rule: rule.id.rawValue, severity: rules.settings.severity(rule.id),
-                        message: words.message, evidence: words.evidence)
+        let f = Finding(
+            orderID: orderID, userID: userID, rule: rule.id.rawValue, severity: rules.settings.severity(rule.id),
+            message: words.message, evidence: words.evidence)
         return exempted(f, userID: userID, at: createdAt)
     }
 
     // MARK: Custom rules
 
-    private func customRules(_ order: ScreenOrder, _ d: ReceiptDigest, _ picked: Purchase?,
-                             trace: RuleTrace?) -> [Finding] {
+    private func customRules(
+        _ order: ScreenOrder, _ d: ReceiptDigest, _ picked: Purchase?,
+        trace: RuleTrace?
+    ) -> [Finding] {
         let custom = rules.settings.customRules
         guard !custom.isEmpty else { return [] }
         let refunds = refundsPerUser.map { $0[order.userID] ?? 0 }
-        let lookup = { (f: ConditionField) in FieldValues.value(f, order: order, digest: d, purchase: picked,
-                                                              ordersOfUser: ordersPerUser[order.userID], refundsOfUser: refunds,
-                                                              eventReason: refundReasons[order.orderID]) }
+        let lookup = { (f: ConditionField) in
+            FieldValues.value(
+                f, order: order, digest: d, purchase: picked,
+                ordersOfUser: ordersPerUser[order.userID], refundsOfUser: refunds,
+                eventReason: refundReasons[order.orderID])
+        }
         return custom.compactMap { rule in
             let holds = rule.condition.holds(lookup)
             if let trace {
-                let values = rule.condition.fields.map { "\($0.rawValue) = \(FieldValues.json(lookup($0)).scalarText ?? "null")" }
-                trace.note(rule.id, holds ? .fired : .passed,
-                           "custom rule (\(rule.file):\(rule.line)) \(holds ? "matched" : "did not match"): \(values.joined(separator: ", "))")
+                let values = rule.condition.fields.map {
+                    "\($0.rawValue) = \(FieldValues.json(lookup($0)).scalarText ?? "null")"
+                }
+                trace.note(
+                    rule.id, holds ? .fired : .passed,
+                    "custom rule (\(rule.file):\(rule.line)) \(holds ? "matched" : "did not match"): \(values.joined(separator: ", "))"
+                )
             }
             guard holds else { return nil }
             var extra: [(key: String, value: JSONValue)] = []
             for f in rule.condition.fields {
                 extra.append((f.rawValue, FieldValues.json(lookup(f))))
             }
-            return Finding(orderID: order.orderID, userID: order.userID, rule: rule.id, severity: rule.severity,
-                           message: rule.message ?? "custom rule \(rule.id) matched (\(rule.file):\(rule.line))",
-                           evidence: Evidence(expected: "custom rule \(rule.id) not to match", actual: "matched", extra: extra))
+            return Finding(
+                orderID: order.orderID, userID: order.userID, rule: rule.id, severity: rule.severity,
+                message: rule.message ?? "custom rule \(rule.id) matched (\(rule.file):\(rule.line))",
+                evidence: Evidence(expected: "custom rule \(rule.id) not to match", actual: "matched", extra: extra))
         }
     }
 
@@ -239,7 +264,8 @@ public struct RuleEvaluator: Sendable {
 
     private func exempted(_ f: Finding, userID: String, at createdAt: Timestamp) -> Finding {
         guard rules.settings.reviewerExemptions.contains(f.rule),
-              rules.reviewers.window(for: userID, at: createdAt) != nil else { return f }
+            rules.reviewers.window(for: userID, at: createdAt) != nil
+        else { return f }
         var exempt = f
         exempt.exempted = "reviewer"
         return exempt

@@ -26,9 +26,11 @@ public struct ScreenOrder: Sendable {
     public var production: Bool
     public var location: SourceLocation
 
-    public init(index: Int, orderID: String, userID: String, createdAt: Timestamp, platform: Platform?, itemID: String?,
-                expectedProductID: String?, catalogType: ProductType?, transactionID: String?, amount: String?,
-                currency: String?, production: Bool, location: SourceLocation, productUnknown: String? = nil) {
+    public init(
+        index: Int, orderID: String, userID: String, createdAt: Timestamp, platform: Platform?, itemID: String?,
+        expectedProductID: String?, catalogType: ProductType?, transactionID: String?, amount: String?,
+        currency: String?, production: Bool, location: SourceLocation, productUnknown: String? = nil
+    ) {
         self.index = index
         self.orderID = orderID
         self.userID = userID

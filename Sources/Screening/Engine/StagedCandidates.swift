@@ -33,8 +33,10 @@ public enum StagedCandidates {
             } else {
                 let start = at
                 while at < bytes.count, bytes[at] != UInt8(ascii: ":") { at += 1 }
-                guard at < bytes.count, at - start <= 9, let length = Int(String(decoding: bytes[start..<at], as: UTF8.self)),
-                      length >= 0, length <= bytes.count - at - 1 else { return nil }
+                guard at < bytes.count, at - start <= 9,
+                    let length = Int(String(decoding: bytes[start..<at], as: UTF8.self)),
+                    length >= 0, length <= bytes.count - at - 1
+                else { return nil }
                 value = String(decoding: bytes[(at + 1)..<(at + 1 + length)], as: UTF8.self)
                 at += 1 + length
             }
@@ -56,7 +58,8 @@ public enum StagedCandidates {
             guard let date = field(), let kind = field(), let family = field() else { return nil }
             if date != Array("-".utf8) {
                 guard let millis = Int64(String(decoding: date, as: UTF8.self)),
-                      let t = Timestamp(millis: millis, hasMilliseconds: millis % 1000 != 0) else { return nil }
+                    let t = Timestamp(millis: millis, hasMilliseconds: millis % 1000 != 0)
+                else { return nil }
                 c.purchaseDate = t
             }
             switch String(decoding: kind, as: UTF8.self) {

@@ -34,7 +34,8 @@ public struct StoreRefund: Sendable, Equatable {
     public var location: SourceLocation?
 
     /// `token`: what names the transaction when `key` is empty (a Google purchase token).
-    public init(kind: Kind, key: String, token: String? = nil, event: String, at: Timestamp, location: SourceLocation?) {
+    public init(kind: Kind, key: String, token: String? = nil, event: String, at: Timestamp, location: SourceLocation?)
+    {
         self.kind = kind
         self.key = key
         self.unkeyedName = key.isEmpty ? token : nil

@@ -18,9 +18,13 @@ public enum AccountMismatch: NamedRule {
         }
         switch d.platform {
         case .android where token != user:
-            verdict.fire("the purchase is bound to account \(token), the order credited \(user)", Evidence(expected: user, actual: token))
+            verdict.fire(
+                "the purchase is bound to account \(token), the order credited \(user)",
+                Evidence(expected: user, actual: token))
         case .ios where isUUID(user) && token.lowercased() != user.lowercased():
-            verdict.fire("the purchase's appAccountToken is \(token), the order credited \(user)", Evidence(expected: user, actual: token))
+            verdict.fire(
+                "the purchase's appAccountToken is \(token), the order credited \(user)",
+                Evidence(expected: user, actual: token))
         case .ios where !isUUID(user):
             verdict.notApplicable("user id \(user) is not a UUID, so it cannot be an appAccountToken")
         default:
@@ -36,7 +40,9 @@ public enum AccountMismatch: NamedRule {
             if i == 8 || i == 13 || i == 18 || i == 23 {
                 guard c == 0x2D else { return false }
             } else {
-                guard (0x30...0x39).contains(c) || (0x41...0x46).contains(c) || (0x61...0x66).contains(c) else { return false }
+                guard (0x30...0x39).contains(c) || (0x41...0x46).contains(c) || (0x61...0x66).contains(c) else {
+                    return false
+                }
             }
         }
         return true

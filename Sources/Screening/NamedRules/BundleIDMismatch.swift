@@ -22,8 +22,9 @@ public enum BundleIDMismatch: NamedRule {
         if c.rules.isOurApp(app, platform: d.platform) {
             verdict.pass("the receipt belongs to \(app), one of our apps in apps.csv")
         } else {
-            verdict.fire("the receipt belongs to \(app), which is not one of our apps",
-                         Evidence(expected: ourApps(c.rules, d.platform), actual: app))
+            verdict.fire(
+                "the receipt belongs to \(app), which is not one of our apps",
+                Evidence(expected: ourApps(c.rules, d.platform), actual: app))
         }
     }
 

@@ -21,29 +21,38 @@ public enum ExpiredValidity: NamedRule {
         guard let p = c.purchase else { return }
         let credited = c.order.createdAt
         let txn = c.purchaseName
-        let type = p.productType.flatMap { if case .unknown = $0 { return nil } else { return $0 } } ?? c.order.catalogType
+        let type =
+            p.productType.flatMap { if case .unknown = $0 { return nil } else { return $0 } } ?? c.order.catalogType
         if type == .autoRenewable || type == .nonRenewing || (type == nil && p.expiresDate != nil) {
             let grace = Int64(c.value(graceDays))
             if let e = p.expiresDate, let limit = e.adding(days: grace), limit < credited {
-                verdict.fire("the subscription period expired on \(e.iso8601), before the order was credited on \(credited.iso8601) (grace \(grace) day(s))",
-                             Evidence(expected: "expiry after \(credited.iso8601) minus \(grace) day(s)", actual: e.iso8601,
-                                      extra: [("transaction_id", .string(txn))]))
+                verdict.fire(
+                    "the subscription period expired on \(e.iso8601), before the order was credited on \(credited.iso8601) (grace \(grace) day(s))",
+                    Evidence(
+                        expected: "expiry after \(credited.iso8601) minus \(grace) day(s)", actual: e.iso8601,
+                        extra: [("transaction_id", .string(txn))]))
             } else {
-                verdict.pass(p.expiresDate.map { "the period runs until \($0.iso8601); credited \(credited.iso8601), grace \(grace) day(s)" }
-                             ?? "the subscription entry states no expiry")
+                verdict.pass(
+                    p.expiresDate.map {
+                        "the period runs until \($0.iso8601); credited \(credited.iso8601), grace \(grace) day(s)"
+                    }
+                        ?? "the subscription entry states no expiry")
             }
         } else if type == .consumable, let bought = p.purchaseDate {
             let maxAge = Int64(c.value(maxProofAgeDays))
             if let oldest = credited.adding(days: -maxAge), bought < oldest {
                 let days = (credited.millis - bought.millis) / 86_400_000
-                verdict.fire("the purchase proof is \(days) days old (bought \(bought.iso8601)); the maximum age is \(maxAge) days",
-                             Evidence(expected: "bought after \(oldest.iso8601)", actual: bought.iso8601,
-                                      extra: [("transaction_id", .string(txn))]))
+                verdict.fire(
+                    "the purchase proof is \(days) days old (bought \(bought.iso8601)); the maximum age is \(maxAge) days",
+                    Evidence(
+                        expected: "bought after \(oldest.iso8601)", actual: bought.iso8601,
+                        extra: [("transaction_id", .string(txn))]))
             } else {
                 verdict.pass("a consumable bought \(bought.iso8601), within the maximum proof age of \(maxAge) days")
             }
         } else {
-            verdict.notApplicable("neither a subscription nor a dated consumable (\(type.map { "\($0)" } ?? "type unknown"))")
+            verdict.notApplicable(
+                "neither a subscription nor a dated consumable (\(type.map { "\($0)" } ?? "type unknown"))")
         }
     }
 }

@@ -17,8 +17,9 @@ public enum ItemIDMismatch: NamedRule {
             return
         }
         if let held = mismatch(c) {
-            verdict.fire("expected product \(expected), receipt has \(held.isEmpty ? "no purchases" : held.joined(separator: ", "))",
-                         Evidence(expected: expected, actual: held.isEmpty ? nil : held.joined(separator: ", ")))
+            verdict.fire(
+                "expected product \(expected), receipt has \(held.isEmpty ? "no purchases" : held.joined(separator: ", "))",
+                Evidence(expected: expected, actual: held.isEmpty ? nil : held.joined(separator: ", ")))
         } else {
             let n = d.candidates.count
             verdict.pass("the receipt holds \(expected), the order's product (\(n) entr\(n == 1 ? "y" : "ies"))")
@@ -30,7 +31,9 @@ public enum ItemIDMismatch: NamedRule {
     static func mismatch(_ c: OrderContext) -> [String]? {
         guard let d = c.digest, let expected = c.order.expectedProductID else { return nil }
         let named = c.order.transactionID != nil
-        guard d.candidates.isEmpty || (named && d.candidates.allSatisfy { $0.productID != expected }) else { return nil }
+        guard d.candidates.isEmpty || (named && d.candidates.allSatisfy { $0.productID != expected }) else {
+            return nil
+        }
         return named ? d.candidates.compactMap(\.productID) : d.products
     }
 }

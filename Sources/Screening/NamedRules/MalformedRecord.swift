@@ -17,12 +17,16 @@ public enum MalformedRecord: NamedRule {
             verdict.pass("the row names its product")
             return
         }
-        let (message, evidence) = words(location: c.order.location, reason: c.order.productUnknown ?? "the order's product is not known")
+        let (message, evidence) = words(
+            location: c.order.location, reason: c.order.productUnknown ?? "the order's product is not known")
         verdict.fire(message, evidence)
     }
 
     /// The finding's words for a record at `location` that says too little or cannot be read.
     public static func words(location: SourceLocation, reason: String) -> (message: String, evidence: Evidence) {
-        ("\(location): \(reason)", Evidence(expected: "a readable record", actual: reason, extra: Evidence.location(location)))
+        (
+            "\(location): \(reason)",
+            Evidence(expected: "a readable record", actual: reason, extra: Evidence.location(location))
+        )
     }
 }

@@ -14,6 +14,7 @@ public enum MissingReceipt: NamedRule {
         }
         let o = c.order
         let wanted = o.expectedProductID ?? o.itemID.map { "item \($0)" } ?? "the order"
-        verdict.fire("credited order \(o.orderID) has no receipt", Evidence(expected: "a receipt for \(wanted)", actual: nil))
+        verdict.fire(
+            "credited order \(o.orderID) has no receipt", Evidence(expected: "a receipt for \(wanted)", actual: nil))
     }
 }

@@ -63,10 +63,12 @@ public struct NamedRules: Sendable {
             let parameters = r.parameters.map { p in
                 switch p.kind {
                 case .number: return "`\(p.name)` (default \(p.defaultValue)): \(cell(p.meaning))"
-                case .yesNo: return "`\(p.name)` yes/no (default \(p.defaultValue == 0 ? "no" : "yes")): \(cell(p.meaning))"
+                case .yesNo:
+                    return "`\(p.name)` yes/no (default \(p.defaultValue == 0 ? "no" : "yes")): \(cell(p.meaning))"
                 }
             }
-            out += "| `\(r.id)` | \(r.defaultSeverity.name) | \(cell(r.summary)) | \(parameters.joined(separator: "; ")) |\n"
+            out +=
+                "| `\(r.id)` | \(r.defaultSeverity.name) | \(cell(r.summary)) | \(parameters.joined(separator: "; ")) |\n"
         }
         return out
     }

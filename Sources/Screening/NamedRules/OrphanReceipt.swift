@@ -10,7 +10,9 @@ public enum OrphanReceipt: NamedRule {
     public static let stage = RuleStage.night
 
     public static func words(orderID: String, location: SourceLocation) -> (message: String, evidence: Evidence) {
-        ("a receipt for order \(orderID) (\(location)), which is not in the orders dump",
-         Evidence(expected: "order \(orderID) in the orders dump", actual: nil, extra: Evidence.location(location)))
+        (
+            "a receipt for order \(orderID) (\(location)), which is not in the orders dump",
+            Evidence(expected: "order \(orderID) in the orders dump", actual: nil, extra: Evidence.location(location))
+        )
     }
 }

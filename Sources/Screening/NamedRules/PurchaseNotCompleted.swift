@@ -15,10 +15,12 @@ public enum PurchaseNotCompleted: NamedRule {
         }
         if let state = p.purchaseState, state != 0 {
             let words = state == 1 ? "cancelled" : (state == 2 || state == 4 ? "pending" : "in state \(state)")
-            verdict.fire("the Google purchase is \(words), not purchased",
-                         Evidence(expected: "purchaseState 0 (purchased)", actual: "purchaseState \(state) (\(words))"))
+            verdict.fire(
+                "the Google purchase is \(words), not purchased",
+                Evidence(expected: "purchaseState 0 (purchased)", actual: "purchaseState \(state) (\(words))"))
         } else {
-            verdict.pass(p.purchaseState == nil ? "the purchase states no purchaseState" : "purchaseState 0 (purchased)")
+            verdict.pass(
+                p.purchaseState == nil ? "the purchase states no purchaseState" : "purchaseState 0 (purchased)")
         }
     }
 }

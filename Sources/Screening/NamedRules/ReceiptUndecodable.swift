@@ -10,9 +10,11 @@ public enum ReceiptUndecodable: NamedRule {
     public static func judge(_ c: OrderContext, _ verdict: inout RuleVerdict) {
         switch c.receipt {
         case .undecodable(let e):
-            verdict.fire("the receipt cannot be read: \(e.reason) (\(e.code) at byte \(e.offset))",
-                         Evidence(expected: "a store receipt", actual: e.code,
-                                  extra: [("reason", .string(e.reason)), ("offset", .integer(e.offset))]))
+            verdict.fire(
+                "the receipt cannot be read: \(e.reason) (\(e.code) at byte \(e.offset))",
+                Evidence(
+                    expected: "a store receipt", actual: e.code,
+                    extra: [("reason", .string(e.reason)), ("offset", .integer(e.offset))]))
         case .decoded(let d):
             verdict.pass("the receipt decoded as \(d.kind.rawValue)")
         case .missing:

@@ -9,7 +9,8 @@ import JSONText
 public enum RefundedAfterCredit: NamedRule {
     public static let id: RuleID = "refunded-after-credit"
     public static let defaultSeverity = Severity.high
-    public static let summary = "the store refunded the purchase an order took, after the credit, and the order is still credited"
+    public static let summary =
+        "the store refunded the purchase an order took, after the credit, and the order is still credited"
     public static let stage = RuleStage.night
 
     public static func words(_ r: StoreRefund, creditedAt: Timestamp) -> (message: String, evidence: Evidence) {
@@ -21,8 +22,10 @@ public enum RefundedAfterCredit: NamedRule {
         if let t = r.revocationType { extra.append(("revocation_type", .string(t))) }
         if let p = r.revocationPercentage { extra.append(("revocation_percentage", .integer(p))) }
         let why = r.reason.map { ", reason \($0)" } ?? ""
-        return ("the store refunded transaction \(r.transaction) on \(r.at.iso8601) (\(r.event)\(why), \(r.saidWhere)), "
-                    + "after the order was credited on \(creditedAt.iso8601); the order is still credited",
-                Evidence(expected: "a purchase the store kept", actual: "refunded \(r.at.iso8601)", extra: extra))
+        return (
+            "the store refunded transaction \(r.transaction) on \(r.at.iso8601) (\(r.event)\(why), \(r.saidWhere)), "
+                + "after the order was credited on \(creditedAt.iso8601); the order is still credited",
+            Evidence(expected: "a purchase the store kept", actual: "refunded \(r.at.iso8601)", extra: extra)
+        )
     }
 }

@@ -14,13 +14,17 @@ public enum ReplayedTransaction: NamedRule {
         case .none:
             verdict.notApplicable("no receipt entry is this order's, so none could be taken twice")
         case .picked:
-            verdict.pass("no earlier order took transaction \(c.purchase.flatMap { $0.transactionID ?? $0.purchaseToken } ?? "?")")
+            verdict.pass(
+                "no earlier order took transaction \(c.purchase.flatMap { $0.transactionID ?? $0.purchaseToken } ?? "?")"
+            )
         case .restore(_, let original):
-            verdict.pass("order \(original.orderID) took it first, but this is the same user restoring a non-consumable "
-                         + "or a family-shared purchase: not a replay")
+            verdict.pass(
+                "order \(original.orderID) took it first, but this is the same user restoring a non-consumable "
+                    + "or a family-shared purchase: not a replay")
         case .replayOf(_, let original, let key):
-            let (message, evidence) = words(transaction: c.purchase?.transactionID ?? c.purchase?.purchaseToken,
-                                            original: original, key: key)
+            let (message, evidence) = words(
+                transaction: c.purchase?.transactionID ?? c.purchase?.purchaseToken,
+                original: original, key: key)
             verdict.fire(message, evidence, whenOff: "would have fired: order \(original.orderID) took it first")
         }
     }
@@ -28,12 +32,19 @@ public enum ReplayedTransaction: NamedRule {
     /// The finding's words for an order whose transaction (`key` when the entry names none)
     /// `original` took first. The screener uses them too, for orders whose one entry was
     /// judged before the claims were made.
-    public static func words(transaction: String?, original: Claim, key: String) -> (message: String, evidence: Evidence) {
+    public static func words(transaction: String?, original: Claim, key: String) -> (
+        message: String, evidence: Evidence
+    ) {
         let txn = transaction ?? key
-        return ("transaction \(txn) was already credited to order \(original.orderID) (\(original.createdAt.iso8601))",
-                Evidence(expected: "a transaction no other order took", actual: txn,
-                         extra: [("original_order_id", .string(original.orderID)), ("transaction_id", .string(txn)),
-                                 ("original_user_id", .string(original.userID)),
-                                 ("original_created_at", .string(original.createdAt.iso8601))]))
+        return (
+            "transaction \(txn) was already credited to order \(original.orderID) (\(original.createdAt.iso8601))",
+            Evidence(
+                expected: "a transaction no other order took", actual: txn,
+                extra: [
+                    ("original_order_id", .string(original.orderID)), ("transaction_id", .string(txn)),
+                    ("original_user_id", .string(original.userID)),
+                    ("original_created_at", .string(original.createdAt.iso8601)),
+                ])
+        )
     }
 }

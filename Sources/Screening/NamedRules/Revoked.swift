@@ -15,8 +15,10 @@ public enum Revoked: NamedRule {
         guard let p = c.purchase else { return }
         let txn = c.purchaseName
         if let cancelled = p.cancellationDate {
-            verdict.fire("the store refunded or revoked transaction \(txn) on \(cancelled.iso8601)",
-                         Evidence(expected: "no cancellation", actual: cancelled.iso8601, extra: [("transaction_id", .string(txn))]))
+            verdict.fire(
+                "the store refunded or revoked transaction \(txn) on \(cancelled.iso8601)",
+                Evidence(
+                    expected: "no cancellation", actual: cancelled.iso8601, extra: [("transaction_id", .string(txn))]))
         } else {
             verdict.pass("transaction \(txn) carries no cancellation date")
         }
@@ -25,11 +27,16 @@ public enum Revoked: NamedRule {
     /// The finding's words when a store event, not the receipt, says the purchase was refunded
     /// before the credit.
     public static func words(_ r: StoreRefund, creditedAt: Timestamp) -> (message: String, evidence: Evidence) {
-        ("the store refunded or revoked transaction \(r.transaction) on \(r.at.iso8601) (\(r.event), \(r.saidWhere)), "
-             + "before the order was credited on \(creditedAt.iso8601)",
-         Evidence(expected: "no refund before the credit", actual: r.at.iso8601,
-                  extra: [("transaction_id", .string(r.transaction)), ("event", .string(r.event)),
-                          ("refunded_at", .string(r.at.iso8601))]))
+        (
+            "the store refunded or revoked transaction \(r.transaction) on \(r.at.iso8601) (\(r.event), \(r.saidWhere)), "
+                + "before the order was credited on \(creditedAt.iso8601)",
+            Evidence(
+                expected: "no refund before the credit", actual: r.at.iso8601,
+                extra: [
+                    ("transaction_id", .string(r.transaction)), ("event", .string(r.event)),
+                    ("refunded_at", .string(r.at.iso8601)),
+                ])
+        )
     }
 
     /// An order's findings with one `revoked` at most: the receipt's cancellation and a store

@@ -1,7 +1,9 @@
 /// The stable id of a named rule (CONTRACT §6), as `.rules` files, findings and reports
 /// spell it. Each rule declares its own (`ReplayedTransaction.id`); `NamedRules` knows
 /// them all.
-public struct RuleID: RawRepresentable, Hashable, Sendable, Comparable, ExpressibleByStringLiteral, CustomStringConvertible {
+public struct RuleID: RawRepresentable, Hashable, Sendable, Comparable, ExpressibleByStringLiteral,
+    CustomStringConvertible
+{
     public let rawValue: String
 
     public init(rawValue: String) {

@@ -27,16 +27,21 @@ public enum SandboxInProduction: NamedRule {
         }
         if d.isSandbox {
             let env = d.status == 21007 ? "status 21007 (sandbox receipt)" : (d.environment ?? "test purchase")
-            verdict.fire("a \(env) receipt was credited in production", Evidence(expected: "Production", actual: d.environment ?? env))
+            verdict.fire(
+                "a \(env) receipt was credited in production",
+                Evidence(expected: "Production", actual: d.environment ?? env))
         } else if d.kind.signsEnvironment {
             verdict.pass("receipt environment \(d.environment ?? "not stated, and no test purchase")")
         } else if c.value(trustLegacyEnvironment) == 0 {
             let stated = d.environment.map { "environment \"\($0)\"" } ?? "no environment"
-            verdict.fire("an iOS 6 receipt with \(stated) was credited in production; the iOS 6 environment is not signed, "
-                             + "and a Sandbox receipt stripped of its environment (or with it rewritten) would look the same",
-                         Evidence(expected: "a signed Production environment", actual: d.environment ?? "absent (unsigned)"))
+            verdict.fire(
+                "an iOS 6 receipt with \(stated) was credited in production; the iOS 6 environment is not signed, "
+                    + "and a Sandbox receipt stripped of its environment (or with it rewritten) would look the same",
+                Evidence(expected: "a signed Production environment", actual: d.environment ?? "absent (unsigned)"))
         } else {
-            verdict.pass("iOS 6 receipt environment \(d.environment ?? "absent") taken as production: trust_legacy_environment is yes, though it is not signed")
+            verdict.pass(
+                "iOS 6 receipt environment \(d.environment ?? "absent") taken as production: trust_legacy_environment is yes, though it is not signed"
+            )
         }
     }
 }

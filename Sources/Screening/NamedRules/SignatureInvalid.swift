@@ -23,16 +23,20 @@ public enum SignatureInvalid: NamedRule {
     public static func judge(_ c: OrderContext, _ verdict: inout RuleVerdict) {
         guard let d = c.digest else { return }
         if let forgery = d.forgery {
-            verdict.fire("forged: the JSON contradicts its signed receipt (\(forgery))",
-                         Evidence(expected: "claims that match the signed receipt", actual: forgery,
-                                  extra: [("reason", .string("forged: JSON contradicts its signed receipt"))]))
+            verdict.fire(
+                "forged: the JSON contradicts its signed receipt (\(forgery))",
+                Evidence(
+                    expected: "claims that match the signed receipt", actual: forgery,
+                    extra: [("reason", .string("forged: JSON contradicts its signed receipt"))]))
             return
         }
         switch d.signature.verdict {
         case .invalid:
-            verdict.fire("the receipt's signature does not verify: \(d.signature.reason)",
-                         Evidence(expected: "a signature that verifies against Rules/trust", actual: d.signature.verdict.rawValue,
-                                  extra: [("reason", .string(d.signature.reason))]))
+            verdict.fire(
+                "the receipt's signature does not verify: \(d.signature.reason)",
+                Evidence(
+                    expected: "a signature that verifies against Rules/trust", actual: d.signature.verdict.rawValue,
+                    extra: [("reason", .string(d.signature.reason))]))
         case .unsigned:
             unsigned(c, d, &verdict)
         default:
@@ -42,15 +46,21 @@ public enum SignatureInvalid: NamedRule {
 
     private static func unsigned(_ c: OrderContext, _ d: ReceiptDigest, _ verdict: inout RuleVerdict) {
         if d.kind == .googlePurchase {
-            verdict.fire("the Google purchase carries no signature",
-                         Evidence(expected: "a signed purchase", actual: "unsigned", extra: [("reason", .string("unsigned"))]))
+            verdict.fire(
+                "the Google purchase carries no signature",
+                Evidence(expected: "a signed purchase", actual: "unsigned", extra: [("reason", .string("unsigned"))]))
         } else if d.kind == .appleVerifyReceiptJSON, c.value(flagUnsignedVerifyReceipt) != 0 {
-            verdict.fire("the verifyReceipt JSON carries no signed receipt to check it against",
-                         Evidence(expected: "an embedded latest_receipt", actual: "unsigned", extra: [("reason", .string("unsigned"))]))
+            verdict.fire(
+                "the verifyReceipt JSON carries no signed receipt to check it against",
+                Evidence(
+                    expected: "an embedded latest_receipt", actual: "unsigned", extra: [("reason", .string("unsigned"))]
+                ))
         } else if d.kind == .appleJWSTransaction, c.value(flagUnsignedDecodedPayload) != 0 {
             // A JWS is never unsigned: this is a transaction's decoded JSON stored without it.
-            verdict.fire("the decoded transaction JSON carries no JWS to check it against",
-                         Evidence(expected: "a signed JWS", actual: "unsigned", extra: [("reason", .string(d.signature.reason))]))
+            verdict.fire(
+                "the decoded transaction JSON carries no JWS to check it against",
+                Evidence(expected: "a signed JWS", actual: "unsigned", extra: [("reason", .string(d.signature.reason))])
+            )
         } else {
             let parameter = d.kind == .appleJWSTransaction ? flagUnsignedDecodedPayload : flagUnsignedVerifyReceipt
             verdict.pass("unsigned (\(d.signature.reason)); \(parameter.name) is 0, so only its claims are screened")

@@ -12,10 +12,15 @@ public enum StoreEventInvalid: NamedRule {
         "an Apple notification or refund-history transaction that does not verify, or names an app that is not ours"
     public static let stage = RuleStage.night
 
-    public static func words(type: String, transaction: String?, location: SourceLocation,
-                             reason: String) -> (message: String, evidence: Evidence) {
-        ("a \(type) store event\(transaction.map { " of transaction \($0)" } ?? "") at \(location) is not believed: \(reason)",
-         Evidence(expected: "a store event signed by Apple for one of our apps", actual: reason,
-                  extra: Evidence.location(location) + [("reason", .string(reason))]))
+    public static func words(
+        type: String, transaction: String?, location: SourceLocation,
+        reason: String
+    ) -> (message: String, evidence: Evidence) {
+        (
+            "a \(type) store event\(transaction.map { " of transaction \($0)" } ?? "") at \(location) is not believed: \(reason)",
+            Evidence(
+                expected: "a store event signed by Apple for one of our apps", actual: reason,
+                extra: Evidence.location(location) + [("reason", .string(reason))])
+        )
     }
 }

@@ -13,9 +13,12 @@ public enum TransactionNotInReceipt: NamedRule {
         guard let d = c.digest else { return }
         let order = c.order
         if d.holdsOrderTransaction == false, let txn = order.transactionID {
-            verdict.fire("the order names transaction \(txn), which its receipt does not contain",
-                         Evidence(expected: txn, actual: d.purchaseCount == 0 ? "no purchases" : "\(d.purchaseCount) other purchase(s)",
-                                  extra: [("transaction_id", .string(txn))]))
+            verdict.fire(
+                "the order names transaction \(txn), which its receipt does not contain",
+                Evidence(
+                    expected: txn,
+                    actual: d.purchaseCount == 0 ? "no purchases" : "\(d.purchaseCount) other purchase(s)",
+                    extra: [("transaction_id", .string(txn))]))
             return
         }
         guard verdict.tracing else { return }

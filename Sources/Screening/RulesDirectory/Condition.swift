@@ -11,11 +11,18 @@ public indirect enum Condition: Sendable, Equatable {
     case text(ConditionField, TextTest, String)
 
     public enum Comparison: String, Sendable {
-        case equal = "=", notEqual = "!=", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">="
+        case equal = "="
+        case notEqual = "!="
+        case less = "<"
+        case lessOrEqual = "<="
+        case greater = ">"
+        case greaterOrEqual = ">="
     }
 
     public enum TextTest: String, Sendable, CaseIterable {
-        case contains, startsWith = "starts_with", endsWith = "ends_with"
+        case contains
+        case startsWith = "starts_with"
+        case endsWith = "ends_with"
     }
 
     /// Evaluates with `lookup` giving each field's value for one order.
@@ -66,7 +73,9 @@ extension Condition {
         var out: [ConditionField] = []
         func walk(_ c: Condition) {
             switch c {
-            case .all(let a, let b), .any(let a, let b): walk(a); walk(b)
+            case .all(let a, let b), .any(let a, let b):
+                walk(a)
+                walk(b)
             case .not(let x): walk(x)
             case .compare(let f, _, _), .oneOf(let f, _), .isNull(let f, _), .text(let f, _, _):
                 if !out.contains(f) { out.append(f) }

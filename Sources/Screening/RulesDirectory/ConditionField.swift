@@ -46,7 +46,8 @@ public enum ConditionField: String, Sendable, CaseIterable {
 
     public var kind: Kind {
         switch self {
-        case .orderAmount, .orderHour, .receiptPurchaseCount, .purchaseQuantity, .purchaseAgeDays, .userOrders, .userRefunds:
+        case .orderAmount, .orderHour, .receiptPurchaseCount, .purchaseQuantity, .purchaseAgeDays, .userOrders,
+            .userRefunds:
             return .number
         case .orderCreatedAt, .purchaseDate, .purchaseExpiresDate:
             return .time
@@ -68,7 +69,9 @@ public enum ConditionField: String, Sendable, CaseIterable {
         case .orderEnvironment: return "production or sandbox"
         case .orderCreatedAt: return "when the order was credited"
         case .orderHour: return "hour of day (UTC, 0-23) the order was credited"
-        case .receiptKind: return "apple-app-receipt, apple-legacy-receipt, apple-verify-receipt-json, apple-jws-transaction, google-purchase"
+        case .receiptKind:
+            return
+                "apple-app-receipt, apple-legacy-receipt, apple-verify-receipt-json, apple-jws-transaction, google-purchase"
         case .receiptEnvironment: return "as the store wrote it: Production, Sandbox, Xcode, LocalTesting, Test, ..."
         case .receiptAppID: return "bundle id or package name"
         case .receiptSignature: return "valid, invalid, unsigned or unchecked"
@@ -83,8 +86,11 @@ public enum ConditionField: String, Sendable, CaseIterable {
         case .purchaseExpiresDate: return "when its subscription period ends"
         case .purchaseAgeDays: return "days between the purchase and the order's credit"
         case .userOrders: return "how many credited orders the same user has in this run"
-        case .userRefunds: return "refunds the store events of this run matched to the user's orders (with --store-events)"
-        case .eventReason: return "why the store refunded the order's purchase: other, app-issue, remorse, fraud, friendly-fraud, chargeback, ..."
+        case .userRefunds:
+            return "refunds the store events of this run matched to the user's orders (with --store-events)"
+        case .eventReason:
+            return
+                "why the store refunded the order's purchase: other, app-issue, remorse, fraud, friendly-fraud, chargeback, ..."
         }
     }
 }

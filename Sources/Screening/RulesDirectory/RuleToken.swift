@@ -45,9 +45,13 @@ enum RuleTokenizer {
         }
         while i < line.endIndex {
             let c = line[i]
-            if c == " " || c == "\t" { advance(); continue }
+            if c == " " || c == "\t" {
+                advance()
+                continue
+            }
             if c == "#" { break }
-            let start = i, startColumn = column
+            let start = i
+            let startColumn = column
             if c == "\"" {
                 var s = ""
                 advance()
@@ -63,7 +67,11 @@ enum RuleTokenizer {
                             continue
                         }
                     }
-                    if d == "\"" { closed = true; advance(); break }
+                    if d == "\"" {
+                        closed = true
+                        advance()
+                        break
+                    }
                     s.append(d)
                     advance()
                 }
@@ -79,14 +87,21 @@ enum RuleTokenizer {
             if c == "=" || c == "<" || c == ">" || c == "!" {
                 var op = String(c)
                 advance()
-                if i < line.endIndex, line[i] == "=" { op.append("="); advance() }
-                guard op != "!" else { return .failure(Failure(column: startColumn, message: "'!' must be followed by '=' (use != or not)")) }
+                if i < line.endIndex, line[i] == "=" {
+                    op.append("=")
+                    advance()
+                }
+                guard op != "!" else {
+                    return .failure(
+                        Failure(column: startColumn, message: "'!' must be followed by '=' (use != or not)"))
+                }
                 if op == "==" { op = "=" }
                 out.append(RuleToken(kind: .symbol(op), column: startColumn, length: column - startColumn))
                 continue
             }
             while i < line.endIndex, !endsWord(line[i]) { advance() }
-            out.append(RuleToken(kind: .word(String(line[start..<i])), column: startColumn, length: column - startColumn))
+            out.append(
+                RuleToken(kind: .word(String(line[start..<i])), column: startColumn, length: column - startColumn))
         }
         return .success(out)
     }

@@ -15,8 +15,10 @@ public struct RulesDiagnostic: Error, Sendable, Equatable, CustomStringConvertib
     /// The offending line as written (for the caret).
     public var sourceLine: String?
 
-    public init(file: String, line: Int = 0, column: Int = 1, length: Int = 1, message: String,
-                hint: String? = nil, sourceLine: String? = nil) {
+    public init(
+        file: String, line: Int = 0, column: Int = 1, length: Int = 1, message: String,
+        hint: String? = nil, sourceLine: String? = nil
+    ) {
         self.file = file
         self.line = line
         self.column = column

@@ -36,8 +36,12 @@ public struct RulesDirectory: Sendable {
     public static func load(_ path: String, named: NamedRules = .standard) -> Result<RulesDirectory, RulesProblems> {
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue else {
-            return .failure(RulesProblems(list: [RulesDiagnostic(file: path, message: "Rules directory not found",
-                                             hint: "pass --rules DIR, or create ./Rules (see Rules/README.md)")]))
+            return .failure(
+                RulesProblems(list: [
+                    RulesDiagnostic(
+                        file: path, message: "Rules directory not found",
+                        hint: "pass --rules DIR, or create ./Rules (see Rules/README.md)")
+                ]))
         }
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted()
         var (dir, problems) = parse(path, names: names, named: named) {
@@ -50,17 +54,23 @@ public struct RulesDirectory: Sendable {
 
     /// A Rules directory given as its files' contents (name -> bytes), checked as `load`
     /// checks the directory `path` holding exactly those files; it has no `trust/` folder.
-    public static func load(path: String, files: [String: [UInt8]],
-                            named: NamedRules = .standard) -> Result<RulesDirectory, RulesProblems> {
-        var (dir, problems) = parse(path, names: files.keys.sorted(), named: named) { name in files[name].map { Data($0) } }
+    public static func load(
+        path: String, files: [String: [UInt8]],
+        named: NamedRules = .standard
+    ) -> Result<RulesDirectory, RulesProblems> {
+        var (dir, problems) = parse(path, names: files.keys.sorted(), named: named) { name in
+            files[name].map { Data($0) }
+        }
         dir.files.sort()
         return problems.isEmpty ? .success(dir) : .failure(RulesProblems(list: problems))
     }
 
     /// Everything but the trust files, from the files `names` (sorted) whose bytes
     /// `contents` gives (nil: the file cannot be read).
-    private static func parse(_ path: String, names: [String], named: NamedRules,
-                              contents: (String) -> Data?) -> (RulesDirectory, [RulesDiagnostic]) {
+    private static func parse(
+        _ path: String, names: [String], named: NamedRules,
+        contents: (String) -> Data?
+    ) -> (RulesDirectory, [RulesDiagnostic]) {
         var dir = RulesDirectory(path: path)
         var problems: [RulesDiagnostic] = []
         func read(_ name: String) -> String? {
@@ -90,10 +100,12 @@ public struct RulesDirectory: Sendable {
         }
         let known = Set(parserState.named.ids.map(\.rawValue) + parserState.customRules.map(\.id))
         for e in exemptionTokens where !known.contains(e.name) {
-            problems.append(RulesDiagnostic(file: e.file, line: e.lineNumber, column: e.token.column, length: e.token.length,
-                                            message: "unknown rule '\(e.name)' in exempt",
-                                            hint: nearest(e.name, in: Array(known)).map { "did you mean '\($0)'?" },
-                                            sourceLine: e.line))
+            problems.append(
+                RulesDiagnostic(
+                    file: e.file, line: e.lineNumber, column: e.token.column, length: e.token.length,
+                    message: "unknown rule '\(e.name)' in exempt",
+                    hint: nearest(e.name, in: Array(known)).map { "did you mean '\($0)'?" },
+                    sourceLine: e.line))
         }
         dir.settings = parserState
 
@@ -113,13 +125,17 @@ public struct RulesDirectory: Sendable {
     // MARK: CSV files
 
     /// Parses a small CSV and finds the named columns; reports what is missing.
-    static func table(_ text: String, file: String, required: [String], optional: [String] = [],
-                      problems: inout [RulesDiagnostic]) -> (SmallCSV, [String: Int])? {
+    static func table(
+        _ text: String, file: String, required: [String], optional: [String] = [],
+        problems: inout [RulesDiagnostic]
+    ) -> (SmallCSV, [String: Int])? {
         let csv: SmallCSV
         switch SmallCSV.parse(text) {
         case .success(let c): csv = c
         case .failure(.unclosedQuote(let line)):
-            problems.append(RulesDiagnostic(file: file, line: line, message: "unclosed quote", hint: "close the quoted field with \""))
+            problems.append(
+                RulesDiagnostic(
+                    file: file, line: line, message: "unclosed quote", hint: "close the quoted field with \""))
             return nil
         }
         if csv.header.isEmpty { return (csv, [:]) }
@@ -127,9 +143,11 @@ public struct RulesDirectory: Sendable {
         for (i, h) in csv.header.enumerated() where columns[h] == nil { columns[h] = i }
         let missing = required.filter { columns[$0] == nil }
         guard missing.isEmpty else {
-            problems.append(RulesDiagnostic(file: file, line: 1, message: "missing column(s) \(missing.joined(separator: ", "))",
-                                            hint: "the header is \((required + optional).joined(separator: ","))",
-                                            sourceLine: csv.header.joined(separator: ",")))
+            problems.append(
+                RulesDiagnostic(
+                    file: file, line: 1, message: "missing column(s) \(missing.joined(separator: ", "))",
+                    hint: "the header is \((required + optional).joined(separator: ","))",
+                    sourceLine: csv.header.joined(separator: ",")))
             return nil
         }
         return (csv, columns)
@@ -142,45 +160,72 @@ public struct RulesDirectory: Sendable {
 
     static func loadCatalog(_ text: String, file: String, problems: inout [RulesDiagnostic]) -> Catalog {
         var catalog = Catalog()
-        guard let (csv, cols) = table(text, file: file, required: ["item_id", "platform", "product_id", "type"],
-                                      optional: ["price", "currency"], problems: &problems) else { return catalog }
+        guard
+            let (csv, cols) = table(
+                text, file: file, required: ["item_id", "platform", "product_id", "type"],
+                optional: ["price", "currency"], problems: &problems)
+        else { return catalog }
         var seen: [String: Int] = [:]
         for row in csv.rows {
             func bad(_ m: String, _ hint: String? = nil) {
-                problems.append(RulesDiagnostic(file: file, line: row.line, message: m, hint: hint,
-                                                sourceLine: row.cells.joined(separator: ",")))
+                problems.append(
+                    RulesDiagnostic(
+                        file: file, line: row.line, message: m, hint: hint,
+                        sourceLine: row.cells.joined(separator: ",")))
             }
-            let item = cell(row, cols, "item_id"), product = cell(row, cols, "product_id")
-            let platformText = cell(row, cols, "platform"), typeText = cell(row, cols, "type")
-            let price = cell(row, cols, "price"), currency = cell(row, cols, "currency")
-            guard !item.isEmpty, !product.isEmpty else { bad("item_id and product_id must not be empty"); continue }
-            guard let p = platform(named: platformText) else { bad("unknown platform '\(platformText)'", "ios or android"); continue }
+            let item = cell(row, cols, "item_id")
+            let product = cell(row, cols, "product_id")
+            let platformText = cell(row, cols, "platform")
+            let typeText = cell(row, cols, "type")
+            let price = cell(row, cols, "price")
+            let currency = cell(row, cols, "currency")
+            guard !item.isEmpty, !product.isEmpty else {
+                bad("item_id and product_id must not be empty")
+                continue
+            }
+            guard let p = platform(named: platformText) else {
+                bad("unknown platform '\(platformText)'", "ios or android")
+                continue
+            }
             guard let type = ProductType(catalogName: typeText) else {
                 bad("unknown type '\(typeText)'", "consumable, non_consumable, auto_renewable or non_renewing")
                 continue
             }
-            guard price.isEmpty || isDecimal(price) else { bad("price '\(price)' is not a decimal amount", "e.g. 4.99"); continue }
-            guard price.isEmpty || !currency.isEmpty else { bad("a price needs a currency", "e.g. USD"); continue }
+            guard price.isEmpty || isDecimal(price) else {
+                bad("price '\(price)' is not a decimal amount", "e.g. 4.99")
+                continue
+            }
+            guard price.isEmpty || !currency.isEmpty else {
+                bad("a price needs a currency", "e.g. USD")
+                continue
+            }
             let key = "\(item)|\(p.rawValue)"
             if let first = seen[key] {
                 bad("item \(item) is listed twice for \(p.rawValue)", "first at line \(first)")
                 continue
             }
             seen[key] = row.line
-            catalog.add(Catalog.Entry(itemID: item, platform: p, productID: product, type: type, price: price,
-                                      currency: currency.uppercased()))
+            catalog.add(
+                Catalog.Entry(
+                    itemID: item, platform: p, productID: product, type: type, price: price,
+                    currency: currency.uppercased()))
         }
         return catalog
     }
 
     static func loadApps(_ text: String, file: String, problems: inout [RulesDiagnostic]) -> Set<AppKey> {
         var apps: Set<AppKey> = []
-        guard let (csv, cols) = table(text, file: file, required: ["platform", "app_id"], problems: &problems) else { return apps }
+        guard let (csv, cols) = table(text, file: file, required: ["platform", "app_id"], problems: &problems) else {
+            return apps
+        }
         for row in csv.rows {
-            let p = cell(row, cols, "platform"), id = cell(row, cols, "app_id")
+            let p = cell(row, cols, "platform")
+            let id = cell(row, cols, "app_id")
             guard let platform = platform(named: p), !id.isEmpty else {
-                problems.append(RulesDiagnostic(file: file, line: row.line, message: "needs a platform (ios or android) and an app_id",
-                                                sourceLine: row.cells.joined(separator: ",")))
+                problems.append(
+                    RulesDiagnostic(
+                        file: file, line: row.line, message: "needs a platform (ios or android) and an app_id",
+                        sourceLine: row.cells.joined(separator: ",")))
                 continue
             }
             apps.insert(AppKey(platform: platform, appID: id))
@@ -189,32 +234,47 @@ public struct RulesDirectory: Sendable {
     }
 
     static func loadReviewers(_ text: String, file: String, problems: inout [RulesDiagnostic]) -> Reviewers {
-        guard let (csv, cols) = table(text, file: file, required: ["user_id"], optional: ["from", "until", "note"],
-                                      problems: &problems) else { return Reviewers() }
+        guard
+            let (csv, cols) = table(
+                text, file: file, required: ["user_id"], optional: ["from", "until", "note"],
+                problems: &problems)
+        else { return Reviewers() }
         var list: [Reviewers.Window] = []
         for row in csv.rows {
             func bad(_ m: String) {
-                problems.append(RulesDiagnostic(file: file, line: row.line, message: m,
-                                                hint: "dates as 2024-03-01 or 2024-03-01T12:00:00Z; empty until = open-ended",
-                                                sourceLine: row.cells.joined(separator: ",")))
+                problems.append(
+                    RulesDiagnostic(
+                        file: file, line: row.line, message: m,
+                        hint: "dates as 2024-03-01 or 2024-03-01T12:00:00Z; empty until = open-ended",
+                        sourceLine: row.cells.joined(separator: ",")))
             }
-            let user = cell(row, cols, "user_id"), fromText = cell(row, cols, "from"), untilText = cell(row, cols, "until")
-            guard !user.isEmpty else { bad("user_id must not be empty"); continue }
+            let user = cell(row, cols, "user_id")
+            let fromText = cell(row, cols, "from")
+            let untilText = cell(row, cols, "until")
+            guard !user.isEmpty else {
+                bad("user_id must not be empty")
+                continue
+            }
             var from: Timestamp?
             var until: Timestamp?
             if !fromText.isEmpty {
                 guard let t = Timestamp.parseDay(fromText)?.lowerBound ?? Timestamp.parse(fromText) else {
-                    bad("from '\(fromText)' is not a date"); continue
+                    bad("from '\(fromText)' is not a date")
+                    continue
                 }
                 from = t
             }
             if !untilText.isEmpty {
                 guard let t = Timestamp.parseDay(untilText)?.upperBound ?? Timestamp.parse(untilText) else {
-                    bad("until '\(untilText)' is not a date"); continue
+                    bad("until '\(untilText)' is not a date")
+                    continue
                 }
                 until = t
             }
-            if let f = from, let u = until, u < f { bad("until is before from"); continue }
+            if let f = from, let u = until, u < f {
+                bad("until is before from")
+                continue
+            }
             list.append(Reviewers.Window(userID: user, from: from, until: until, note: cell(row, cols, "note")))
         }
         return Reviewers(list)

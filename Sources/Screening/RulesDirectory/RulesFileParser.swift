@@ -66,8 +66,10 @@ struct RulesFileParser {
         switch RuleTokenizer.tokens(line) {
         case .success(let t): tokens = t
         case .failure(let f):
-            diagnostics.append(RulesDiagnostic(file: file, line: number, column: f.column, message: f.message,
-                                               hint: "close the string with \"", sourceLine: line))
+            diagnostics.append(
+                RulesDiagnostic(
+                    file: file, line: number, column: f.column, message: f.message,
+                    hint: "close the string with \"", sourceLine: line))
             return
         }
         guard let head = tokens.first else { return }
@@ -78,9 +80,10 @@ struct RulesFileParser {
             case .word("exempt"): try parseExempt(&cursor)
             case .word("flag"): try parseFlag(&cursor)
             default:
-                throw cursor.error(at: head, "unknown statement '\(head.text)'",
-                                   hint: nearest(head.text, in: ["rule", "exempt", "flag"]).map { "did you mean '\($0)'?" }
-                                       ?? "a line starts with rule, exempt or flag (or # for a comment)")
+                throw cursor.error(
+                    at: head, "unknown statement '\(head.text)'",
+                    hint: nearest(head.text, in: ["rule", "exempt", "flag"]).map { "did you mean '\($0)'?" }
+                        ?? "a line starts with rule, exempt or flag (or # for a comment)")
             }
         } catch {
             diagnostics.append(error)
@@ -94,14 +97,16 @@ struct RulesFileParser {
         let idToken = try c.expectWord("a rule id", hint: "e.g. rule expired-validity severity medium")
         guard let rule = settings.named.rule(named: idToken.name) else {
             let known = settings.named.ids.map(\.rawValue)
-            throw c.error(at: idToken.token, "unknown rule '\(idToken.name)'",
-                          hint: nearest(idToken.name, in: known).map { "did you mean '\($0)'?" }
-                              ?? "named rules: \(known.joined(separator: ", "))")
+            throw c.error(
+                at: idToken.token, "unknown rule '\(idToken.name)'",
+                hint: nearest(idToken.name, in: known).map { "did you mean '\($0)'?" }
+                    ?? "named rules: \(known.joined(separator: ", "))")
         }
         let id = rule.id
         guard !c.atEnd else {
-            throw c.error(at: idToken.token, "rule \(id.rawValue) says nothing",
-                          hint: "add on, off, severity <level> or a parameter")
+            throw c.error(
+                at: idToken.token, "rule \(id.rawValue) says nothing",
+                hint: "add on, off, severity <level> or a parameter")
         }
         while let t = c.peek {
             c.advance()
@@ -113,10 +118,12 @@ struct RulesFileParser {
             case .word(let name):
                 guard rule.parameters.contains(where: { $0.name == name }) else {
                     let known = rule.parameters.map(\.name)
-                    throw c.error(at: t, "rule \(id.rawValue) has no parameter '\(name)'",
-                                  hint: known.isEmpty ? "\(id.rawValue) takes no parameters; use on, off or severity"
-                                      : (nearest(name, in: known).map { "did you mean '\($0)'?" }
-                                          ?? "its parameters: \(known.joined(separator: ", "))"))
+                    throw c.error(
+                        at: t, "rule \(id.rawValue) has no parameter '\(name)'",
+                        hint: known.isEmpty
+                            ? "\(id.rawValue) takes no parameters; use on, off or severity"
+                            : (nearest(name, in: known).map { "did you mean '\($0)'?" }
+                                ?? "its parameters: \(known.joined(separator: ", "))"))
                 }
                 settings.parameters[id, default: [:]][name] = try c.expectParameterValue(name)
             default:
@@ -169,18 +176,21 @@ struct RulesFileParser {
         let idToken = try c.expectWord("a name for the rule", hint: "flag high big-sandbox if ...")
         let id = idToken.name
         guard settings.named.rule(named: id) == nil else {
-            throw c.error(at: idToken.token, "'\(id)' is a named rule; a custom rule needs a name of its own",
-                          hint: "use `rule \(id) severity …` to change the named rule")
+            throw c.error(
+                at: idToken.token, "'\(id)' is a named rule; a custom rule needs a name of its own",
+                hint: "use `rule \(id) severity …` to change the named rule")
         }
         guard id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }), id.first?.isLetter == true else {
             throw c.error(at: idToken.token, "a rule name uses letters, digits, - and _, and starts with a letter")
         }
         if let earlier = settings.customRules.first(where: { $0.id == id }) {
-            throw c.error(at: idToken.token, "custom rule '\(id)' is defined twice",
-                          hint: "first defined at \(earlier.file):\(earlier.line)")
+            throw c.error(
+                at: idToken.token, "custom rule '\(id)' is defined twice",
+                hint: "first defined at \(earlier.file):\(earlier.line)")
         }
         guard let ifToken = c.peek, ifToken.isWord("if") else {
-            throw c.errorAtCurrent("expected 'if' and a condition", hint: "flag \(severity.name) \(id) if order.amount > 50")
+            throw c.errorAtCurrent(
+                "expected 'if' and a condition", hint: "flag \(severity.name) \(id) if order.amount > 50")
         }
         c.advance()
         let condition = try c.parseCondition()
@@ -194,11 +204,14 @@ struct RulesFileParser {
             message = text
         }
         if let extra = c.peek {
-            throw c.error(at: extra, "unexpected '\(extra.text)' after the condition",
-                          hint: "join conditions with and / or; a message goes after say \"…\"")
+            throw c.error(
+                at: extra, "unexpected '\(extra.text)' after the condition",
+                hint: "join conditions with and / or; a message goes after say \"…\"")
         }
-        settings.customRules.append(CustomRule(id: id, severity: severity, condition: condition, message: message,
-                                               file: file, line: c.lineNumber))
+        settings.customRules.append(
+            CustomRule(
+                id: id, severity: severity, condition: condition, message: message,
+                file: file, line: c.lineNumber))
     }
 }
 
@@ -222,18 +235,22 @@ struct TokenCursor {
     mutating func advance() { index += 1 }
 
     func error(at t: RuleToken, _ message: String, hint: String? = nil) -> RulesDiagnostic {
-        RulesDiagnostic(file: file, line: lineNumber, column: t.column, length: t.length, message: message,
-                        hint: hint, sourceLine: line)
+        RulesDiagnostic(
+            file: file, line: lineNumber, column: t.column, length: t.length, message: message,
+            hint: hint, sourceLine: line)
     }
 
     /// At the current token, or just past the end of the line.
     func errorAtCurrent(_ message: String, hint: String? = nil) -> RulesDiagnostic {
         if let t = peek { return error(at: t, message, hint: hint) }
-        return RulesDiagnostic(file: file, line: lineNumber, column: line.count + 1, length: 1, message: message,
-                               hint: hint, sourceLine: line)
+        return RulesDiagnostic(
+            file: file, line: lineNumber, column: line.count + 1, length: 1, message: message,
+            hint: hint, sourceLine: line)
     }
 
-    mutating func expectWord(_ what: String, hint: String? = nil) throws(RulesDiagnostic) -> (name: String, token: RuleToken) {
+    mutating func expectWord(_ what: String, hint: String? = nil) throws(RulesDiagnostic) -> (
+        name: String, token: RuleToken
+    ) {
         guard let t = peek, case .word(let w) = t.kind else { throw errorAtCurrent("expected \(what)", hint: hint) }
         advance()
         return (w, t)
@@ -245,8 +262,9 @@ struct TokenCursor {
             throw errorAtCurrent("expected a severity", hint: names.joined(separator: ", "))
         }
         guard let s = Severity(name: w) else {
-            throw error(at: t, "unknown severity '\(w)'",
-                        hint: nearest(w, in: names).map { "did you mean '\($0)'?" } ?? names.joined(separator: ", "))
+            throw error(
+                at: t, "unknown severity '\(w)'",
+                hint: nearest(w, in: names).map { "did you mean '\($0)'?" } ?? names.joined(separator: ", "))
         }
         advance()
         return s
@@ -291,7 +309,9 @@ struct TokenCursor {
     mutating func parseNot() throws(RulesDiagnostic) -> Condition {
         if let t = peek, t.isWord("not") {
             depth += 1
-            guard depth <= TokenCursor.maxDepth else { throw error(at: t, "conditions nested deeper than \(TokenCursor.maxDepth)") }
+            guard depth <= TokenCursor.maxDepth else {
+                throw error(at: t, "conditions nested deeper than \(TokenCursor.maxDepth)")
+            }
             advance()
             let inner = Condition.not(try parseNot())
             depth -= 1
@@ -311,43 +331,55 @@ struct TokenCursor {
         guard let t = peek else { throw errorAtCurrent("the condition ends too early", hint: "e.g. order.amount > 50") }
         if t.isSymbol("(") {
             depth += 1
-            guard depth <= TokenCursor.maxDepth else { throw error(at: t, "conditions nested deeper than \(TokenCursor.maxDepth)") }
+            guard depth <= TokenCursor.maxDepth else {
+                throw error(at: t, "conditions nested deeper than \(TokenCursor.maxDepth)")
+            }
             advance()
             let inner = try parseCondition()
-            guard let close = peek, close.isSymbol(")") else { throw errorAtCurrent("expected ')'", hint: "every ( needs a )") }
+            guard let close = peek, close.isSymbol(")") else {
+                throw errorAtCurrent("expected ')'", hint: "every ( needs a )")
+            }
             advance()
             depth -= 1
             return inner
         }
         guard case .word(let name) = t.kind else {
-            throw error(at: t, "expected a field name, not '\(t.text)'", hint: "e.g. order.amount or receipt.environment")
+            throw error(
+                at: t, "expected a field name, not '\(t.text)'", hint: "e.g. order.amount or receipt.environment")
         }
         comparisons += 1
         guard comparisons <= TokenCursor.maxComparisons else {
-            throw error(at: t, "more than \(TokenCursor.maxComparisons) comparisons in one condition", hint: "split it into several rules")
+            throw error(
+                at: t, "more than \(TokenCursor.maxComparisons) comparisons in one condition",
+                hint: "split it into several rules")
         }
         guard let field = ConditionField(rawValue: name) else {
             let known = ConditionField.allCases.map(\.rawValue)
-            throw error(at: t, "unknown field '\(name)'",
-                        hint: nearest(name, in: known).map { "did you mean '\($0)'?" }
-                            ?? "fields: \(known.joined(separator: ", "))")
+            throw error(
+                at: t, "unknown field '\(name)'",
+                hint: nearest(name, in: known).map { "did you mean '\($0)'?" }
+                    ?? "fields: \(known.joined(separator: ", "))")
         }
         advance()
         guard let op = peek else {
-            throw errorAtCurrent("expected a comparison after \(name)", hint: "=, !=, <, <=, >, >=, in [...], is null, contains")
+            throw errorAtCurrent(
+                "expected a comparison after \(name)", hint: "=, !=, <, <=, >, >=, in [...], is null, contains")
         }
         switch op.kind {
         case .symbol(let s) where Condition.Comparison(rawValue: s) != nil:
             advance()
             guard let cmp = Condition.Comparison(rawValue: s) else { throw error(at: op, "unknown comparison") }
             if field.kind == .text, cmp != .equal, cmp != .notEqual {
-                throw error(at: op, "\(name) is text: compare it with = or !=",
-                            hint: "or use contains, starts_with, ends_with, in [...]")
+                throw error(
+                    at: op, "\(name) is text: compare it with = or !=",
+                    hint: "or use contains, starts_with, ends_with, in [...]")
             }
             return .compare(field, cmp, try literal(for: field))
         case .word("in"):
             advance()
-            guard let open = peek, open.isSymbol("[") else { throw errorAtCurrent("expected '[' after in", hint: "in [\"a\", \"b\"]") }
+            guard let open = peek, open.isSymbol("[") else {
+                throw errorAtCurrent("expected '[' after in", hint: "in [\"a\", \"b\"]")
+            }
             advance()
             var values: [FieldValue] = []
             while true {
@@ -361,8 +393,13 @@ struct TokenCursor {
         case .word("is"):
             advance()
             var wantNull = true
-            if let n = peek, n.isWord("not") { advance(); wantNull = false }
-            guard let null = peek, null.isWord("null") else { throw errorAtCurrent("expected 'null'", hint: "is null, is not null") }
+            if let n = peek, n.isWord("not") {
+                advance()
+                wantNull = false
+            }
+            guard let null = peek, null.isWord("null") else {
+                throw errorAtCurrent("expected 'null'", hint: "is null, is not null")
+            }
             advance()
             return .isNull(field, wantNull)
         case .word(let w) where Condition.TextTest(rawValue: w) != nil:
@@ -373,8 +410,9 @@ struct TokenCursor {
             guard let test = Condition.TextTest(rawValue: w) else { throw error(at: op, "unknown test") }
             return .text(field, test, s)
         default:
-            throw error(at: op, "expected a comparison, not '\(op.text)'",
-                        hint: "=, !=, <, <=, >, >=, in [...], is null, contains, starts_with, ends_with")
+            throw error(
+                at: op, "expected a comparison, not '\(op.text)'",
+                hint: "=, !=, <, <=, >, >=, in [...], is null, contains, starts_with, ends_with")
         }
     }
 
@@ -390,7 +428,8 @@ struct TokenCursor {
             guard let d = Double(w), d.isFinite else { throw error(at: t, "'\(w)' is not a number") }
             return .number(d)
         case (.number, .string(let s)):
-            throw error(at: t, "\(field.rawValue) is a number: write it without quotes", hint: "e.g. \(field.rawValue) > \(s)")
+            throw error(
+                at: t, "\(field.rawValue) is a number: write it without quotes", hint: "e.g. \(field.rawValue) > \(s)")
         case (.time, .string(let s)):
             if let ts = Timestamp.parse(s) { return .time(ts) }
             if let day = Timestamp.parseDay(s) { return .time(day.lowerBound) }

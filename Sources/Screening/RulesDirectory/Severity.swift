@@ -1,6 +1,7 @@
 /// How bad a finding is; ordered so `--fail-on` can compare.
 public enum Severity: Int, Sendable, Comparable, CaseIterable, CustomStringConvertible {
-    case info = 0, low, medium, high, critical
+    case info = 0
+    case low, medium, high, critical
 
     public init?(name: String) {
         switch name {

@@ -34,7 +34,11 @@ struct SmallCSV {
             let c = chars[i]
             if inQuotes {
                 if c == "\"" {
-                    if i + 1 < chars.count, chars[i + 1] == "\"" { cell.unicodeScalars.append("\""); i += 2; continue }
+                    if i + 1 < chars.count, chars[i + 1] == "\"" {
+                        cell.unicodeScalars.append("\"")
+                        i += 2
+                        continue
+                    }
                     inQuotes = false
                 } else {
                     if c == "\n" { line += 1 }
@@ -44,8 +48,12 @@ struct SmallCSV {
                 continue
             }
             switch c {
-            case "\"": inQuotes = true; quoteLine = line
-            case ",": cells.append(cell); cell = ""
+            case "\"":
+                inQuotes = true
+                quoteLine = line
+            case ",":
+                cells.append(cell)
+                cell = ""
             case "\r": break
             case "\n":
                 endRow()
@@ -58,7 +66,8 @@ struct SmallCSV {
         if inQuotes { return .failure(.unclosedQuote(line: quoteLine)) }
         if !cell.isEmpty || !cells.isEmpty { endRow() }
         guard let first = rows.first else { return .success(SmallCSV(header: [], rows: [])) }
-        return .success(SmallCSV(header: first.cells.map { $0.trimmingSpaces.lowercased() }, rows: Array(rows.dropFirst())))
+        return .success(
+            SmallCSV(header: first.cells.map { $0.trimmingSpaces.lowercased() }, rows: Array(rows.dropFirst())))
     }
 }
 
