@@ -143,14 +143,15 @@ struct StoreEventScreenTests {
                     ])))
         #expect(
             events["refunds"] == .integer(6) && events["reversals"] == .integer(0) && events["invalid"] == .integer(1))
-        #expect(events["matched"] == .integer(4) && events["unmatched"] == .integer(2))
+        // D's refund is matched: tonight's dump marks D refunded already (no finding).
+        #expect(events["matched"] == .integer(5) && events["unmatched"] == .integer(1))
         #expect(summary["flagged"] == .integer(4), "a forged event flags no order: it changes nothing")
         let page = try night.scratch.read("out/report.html")
         let start = try #require(page.range(of: "<section id=\"store-events\">"))
         let section = String(page[start.lowerBound...].prefix(20_000))
         #expect(
             section.contains(
-                "8 read, 7 distinct; 6 refunds and 0 reversals, 4 of them matched to an order and 2 unmatched; 1 not believed"
+                "8 read, 7 distinct; 6 refunds and 0 reversals, 5 of them matched to an order and 1 unmatched; 1 not believed"
             ))
         #expect(section.contains("<tr><td>rtdn-revoked</td><td class=\"n\">1</td></tr>"))
         #expect(
@@ -165,6 +166,29 @@ struct StoreEventScreenTests {
             inputs.last?.object?["path"] == .string("events.jsonl") && inputs.last?.object?["records"] == .integer(8))
     }
 
+    @Test(
+        "an order that replays a refunded purchase after its refund carries both replayed-transaction and revoked; one before the refund only the replay"
+    )
+    func refundedReplay() throws {
+        let night = try RefundNight()
+        let extra = [
+            // A's transaction 1001 (refunded 03-04) credited again after the refund, and before it.
+            try night.order("G", txn: "1001", at: "2024-03-05T10:00:00Z"),
+            try night.order("H", txn: "1001", at: "2024-03-02T10:00:00Z"),
+        ]
+        let orders = try night.scratch.read("orders.jsonl")
+        try night.scratch.write(
+            "orders.jsonl", orders + extra.map { JSONValue.object($0).jsonText }.joined(separator: "\n") + "\n")
+        let (run, findings, _) = try night.screen()
+        #expect(run.status == 0, "\(run.stderr)")
+        func rules(_ order: String) -> [String] { findings.filter { $0.orderID == order }.map(\.rule) }
+        #expect(rules("A") == ["refunded-after-credit"])
+        #expect(rules("G") == ["replayed-transaction", "revoked"])
+        #expect(rules("H") == ["replayed-transaction"])
+        let g = try #require(findings.first { $0.orderID == "G" && $0.rule == "revoked" }?.object["evidence"]?.object)
+        #expect(g["transaction_id"] == .string("1001") && g["refunded_at"] == .string("2024-03-04T00:00:00.000Z"))
+    }
+
     @Test("the summary on stderr counts the store events")
     func stderrSummary() throws {
         let night = try RefundNight()
@@ -176,7 +200,7 @@ struct StoreEventScreenTests {
         #expect(run.status == 0)
         #expect(
             run.stderr.contains(
-                "store events: 8 read (7 distinct), 6 refunds, 0 reversals, 4 matched, 2 unmatched, 1 not believed"))
+                "store events: 8 read (7 distinct), 6 refunds, 0 reversals, 5 matched, 1 unmatched, 1 not believed"))
     }
 
     @Test("explain lists the store events of the order's transaction and their findings")

@@ -49,6 +49,29 @@ struct RefundJudgeTests {
         #expect(out.judged[0].words.message.contains("events.jsonl:1"))
     }
 
+    @Test("a refund of a purchase whose order tonight's dump marks refunded is matched, and raises nothing")
+    func givenBack() {
+        let refunds = [Self.refund("500", at: "2024-03-02T00:00:00Z"), Self.refund("999", at: "2024-03-02T00:00:00Z")]
+        let out = RefundJudge().judge(
+            refunds, taker: { Self.takers[$0] }, givenBack: { $0 == "500" }, reportedRefund: { _ in false })
+        #expect(out.judged.isEmpty)
+        #expect(out.matched == 1 && out.unmatched == 1)
+    }
+
+    @Test("a replay credited on or after its purchase's refund is revoked too; one credited before it is not")
+    func revokedReplays() {
+        let replay = RefundJudge.Taker(
+            orderID: "o-replay", userID: "u9", createdAt: Self.t("2024-03-05T10:00:00Z"), slot: 11, stillCredited: true)
+        let early = RefundJudge.Taker(
+            orderID: "o-early", userID: "u9", createdAt: Self.t("2024-03-01T12:00:00Z"), slot: 12, stillCredited: true)
+        let refund = Self.refund("100", at: "2024-03-02T00:00:00Z", line: 3)
+        let out = RefundJudge().revokedReplays(
+            [("100", replay), ("100", early), ("777", replay)], firstRefund: { $0 == "100" ? (2, refund) : nil })
+        #expect(out.map(\.taker.orderID) == ["o-replay"])
+        #expect(out.first?.rule.id == Revoked.id && out.first?.index == 2)
+        #expect(out.first?.words.message.contains("before the order was credited on 2024-03-05T10:00:00Z") == true)
+    }
+
     @Test("before the credit: revoked (a refunded purchase credited again); a transaction is judged once a night")
     func beforeCredit() {
         let refunds = [

@@ -42,12 +42,38 @@ struct RememberedTaking {
     var refund: RememberedRefund
 }
 
+/// One of tonight's orders that replays a transaction (`key`; a Google purchase's `token`
+/// beside it), and the refund of it the ledger remembers, if any.
+struct ReplayTaking {
+    var slot: Int32
+    var key: String
+    var token: String?
+    var remembered: RememberedRefund?
+}
+
 extension NightScreener {
+    /// The refunds the ledger remembers of what tonight's replays replay (by key, or by the
+    /// token a Google refund was kept under): one lookup for all.
+    func rememberReplayedRefunds(_ replays: inout [ReplayTaking], ledger: any LedgerStore) throws {
+        var lookups: Set<String> = []
+        for r in replays {
+            lookups.insert(r.key)
+            if let token = r.token, !r.key.hasPrefix("gt:") { lookups.insert("gt:" + token) }
+        }
+        let found = try ledger.refunds(of: Array(lookups))
+        for k in replays.indices {
+            let r = replays[k]
+            // A refund Apple reversed no longer stands.
+            let refund = found[r.key] ?? r.token.flatMap { found["gt:" + $0] }
+            if let refund, refund.reversedAt == nil { replays[k].remembered = refund }
+        }
+    }
+
     /// Judges tonight's events (nil without `--store-events`) and the refunds the ledger
     /// remembers of transactions tonight's orders took.
     func judge(
-        _ events: StoreEventNight?, remembered: [RememberedTaking], book: ClaimBook, night: NightLoader,
-        watch: Int32?
+        _ events: StoreEventNight?, remembered: [RememberedTaking], replays: [ReplayTaking], book: ClaimBook,
+        night: NightLoader, watch: Int32?
     ) throws -> EventOutcome {
         var out = EventOutcome(counts: events?.counts ?? .init())
         // What the night's events leave in the ledger is handed over by one shard of a run.
@@ -56,8 +82,16 @@ extension NightScreener {
         let others = events?.others ?? []
         // Orders tonight's dump marks refunded were given back already: no refund finding.
         var refundedTonight: Set<String> = []
+        // The keys their transactions would have (an Apple transaction id or a Google order id):
+        // a refund of one is matched, though such an order took nothing.
+        var givenBack: Set<String> = []
         for i in night.slots.indices where night.slots.with(i, { $0.pointee.order.status == .refunded }) {
-            refundedTonight.insert(night.slots[i].order.orderID)
+            let order = night.slots[i].order
+            refundedTonight.insert(order.orderID)
+            if let txn = order.transactionID, !txn.isEmpty {
+                givenBack.insert(txn)
+                givenBack.insert("g:" + txn)
+            }
         }
         // A token-only refund finds its purchase tonight, else among the ledger's claims.
         var tokenKeys = tokenKeys(events?.unresolvedTokens ?? [], night)
@@ -139,7 +173,7 @@ extension NightScreener {
             }
         }
         let judged = RefundJudge(countsPerUser: evaluator.needsStoreEventFields).judge(
-            tonight, remembered: rememberedRefunds, taker: taker,
+            tonight, remembered: rememberedRefunds, taker: taker, givenBack: { givenBack.contains($0) },
             alreadyCounted: { ledgerCounted.contains($0) },
             reportedRefund: { order in
                 (try? ledger?.wasReported(orderID: order, rule: RefundedAfterCredit.id.rawValue)) == true
@@ -151,7 +185,28 @@ extension NightScreener {
         var byRefund: [Int: RefundJudge.Judged] = [:]
         for j in judged.judged { byRefund[j.index] = j }
 
-        out.pending = PendingRefunds(packed: packed, keyed: keyed, resolved: resolved, remembered: rememberedRefunds)
+        // Refunds the ledger remembers of what tonight's replays replay, judged for them alone.
+        var replayedRefunds: [StoreRefund] = []
+        var firstRefund: [String: (index: Int, refund: StoreRefund)] = [:]
+        if !replays.isEmpty {
+            let replayed = Set(replays.map(\.key))
+            for (k, r) in tonight.enumerated() where r.kind == .refund && replayed.contains(r.key) {
+                if firstRefund[r.key] == nil { firstRefund[r.key] = (k, r) }
+            }
+            for (m, r) in rememberedRefunds.enumerated() where firstRefund[r.key] == nil && replayed.contains(r.key) {
+                firstRefund[r.key] = (keyed.count + m, r)
+            }
+            for replay in replays {
+                guard firstRefund[replay.key] == nil, let m = replay.remembered else { continue }
+                var r = StoreRefund(kind: .refund, key: replay.key, event: m.event, at: m.refundedAt, location: nil)
+                r.reason = m.reason
+                r.source = m.source
+                firstRefund[replay.key] = (keyed.count + rememberedRefunds.count + replayedRefunds.count, r)
+                replayedRefunds.append(r)
+            }
+        }
+        out.pending = PendingRefunds(
+            packed: packed, keyed: keyed, resolved: resolved, remembered: rememberedRefunds + replayedRefunds)
         // A sharded run's worker reports on its shard's orders only; what names no order is
         // the first shard's. Every worker judges every event: the counts are the whole log's.
         func isMine(_ orderID: String?) -> Bool {
@@ -221,6 +276,22 @@ extension NightScreener {
         placeOthers(upTo: Int.max)
         for k in keyed.count..<(keyed.count + rememberedRefunds.count) {
             if let j = byRefund[k] { place(j) }
+        }
+        if !firstRefund.isEmpty, evaluator.isEnabled(Revoked.self) {
+            let takers = replays.map { r in
+                let o = night.slots[Int(r.slot)].order
+                return (
+                    key: r.key,
+                    taker: RefundJudge.Taker(
+                        orderID: o.orderID, userID: o.userID, createdAt: o.createdAt, slot: r.slot,
+                        stillCredited: true)
+                )
+            }
+            for j in RefundJudge().revokedReplays(takers, firstRefund: { firstRefund[$0] }) {
+                guard let slot = j.taker.slot else { continue }
+                out.pending.add(j, slot: slot)
+                if slot == watch, let f = finding(j) { out.bySlot[slot, default: []].append(f) }
+            }
         }
         out.pending.settle()
         return out

@@ -84,6 +84,8 @@ struct NightScreener {
         let refundCount = try ledger?.refundCount() ?? 0
         let checksRefunds = refundCount > 0
         var took: [(lookup: String, key: String)] = []
+        // Tonight's replays, for a refund of what they replay (`revoked` beside the replay).
+        var replays: [ReplayTaking] = []
         func noteTaking(_ selection: Selection, key: String?, token: String?) {
             guard checksRefunds, case .picked = selection, let key else { return }
             took.append((key, key))
@@ -168,6 +170,10 @@ struct NightScreener {
                     let p = box.digest.candidates[c]
                     noteTaking(selection, key: claimKey(p, platform: box.digest.platform), token: p.purchaseToken)
                 }
+                if case .replayOf(let c, _, let key) = selection {
+                    let token = box.digest.candidates.indices.contains(c) ? box.digest.candidates[c].purchaseToken : nil
+                    replays.append(ReplayTaking(slot: i, key: key, token: token))
+                }
                 if afterEvents {
                     waiting.append((i, selection))
                 } else {
@@ -192,6 +198,9 @@ struct NightScreener {
                 }
                 if i == watch { watched = selection }
                 noteTaking(selection, key: candidate.key, token: night.purchaseToken(at: Int(i)))
+                if case .replayOf(_, _, let key) = selection {
+                    replays.append(ReplayTaking(slot: i, key: key, token: night.purchaseToken(at: Int(i))))
+                }
                 if case .replayOf(_, let original, let key) = selection,
                     let f = evaluator.replayFinding(
                         order: screenOrder(slots[Int(i)], night), transaction: candidate.transactionText,
@@ -213,9 +222,14 @@ struct NightScreener {
                 remembered.append(RememberedTaking(key: t.key, refund: r))
             }
         }
+        if let ledger, checksRefunds, !replays.isEmpty {
+            try rememberReplayedRefunds(&replays, ledger: ledger)
+        }
         let judged =
             events != nil || checksRefunds
-            ? try judge(events, remembered: remembered, book: book, night: night, watch: watch) : nil
+            ? try judge(
+                events, remembered: remembered, replays: replays, book: book, night: night, watch: watch)
+            : nil
         if let judged {
             evaluator.refundsPerUser = judged.refundsPerUser
             evaluator.refundReasons = judged.reasons

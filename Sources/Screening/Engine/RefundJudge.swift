@@ -91,10 +91,12 @@ public struct RefundJudge {
     /// (counted matched or unmatched); `remembered`, judged after them, refunds the ledger
     /// keeps of transactions tonight's orders took. `alreadyCounted` names the keys whose
     /// refund `user.refunds` counts from the ledger already. A `Judged` index counts through
-    /// both, tonight's first.
+    /// both, tonight's first. `givenBack` names the keys of purchases whose order tonight's
+    /// dump marks refunded: such an order took nothing, but its refund is matched (no finding).
     public func judge(
         _ refunds: some Sequence<StoreRefund>, remembered: [StoreRefund] = [], taker: (String) -> Taker?,
-        alreadyCounted: (String) -> Bool = { _ in false }, reportedRefund: (String) -> Bool
+        givenBack: (String) -> Bool = { _ in false }, alreadyCounted: (String) -> Bool = { _ in false },
+        reportedRefund: (String) -> Bool
     ) -> Outcome {
         var out = Outcome()
         var judgedKeys: Set<String> = []
@@ -103,7 +105,9 @@ public struct RefundJudge {
         func judge(_ r: StoreRefund, tonight: Bool) {
             index += 1
             guard let t = taker(r.key) else {
-                if tonight { out.unmatched += 1 }
+                if tonight {
+                    if givenBack(r.key) { out.matched += 1 } else { out.unmatched += 1 }
+                }
                 return
             }
             if tonight { out.matched += 1 }
@@ -128,6 +132,21 @@ public struct RefundJudge {
         }
         for r in refunds { judge(r, tonight: true) }
         for r in remembered { judge(r, tonight: false) }
+        return out
+    }
+
+    /// Tonight's replays of a refunded purchase credited on or after its refund: `revoked`
+    /// too, beside their `replayed-transaction` (a refunded purchase credited again, by
+    /// whichever order). `firstRefund` gives the first refund read of a key (tonight's, else
+    /// the ledger's) with its judge's index; a replay credited before it is only a replay.
+    public func revokedReplays(
+        _ replays: [(key: String, taker: Taker)], firstRefund: (String) -> (index: Int, refund: StoreRefund)?
+    ) -> [Judged] {
+        var out: [Judged] = []
+        for (key, taker) in replays {
+            guard let (index, refund) = firstRefund(key), !(taker.createdAt < refund.at) else { continue }
+            out.append(Judged(index: index, taker: taker, call: .revoked, refund: refund))
+        }
         return out
     }
 }
