@@ -126,9 +126,10 @@ struct ShardedRunTests {
         let other = try Tool.run(
             Self.arguments(world, out: s.file("other"), ledger: sharded.uri, shard: (1, 2), runID: "night-2"))
         #expect(other.status == 4, "\(other.stderr)")
-        #expect(other.stderr.contains("sharded run night-1"), "\(other.stderr)")
+        #expect(other.stderr.contains("sharded run night-1: shard 1 by iapscreen "), "\(other.stderr)")
         let unsharded = try Tool.run(Self.arguments(world, out: s.file("other2"), ledger: sharded.uri, shard: nil))
         #expect(unsharded.status == 4, "\(unsharded.stderr)")
+        #expect(unsharded.stderr.contains("sharded run night-1: shard 1 by iapscreen "), "\(unsharded.stderr)")
 
         let rerun = try Tool.run(Self.arguments(world, out: s.file("s2"), ledger: sharded.uri, shard: (2, 2)))
         #expect(rerun.status == 0, "\(rerun.stderr)")
@@ -137,6 +138,10 @@ struct ShardedRunTests {
         let merged = try Tool.run(["merge", "--out", s.file("merged"), "--quiet", s.file("s1"), s.file("s2")])
         #expect(merged.status == 0, "\(merged.stderr)")
         try Self.expectSame(s.file("one"), s.file("merged"))
+        // The completed run is among the last runs under its run id.
+        let status = try Tool.run(["ledger", "status", "--ledger", sharded.uri])
+        #expect(
+            status.stdout.contains("last runs, newest first:\n  run night-1 (2 shards)  started "), "\(status.stdout)")
         // The same run id once more: the run is over.
         let late = try Tool.run(Self.arguments(world, out: s.file("late"), ledger: sharded.uri, shard: (1, 2)))
         #expect(late.status == 2 && late.stderr.contains("completed already"), "\(late.stderr)")

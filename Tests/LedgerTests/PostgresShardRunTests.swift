@@ -101,6 +101,8 @@ struct PostgresShardRunTests {
         let ledger = try PostgresLedger(uri: database.uri)
         #expect(try ledger.claims(of: ["1", "2"]).count == 2)
         #expect(try ledger.recentRuns(5).map(\.orders) == [2])
+        let named = try ledger.recentRuns(5).map { $0.sharded.map { "\($0.runID) \($0.shards)" } }
+        #expect(named == ["n 2"], "the run is known by its run id")
     }
 
     @Test(
@@ -118,15 +120,22 @@ struct PostgresShardRunTests {
                 abandonedAfter: 3600)
         }
         #expect(other?.code == .inUse)
-        #expect(other?.message.contains("sharded run night-1: shards 1 running, shards 1 staged") == true)
+        // Who holds it: the run id, and each live worker's process and host.
+        let worker = "iapscreen \(getpid())@"
+        #expect(
+            other?.message.contains("sharded run night-1: shard 1 by \(worker)") == true
+                && other?.message.contains("running, shards 1 staged") == true, "\(other?.message ?? "")")
         let unsharded = #expect(throws: LedgerError.self) { try PostgresLedger(uri: database.uri).lockForRun() }
-        #expect(unsharded?.code == .inUse && unsharded?.message.contains("night-1") == true)
+        #expect(
+            unsharded?.code == .inUse
+                && unsharded?.message.contains("sharded run night-1: shard 1 by \(worker)") == true)
         let twice = #expect(throws: LedgerError.self) {
             try PostgresShardRun(
                 ledger: try PostgresLedger(uri: database.uri), runID: "night-1", shard: try Self.shard(1, of: 2),
                 abandonedAfter: 3600)
         }
         #expect(twice?.code == .inUse && twice?.message.contains("shard 1/2 of run night-1 is being run") == true)
+        #expect(twice?.message.contains(": \(worker)") == true, "the worker that has the shard is named")
         let mismatch = #expect(throws: LedgerError.self) {
             try PostgresShardRun(
                 ledger: try PostgresLedger(uri: database.uri), runID: "night-1", shard: try Self.shard(2, of: 3),

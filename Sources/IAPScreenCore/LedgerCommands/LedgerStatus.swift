@@ -14,7 +14,7 @@ import Ledger
 ///     run in progress: none | who holds the ledger's run lock | N sharded
 ///       sharded run ID (N shards) in progress|abandoned: staged …, finished …, running now …
 ///     last runs, newest first:
-///       run ID  started …  finished …  orders N  flagged M
+///       run ID  started …  finished …  orders N  flagged M     (a sharded run: run RUN-ID (N shards))
 enum LedgerStatus {
     /// How many of the last runs are listed.
     static let lastRuns = 10
@@ -68,8 +68,9 @@ enum LedgerStatus {
         if !runs.isEmpty {
             lines.append("last runs, newest first:")
             for r in runs {
+                let name = r.sharded.map { "\($0.runID) (\($0.shards) shards)" } ?? String(r.id)
                 lines.append(
-                    "  run \(r.id)  started \(r.startedAt)  finished \(r.finishedAt)  orders \(r.orders)  flagged \(r.flagged)"
+                    "  run \(name)  started \(r.startedAt)  finished \(r.finishedAt)  orders \(r.orders)  flagged \(r.flagged)"
                 )
             }
         }

@@ -191,9 +191,17 @@ public final class PostgresLedger: LedgerStore {
     }
 
     public func recentRuns(_ count: Int) throws(LedgerError) -> [RecordedRun] {
-        try onServer(target) { () throws(PostgresError) in
+        let sharded = try PostgresShardRun.hasLedgerRuns(db, target)
+        return try onServer(target) { () throws(PostgresError) in
+            // A sharded run's row is named by its run id (kept with the run it committed).
             let r = try db.query(
-                "SELECT id, started_at, finished_at, orders, flagged FROM iapscreen.runs ORDER BY id DESC LIMIT $1",
+                sharded
+                    ? """
+                    SELECT r.id, r.started_at, r.finished_at, r.orders, r.flagged, s.run_id, s.shards
+                    FROM iapscreen.runs r LEFT JOIN iapscreen.shard_runs s ON s.ledger_run = r.id
+                    ORDER BY r.id DESC LIMIT $1
+                    """
+                    : "SELECT id, started_at, finished_at, orders, flagged FROM iapscreen.runs ORDER BY id DESC LIMIT $1",
                 [.int64(Int64(clamping: max(count, 0)))])
             var runs: [RecordedRun] = []
             for i in 0..<r.rowCount {
@@ -201,8 +209,12 @@ public final class PostgresLedger: LedgerStore {
                     let orders = try r.int64(i, 3).flatMap({ Int(exactly: $0) }),
                     let flagged = try r.int64(i, 4).flatMap({ Int(exactly: $0) })
                 else { continue }
-                runs.append(
-                    RecordedRun(id: id, startedAt: started, finishedAt: finished, orders: orders, flagged: flagged))
+                var run = RecordedRun(
+                    id: id, startedAt: started, finishedAt: finished, orders: orders, flagged: flagged)
+                if sharded, let runID = try r.text(i, 5), let shards = try r.int64(i, 6).flatMap({ Int(exactly: $0) }) {
+                    run.sharded = (runID, shards)
+                }
+                runs.append(run)
             }
             return runs
         }

@@ -64,6 +64,9 @@ public final class PostgresShardRun {
                 // committing the run must not wait for a worker joining it.
                 if try db.query("SELECT to_regclass('iapscreen.shard_runs') IS NULL").bool(0, 0) == true {
                     try db.execute(PostgresShardTables.create)
+                } else if try !PostgresShardRun.hasLedgerRunColumn(db) {
+                    // Made by an iapscreen before runs were named by their run id.
+                    try db.execute(PostgresShardTables.addLedgerRun)
                 }
             }
             // An unsharded run holds the run lock for all its length.
@@ -116,8 +119,10 @@ public final class PostgresShardRun {
                 ).bool(0, 0) == true
             }
             guard taken else {
+                let holder = try PostgresShardRun.liveWorkers(db, target, of: runID).first { $0.shard == shard.index }
                 throw LedgerError(
-                    "shard \(shard) of run \(runID) is being run by another worker on ledger \(target)",
+                    "shard \(shard) of run \(runID) is being run by another worker on ledger \(target)"
+                        + (holder.map { ": \($0.worker)" } ?? ""),
                     code: .inUse)
             }
             // A shard run again keeps what its last worker staged or handed over until it
@@ -168,11 +173,13 @@ public final class PostgresShardRun {
             let (other, idle) = try onServer(target) { () throws(PostgresError) in
                 (try others.text(i, 0) ?? "", try others.int64(i, 1) ?? Int64.max)
             }
-            let live = try liveShards(db, target, of: other)
+            let live = try liveWorkers(db, target, of: other)
             if !live.isEmpty || Double(idle) < abandonedAfter {
                 let staged = try stagedShards(db, target, of: other)
+                // Who to look for: each live worker's process and host, as it named itself.
+                let running = live.map { "shard \($0.shard) by \($0.worker)" }.joined(separator: ", ")
                 return "sharded run \(other): "
-                    + (live.isEmpty ? "no worker is running now, " : "shards \(list(live)) running, ")
+                    + (live.isEmpty ? "no worker is running now, " : "\(running) running, ")
                     + "shards \(staged.isEmpty ? "none" : list(staged)) staged, last heard of \(idle) s ago"
             }
             try onServer(target) { () throws(PostgresError) in
@@ -208,7 +215,7 @@ public final class PostgresShardRun {
             let (run, count, idle) = try onServer(target) { () throws(PostgresError) in
                 (try runs.text(i, 0) ?? "", try runs.int64(i, 1) ?? 0, try runs.int64(i, 2) ?? 0)
             }
-            let live = try liveShards(db, target, of: run)
+            let live = try liveWorkers(db, target, of: run)
             let staged = try stagedShards(db, target, of: run)
             let finished = try onServer(target) { () throws(PostgresError) in
                 try shards(
@@ -218,26 +225,50 @@ public final class PostgresShardRun {
             }
             let state = live.isEmpty && Double(idle) >= abandonedAfter ? "abandoned" : "in progress"
             func named(_ s: [Int]) -> String { s.isEmpty ? "none" : list(s) }
+            let running = live.isEmpty ? "none" : live.map { "\($0.shard) (\($0.worker))" }.joined(separator: ", ")
             out.append(
                 "sharded run \(run) (\(count) shards) \(state): staged \(named(staged)), finished \(named(finished)), "
-                    + "running now \(named(live)); last heard of \(idle) s ago")
+                    + "running now \(running); last heard of \(idle) s ago")
         }
         return out
     }
 
-    /// Shards of `run` whose worker holds its lock now.
-    private static func liveShards(_ db: PostgresConnection, _ target: String, of run: String) throws(LedgerError)
-        -> [Int]
+    /// Whether `shard_runs` says which ledger run each committed sharded run became.
+    static func hasLedgerRuns(_ db: PostgresConnection, _ target: String) throws(LedgerError) -> Bool {
+        try onServer(target) { () throws(PostgresError) in try hasLedgerRunColumn(db) }
+    }
+
+    fileprivate static func hasLedgerRunColumn(_ db: PostgresConnection) throws(PostgresError) -> Bool {
+        try db.query(
+            """
+            SELECT EXISTS (SELECT 1 FROM information_schema.columns
+                           WHERE table_schema = 'iapscreen' AND table_name = 'shard_runs' AND column_name = 'ledger_run')
+            """
+        ).bool(0, 0) == true
+    }
+
+    /// Shards of `run` whose worker holds its lock now, with the worker's name (`iapscreen
+    /// PID@HOST`, as it joined) and its server process.
+    static func liveWorkers(_ db: PostgresConnection, _ target: String, of run: String) throws(LedgerError)
+        -> [(shard: Int, worker: String)]
     {
         try onServer(target) { () throws(PostgresError) in
             let r = try db.query(
                 """
-                SELECT DISTINCT l.objid::bigint FROM pg_locks l
+                SELECT DISTINCT l.objid::bigint, s.worker, l.pid FROM pg_locks l
+                LEFT JOIN iapscreen.shard_states s ON s.run_id = $2 AND s.shard = l.objid::bigint
                 WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND l.classid::bigint = $1
                   AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
                 ORDER BY 1
-                """, [.int64(Int64(truncatingIfNeeded: ShardSpec.fnv1a64(run) & 0x7FFF_FFFF))])
-            return try PostgresShardRun.shards(r)
+                """, [.int64(Int64(truncatingIfNeeded: ShardSpec.fnv1a64(run) & 0x7FFF_FFFF)), .text(run)])
+            var out: [(shard: Int, worker: String)] = []
+            for i in 0..<r.rowCount {
+                guard let v = try r.int64(i, 0), let shard = Int(exactly: v) else { continue }
+                let name = try r.text(i, 1).flatMap { $0.isEmpty ? nil : $0 } ?? "a worker without a name"
+                let pid = try r.int64(i, 2).map(String.init) ?? "?"
+                out.append((shard, "\(name) (server process \(pid))"))
+            }
+            return out
         }
     }
 
@@ -522,7 +553,9 @@ public final class PostgresShardRun {
             """, [id])
         try db.execute(mergeReversals)
         try db.query("DELETE FROM iapscreen.shard_states WHERE run_id = $1", [id])
-        try db.query("UPDATE iapscreen.shard_runs SET committed = now(), touched = now() WHERE run_id = $1", [id])
+        try db.query(
+            "UPDATE iapscreen.shard_runs SET committed = now(), touched = now(), ledger_run = $2 WHERE run_id = $1",
+            [id, run.map(PostgresParameter.int64) ?? .null])
     }
 }
 

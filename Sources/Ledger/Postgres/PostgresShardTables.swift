@@ -15,7 +15,7 @@ enum PostgresShardTables {
         CREATE TABLE IF NOT EXISTS iapscreen.shard_runs(
             run_id text COLLATE "C" PRIMARY KEY, shards integer NOT NULL,
             started timestamptz NOT NULL DEFAULT now(), touched timestamptz NOT NULL DEFAULT now(),
-            committed timestamptz);
+            committed timestamptz, ledger_run bigint);
         CREATE UNLOGGED TABLE IF NOT EXISTS iapscreen.shard_states(
             run_id text COLLATE "C" NOT NULL, shard integer NOT NULL, staged boolean NOT NULL DEFAULT false,
             finished boolean NOT NULL DEFAULT false, worker text, orders bigint, flagged bigint,
@@ -45,6 +45,9 @@ enum PostgresShardTables {
         CREATE UNLOGGED TABLE IF NOT EXISTS iapscreen.shard_reversals(
             run_id text COLLATE "C" NOT NULL, shard integer NOT NULL, key text NOT NULL, at bigint NOT NULL);
         """
+
+    /// `ledger_run`, the `runs` row a committed run became, on a table made before it.
+    static let addLedgerRun = "ALTER TABLE iapscreen.shard_runs ADD COLUMN ledger_run bigint"
 
     /// Every table that holds a run's rows, for clearing a shard's part or the whole run.
     static let partTables = [
