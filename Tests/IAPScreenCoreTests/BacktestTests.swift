@@ -305,6 +305,41 @@ struct BacktestTests {
         #expect(!FileManager.default.fileExists(atPath: s.file("absent.sqlite")))
     }
 
+    @Test(
+        "a refund the ledger keeps only by its purchase token finds tonight's purchase of that token in a backtest as in a screen"
+    )
+    func tokenOnlyRefundInTheLedger() throws {
+        let w = try ThreeNights()
+        // Night one: a revoked subscription named by its token alone; no purchase of it is known yet.
+        try w.scratch.write(
+            "events-token.jsonl",
+            #"{"version":"1.0","packageName":"com.example.game","eventTimeMillis":"1709337600000","subscriptionNotification":{"version":"1.0","notificationType":12,"purchaseToken":"tok-q","subscriptionId":"vip_month"}}"#
+                + "\n")
+        let one = try w.screen("night1.jsonl", events: "events-token.jsonl", out: "out1")
+        #expect(one.run.status == 0, "\(one.run.stderr)")
+        // Night two credits that purchase after its refund: revoked, found through the token.
+        try w.write(
+            "night-q.jsonl",
+            [try w.google("Q", orderID: "GPA.Q", token: "tok-q", item: "vip", at: "2024-03-10T10:00:00Z")])
+        try FileManager.default.copyItem(atPath: w.scratch.file("ledger.sqlite"), toPath: w.scratch.file("copy.sqlite"))
+        let two = try w.screen("night-q.jsonl", out: "out2", ledger: "sqlite:copy.sqlite")
+        #expect(two.said == ["Q revoked new"])
+        try FileManager.default.createDirectory(atPath: w.scratch.file("Cand"), withIntermediateDirectories: true)
+        for name in try FileManager.default.contentsOfDirectory(atPath: w.scratch.file("Rules")) {
+            try FileManager.default.copyItem(
+                atPath: w.scratch.file("Rules/" + name), toPath: w.scratch.file("Cand/" + name))
+        }
+        try w.scratch.write("Cand/off.rules", "rule revoked off\n")
+        let bt = try Tool.run(
+            [
+                "backtest", "--rules", "Cand", "--baseline", "Rules", "--orders", "night-q.jsonl", "--out", "bt",
+                "--ledger", "sqlite:ledger.sqlite", "--quiet",
+            ], in: w.scratch.path)
+        #expect(bt.status == 0, "\(bt.stderr)")
+        let changed = try rows(w.scratch.file("bt/backtest.csv"))
+        #expect(changed["Q"]?.prefix(3) == ["revoked", "", "no-longer-flagged"], "\(changed)")
+    }
+
     @Test("a bad Rules directory, either one, is exit 2 naming it, and nothing is written")
     func badRules() throws {
         let world = try SampleWorld.shared.get()

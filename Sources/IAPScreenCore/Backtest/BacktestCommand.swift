@@ -76,10 +76,9 @@ enum BacktestCommand {
             readings.0?.abandon()
             readings.1?.abandon()
         }
-        var baselineScreening = baseline.screening
-        var candidateScreening = candidate.screening
-        baselineScreening.hashesTokens = readings.0 != nil
-        candidateScreening.hashesTokens = readings.0 != nil
+        // As screen sets them: with a ledger, a refund it keeps by token finds tonight's purchase.
+        let baselineScreening = baseline.screening.forNight(storeEvents: readings.0 != nil, ledger: ledger != nil)
+        let candidateScreening = candidate.screening.forNight(storeEvents: readings.0 != nil, ledger: ledger != nil)
         let loader: NightLoader
         do {
             loader = try NightLoader(

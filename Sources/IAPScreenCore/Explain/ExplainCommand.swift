@@ -54,9 +54,7 @@ enum ExplainCommand {
         case .success(let e): events = e
         case .failure(let stop): return stop.status
         }
-        var screening = setup.screening
-        screening.hashesTokens = events != nil
-        screening.keepsTokens = ledger != nil
+        let screening = setup.screening.forNight(storeEvents: events != nil, ledger: ledger != nil)
         let night: NightLoader
         do {
             night = try NightLoader(screening: screening, limits: .standard, jobs: setup.jobs, watching: orderID)

@@ -16,8 +16,18 @@ struct ReceiptScreening: Sendable {
     /// refund that names only a token to find its order (`TokenHash`).
     var hashesTokens = false
     /// With a ledger: a Google purchase's token is kept beside its claim, so that a later
-    /// night's refund naming only the token finds it.
+    /// night's refund naming only the token finds it, and tonight's purchase finds a refund
+    /// the ledger keeps by its token alone.
     var keepsTokens = false
+
+    /// This screening for a night read with store events and/or a ledger: the one place
+    /// every command (`screen`, `explain`, `backtest`) sets what the tokens need.
+    func forNight(storeEvents: Bool, ledger: Bool) -> ReceiptScreening {
+        var night = self
+        night.hashesTokens = storeEvents
+        night.keepsTokens = ledger
+        return night
+    }
 
     struct Outcome: Sendable {
         enum Kind: UInt8, Sendable {

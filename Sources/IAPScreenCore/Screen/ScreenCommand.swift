@@ -101,7 +101,7 @@ enum ScreenCommand {
 
         let resolver = setup.resolver
         let evaluator = setup.evaluator
-        var screening = setup.screening
+        let screening: ReceiptScreening
         // The store events are read while the orders are (both on every core); they are
         // judged once tonight's claims are made.
         let reading: StoreEventIntake.Reading?
@@ -112,8 +112,7 @@ enum ScreenCommand {
         case .success(let r): reading = r
         case .failure(let stop): return stop.status
         }
-        screening.hashesTokens = reading != nil
-        screening.keepsTokens = ledger != nil
+        screening = setup.screening.forNight(storeEvents: reading != nil, ledger: ledger != nil)
         let loader: NightLoader
         do {
             loader = try NightLoader(screening: screening, limits: .standard, jobs: jobs, shard: sharding?.shard)
