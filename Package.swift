@@ -57,15 +57,22 @@ let package = Package(
         // Believes only what verifies: signatures and chains of every receipt kind.
         .target(name: "ReceiptVerification", dependencies: ["IAPBasics", "JSONText", "ReceiptFormats", "StoreCrypto"]),
 
-        // Writes every receipt kind, signed; used by tests, `samples` and the benchmark.
+        // Test support, never imported by the ledger, the formats or the verifiers: receipt
+        // builders and test keys (tests, `samples`, the benchmark), and the sample worlds
+        // `samples` writes (the only way it reaches the commands).
         .target(name: "ReceiptBuilder", dependencies: ["IAPBasics", "JSONText", "ReceiptFormats", "StoreCrypto"]),
+        .target(
+            name: "SampleWorld",
+            dependencies: [
+                "IAPBasics", "JSONText", "Decompression", "ReceiptFormats", "ReceiptBuilder", "Screening", "Reporting",
+            ]),
 
         // The commands.
         .target(
             name: "IAPScreenCore",
             dependencies: [
                 "IAPBasics", "JSONText", "Decompression", "DumpFormats", "ReceiptFormats", "StoreCrypto",
-                "ReceiptBuilder",
+                "SampleWorld",
                 "Screening", "Ledger", "Reporting", "ReceiptVerification", "StoreReports", "Reconciliation",
                 "StoreEvents",
             ]),

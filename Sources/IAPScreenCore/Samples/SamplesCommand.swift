@@ -1,6 +1,7 @@
 import Foundation
 import IAPBasics
 import ReceiptBuilder
+import SampleWorld
 
 /// `iapscreen samples --out DIR [--orders N] [--seed N]`: a deterministic demo world.
 enum SamplesCommand {

@@ -3,6 +3,7 @@ import IAPBasics
 import JSONText
 import ReceiptBuilder
 import ReceiptFormats
+import Screening
 
 /// What the stores told the server about the demo world after the credit (CONTRACT §9):
 /// `store-events.jsonl.gz`, one logged event a line, and `expected-store-events.json`, what
@@ -26,12 +27,12 @@ import ReceiptFormats
 /// | `event-voided-purchase` | one voided purchase a line | `refunded-after-credit` |
 /// | `event-rtdn-voided` | RTDN push, `voidedPurchaseNotification` | `refunded-after-credit` |
 /// | `event-rtdn-subscription-revoked` | RTDN push, `SUBSCRIPTION_REVOKED` naming only the token | `refunded-after-credit` |
-/// | `event-refund-of-refunded-order` | a refund of an order the dump marks `refunded` | nothing (unmatched: it took no transaction) |
+/// | `event-refund-of-refunded-order` | a refund of an order the dump marks `refunded` | nothing (it took no transaction; matched when its row names it) |
 ///
 /// Besides: Apple's `TEST` notification (the first line), a `DID_RENEW`, refunds of
 /// transactions no order took (unmatched), some events logged twice (counted once), and one
 /// line that is no event (`malformed-record`).
-struct SampleStoreEvents {
+public struct SampleStoreEvents {
     static let file = "store-events.jsonl.gz"
     static let expectedFile = "expected-store-events.json"
 
@@ -51,11 +52,11 @@ struct SampleStoreEvents {
 
         var expected: [String] {
             switch self {
-            case .refundBeforeCredit: return ["revoked"]
-            case .forgedRefund: return ["store-event-invalid"]
+            case .refundBeforeCredit: return [Revoked.id.rawValue]
+            case .forgedRefund: return [StoreEventInvalid.id.rawValue]
             case .refundOfRefunded: return []
-            case .refundReversed: return ["refunded-after-credit", "refund-reversed"]
-            default: return ["refunded-after-credit"]
+            case .refundReversed: return [RefundedAfterCredit.id.rawValue, RefundReversed.id.rawValue]
+            default: return [RefundedAfterCredit.id.rawValue]
             }
         }
     }
@@ -85,12 +86,12 @@ struct SampleStoreEvents {
     }
 
     /// What summary.json's `store_events` must say.
-    struct Tally {
-        var read = 0, distinct = 0, refunds = 0, reversals = 0, matched = 0, unmatched = 0, invalid = 0
-        var byType: [String: Int] = [:]
-        var malformedLines = 0
+    public struct Tally {
+        public var read = 0, distinct = 0, refunds = 0, reversals = 0, matched = 0, unmatched = 0, invalid = 0
+        public var byType: [String: Int] = [:]
+        public var malformedLines = 0
         /// Orders planted with an event.
-        var orders = 0
+        public var orders = 0
         fileprivate var identities: Set<String> = []
 
         fileprivate mutating func count(_ e: Logged) {
@@ -209,13 +210,14 @@ struct SampleStoreEvents {
                 return
             }
         }
-        try plant(role, p, createdAt: o.createdAt)
+        // A refund of an order the dump marks refunded is matched when the dump names its transaction.
+        try plant(role, p, createdAt: o.createdAt, namedByDump: o.transactionID == p.transactionID)
         o.caseName = role.rawValue
         o.expected = role.expected
         tally.orders += 1
     }
 
-    private mutating func plant(_ role: Role, _ p: Purchase, createdAt: Timestamp) throws {
+    private mutating func plant(_ role: Role, _ p: Purchase, createdAt: Timestamp, namedByDump: Bool) throws {
         // Refunds come hours to a fortnight after the credit; one before it, between the
         // purchase and a credit that came late.
         let after = Self.later(createdAt, seconds: 3_600 + Int64(random.below(13 * 86_400)))
@@ -283,12 +285,16 @@ struct SampleStoreEvents {
                 let n = refundNotification(p, revoked: after)
                 try write(
                     try AppStoreEventBuilder.webhookBody(n, with: pki.jwsSigner),
-                    Logged(identity: "n:" + n.notificationUUID, type: "REFUND", outcome: .unmatched))
+                    Logged(
+                        identity: "n:" + n.notificationUUID, type: "REFUND",
+                        outcome: namedByDump ? .matched : .unmatched))
             } else {
                 let v = voided(p, at: after)
                 try write(
                     v.text,
-                    Logged(identity: "v:\(p.transactionID):\(after.millis)", type: "voided", outcome: .unmatched))
+                    Logged(
+                        identity: "v:\(p.transactionID):\(after.millis)", type: "voided",
+                        outcome: namedByDump ? .matched : .unmatched))
             }
         }
     }

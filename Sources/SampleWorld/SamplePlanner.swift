@@ -1,6 +1,7 @@
 import IAPBasics
 import ReceiptBuilder
 import ReceiptFormats
+import Screening
 
 /// Decides, deterministically from the seed, what each order of the demo world is: mostly
 /// clean purchases, every kind of fraud the contract names, and their legitimate
@@ -175,10 +176,10 @@ struct SamplePlanner {
             copy.userID = user() + "-x"
             copy.createdAt = at(o.createdAt, seconds: 600 + Int64(random.below(3_000)))
             copy.proof = .sameAs(0)
-            copy.expected = ["replayed-transaction"]
+            copy.expected = [ReplayedTransaction.id.rawValue]
             if item.type == .nonConsumable || store == .google {
                 // Bound to the first account: the copy also carries another user's binding.
-                if store == .google { copy.expected.append("account-mismatch") }
+                if store == .google { copy.expected.append(AccountMismatch.id.rawValue) }
             }
             copy.expected.sort()
             return [o, copy]
@@ -188,14 +189,14 @@ struct SamplePlanner {
             o.itemID = dear.id
             o.proof = proof(store, item: cheap, user: o.userID, bought: bought, txnID: transactionID())
             o.transactionID = recorded(o.proof)
-            o.expected = ["item-id-mismatch"]
+            o.expected = [ItemIDMismatch.id.rawValue]
         case "sandbox":
             o.proof = proof(
                 store, item: item, user: o.userID, bought: bought, txnID: transactionID(),
                 environment: store == .appReceipt ? "ProductionSandbox" : "Sandbox",
                 expires: item.type == .autoRenewable ? at(bought, seconds: 86_400 * 30) : nil)
             o.transactionID = recorded(o.proof)
-            o.expected = ["sandbox-in-production"]
+            o.expected = [SandboxInProduction.id.rawValue]
         case "reviewer-sandbox":
             o.userID = random.pick(SampleCatalog.reviewers)
             o.proof = proof(
@@ -214,10 +215,10 @@ struct SamplePlanner {
                 store, item: vip, user: o.userID, bought: start, txnID: transactionID(),
                 expires: at(start, seconds: 86_400 * 30))
             o.transactionID = recorded(o.proof)
-            o.expected = ["expired-validity"]
+            o.expected = [ExpiredValidity.id.rawValue]
         case "stale-consumable":
             consumable(boughtDaysBefore: 45, &o, store)
-            o.expected = ["expired-validity"]
+            o.expected = [ExpiredValidity.id.rawValue]
         case "late-lost-order":
             // The client retried a week later: within the maximum proof age.
             consumable(boughtDaysBefore: 7, &o, store)
@@ -227,7 +228,7 @@ struct SamplePlanner {
                 // Google's proof carries no refund; a cancelled purchase is its nearest kin.
                 d.purchaseState = 1
                 o.proof = .google(d, w)
-                o.expected = ["purchase-not-completed"]
+                o.expected = [PurchaseNotCompleted.id.rawValue]
                 return [o]
             }
             o.proof = proof(
@@ -235,10 +236,10 @@ struct SamplePlanner {
                 expires: item.type == .autoRenewable ? at(bought, seconds: 86_400 * 30) : nil,
                 cancelled: at(bought, seconds: 30))
             o.transactionID = recorded(o.proof)
-            o.expected = ["revoked"]
+            o.expected = [Revoked.id.rawValue]
         case "txn-not-in-receipt":
             o.transactionID = store == .google ? "GPA.0000-0000-0000-00000" : "999" + transactionID()
-            o.expected = ["transaction-not-in-receipt"]
+            o.expected = [TransactionNotInReceipt.id.rawValue]
         case "account-mismatch":
             guard store != .appReceipt else { return plant("revoked", store) }
             let other = user() + "-other"
@@ -250,12 +251,12 @@ struct SamplePlanner {
                 tx.appAccountToken = uuid()
                 o.proof = .jws(tx)
             }
-            o.expected = ["account-mismatch"]
+            o.expected = [AccountMismatch.id.rawValue]
         case "pending":
             guard store == .google, case .google(var d, let w) = o.proof else { return plant("item-mismatch", store) }
             d.purchaseState = 4
             o.proof = .google(d, w)
-            o.expected = ["purchase-not-completed"]
+            o.expected = [PurchaseNotCompleted.id.rawValue]
         case "foreign-app":
             switch o.proof {
             case .app(var spec):
@@ -269,34 +270,36 @@ struct SamplePlanner {
                 o.proof = .google(d, w)
             default: break
             }
-            o.expected = ["bundle-id-mismatch"]
+            o.expected = [BundleIDMismatch.id.rawValue]
         case "missing-receipt":
             o.proof = .none
             o.transactionID = nil
             // App Store rows leave the platform out, as servers that learn it from the receipt
             // do; Google rows keep it, so finance still sees an unpaid credit.
             o.statesPlatform = store == .google
-            o.expected = ["missing-receipt"]
+            o.expected = [MissingReceipt.id.rawValue]
         case "undecodable":
             o.proof = .garbage(
                 random.pick(["not a receipt", "MIIBgarbage==", "{\"receipt\": \"lol\"}", "eyJhbGciOiJub25lIn0.e30."]))
             o.transactionID = nil
-            o.expected = ["receipt-undecodable"]
+            o.expected = [ReceiptUndecodable.id.rawValue]
         case "orphan-receipt":
             // Its order is missing from the orders dump: a lost order.
             o.caseName = "orphan-receipt"
             o.store = .appReceipt
             o.proof = proof(.appReceipt, item: item, user: o.userID, bought: bought, txnID: transactionID())
             o.status = "orphan"
-            o.expected = ["orphan-receipt"]
+            o.expected = [OrphanReceipt.id.rawValue]
         case "malformed-row":
             o.brokenCreatedAt = true
             // An App Store order's receipt sits in the receipts dump: without its order, an orphan.
-            o.expected = store == .appReceipt ? ["malformed-record", "orphan-receipt"] : ["malformed-record"]
+            o.expected =
+                store == .appReceipt
+                ? [MalformedRecord.id.rawValue, OrphanReceipt.id.rawValue] : [MalformedRecord.id.rawValue]
         case "unsigned-google":
             guard case .google(let d, _) = o.proof else { return plant("sandbox", store) }
             o.proof = .google(d, .unsigned)
-            o.expected = ["signature-invalid"]
+            o.expected = [SignatureInvalid.id.rawValue]
         case "renewal":
             // Two monthly periods of one subscription credited to the same user a month apart.
             let vip = SampleCatalog.items[3]
@@ -397,11 +400,11 @@ struct SamplePlanner {
             let forged = name == "forged-json"
             o.proof = .verifyReceipt(spec, forged: forged)
             o.transactionID = nil
-            o.expected = forged ? ["signature-invalid"] : []
+            o.expected = forged ? [SignatureInvalid.id.rawValue] : []
         case "tampered-receipt":
             guard store == .appReceipt, case .app(let spec) = o.proof else { return plant("forged-json", store) }
             o.proof = .tampered(spec)
-            o.expected = ["signature-invalid"]
+            o.expected = [SignatureInvalid.id.rawValue]
         case "xcode-receipt":
             guard store == .appReceipt, case .app(var spec) = o.proof else {
                 return plant("tampered-receipt", .appReceipt)
@@ -410,7 +413,7 @@ struct SamplePlanner {
             spec.appItemID = 0
             spec.encoding = .xcodeBER
             o.proof = .xcode(spec)
-            o.expected = ["sandbox-in-production", "signature-invalid"]
+            o.expected = [SandboxInProduction.id.rawValue, SignatureInvalid.id.rawValue]
         case "not-credited":
             o.status = random.pick(["pending", "failed", "refunded"])
             o.proof = .garbage("whatever")

@@ -15,20 +15,26 @@ import Reporting
 /// every receipt, `expected.csv`, which says what screening must flag, the stores'
 /// reports with `expected-reconciliation.csv` (see `SampleStoreSide`), and the store-event
 /// log with `expected-store-events.json` (see `SampleStoreEvents`).
-struct SampleWriter {
+public struct SampleWriter {
     let directory: String
     let pki: TestPKI
     let jobs: Int
 
-    struct Counts {
-        var orders = 0
-        var planted = 0
-        var plantedReconciliation = 0
-        /// What the store-event log holds.
-        var events = SampleStoreEvents.Tally()
+    public init(directory: String, pki: TestPKI, jobs: Int) {
+        self.directory = directory
+        self.pki = pki
+        self.jobs = jobs
     }
 
-    func write(orders total: Int, seed: UInt64, start: Timestamp) throws -> Counts {
+    public struct Counts {
+        public var orders = 0
+        public var planted = 0
+        public var plantedReconciliation = 0
+        /// What the store-event log holds.
+        public var events = SampleStoreEvents.Tally()
+    }
+
+    public func write(orders total: Int, seed: UInt64, start: Timestamp) throws -> Counts {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try writeRules(start: start)
         let appstore = try GzipFile(path(SampleFiles.appStoreOrders))
@@ -287,6 +293,11 @@ enum SampleFiles {
     static let orders = [appStoreOrders, storeKitOrders, playOrders]
 }
 
+/// A sample file that could not be written, with the system's reason.
+struct SampleWriteError: Error, CustomStringConvertible {
+    var description: String
+}
+
 /// A gzip file written as it goes (memory stays flat for a world of millions).
 final class GzipFile {
     private let fd: Int32
@@ -298,7 +309,7 @@ final class GzipFile {
         self.path = path
         fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0, let encoder = GzipEncoder(level: 6) else {
-            throw ReportWriter.WriteError(description: "cannot create \(path): \(String(cString: strerror(errno)))")
+            throw SampleWriteError(description: "cannot create \(path): \(String(cString: strerror(errno)))")
         }
         self.encoder = encoder
     }
@@ -323,7 +334,7 @@ final class GzipFile {
                 Glibc.write(fd, $0.baseAddress.map { $0 + offset }, buffer.count - offset)
             }
             guard n > 0 else {
-                throw ReportWriter.WriteError(description: "cannot write \(path): \(String(cString: strerror(errno)))")
+                throw SampleWriteError(description: "cannot write \(path): \(String(cString: strerror(errno)))")
             }
             offset += n
         }
