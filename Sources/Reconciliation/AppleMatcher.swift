@@ -46,7 +46,7 @@ struct AppleMatcher {
             days[key]?[day].map { $0.ourAmount + c.amount } ?? c.amount
     }
 
-    mutating func add(_ e: StoreEvent) {
+    mutating func add(_ e: StoreReportRow) {
         guard window.reaches(e.day) else { return }
         eventCount += 1
         let key = Key(product: e.productID, currency: e.currency)

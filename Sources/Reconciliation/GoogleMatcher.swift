@@ -91,7 +91,7 @@ struct GoogleMatcher {
         sides.append(StoreSide())
     }
 
-    mutating func add(_ e: StoreEvent) {
+    mutating func add(_ e: StoreReportRow) {
         guard let number = e.orderID, window.reaches(e.day) else { return }
         eventCount += 1
         let currency = pool.id(e.currency)
@@ -103,7 +103,7 @@ struct GoogleMatcher {
         }
     }
 
-    private static func merge(_ e: StoreEvent, currency: UInt32, product: UInt32, into side: inout StoreSide) {
+    private static func merge(_ e: StoreReportRow, currency: UInt32, product: UInt32, into side: inout StoreSide) {
         switch e.action {
         case .charge:
             let fromSales = e.kind == .googleSales

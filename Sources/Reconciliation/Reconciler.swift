@@ -40,7 +40,7 @@ public struct Reconciler {
         }
     }
 
-    public mutating func add(_ event: StoreEvent) {
+    public mutating func add(_ event: StoreReportRow) {
         switch event.kind.store {
         case .google: google.add(event)
         case .apple: apple.add(event)

@@ -135,7 +135,7 @@ public final class StoreReportReader {
 
     /// `Financial Status`: Charged / Charge / CHARGED, Refund / Refunded / REFUNDED (any case
     /// and tense); a chargeback returns the money too.
-    static func action(status: String) -> StoreEvent.Action? {
+    static func action(status: String) -> StoreReportRow.Action? {
         if status == "Charged" { return .charge }
         if status == "Refund" { return .refund }
         let s = ReportColumn.normalised(status)
@@ -164,7 +164,7 @@ public final class StoreReportReader {
             day = d
         }
         return .event(
-            StoreEvent(
+            StoreReportRow(
                 kind: kind, action: action, orderID: order, appID: try text(.packageName),
                 productID: try required(.skuID, "SKU ID"), day: day,
                 currency: try currency(.currencyOfSale, "Currency of Sale"),
@@ -174,7 +174,7 @@ public final class StoreReportReader {
 
     private func googleEarning(_ location: SourceLocation) throws(Reason) -> ReportItem {
         let type = ReportColumn.normalised(try required(.transactionType, "Transaction Type"))
-        let action: StoreEvent.Action
+        let action: StoreReportRow.Action
         switch type {
         case "charge": action = .charge
         case "chargerefund": action = .refund
@@ -187,7 +187,7 @@ public final class StoreReportReader {
             throw Reason("Transaction Date and Time '\(date.prefix(30)) \(time.prefix(20))' are not a time")
         }
         return .event(
-            StoreEvent(
+            StoreReportRow(
                 kind: kind, action: action, orderID: order, appID: try text(.packageName),
                 productID: try required(.skuID, "Sku Id"), day: CalendarDay.utc(t),
                 currency: try currency(.buyerCurrency, "Buyer Currency"),
@@ -221,7 +221,7 @@ public final class StoreReportReader {
         let count = units.micros / 1_000_000
         let price = try amount(.customerPrice, "Customer Price")
         return .event(
-            StoreEvent(
+            StoreReportRow(
                 kind: kind, action: count < 0 ? .refund : .charge, orderID: nil, appID: nil,
                 productID: try required(.sku, "SKU"), day: day,
                 currency: try currency(.customerCurrency, "Customer Currency"),

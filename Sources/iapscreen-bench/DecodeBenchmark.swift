@@ -31,21 +31,15 @@ func runDecodeBenchmark(receipts count: Int) -> [String] {
     }
     let averageBase64 = payloads.map(\.count).reduce(0, +) / payloads.count
     var purchases = 0
-    let start = monotonicSeconds()
+    let start = SystemClock.monotonicSeconds()
     for i in 0..<count {
         if let r = try? ReceiptDecoder.decode(payloads[i % payloads.count]) { purchases += r.purchases.count }
     }
-    let seconds = monotonicSeconds() - start
+    let seconds = SystemClock.monotonicSeconds() - start
     return [
         "decode: \(count) app receipts of \(averageBase64) bytes (base64, 10 in-app entries, 3 certificates), one core",
         "  \(Int(Double(count) / seconds)) receipts/s, \(String(format2(Double(count) * Double(averageBase64) / seconds / 1e6))) MB/s, \(purchases / max(count, 1)) purchases each",
     ]
-}
-
-func monotonicSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
 func format2(_ x: Double) -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import IAPBasics
 import JSONText
 
 #if canImport(Glibc)
@@ -122,9 +123,10 @@ struct TimedRun {
 }
 
 func timedScreen(_ tool: String, _ args: [String]) -> TimedRun {
-    let t0 = monotonicSeconds()
+    let t0 = SystemClock.monotonicSeconds()
     let r = spawn(tool, args)
-    return TimedRun(wall: monotonicSeconds() - t0, cpu: r.cpuSeconds, maxRSSKiB: r.maxRSSKiB, status: r.status)
+    return TimedRun(
+        wall: SystemClock.monotonicSeconds() - t0, cpu: r.cpuSeconds, maxRSSKiB: r.maxRSSKiB, status: r.status)
 }
 
 private func percent(_ x: Double) -> String {

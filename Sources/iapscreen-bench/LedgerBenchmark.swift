@@ -76,7 +76,7 @@ private func measure(
 }
 
 private func timed(_ body: () throws -> Void) throws -> Double {
-    let start = monotonicSeconds()
+    let start = SystemClock.monotonicSeconds()
     try body()
-    return monotonicSeconds() - start
+    return SystemClock.monotonicSeconds() - start
 }

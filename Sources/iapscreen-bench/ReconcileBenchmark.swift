@@ -1,5 +1,6 @@
 import Decompression
 import Foundation
+import IAPBasics
 
 #if canImport(Glibc)
     import Glibc
@@ -16,14 +17,14 @@ func runReconcileBenchmark(orders: Int) -> [String] {
     let sales = dir + "/salesreport_202403.zip"
     let dump = dir + "/orders.csv.gz"
     if !FileManager.default.fileExists(atPath: sales) {
-        let t0 = monotonicSeconds()
+        let t0 = SystemClock.monotonicSeconds()
         do {
             try writeReconcileMonth(orders: orders, directory: dir)
         } catch {
             return ["cannot write the month in \(dir): \(error)"]
         }
         lines.append(
-            "month: \(orders) orders and their sales rows generated in \(format2(monotonicSeconds() - t0)) s (cached in \(dir))"
+            "month: \(orders) orders and their sales rows generated in \(format2(SystemClock.monotonicSeconds() - t0)) s (cached in \(dir))"
         )
     }
     // Rows: one charge per order, a refund for every 50th, and a lost order for every 1000th.
@@ -32,9 +33,9 @@ func runReconcileBenchmark(orders: Int) -> [String] {
         let args =
             ["reconcile", "--rules", dir + "/Rules", "--orders", dump, "--store-report"]
             + Array(repeating: sales, count: copies) + ["--out", dir + "/report"]
-        let t0 = monotonicSeconds()
+        let t0 = SystemClock.monotonicSeconds()
         let r = spawn(tool, args)
-        let seconds = monotonicSeconds() - t0
+        let seconds = SystemClock.monotonicSeconds() - t0
         lines.append(
             "reconcile: \(orders) orders, \(rows * copies) sales rows (\(copies == 1 ? "" : "the report twice, ")"
                 + "\(fileSize(sales) * copies / 1_000_000) MB zipped), exit \(r.status)")

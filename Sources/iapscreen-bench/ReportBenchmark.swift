@@ -1,4 +1,5 @@
 import Foundation
+import IAPBasics
 
 #if canImport(Glibc)
     import Glibc
@@ -29,14 +30,14 @@ func runReportBenchmark(findings: Int) -> [String] {
             return ["cannot write the night in \(dir): \(error)"]
         }
     }
-    let t0 = monotonicSeconds()
+    let t0 = SystemClock.monotonicSeconds()
     let r = spawn(
         tool,
         [
             "screen", "--rules", dir + "/Rules", "--orders", dir + "/orders.csv", "--out", dir + "/report",
             "--ledger", "none", "--quiet",
         ])
-    let screenSeconds = monotonicSeconds() - t0
+    let screenSeconds = SystemClock.monotonicSeconds() - t0
     let page = dir + "/report/report.html"
     let bytes = fileSize(page)
     let written =
@@ -87,11 +88,11 @@ func openInChromium(_ browser: String, _ file: String, screenshot: String) -> (s
     let err = Pipe()
     p.standardOutput = FileHandle.nullDevice
     p.standardError = err
-    let t0 = monotonicSeconds()
+    let t0 = SystemClock.monotonicSeconds()
     do { try p.run() } catch { return (0, "") }
     let data = err.fileHandleForReading.readDataToEndOfFile()
     p.waitUntilExit()
-    return (monotonicSeconds() - t0, String(decoding: data, as: UTF8.self))
+    return (SystemClock.monotonicSeconds() - t0, String(decoding: data, as: UTF8.self))
 }
 
 /// Writes Rules and orders.csv planting at least `findings` findings; returns what it planted.

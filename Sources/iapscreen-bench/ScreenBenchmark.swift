@@ -1,4 +1,5 @@
 import Foundation
+import IAPBasics
 
 #if canImport(Glibc)
     import Glibc
@@ -12,9 +13,9 @@ func runScreenBenchmark(orders: Int, jobs: Int?) -> [String] {
     guard let world = benchWorld(orders: orders, tool: tool, lines: &lines) else { return lines }
     var args = world.screenArguments(out: world.directory + "/report")
     if let jobs { args += ["--jobs", String(jobs)] }
-    let t0 = monotonicSeconds()
+    let t0 = SystemClock.monotonicSeconds()
     let r = spawn(tool, args)
-    let seconds = monotonicSeconds() - t0
+    let seconds = SystemClock.monotonicSeconds() - t0
     lines.append("screen: \(orders) orders, \(world.gzippedBytes / 1_000_000) MB gzipped, exit \(r.status)")
     lines.append(
         "  \(format2(seconds)) s wall, \(format2(r.cpuSeconds)) CPU-s, \(Int(Double(orders) / seconds)) orders/s, "
@@ -50,14 +51,15 @@ struct BenchWorld {
 func benchWorld(orders: Int, tool: String, lines: inout [String]) -> BenchWorld? {
     let world = BenchWorld(orders: orders)
     if !FileManager.default.fileExists(atPath: world.directory + "/expected.csv") {
-        let t0 = monotonicSeconds()
+        let t0 = SystemClock.monotonicSeconds()
         let r = spawn(tool, ["samples", "--out", world.directory, "--orders", String(orders), "--seed", "1"])
         guard r.status == 0 else {
             lines.append("samples failed (exit \(r.status)) writing \(world.directory)")
             return nil
         }
         lines.append(
-            "world: \(orders) orders generated in \(format2(monotonicSeconds() - t0)) s (cached in \(world.directory))")
+            "world: \(orders) orders generated in \(format2(SystemClock.monotonicSeconds() - t0)) s (cached in \(world.directory))"
+        )
     }
     return world
 }

@@ -1,4 +1,5 @@
 import Foundation
+import IAPBasics
 import PostgresClient
 
 #if canImport(Glibc)
@@ -54,7 +55,7 @@ func runShardsBenchmark(orders: Int, say: (String) -> Void) {
             + String(
                 format: " (%+.1f%% wall against SQLite)",
                 (postgres.wall / sqlite.wall - 1) * 100) + postgres.phases)
-    let t0 = monotonicSeconds()
+    let t0 = SystemClock.monotonicSeconds()
     let shards = spawnCapturing(
         (1...2).map { i in
             (tool, arguments(out: "shard\(i)", ledger: two) + ["--shard", "\(i)/2", "--run-id", "bench-\(getpid())"])
@@ -62,7 +63,7 @@ func runShardsBenchmark(orders: Int, say: (String) -> Void) {
     let merged = spawnCapturing(
         [(tool, ["merge", "--quiet", "--out", scratch + "/merged", scratch + "/shard1", scratch + "/shard2"])],
         scratch)[0]
-    let all = monotonicSeconds() - t0
+    let all = SystemClock.monotonicSeconds() - t0
     for (k, s) in shards.enumerated() { lines.append("  shard \(k + 1)/2:        " + s.summary(nil) + s.phases) }
     lines.append("  merge:            " + merged.summary(nil))
     lines.append(
@@ -105,7 +106,7 @@ private func spawnCapturing(_ commands: [(String, [String])], _ scratch: String)
         var pid: pid_t = 0
         let argv = ([path] + args).map { strdup($0) } + [nil]
         defer { for p in argv { free(p) } }
-        let t0 = monotonicSeconds()
+        let t0 = SystemClock.monotonicSeconds()
         guard posix_spawn(&pid, path, &actions, nil, argv, environ) == 0 else { continue }
         started.append((pid, t0, log))
     }
@@ -116,7 +117,7 @@ private func spawnCapturing(_ commands: [(String, [String])], _ scratch: String)
         var usage = rusage()
         let pid = wait4(-1, &status, 0, &usage)
         guard pid > 0 else { break }
-        ended[pid] = (status, usage, monotonicSeconds())
+        ended[pid] = (status, usage, SystemClock.monotonicSeconds())
     }
     return started.map { s in
         let end = ended[s.pid]
@@ -127,7 +128,7 @@ private func spawnCapturing(_ commands: [(String, [String])], _ scratch: String)
             ?? text.split(separator: "\n").last.map(String.init) ?? ""
         return CapturedRun(
             run: TimedRun(
-                wall: (end?.at ?? monotonicSeconds()) - s.at,
+                wall: (end?.at ?? SystemClock.monotonicSeconds()) - s.at,
                 cpu: end.map { seconds($0.usage.ru_utime) + seconds($0.usage.ru_stime) } ?? 0,
                 maxRSSKiB: end?.usage.ru_maxrss ?? 0, status: end.map { ($0.status >> 8) & 0xFF } ?? -1),
             timings: timings)

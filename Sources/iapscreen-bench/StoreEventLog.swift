@@ -1,6 +1,7 @@
 import Decompression
 import Dispatch
 import Foundation
+import IAPBasics
 import ReceiptBuilder
 
 /// A gzipped JSON Lines log of store events about a benchmark world's purchases, signed by
@@ -40,13 +41,13 @@ struct StoreEventLog {
     /// Writes the log (under a temporary name, then renamed) and returns its description.
     func write(seed: UInt64 = 20_240_301) throws -> [String] {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let t0 = monotonicSeconds()
+        let t0 = SystemClock.monotonicSeconds()
         let pki = try TestPKI.load(from: URL(fileURLWithPath: world.directory + "/pki"))
         let purchases = try WorldPurchases.read(
             storekit: world.directory + "/orders-storekit.xml.gz",
             play: world.directory + "/orders-play.jsonl.gz")
         let apps = try WorldApps(rules: world.directory + "/Rules")
-        let t1 = monotonicSeconds()
+        let t1 = SystemClock.monotonicSeconds()
         var planner = StoreEventPlanner(
             seed: seed, world: purchases.orFallback, bundleID: apps.bundleID, packageName: apps.packageName)
         var tally = StoreEventTally()
@@ -87,7 +88,7 @@ struct StoreEventLog {
         try FileManager.default.copyItem(atPath: worldSignerPath, toPath: signerPath + ".new")
         if FileManager.default.fileExists(atPath: signerPath) { try FileManager.default.removeItem(atPath: signerPath) }
         try FileManager.default.moveItem(atPath: signerPath + ".new", toPath: signerPath)
-        let t2 = monotonicSeconds()
+        let t2 = SystemClock.monotonicSeconds()
         var lines = [
             "log: \(events) store events in \(planner.lines) lines, \(format2(Double(stored) / 1e6)) MB gzipped "
                 + "(\(format2(Double(plain) / 1e6)) MB plain, \(plain / max(planner.lines, 1)) bytes a line), \(path)"

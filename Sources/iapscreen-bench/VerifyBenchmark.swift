@@ -53,9 +53,9 @@ func runVerifyBenchmark(receipts count: Int) -> [String] {
         for (name, receipts) in kinds {
             let n = caching ? count : max(count / 20, 50)
             var valid = 0
-            let start = monotonicSeconds()
+            let start = SystemClock.monotonicSeconds()
             for i in 0..<n where verifier.verify(receipts[i % receipts.count]).status.verdict == .valid { valid += 1 }
-            let rate = Double(n) / (monotonicSeconds() - start)
+            let rate = Double(n) / (SystemClock.monotonicSeconds() - start)
             lines.append("  \(name), chain cache \(caching ? "on " : "off"): \(Int(rate))/s (\(valid)/\(n) valid)")
         }
     }

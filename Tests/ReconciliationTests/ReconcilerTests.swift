@@ -36,11 +36,11 @@ struct Case {
     }
 
     mutating func google(
-        _ number: String, _ action: StoreEvent.Action = .charge, kind: ReportKind = .googleSales,
+        _ number: String, _ action: StoreReportRow.Action = .charge, kind: ReportKind = .googleSales,
         product: String = "gems_100", day: Int = Case.march1, amount: String = "0.99", currency: String = "USD"
     ) {
         reconciler.add(
-            StoreEvent(
+            StoreReportRow(
                 kind: kind, action: action, orderID: number, appID: "com.example.game", productID: product,
                 day: day, currency: currency, amount: DecimalAmount(amount) ?? .zero,
                 units: action == .charge ? 1 : -1, location: SourceLocation(file: "sales.csv", line: 2)))
@@ -51,7 +51,7 @@ struct Case {
         currency: String = "USD"
     ) {
         reconciler.add(
-            StoreEvent(
+            StoreReportRow(
                 kind: .appleSalesSummary, action: units < 0 ? .refund : .charge, orderID: nil, appID: nil,
                 productID: product, day: day, currency: currency,
                 amount: (DecimalAmount(price) ?? .zero).multiplied(by: units), units: units,

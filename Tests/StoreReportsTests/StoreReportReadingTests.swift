@@ -6,7 +6,7 @@ import Testing
 
 /// Everything in one report path: its events, skipped rows, ignored count, kinds and container.
 struct ReadBack: Equatable {
-    var events: [StoreEvent] = []
+    var events: [StoreReportRow] = []
     var skipped: [SkippedRow] = []
     var ignored = 0
     var kinds: [ReportKind] = []

@@ -37,7 +37,7 @@ enum BacktestCommand {
         help: "The candidate Rules directory (the change to try). Required.")
 
     static func run(_ args: ParsedArguments, io: Console) -> ExitStatus {
-        let started = Clock.monotonicSeconds()
+        let started = SystemClock.monotonicSeconds()
         let quiet = args.has("--quiet")
         let outDir = args.one("--out") ?? "iapscreen-backtest"
         guard let candidatePath = args.one("--rules") else {
@@ -111,7 +111,7 @@ enum BacktestCommand {
             return stop.status
         }
 
-        let loaded = Clock.monotonicSeconds()
+        let loaded = SystemClock.monotonicSeconds()
         let loadedRSS = peakRSSMiB()
         progress.phase("claiming transactions under both Rules directories", count: loader.slots.count)
         let texts = BacktestTexts()
@@ -133,7 +133,7 @@ enum BacktestCommand {
             )
             .screen(loader, writer: candidateLane)
             orders = screened.orders
-            lanesDone = Clock.monotonicSeconds()
+            lanesDone = SystemClock.monotonicSeconds()
         } catch {
             progress.clear()
             io.error("iapscreen backtest: \(error); \(notDone)")
@@ -154,7 +154,8 @@ enum BacktestCommand {
                     format:
                         "timings: load %.2f s, both Rules' claims and reports %.2f s, comparing and writing %.2f s; "
                         + "peak RSS %d MiB after the load, %d MiB at the end",
-                    loaded - started, lanesDone - loaded, Clock.monotonicSeconds() - lanesDone, loadedRSS, peakRSSMiB())
+                    loaded - started, lanesDone - loaded, SystemClock.monotonicSeconds() - lanesDone, loadedRSS,
+                    peakRSSMiB())
             )
         }
         if !quiet {

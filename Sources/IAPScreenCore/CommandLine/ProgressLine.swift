@@ -1,4 +1,5 @@
 import Foundation
+import IAPBasics
 import Synchronization
 
 #if canImport(Glibc)
@@ -35,7 +36,7 @@ final class ProgressLine {
         self.console = console
         self.totalBytes = totalBytes
         self.unit = unit
-        started = Clock.monotonicSeconds()
+        started = SystemClock.monotonicSeconds()
     }
 
     /// Whether stderr is a terminal a person may be watching.
@@ -55,7 +56,7 @@ final class ProgressLine {
     /// Called as often as the caller likes; draws when a tenth of a second has passed.
     func tick(count: Int) {
         guard enabled else { return }
-        let now = Clock.monotonicSeconds()
+        let now = SystemClock.monotonicSeconds()
         guard now - lastDrawn >= 0.1 else { return }
         lastDrawn = now
         draw(ProgressLine.text(done: bytes.count, total: totalBytes, count: count, unit: unit, elapsed: now - started))
@@ -64,7 +65,7 @@ final class ProgressLine {
     /// A step after the reading (claims, reports): the counts so far and what is going on.
     func phase(_ what: String, count: Int) {
         guard enabled else { return }
-        lastDrawn = Clock.monotonicSeconds()
+        lastDrawn = SystemClock.monotonicSeconds()
         let rate = Double(count) / max(lastDrawn - started, 1e-3)
         draw("100% · \(ProgressLine.grouped(count)) \(unit) · \(ProgressLine.grouped(Int(rate))) \(unit)/s · \(what)")
     }

@@ -57,7 +57,7 @@ enum ReconcileCommand {
             """)
 
     static func run(_ args: ParsedArguments, io: Console) -> ExitStatus {
-        let started = Clock.now()
+        let started = SystemClock.now()
         let orders = args.many("--orders")
         let reports = args.many("--store-report")
         let receipts = args.many("--receipts")
@@ -124,14 +124,14 @@ enum ReconcileCommand {
         var skipped: [SkippedRow] = []
         var ignored = 0
         var storesRead: Set<StoreName> = []
-        var timings: [(String, Double)] = [("start", Clock.monotonicSeconds())]
+        var timings: [(String, Double)] = [("start", SystemClock.monotonicSeconds())]
         let progress = ProgressLine(
             enabled: ProgressLine.wanted(quiet: false), console: io,
             totalBytes: ProgressLine.totalSize(of: orders + receipts + reports))
         do {
             try ours.load(orders: orders, receipts: receipts, progress: progress)
             let ordersRead = ours.orderCount
-            timings.append(("dumps", Clock.monotonicSeconds()))
+            timings.append(("dumps", SystemClock.monotonicSeconds()))
             if let verifier {
                 // Apple's transactions the events name are compared one by one: known before the credits.
                 var intake = StoreEventIntake(
@@ -145,7 +145,7 @@ enum ReconcileCommand {
             let credits = ours.credits(rules: rules)
             reconciler.reserve(credits: credits.count)
             for credit in credits { reconciler.add(credit) }
-            timings.append(("credits", Clock.monotonicSeconds()))
+            timings.append(("credits", SystemClock.monotonicSeconds()))
             inputs = ours.inputs + eventInputs
             skipped = ours.skipped
             for path in reports {
@@ -174,7 +174,7 @@ enum ReconcileCommand {
         }
 
         progress.clear()
-        timings.append(("store reports", Clock.monotonicSeconds()))
+        timings.append(("store reports", SystemClock.monotonicSeconds()))
         let outcome = reconciler.finish(stores: storesRead)
         var status = ExitStatus.ok
         if let failOn,
@@ -185,14 +185,14 @@ enum ReconcileCommand {
         let report = ReconciliationReport(
             outcome: outcome, inputs: inputs, skipped: skipped, notCompared: ours.notCompared,
             storeRowsIgnored: ignored, window: window, started: started,
-            finished: Clock.now(), status: status)
+            finished: SystemClock.now(), status: status)
         do {
             try report.write(to: outDir)
         } catch {
             io.error("iapscreen reconcile: cannot write the reports in \(outDir): \(error)")
             return .unreadableInput
         }
-        timings.append(("matching and reports", Clock.monotonicSeconds()))
+        timings.append(("matching and reports", SystemClock.monotonicSeconds()))
         if ProcessInfo.processInfo.environment["IAPSCREEN_TIMINGS"] != nil {
             let phases = zip(timings.dropFirst(), timings).map {
                 "\($0.0.0) \(String(format: "%.2f", $0.0.1 - $0.1.1)) s"
@@ -204,7 +204,7 @@ enum ReconcileCommand {
     }
 
     /// Only products in catalog.csv and (Google) apps in apps.csv are compared.
-    static func compared(_ e: StoreEvent, rules: RulesDirectory) -> Bool {
+    static func compared(_ e: StoreReportRow, rules: RulesDirectory) -> Bool {
         let platform: Platform = e.kind.store == .google ? .android : .ios
         if platform == .android, rules.hasAppsFile, let app = e.appID, !rules.isOurApp(app, platform: .android) {
             return false

@@ -1,4 +1,5 @@
 import Foundation
+import IAPBasics
 import Ledger
 
 /// `iapscreen review`: a reviewer's verdict on an order, kept in the ledger. The next
@@ -75,7 +76,7 @@ enum ReviewCommand {
             }
             let earlier = try held.ledger.review(of: order)
             let by = args.one("--by") ?? loginName()
-            let review = Review(verdict: verdict, note: args.one("--note"), by: by, at: Clock.now().iso8601)
+            let review = Review(verdict: verdict, note: args.one("--note"), by: by, at: SystemClock.now().iso8601)
             try held.ledger.recordReview(orderID: order, review)
             var said = "iapscreen review: order '\(order)' recorded as \(verdict)"
             if let by { said += " by \(by)" }

@@ -58,13 +58,13 @@ extension NightScreener {
         var lookups: Set<String> = []
         for r in replays {
             lookups.insert(r.key)
-            if let token = r.token, !r.key.hasPrefix("gt:") { lookups.insert("gt:" + token) }
+            if !ClaimKey.isToken(r.key), let byToken = ClaimKey.google(token: r.token) { lookups.insert(byToken) }
         }
         let found = try ledger.refunds(of: Array(lookups))
         for k in replays.indices {
             let r = replays[k]
             // A refund Apple reversed no longer stands.
-            let refund = found[r.key] ?? r.token.flatMap { found["gt:" + $0] }
+            let refund = found[r.key] ?? ClaimKey.google(token: r.token).flatMap { found[$0] }
             if let refund, refund.reversedAt == nil { replays[k].remembered = refund }
         }
     }
@@ -88,10 +88,9 @@ extension NightScreener {
         for i in night.slots.indices where night.slots.with(i, { $0.pointee.order.status == .refunded }) {
             let order = night.slots[i].order
             refundedTonight.insert(order.orderID)
-            if let txn = order.transactionID, !txn.isEmpty {
-                givenBack.insert(txn)
-                givenBack.insert("g:" + txn)
-            }
+            // Its platform may be known only from the receipt, which is not read: both spellings.
+            if let apple = ClaimKey.apple(transactionID: order.transactionID) { givenBack.insert(apple) }
+            if let google = ClaimKey.google(orderID: order.transactionID) { givenBack.insert(google) }
         }
         // A token-only refund finds its purchase tonight, else among the ledger's claims.
         var tokenKeys = tokenKeys(events?.unresolvedTokens ?? [], night)
@@ -308,7 +307,7 @@ extension NightScreener {
     private func remember(
         _ r: StoreRefund, key: String, token: String?, identity: EventIdentity, in memory: inout EventMemory
     ) {
-        guard let key = key.isEmpty ? token.map({ "gt:" + $0 }) : key else { return }
+        guard let key = key.isEmpty ? ClaimKey.google(token: token) : key else { return }
         switch r.kind {
         case .refund:
             memory.refunds.append(

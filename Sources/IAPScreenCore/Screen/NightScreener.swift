@@ -50,9 +50,9 @@ struct NightScreener {
     /// Hands each order's report to `sink` in input order (orders, malformed records and
     /// orphan receipts interleaved by where they stood).
     func screen(_ night: NightLoader, writer: any ReportSink) throws -> Outcome {
-        let started = Clock.monotonicSeconds()
+        let started = SystemClock.monotonicSeconds()
         let claims = try makeClaims(night)
-        let claimSeconds = Clock.monotonicSeconds() - started
+        let claimSeconds = SystemClock.monotonicSeconds() - started
         return try report(night, claims: claims, claimSeconds: claimSeconds, writer: writer)
     }
 
@@ -89,7 +89,7 @@ struct NightScreener {
         func noteTaking(_ selection: Selection, key: String?, token: String?) {
             guard checksRefunds, case .picked = selection, let key else { return }
             took.append((key, key))
-            if let token, !key.hasPrefix("gt:") { took.append(("gt:" + token, key)) }
+            if !ClaimKey.isToken(key), let byToken = ClaimKey.google(token: token) { took.append((byToken, key)) }
         }
 
         // Claims, in claim order, on top of the ledger's earlier claims.

@@ -36,18 +36,18 @@ enum ScreenCommand {
             """)
 
     static func run(_ args: ParsedArguments, io: Console) -> ExitStatus {
-        let started = Clock.now()
-        let startedMonotonic = Clock.monotonicSeconds()
+        let started = SystemClock.now()
+        let startedMonotonic = SystemClock.monotonicSeconds()
         var figures: RunMetrics.Figures?
         let status = screen(args, io: io, started: started, startedMonotonic: startedMonotonic, figures: &figures)
         // Every run that reached its end or failed on an input or the ledger leaves its
         // figures; bad usage (2) never started one.
         if let path = args.one("--metrics"), status != .usage {
-            let finished = Clock.now()
+            let finished = SystemClock.now()
             let done = status == .ok || status == .findingsAtThreshold
             MetricsFile.write(
                 RunMetrics(
-                    finishedAt: finished, durationSeconds: Clock.monotonicSeconds() - startedMonotonic,
+                    finishedAt: finished, durationSeconds: SystemClock.monotonicSeconds() - startedMonotonic,
                     exitStatus: status.rawValue, lastSuccess: done ? finished : nil,
                     figures: done ? figures : nil),
                 to: path, command: spec.name, io: io)
@@ -139,7 +139,7 @@ enum ScreenCommand {
             progress.clear()
             return stop.status
         }
-        let loaded = Clock.monotonicSeconds()
+        let loaded = SystemClock.monotonicSeconds()
         progress.phase("claiming transactions and writing the reports", count: loader.slots.count)
         let outcome: NightScreener.Outcome
         let writer: ReportWriter
@@ -155,8 +155,8 @@ enum ScreenCommand {
             rules: rules, ledger: ledger, resolver: resolver, evaluator: evaluator, events: events)
         var shardSeconds = 0.0
         if let shardRun, let sharding {
-            let staging = Clock.monotonicSeconds()
-            defer { shardSeconds = Clock.monotonicSeconds() - staging }
+            let staging = SystemClock.monotonicSeconds()
+            defer { shardSeconds = SystemClock.monotonicSeconds() - staging }
             // Every shard's orders claim together: staged, then the others' read back.
             do {
                 try shardRun.stage(screener.stagedOrders(loader))
@@ -185,16 +185,16 @@ enum ScreenCommand {
             return .unreadableInput
         }
         progress.clear()
-        let screened = Clock.monotonicSeconds()
+        let screened = SystemClock.monotonicSeconds()
 
         // The verdict and the summary.
         var status = ExitStatus.ok
         if let failOn, let worst = writer.tally.worst, worst >= failOn { status = .findingsAtThreshold }
-        let elapsed = max(Clock.monotonicSeconds() - startedMonotonic, 1e-6)
+        let elapsed = max(SystemClock.monotonicSeconds() - startedMonotonic, 1e-6)
         var summary = Summaries.make(
             tally: writer.tally, orders: outcome.orders, receipts: outcome.receipts,
             inputs: loader.inputs + (events?.inputs ?? []), rules: rules, started: started,
-            finished: Clock.now(), status: status, rate: Double(outcome.orders) / elapsed)
+            finished: SystemClock.now(), status: status, rate: Double(outcome.orders) / elapsed)
         summary.storeEvents = events == nil ? nil : outcome.events.map(Summaries.storeEvents)
         summary.shard = sharding?.shard.description
         summary.runID = sharding?.runID
@@ -234,7 +234,7 @@ enum ScreenCommand {
             return .unreadableInput
         }
         if ProcessInfo.processInfo.environment["IAPSCREEN_TIMINGS"] != nil {
-            let now = Clock.monotonicSeconds()
+            let now = SystemClock.monotonicSeconds()
             let staged = shardRun == nil ? "" : String(format: "shard staging and waiting %.2f s, ", shardSeconds)
             io.error(
                 String(format: "timings: load %.2f s, ", loaded - startedMonotonic) + staged
@@ -249,20 +249,5 @@ enum ScreenCommand {
             summary: summary, findings: writer.tally.findingsByRuleAndSeverity,
             storeEvents: summary.storeEvents?.byType.map { (type: $0.0, count: $0.1) } ?? [])
         return status
-    }
-}
-
-enum Clock {
-    static func now() -> Timestamp {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Timestamp(
-            clampingMillis: Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000, hasMilliseconds: false)
-    }
-
-    static func monotonicSeconds() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 }

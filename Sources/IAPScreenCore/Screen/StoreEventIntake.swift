@@ -371,11 +371,11 @@ struct StoreEventIntake {
         var token: String?
         switch e.store {
         case .apple:
-            guard let t = e.transactionID, !t.isEmpty, t != "0" else { return nil }
+            guard let t = ClaimKey.apple(transactionID: e.transactionID) else { return nil }
             key = t
         case .google:
-            if let order = e.transactionID, !order.isEmpty {
-                key = "g:" + order
+            if let order = ClaimKey.google(orderID: e.transactionID) {
+                key = order
             } else if let t = e.purchaseToken, !t.isEmpty {
                 (key, token) = ("", t)
             } else {

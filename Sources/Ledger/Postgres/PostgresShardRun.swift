@@ -338,13 +338,13 @@ public final class PostgresShardRun {
     /// Waits until every shard has staged its orders; `.shardTimeout` naming the shards
     /// missing after `timeout` seconds.
     public func waitForAll(timeout: Double, poll: Double = 0.2) throws(LedgerError) {
-        let deadline = monotonicNow() + timeout
-        var lastTouch = monotonicNow()
+        let deadline = SystemClock.monotonicSeconds() + timeout
+        var lastTouch = SystemClock.monotonicSeconds()
         while true {
             let staged = Set(try PostgresShardRun.stagedShards(db, target, of: runID))
             let missing = (1...shard.count).filter { !staged.contains($0) }
             guard !missing.isEmpty else { return }
-            let now = monotonicNow()
+            let now = SystemClock.monotonicSeconds()
             if now >= deadline {
                 throw LedgerError(
                     "run \(runID): shards \(PostgresShardRun.list(missing)) of \(shard.count) have not staged their orders "
@@ -557,10 +557,4 @@ public final class PostgresShardRun {
             "UPDATE iapscreen.shard_runs SET committed = now(), touched = now(), ledger_run = $2 WHERE run_id = $1",
             [id, run.map(PostgresParameter.int64) ?? .null])
     }
-}
-
-private func monotonicNow() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }

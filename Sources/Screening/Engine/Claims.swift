@@ -26,21 +26,6 @@ public struct NoLedger: ClaimLedger {
     public func claims(of keys: [String]) -> [String: Claim] { [:] }
 }
 
-/// The key one store transaction is remembered by: the Apple transaction id as it is
-/// (digits, so short enough to be kept inline), `g:` + the Google orderId (renewals `..N`
-/// are distinct; never only digits), or `gt:` + a Google test purchase's token.
-public func claimKey(_ p: Purchase, platform: Platform) -> String? {
-    switch platform {
-    case .ios:
-        guard let t = p.transactionID, !t.isEmpty, t != "0" else { return nil }
-        return t
-    case .android:
-        if let t = p.transactionID, !t.isEmpty { return "g:" + t }
-        if let token = p.purchaseToken, !token.isEmpty { return "gt:" + token }
-        return nil
-    }
-}
-
 /// What claiming needs of one purchase: its key, when it was bought, and whether it may
 /// legitimately be credited twice (a same-user restore, family sharing).
 public struct ClaimCandidate: Sendable, Equatable {

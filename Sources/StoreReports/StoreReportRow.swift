@@ -2,7 +2,7 @@ import IAPBasics
 
 /// One row of a store report, typed: a charge or a refund of one order (Google), or units
 /// of one product sold or refunded on one day (Apple).
-public struct StoreEvent: Sendable, Equatable {
+public struct StoreReportRow: Sendable, Equatable {
     public enum Action: String, Sendable {
         case charge
         case refund
@@ -60,7 +60,7 @@ public struct SkippedRow: Sendable, Equatable, CustomStringConvertible {
 
 /// What one data row of a report is.
 public enum ReportItem: Sendable, Equatable {
-    case event(StoreEvent)
+    case event(StoreReportRow)
     case skipped(SkippedRow)
     /// A row the reconciliation does not compare: an app sale, a Google fee or tax line.
     case ignored

@@ -1,0 +1,42 @@
+import ReceiptFormats
+
+/// The key one store transaction is claimed and remembered by, in the ledger as tonight:
+///
+///     Apple    the transaction id as it is (digits: short enough to be kept inline; "0" is none)
+///     Google   `g:` + the orderId (renewals `..N` are distinct; never only digits)
+///              `gt:` + the purchase token, for a test purchase (no orderId) and for a refund
+///              that names only a token no known purchase holds yet
+///
+/// Keys stay `String`s (a night holds millions); this is the one place that spells them.
+public enum ClaimKey {
+    public static func apple(transactionID: String?) -> String? {
+        guard let t = transactionID, !t.isEmpty, t != "0" else { return nil }
+        return t
+    }
+
+    public static func google(orderID: String?) -> String? {
+        guard let t = orderID, !t.isEmpty else { return nil }
+        return "g:" + t
+    }
+
+    public static func google(token: String?) -> String? {
+        guard let t = token, !t.isEmpty else { return nil }
+        return "gt:" + t
+    }
+
+    /// A Google purchase's key: by its orderId, else (a test purchase) by its token.
+    public static func google(orderID: String?, token: String?) -> String? {
+        google(orderID: orderID) ?? google(token: token)
+    }
+
+    /// Whether `key` is a token's (`gt:`), not a transaction's.
+    public static func isToken(_ key: String) -> Bool { key.hasPrefix("gt:") }
+}
+
+/// The key of purchase `p` of a receipt of `platform`.
+public func claimKey(_ p: Purchase, platform: Platform) -> String? {
+    switch platform {
+    case .ios: ClaimKey.apple(transactionID: p.transactionID)
+    case .android: ClaimKey.google(orderID: p.transactionID, token: p.purchaseToken)
+    }
+}
