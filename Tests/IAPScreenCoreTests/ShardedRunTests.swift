@@ -1,5 +1,6 @@
 import Foundation
 import IAPBasics
+import JSONText
 import PostgresClient
 import PostgresTestSupport
 import Synchronization
@@ -71,6 +72,15 @@ struct ShardedRunTests {
                     + (1...3).reversed().map { s.file("\(night)-s\($0)") })
             #expect(merged.status == 0, "\(merged.stderr)")
             try Self.expectSame(s.file("one-\(night)"), s.file("merged-\(night)"))
+            // Every worker counts the whole log as one run does, refunds of orders the dump
+            // marks refunded (another shard's) matched among them.
+            func storeEvents(_ dir: String) throws -> JSONValue? {
+                try JSONParser.parse(try s.read(dir + "/summary.json")).object?["store_events"]
+            }
+            let counts = try storeEvents("one-\(night)")
+            #expect(counts != nil)
+            for i in 1...3 { #expect(try storeEvents("\(night)-s\(i)") == counts, "shard \(i) of \(night)") }
+            #expect(try storeEvents("merged-\(night)") == counts)
         }
         // The night has replays whose original another shard screened.
         let replays = try FindingLine.read(s.file("merged-n1/findings.jsonl")).filter {

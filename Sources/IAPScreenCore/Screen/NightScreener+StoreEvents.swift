@@ -84,7 +84,7 @@ extension NightScreener {
         var refundedTonight: Set<String> = []
         // The keys their transactions would have (an Apple transaction id or a Google order id):
         // a refund of one is matched, though such an order took nothing.
-        var givenBack: Set<String> = []
+        var givenBack = self.others.givenBack
         for i in night.slots.indices where night.slots.with(i, { $0.pointee.order.status == .refunded }) {
             let order = night.slots[i].order
             refundedTonight.insert(order.orderID)
@@ -212,13 +212,15 @@ extension NightScreener {
             guard let shard else { return true }
             return orderID.map(shard.owns) ?? (shard.index == 1)
         }
-        var afterNightSeen = 0
+        // Each report's place among a whole run's: a count of every event and refund looked at,
+        // the same on every worker whichever of them reports what (a worker that counted only
+        // what it placed would count another shard's order of tonight that it skips).
+        var sequence = 0
         func placeAfterNight(_ report: OrderReport, mine: Bool) {
             if mine {
                 out.afterNight.append(report)
-                out.afterNightOrder.append(afterNightSeen)
+                out.afterNightOrder.append(sequence)
             }
-            afterNightSeen += 1
         }
         func place(_ j: RefundJudge.Judged) {
             if j.taker.slot == nil, shard != nil,
@@ -266,15 +268,18 @@ extension NightScreener {
                     }
                 }
                 nextOther += 1
+                sequence += 1
             }
         }
         for (k, refundIndex) in keyed.enumerated() {
             placeOthers(upTo: Int(refundIndex))
             if let j = byRefund[k] { place(j) }
+            sequence += 1
         }
         placeOthers(upTo: Int.max)
         for k in keyed.count..<(keyed.count + rememberedRefunds.count) {
             if let j = byRefund[k] { place(j) }
+            sequence += 1
         }
         if !firstRefund.isEmpty, evaluator.isEnabled(Revoked.self) {
             let takers = replays.map { r in

@@ -16,6 +16,13 @@ struct ShardOrders {
     /// Google purchase tokens their purchases hold: token -> (claim key, the order's time
     /// and input position), for store events that name only a token.
     var tokens: [String: [(key: String, at: Int64, position: Int64)]] = [:]
+    /// The keys of the transactions the other shards' orders marked `refunded` tonight name:
+    /// a refund of one is matched (no finding), on every worker alike.
+    var givenBack: Set<String> = []
+
+    /// A staged row's `catalog` that marks an order tonight's dump says was refunded: it
+    /// claims nothing and counts for nobody; its candidates' keys are what it names.
+    static let givenBackMarker: Int64 = 2
 
     var count: Int { claimants.count }
 
@@ -25,6 +32,10 @@ struct ShardOrders {
         candidates.reserveCapacity(staged.count)
         for s in staged {
             guard let taken = StagedCandidates.decode(s.candidates) else { return nil }
+            if s.catalog == Self.givenBackMarker {
+                for t in taken { if let key = t.candidate.key { givenBack.insert(key) } }
+                continue
+            }
             claimants.append(
                 Claimant(
                     orderID: s.orderID, userID: s.userID, createdAt: s.createdAt,
@@ -48,6 +59,10 @@ extension NightScreener {
         let slots = night.slots
         var out: [PostgresShardRun.StagedOrder] = []
         for i in slots.indices {
+            if let given = givenBack(slots[i].order) {
+                out.append(given)
+                continue
+            }
             guard slots.with(i, { $0.pointee.order.status == .credited && $0.pointee.outcomeKind != nil }) else {
                 continue
             }
@@ -73,5 +88,23 @@ extension NightScreener {
                     candidates: StagedCandidates.encode(candidates)))
         }
         return out
+    }
+
+    /// An order tonight's dump marks refunded that names its transaction, staged so the other
+    /// shards count a refund of it as matched (both spellings: its platform may be known only
+    /// from the receipt, which is not read).
+    private func givenBack(_ o: StoredOrder) -> PostgresShardRun.StagedOrder? {
+        guard o.status == .refunded else { return nil }
+        let keys = [ClaimKey.apple(transactionID: o.transactionID), ClaimKey.google(orderID: o.transactionID)]
+            .compactMap { $0 }
+        guard !keys.isEmpty else { return nil }
+        let candidates = keys.map { key -> (candidate: ClaimCandidate, token: String?) in
+            var c = ClaimCandidate.empty
+            c.key = key
+            return (c, nil)
+        }
+        return .init(
+            orderID: o.orderID, userID: o.userID, createdAt: o.createdAt, position: 0,
+            catalog: ShardOrders.givenBackMarker, candidates: StagedCandidates.encode(candidates))
     }
 }
