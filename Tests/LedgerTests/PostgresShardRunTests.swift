@@ -200,14 +200,15 @@ struct PostgresShardRunTests {
                 ledger: try PostgresLedger(uri: database.uri), runID: "n", shard: try Self.shard(i, of: 2),
                 abandonedAfter: 3600)
         }
+        let first = try join(1)
+        try first.stage([Self.staged("a")])
         do {
             // Shard 2 stages and hands its part over, then dies before the run is committed.
             let second = try join(2)
             try second.stage([Self.staged("b")])
+            try second.waitForAll(timeout: 60)
             #expect(try second.finish(Self.part(["2"], orders: 1, flagged: 0)) == false)
         }
-        let first = try join(1)
-        try first.stage([Self.staged("a")])
         // Shard 2 is started again while shard 1 reads: shard 1 still sees its orders.
         let again = try join(2)
         try first.waitForAll(timeout: 5)

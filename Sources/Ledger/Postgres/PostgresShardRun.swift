@@ -41,6 +41,8 @@ public final class PostgresShardRun {
 
     public let runID: String
     public let shard: ShardSpec
+    /// Where this worker is in the run; every step below goes through one of its transitions.
+    public private(set) var machine: ShardRunStateMachine
     private let ledger: PostgresLedger
     private var db: PostgresConnection { ledger.db }
     private var target: String { ledger.target }
@@ -57,6 +59,21 @@ public final class PostgresShardRun {
         self.ledger = ledger
         self.runID = runID
         self.shard = shard
+        machine = ShardRunStateMachine(runID: runID, shard: shard, target: ledger.target)
+        var view = ShardRunStateMachine.JoinView(runShards: nil, runCommitted: false)
+        /// Refuses now if what was seen so far refuses (a copy of the machine is asked), so
+        /// that nothing more is done — the shard's lock not taken — for a refused worker.
+        func refuseEarly() throws(LedgerError) {
+            var probe = machine
+            var seen = view
+            if seen.runShards == nil { seen.runShards = Int64(shard.count) }  // not read yet
+            do throws(LedgerError) {
+                try probe.join(seen)
+            } catch {
+                machine = probe
+                throw error
+            }
+        }
         try inTransaction(db, target) { () throws(LedgerError) in
             try onServer(target) { () throws(PostgresError) in
                 try db.query("SELECT pg_advisory_xact_lock($1)", [.int64(PostgresSchema.migrationLock)])
@@ -75,12 +92,10 @@ public final class PostgresShardRun {
                 _ = try db.advisoryUnlock(PostgresRunLock.key)
                 return .none
             }
-            if let holder = unsharded {
-                throw LedgerError(
-                    "ledger \(target) is in use by another run: \(holder ?? "a session this user cannot see")",
-                    code: .inUse)
-            }
-            try refuseOtherRuns(abandonedAfter: abandonedAfter)
+            if let holder = unsharded { view.unshardedHolder = .some(holder) }
+            try refuseEarly()
+            view.otherRun = try PostgresShardRun.runInProgress(ledger, except: runID, abandonedAfter: abandonedAfter)
+            try refuseEarly()
             // Rows a committed run's last worker could not clear after its commit.
             try onServer(target) { () throws(PostgresError) in
                 for table in PostgresShardTables.partTables {
@@ -102,29 +117,20 @@ public final class PostgresShardRun {
                     [.text(runID)])
             }
             let shards = try onServer(target) { () throws(PostgresError) in (try run.int64(0, 0), try run.bool(0, 1)) }
-            if shards.1 == true {
-                throw LedgerError(
-                    "run \(runID) of ledger \(target) was completed already; a new night needs a new --run-id",
-                    code: .shardMismatch)
-            }
-            if shards.0 != Int64(shard.count) {
-                throw LedgerError(
-                    "run \(runID) of ledger \(target) has \(shards.0.map(String.init) ?? "?") shards, "
-                        + "not \(shard.count): every worker of a run gives the same --shard I/N", code: .shardMismatch)
-            }
+            view.runShards = shards.0
+            view.runCommitted = shards.1 == true
+            try refuseEarly()
             let taken = try onServer(target) { () throws(PostgresError) in
                 try db.query(
                     "SELECT pg_try_advisory_lock($1::integer, $2::integer)",
                     [.int64(lockClass), .int64(Int64(shard.index))]
                 ).bool(0, 0) == true
             }
-            guard taken else {
+            if !taken {
                 let holder = try PostgresShardRun.liveWorkers(db, target, of: runID).first { $0.shard == shard.index }
-                throw LedgerError(
-                    "shard \(shard) of run \(runID) is being run by another worker on ledger \(target)"
-                        + (holder.map { ": \($0.worker)" } ?? ""),
-                    code: .inUse)
+                view.shardHeldBy = .some(holder?.worker)
             }
+            try machine.join(view)
             // A shard run again keeps what its last worker staged or handed over until it
             // replaces it (each in one transaction): the others may be reading it, and the
             // same inputs stage the same rows.
@@ -142,13 +148,6 @@ public final class PostgresShardRun {
     /// `--shard-timeout`'s default, and how long an unsharded run takes a silent sharded run
     /// to be alive.
     public static let defaultTimeout: Double = 3600
-
-    /// Other runs not committed: refused while alive, dropped when abandoned.
-    private func refuseOtherRuns(abandonedAfter: Double) throws(LedgerError) {
-        if let other = try PostgresShardRun.runInProgress(ledger, except: runID, abandonedAfter: abandonedAfter) {
-            throw LedgerError("ledger \(target) is in use by \(other)", code: .inUse)
-        }
-    }
 
     /// A sharded run not committed that is alive (a shard's worker running, or heard of
     /// within `abandonedAfter` seconds), described; abandoned ones are dropped, staging and all.
@@ -309,6 +308,7 @@ public final class PostgresShardRun {
 
     /// Stages this shard's orders (replacing any staged before) and says the shard has.
     public func stage(_ orders: [StagedOrder]) throws(LedgerError) {
+        try machine.staged()
         try inTransaction(db, target) { () throws(LedgerError) in
             try clearStagedOrders()
             try onServer(target) { () throws(PostgresError) in
@@ -338,19 +338,13 @@ public final class PostgresShardRun {
     /// Waits until every shard has staged its orders; `.shardTimeout` naming the shards
     /// missing after `timeout` seconds.
     public func waitForAll(timeout: Double, poll: Double = 0.2) throws(LedgerError) {
-        let deadline = SystemClock.monotonicSeconds() + timeout
-        var lastTouch = SystemClock.monotonicSeconds()
+        let start = SystemClock.monotonicSeconds()
+        let deadline = start + timeout
+        var lastTouch = start
         while true {
             let staged = Set(try PostgresShardRun.stagedShards(db, target, of: runID))
-            let missing = (1...shard.count).filter { !staged.contains($0) }
-            guard !missing.isEmpty else { return }
             let now = SystemClock.monotonicSeconds()
-            if now >= deadline {
-                throw LedgerError(
-                    "run \(runID): shards \(PostgresShardRun.list(missing)) of \(shard.count) have not staged their orders "
-                        + "after \(Int(timeout)) s (--shard-timeout); nothing written, ledger unchanged",
-                    code: .shardTimeout)
-            }
+            if try machine.waited(stagedShards: staged, elapsed: now - start, timeout: timeout) { return }
             // Heard of now and then, so that a long wait is not taken for an abandoned run.
             if now - lastTouch > 30 {
                 try onServer(target) { () throws(PostgresError) in try touch() }
@@ -362,7 +356,8 @@ public final class PostgresShardRun {
 
     /// The orders every other shard staged, in no particular order, read a batch at a time.
     public func othersOrders() throws(LedgerError) -> [StagedOrder] {
-        try inTransaction(db, target) { () throws(LedgerError) in
+        try machine.mayReadOthers()
+        return try inTransaction(db, target) { () throws(LedgerError) in
             try onServer(target) { () throws(PostgresError) in
                 try db.query(
                     """
@@ -397,6 +392,8 @@ public final class PostgresShardRun {
     /// has, commits the run: true when this call did.
     @discardableResult
     public func finish(_ part: RunRecord) throws(LedgerError) -> Bool {
+        // Moved on only once the transaction is: a failed hand-over leaves the worker ready.
+        var next = machine
         let committed = try inTransaction(db, target) { () throws(LedgerError) in
             // Finishers one at a time: the last one sees every part.
             let committed = try onServer(target) { () throws(PostgresError) in
@@ -405,10 +402,11 @@ public final class PostgresShardRun {
                     [.text(runID)]
                 ).bool(0, 0)
             }
-            guard committed == false else {
-                throw LedgerError(
-                    "run \(runID) of ledger \(target) was completed meanwhile by the other shards (with this "
-                        + "shard's part from its earlier worker); nothing written", code: .shardMismatch)
+            do throws(LedgerError) {
+                try next.handingOver(runCommitted: committed != false)
+            } catch {
+                machine = next
+                throw error
             }
             try clearFinishedPart()
             try onServer(target) { () throws(PostgresError) in try copyPart(part) }
@@ -429,10 +427,11 @@ public final class PostgresShardRun {
                     [.text(runID)]
                 ).int64(0, 0) ?? 0
             }
-            guard finished == Int64(shard.count) else { return false }
+            guard try next.handedOver(finishedShards: Int(clamping: finished)) else { return false }
             try onServer(target) { () throws(PostgresError) in try commitRun() }
             return true
         }
+        machine = next
         if committed { clearCommittedParts() }
         return committed
     }
