@@ -70,95 +70,136 @@ extension NightScreener {
     }
 
     /// Judges tonight's events (nil without `--store-events`) and the refunds the ledger
-    /// remembers of transactions tonight's orders took.
+    /// remembers of transactions tonight's orders took, then places what they found: on
+    /// tonight's orders (pending until their reports), or in reports after tonight's.
     func judge(
         _ events: StoreEventNight?, remembered: [RememberedTaking], replays: [ReplayTaking], book: ClaimBook,
         night: NightLoader, watch: Int32?
     ) throws -> EventOutcome {
         var out = EventOutcome(counts: events?.counts ?? .init())
-        // What the night's events leave in the ledger is handed over by one shard of a run.
-        let isFirstShard = shard.map { $0.index == 1 } ?? true
-        // Events not believed and lines that are no event, each with its place among the refunds.
-        let others = events?.others ?? []
-        // Orders tonight's dump marks refunded were given back already: no refund finding.
-        var refundedTonight: Set<String> = []
-        // The keys their transactions would have (an Apple transaction id or a Google order id):
-        // a refund of one is matched, though such an order took nothing.
-        var givenBack = self.others.givenBack
+        let givenBack = givenBackTonight(night)
+        let refunds = try keyedRefunds(events, night, memory: &out)
+        let tonight = refunds.tonight
+        let rememberedRefunds = remembered.map(Self.refund(remembered:))
+        let takers = try takersOfEarlierNights(
+            tonight, rememberedRefunds, others: events?.others ?? [], book: book, night: night, out: &out)
+        func taker(_ key: String) -> RefundJudge.Taker? {
+            takers.taker(of: key, book: book, refundedTonight: givenBack.orders)
+        }
+        let judged = RefundJudge(countsPerUser: evaluator.needsStoreEventFields).judge(
+            tonight, remembered: rememberedRefunds, taker: taker, givenBack: { givenBack.keys.contains($0) },
+            alreadyCounted: { takers.ledgerCounted.contains($0) },
+            reportedRefund: { order in
+                (try? ledger?.wasReported(orderID: order, rule: RefundedAfterCredit.id.rawValue)) == true
+            })
+        out.matched += judged.matched
+        out.unmatched += judged.unmatched
+        out.refundsPerUser.merge(judged.refundsPerUser, uniquingKeysWith: +)
+        out.reasons = judged.reasons
+
+        let replayed = replayedRefunds(
+            replays, tonight: tonight, remembered: rememberedRefunds, keyedCount: refunds.keyed.count)
+        out.pending = PendingRefunds(
+            packed: refunds.packed, keyed: refunds.keyed, resolved: refunds.resolved,
+            remembered: rememberedRefunds + replayed.extra)
+        var placer = AfterNightPlacer(
+            screener: self, book: book, earlier: takers.earlier, watch: watch, others: events?.others ?? [])
+        placer.place(
+            judged.judged, keyed: refunds.keyed, rememberedCount: rememberedRefunds.count, taker: taker, into: &out)
+        placeRevokedReplays(replays, first: replayed.first, night: night, watch: watch, into: &out)
+        out.pending.settle()
+        return out
+    }
+
+    /// Tonight's orders the dump marks refunded (given back already: no refund finding), and
+    /// the keys their transactions would have — this shard's and, in a sharded run, the
+    /// others' — so that a refund of one is matched though such an order took nothing.
+    private func givenBackTonight(_ night: NightLoader) -> (orders: Set<String>, keys: Set<String>) {
+        var orders: Set<String> = []
+        var keys = self.others.givenBack
         for i in night.slots.indices where night.slots.with(i, { $0.pointee.order.status == .refunded }) {
             let order = night.slots[i].order
-            refundedTonight.insert(order.orderID)
+            orders.insert(order.orderID)
             // Its platform may be known only from the receipt, which is not read: both spellings.
-            if let apple = ClaimKey.apple(transactionID: order.transactionID) { givenBack.insert(apple) }
-            if let google = ClaimKey.google(orderID: order.transactionID) { givenBack.insert(google) }
+            if let apple = ClaimKey.apple(transactionID: order.transactionID) { keys.insert(apple) }
+            if let google = ClaimKey.google(orderID: order.transactionID) { keys.insert(google) }
         }
+        return (orders, keys)
+    }
+
+    /// Tonight's refunds and reversals, packed as read (`NightRefunds`): those with a claim
+    /// key (token-only ones resolved through tonight's purchases, else the ledger's claims)
+    /// by their index in `packed`. Nothing else is copied: a night of a million events keeps
+    /// its refunds once.
+    struct KeyedRefunds {
+        var packed = NightRefunds()
+        /// The judge's index of each of tonight's refunds -> its index in `packed`.
+        var keyed: [Int32] = []
+        /// Token-only refunds resolved here (few), by their index in `packed`.
+        var resolved: [Int32: String] = [:]
+
+        /// Tonight's refunds and reversals with a key, in the order read.
+        var tonight: LazyMapSequence<[Int32], StoreRefund> {
+            keyed.lazy.map { [packed, resolved] i in
+                var r = packed[Int(i)].refund
+                if let key = resolved[i] { r.key = key }
+                return r
+            }
+        }
+    }
+
+    /// Keys tonight's refunds; what the ledger is to remember of them (and of the events) goes
+    /// into `memory` — by one worker of a sharded run; a token no purchase names is unmatched.
+    private func keyedRefunds(_ events: StoreEventNight?, _ night: NightLoader, memory out: inout EventOutcome) throws
+        -> KeyedRefunds
+    {
+        // What the night's events leave in the ledger is handed over by one shard of a run.
+        let remembers = ledger != nil && (shard.map { $0.index == 1 } ?? true)
         // A token-only refund finds its purchase tonight, else among the ledger's claims.
         var tokenKeys = tokenKeys(events?.unresolvedTokens ?? [], night)
         if let ledger, let tokens = events?.unresolvedTokens.subtracting(tokenKeys.keys), !tokens.isEmpty {
             tokenKeys.merge(try ledger.claimKeys(forTokens: Array(tokens))) { tonight, _ in tonight }
         }
-        // Token-only refunds resolved here (few), by refund index. Nothing else is copied: a
-        // night of a million events keeps its refunds once, packed (`NightRefunds`).
-        let packed = events?.refunds ?? NightRefunds()
-        var resolved: [Int32: String] = [:]
-        // The judge's index of each of tonight's refunds -> its index in `packed`.
-        var keyed: [Int32] = []
-        for i in 0..<packed.count {
-            let (r, token, identity) = packed[i]
+        var refunds = KeyedRefunds(packed: events?.refunds ?? NightRefunds())
+        for i in 0..<refunds.packed.count {
+            let (r, token, identity) = refunds.packed[i]
             var key = r.key
             if key.isEmpty, let token, let found = tokenKeys[token] {
                 key = found
-                resolved[Int32(i)] = found
+                refunds.resolved[Int32(i)] = found
             }
-            if ledger != nil, isFirstShard { remember(r, key: key, token: token, identity: identity, in: &out.memory) }
+            if remembers { remember(r, key: key, token: token, identity: identity, in: &out.memory) }
             if key.isEmpty {
                 out.unmatched += 1  // a token no purchase of tonight's or the ledger's names
             } else {
-                keyed.append(Int32(i))
+                refunds.keyed.append(Int32(i))
             }
         }
-        if ledger != nil, isFirstShard { out.memory.events = events?.believed.map { ($0.identity.hex, $0.type) } ?? [] }
-        /// Tonight's refunds and reversals with a key, in the order read.
-        let tonight = keyed.lazy.map { i in
-            var r = packed[Int(i)].refund
-            if let key = resolved[i] { r.key = key }
-            return r
-        }
-        let rememberedRefunds = remembered.map { m in
-            var r = StoreRefund(
-                kind: .refund, key: m.key, event: m.refund.event, at: m.refund.refundedAt, location: nil)
-            r.reason = m.refund.reason
-            r.source = m.refund.source
-            return r
-        }
+        if remembers { out.memory.events = events?.believed.map { ($0.identity.hex, $0.type) } ?? [] }
+        return refunds
+    }
 
-        // Transactions whose first taker is an earlier night's: the ledger's claim, with what it bought.
+    /// A refund the ledger remembers, as the judge reads refunds.
+    private static func refund(remembered m: RememberedTaking) -> StoreRefund {
+        var r = StoreRefund(kind: .refund, key: m.key, event: m.refund.event, at: m.refund.refundedAt, location: nil)
+        r.reason = m.refund.reason
+        r.source = m.refund.source
+        return r
+    }
+
+    /// What the ledger says of the transactions the night's refunds name whose first taker
+    /// is an earlier night's order.
+    struct EarlierTakers {
+        /// The ledger's claim of each, with what it bought.
         var earlier: [String: (claim: Claim, details: ClaimDetails)] = [:]
+        /// An earlier night's claim whose order is in tonight's dump again (a rerun) is that order's.
         var rerunSlots: [String: Int32] = [:]
+        /// Keys whose refund `user.refunds` counts from the ledger already.
         var ledgerCounted: Set<String> = []
-        if let ledger {
-            var named: Set<String> = []
-            for r in tonight where book.taker(of: r.key).map({ $0.remembered }) ?? true { named.insert(r.key) }
-            for r in rememberedRefunds where book.taker(of: r.key).map({ $0.remembered }) ?? true {
-                named.insert(r.key)
-            }
-            for case (_, .invalid(_, let transaction?, _, _)) in others
-            where book.taker(of: transaction).map({ $0.remembered }) ?? true {
-                named.insert(transaction)
-            }
-            earlier = try ledger.claimsWithDetails(of: Array(named))
-            // An earlier night's claim whose order is in tonight's dump again (a rerun) is that order's.
-            rerunSlots = night.slots(ofOrders: Set(named.compactMap { book.taker(of: $0)?.claim.orderID }))
-            // `user.refunds` counts the ledger's refunds of its claims, and tonight's it does not hold yet.
-            if evaluator.needsStoreEventFields {
-                out.refundsPerUser = try ledger.refundsPerUser()
-                let keys = Set(tonight.map(\.key)).union(rememberedRefunds.map(\.key))
-                let known = try ledger.refunds(of: Array(keys))
-                ledgerCounted = Set(
-                    known.keys.filter { key in earlier[key] != nil || book.taker(of: key)?.remembered == true })
-            }
-        }
-        func taker(_ key: String) -> RefundJudge.Taker? {
+
+        /// The first taker of `key`: tonight's claim (or the ledger's remembered one) in the
+        /// book, else the ledger's claim of an earlier night.
+        func taker(of key: String, book: ClaimBook, refundedTonight: Set<String>) -> RefundJudge.Taker? {
             if let t = book.taker(of: key) {
                 let slot = t.remembered ? rerunSlots[t.claim.orderID] : t.handle
                 return .init(
@@ -171,134 +212,84 @@ extension NightScreener {
                     stillCredited: !refundedTonight.contains($0.claim.orderID))
             }
         }
-        let judged = RefundJudge(countsPerUser: evaluator.needsStoreEventFields).judge(
-            tonight, remembered: rememberedRefunds, taker: taker, givenBack: { givenBack.contains($0) },
-            alreadyCounted: { ledgerCounted.contains($0) },
-            reportedRefund: { order in
-                (try? ledger?.wasReported(orderID: order, rule: RefundedAfterCredit.id.rawValue)) == true
-            })
-        out.matched += judged.matched
-        out.unmatched += judged.unmatched
-        out.refundsPerUser.merge(judged.refundsPerUser, uniquingKeysWith: +)
-        out.reasons = judged.reasons
-        var byRefund: [Int: RefundJudge.Judged] = [:]
-        for j in judged.judged { byRefund[j.index] = j }
+    }
 
-        // Refunds the ledger remembers of what tonight's replays replay, judged for them alone.
-        var replayedRefunds: [StoreRefund] = []
-        var firstRefund: [String: (index: Int, refund: StoreRefund)] = [:]
-        if !replays.isEmpty {
-            let replayed = Set(replays.map(\.key))
-            for (k, r) in tonight.enumerated() where r.kind == .refund && replayed.contains(r.key) {
-                if firstRefund[r.key] == nil { firstRefund[r.key] = (k, r) }
-            }
-            for (m, r) in rememberedRefunds.enumerated() where firstRefund[r.key] == nil && replayed.contains(r.key) {
-                firstRefund[r.key] = (keyed.count + m, r)
-            }
-            for replay in replays {
-                guard firstRefund[replay.key] == nil, let m = replay.remembered else { continue }
-                var r = StoreRefund(kind: .refund, key: replay.key, event: m.event, at: m.refundedAt, location: nil)
-                r.reason = m.reason
-                r.source = m.source
-                firstRefund[replay.key] = (keyed.count + rememberedRefunds.count + replayedRefunds.count, r)
-                replayedRefunds.append(r)
-            }
+    private func takersOfEarlierNights(
+        _ tonight: some Sequence<StoreRefund>, _ rememberedRefunds: [StoreRefund],
+        others: [(before: Int, other: StoreEventNight.Other)], book: ClaimBook, night: NightLoader,
+        out: inout EventOutcome
+    ) throws -> EarlierTakers {
+        var found = EarlierTakers()
+        guard let ledger else { return found }
+        var named: Set<String> = []
+        for r in tonight where book.taker(of: r.key).map({ $0.remembered }) ?? true { named.insert(r.key) }
+        for r in rememberedRefunds where book.taker(of: r.key).map({ $0.remembered }) ?? true {
+            named.insert(r.key)
         }
-        out.pending = PendingRefunds(
-            packed: packed, keyed: keyed, resolved: resolved, remembered: rememberedRefunds + replayedRefunds)
-        // A sharded run's worker reports on its shard's orders only; what names no order is
-        // the first shard's. Every worker judges every event: the counts are the whole log's.
-        func isMine(_ orderID: String?) -> Bool {
-            guard let shard else { return true }
-            return orderID.map(shard.owns) ?? (shard.index == 1)
+        for case (_, .invalid(_, let transaction?, _, _)) in others
+        where book.taker(of: transaction).map({ $0.remembered }) ?? true {
+            named.insert(transaction)
         }
-        // Each report's place among a whole run's: a count of every event and refund looked at,
-        // the same on every worker whichever of them reports what (a worker that counted only
-        // what it placed would count another shard's order of tonight that it skips).
-        var sequence = 0
-        func placeAfterNight(_ report: OrderReport, mine: Bool) {
-            if mine {
-                out.afterNight.append(report)
-                out.afterNightOrder.append(sequence)
-            }
+        found.earlier = try ledger.claimsWithDetails(of: Array(named))
+        found.rerunSlots = night.slots(ofOrders: Set(named.compactMap { book.taker(of: $0)?.claim.orderID }))
+        // `user.refunds` counts the ledger's refunds of its claims, and tonight's it does not hold yet.
+        if evaluator.needsStoreEventFields {
+            out.refundsPerUser = try ledger.refundsPerUser()
+            let keys = Set(tonight.map(\.key)).union(rememberedRefunds.map(\.key))
+            let known = try ledger.refunds(of: Array(keys))
+            let earlier = found.earlier
+            found.ledgerCounted = Set(
+                known.keys.filter { key in earlier[key] != nil || book.taker(of: key)?.remembered == true })
         }
-        func place(_ j: RefundJudge.Judged) {
-            if j.taker.slot == nil, shard != nil,
-                let t = book.taker(of: j.refund.key), !t.remembered, t.handle == nil
-            {
-                // Tonight's order of another shard (the book holds its claim without a handle): its worker reports it.
-                return
-            }
-            if let slot = j.taker.slot {
-                guard evaluator.isEnabled(j.rule) else { return }
-                out.pending.add(j, slot: slot)
-                if slot == watch, let f = finding(j) { out.bySlot[slot, default: []].append(f) }
-                return
-            }
-            if let f = finding(j) {
-                placeAfterNight(
-                    Self.eventReport(
-                        f, createdAt: j.taker.createdAt, isOrder: true,
-                        details: earlier[j.refund.key]?.details), mine: isMine(j.taker.orderID))
-            }
+        return found
+    }
+
+    /// The first refund read of each key tonight's replays replay (tonight's, else one the
+    /// ledger keeps with its claim, else one it keeps for the replay alone: `extra`, indexed
+    /// after the remembered ones).
+    private func replayedRefunds(
+        _ replays: [ReplayTaking], tonight: some Sequence<StoreRefund>, remembered: [StoreRefund], keyedCount: Int
+    ) -> (extra: [StoreRefund], first: [String: (index: Int, refund: StoreRefund)]) {
+        guard !replays.isEmpty else { return ([], [:]) }
+        var extra: [StoreRefund] = []
+        var first: [String: (index: Int, refund: StoreRefund)] = [:]
+        let replayed = Set(replays.map(\.key))
+        for (k, r) in tonight.enumerated() where r.kind == .refund && replayed.contains(r.key) {
+            if first[r.key] == nil { first[r.key] = (k, r) }
         }
-        // In the order read: each of `others` before the refunds read after it (refunds are not
-        // unpacked for this: the judge's index k is refund keyed[k]), the remembered ones last.
-        var nextOther = 0
-        func placeOthers(upTo refundIndex: Int) {
-            while nextOther < others.count, others[nextOther].before <= refundIndex {
-                switch others[nextOther].other {
-                case .malformed(let m):
-                    if let f = evaluator.nightFinding(
-                        MalformedRecord.self, orderID: nil,
-                        MalformedRecord.words(location: m.location, reason: m.reason))
-                    {
-                        placeAfterNight(Self.eventReport(f, createdAt: nil, isOrder: false), mine: isMine(nil))
-                    }
-                case .invalid(let type, let transaction, let location, let reason):
-                    let order = transaction.flatMap { taker($0) }
-                    let words = StoreEventInvalid.words(
-                        type: type, transaction: transaction, location: location, reason: reason)
-                    if let f = evaluator.nightFinding(StoreEventInvalid.self, orderID: order?.orderID, words) {
-                        var finding = f
-                        finding.userID = order?.userID
-                        placeAfterNight(
-                            Self.eventReport(finding, createdAt: order?.createdAt, isOrder: false),
-                            mine: isMine(order?.orderID))
-                    }
-                }
-                nextOther += 1
-                sequence += 1
-            }
+        for (m, r) in remembered.enumerated() where first[r.key] == nil && replayed.contains(r.key) {
+            first[r.key] = (keyedCount + m, r)
         }
-        for (k, refundIndex) in keyed.enumerated() {
-            placeOthers(upTo: Int(refundIndex))
-            if let j = byRefund[k] { place(j) }
-            sequence += 1
+        for replay in replays {
+            guard first[replay.key] == nil, let m = replay.remembered else { continue }
+            var r = StoreRefund(kind: .refund, key: replay.key, event: m.event, at: m.refundedAt, location: nil)
+            r.reason = m.reason
+            r.source = m.source
+            first[replay.key] = (keyedCount + remembered.count + extra.count, r)
+            extra.append(r)
         }
-        placeOthers(upTo: Int.max)
-        for k in keyed.count..<(keyed.count + rememberedRefunds.count) {
-            if let j = byRefund[k] { place(j) }
-            sequence += 1
+        return (extra, first)
+    }
+
+    /// `revoked` on tonight's replays credited on or after their purchase's refund.
+    private func placeRevokedReplays(
+        _ replays: [ReplayTaking], first: [String: (index: Int, refund: StoreRefund)], night: NightLoader,
+        watch: Int32?, into out: inout EventOutcome
+    ) {
+        guard !first.isEmpty, evaluator.isEnabled(Revoked.self) else { return }
+        let takers = replays.map { r in
+            let o = night.slots[Int(r.slot)].order
+            return (
+                key: r.key,
+                taker: RefundJudge.Taker(
+                    orderID: o.orderID, userID: o.userID, createdAt: o.createdAt, slot: r.slot, stillCredited: true)
+            )
         }
-        if !firstRefund.isEmpty, evaluator.isEnabled(Revoked.self) {
-            let takers = replays.map { r in
-                let o = night.slots[Int(r.slot)].order
-                return (
-                    key: r.key,
-                    taker: RefundJudge.Taker(
-                        orderID: o.orderID, userID: o.userID, createdAt: o.createdAt, slot: r.slot,
-                        stillCredited: true)
-                )
-            }
-            for j in RefundJudge().revokedReplays(takers, firstRefund: { firstRefund[$0] }) {
-                guard let slot = j.taker.slot else { continue }
-                out.pending.add(j, slot: slot)
-                if slot == watch, let f = finding(j) { out.bySlot[slot, default: []].append(f) }
-            }
+        for j in RefundJudge().revokedReplays(takers, firstRefund: { first[$0] }) {
+            guard let slot = j.taker.slot else { continue }
+            out.pending.add(j, slot: slot)
+            if slot == watch, let f = finding(j) { out.bySlot[slot, default: []].append(f) }
         }
-        out.pending.settle()
-        return out
     }
 
     /// The finding of a judged refund (nil when its rule is off).
