@@ -59,6 +59,82 @@ struct NightScreener {
     /// Claims in (created_at, order_id) order on top of the ledger's; `watch` names a slot
     /// whose selection to keep.
     func makeClaims(_ night: NightLoader, watch: Int32? = nil) throws -> Claims {
+        // The slots are dropped once in claim order: the two lists never take memory at once.
+        var scan = screenable(night)
+        // `user.orders` needs the whole night: then every decoded order was deferred to here.
+        var evaluator = self.evaluator
+        if evaluator.needsOrdersPerUser {
+            for i in scan.slots { evaluator.ordersPerUser[night.slots[Int(i)].order.userID, default: 0] += 1 }
+            for c in others.claimants { evaluator.ordersPerUser[c.userID, default: 0] += 1 }
+        }
+        // Refunds the ledger remembers are looked up for the keys tonight's orders take.
+        let refundCount = try ledger?.refundCount() ?? 0
+        var pass = ClaimPass(
+            book: try bookOnTheLedger(scan.slots, night), watch: watch, checksRefunds: refundCount > 0,
+            // Custom rules that ask what the store events said wait for them to be judged.
+            waitsForEvents: (events != nil || refundCount > 0) && evaluator.needsStoreEventFields)
+        let order = claimOrder(scan.slots, night)
+        scan.slots = []
+        // Sized once, after the sort's keys are gone: the two never take memory at once.
+        pass.book.reserve(order.count)
+        for i in order { claim(i, night, evaluator, &pass) }
+        if let ledger, pass.checksRefunds, !pass.replays.isEmpty {
+            try rememberReplayedRefunds(&pass.replays, ledger: ledger)
+        }
+        let remembered = try rememberedRefunds(pass.took, refundCount: refundCount)
+        let judged =
+            events != nil || pass.checksRefunds
+            ? try judge(
+                events, remembered: remembered, replays: pass.replays, book: pass.book, night: night, watch: watch)
+            : nil
+        if let judged {
+            evaluator.refundsPerUser = judged.refundsPerUser
+            evaluator.refundReasons = judged.reasons
+        }
+        for (i, selection) in pass.waiting {
+            guard let box = night.deferred(at: Int(i)) else { continue }
+            let found = evaluator.findings(
+                order: screenOrder(night.slots[Int(i)], night), receipt: .decoded(box.digest), selection: selection)
+            pass.late[i] = found + (pass.late[i] ?? [])
+        }
+        return Claims(
+            book: pass.book, late: pass.late, orders: scan.orders, receipts: scan.receipts,
+            watched: pass.watched, evaluator: evaluator, events: judged)
+    }
+
+    /// What the claims gather as they are made, in claim order.
+    struct ClaimPass {
+        var book: ClaimBook
+        let watch: Int32?
+        /// Whether the ledger remembers refunds: then the keys taken tonight are noted.
+        let checksRefunds: Bool
+        let waitsForEvents: Bool
+        /// Findings decided only now (replays, orders with several candidate purchases), by slot.
+        var late: [Int32: [Finding]] = [:]
+        var watched: Selection?
+        /// Orders whose findings wait for the store events (`waitsForEvents`).
+        var waiting: [(slot: Int32, selection: Selection)] = []
+        /// The keys (and tokens' keys) tonight's orders took, for the refunds the ledger remembers.
+        var took: [(lookup: String, key: String)] = []
+        /// Tonight's replays, for a refund of what they replay (`revoked` beside the replay).
+        var replays: [ReplayTaking] = []
+
+        init(book: ClaimBook, watch: Int32?, checksRefunds: Bool, waitsForEvents: Bool) {
+            self.book = book
+            self.watch = watch
+            self.checksRefunds = checksRefunds
+            self.waitsForEvents = waitsForEvents
+        }
+
+        mutating func noteTaking(_ selection: Selection, key: String?, token: String?) {
+            guard checksRefunds, case .picked = selection, let key else { return }
+            took.append((key, key))
+            if !ClaimKey.isToken(key), let byToken = ClaimKey.google(token: token) { took.append((byToken, key)) }
+        }
+    }
+
+    /// The credited orders that were screened (slot indices), how many, and how many had a receipt.
+    private func screenable(_ night: NightLoader) -> (slots: [Int32], orders: Int, receipts: Int) {
         let slots = night.slots
         var screenable: [Int32] = []
         var receipts = 0
@@ -72,44 +148,34 @@ struct NightScreener {
             if kind != .missing { receipts += 1 }
             screenable.append(Int32(i))
         }
+        return (screenable, orders, receipts)
+    }
 
-        // `user.orders` needs the whole night: then every decoded order was deferred to here.
-        var evaluator = self.evaluator
-        if evaluator.needsOrdersPerUser {
-            for i in screenable { evaluator.ordersPerUser[slots[Int(i)].order.userID, default: 0] += 1 }
-            for c in others.claimants { evaluator.ordersPerUser[c.userID, default: 0] += 1 }
-        }
-
-        // Refunds the ledger remembers are looked up for the keys tonight's orders take.
-        let refundCount = try ledger?.refundCount() ?? 0
-        let checksRefunds = refundCount > 0
-        var took: [(lookup: String, key: String)] = []
-        // Tonight's replays, for a refund of what they replay (`revoked` beside the replay).
-        var replays: [ReplayTaking] = []
-        func noteTaking(_ selection: Selection, key: String?, token: String?) {
-            guard checksRefunds, case .picked = selection, let key else { return }
-            took.append((key, key))
-            if !ClaimKey.isToken(key), let byToken = ClaimKey.google(token: token) { took.append((byToken, key)) }
-        }
-
-        // Claims, in claim order, on top of the ledger's earlier claims.
+    /// The claim book on top of the ledger's earlier claims of every key tonight's orders
+    /// (and a sharded run's other shards' orders) may take.
+    private func bookOnTheLedger(_ screenable: [Int32], _ night: NightLoader) throws -> ClaimBook {
+        let slots = night.slots
         var book = ClaimBook { i in
             let o = slots[Int(i)].order
             return Claim(orderID: o.orderID, userID: o.userID, createdAt: o.createdAt)
         }
-        if let ledger {
-            var keys: [String] = []
-            for i in screenable {
-                guard let o = slots[Int(i)].outcome else { continue }
-                if let k = o.candidate?.key { keys.append(k) }
-                if let d = night.deferred(slots[Int(i)]) { keys += ClaimBook.keys(of: d.digest) }
-            }
-            for c in others.candidates { keys += c.compactMap(\.key) }
-            book.remember(try ledger.claims(of: keys))
+        guard let ledger else { return book }
+        var keys: [String] = []
+        for i in screenable {
+            guard let o = slots[Int(i)].outcome else { continue }
+            if let k = o.candidate?.key { keys.append(k) }
+            if let d = night.deferred(slots[Int(i)]) { keys += ClaimBook.keys(of: d.digest) }
         }
-        // Claim order: creation time, then order id. Sorted by time alone (small keys, radix),
-        // then each run of equal times by order id.
-        // The other shards' orders (a sharded run) stand among them as -(index + 1).
+        for c in others.candidates { keys += c.compactMap(\.key) }
+        book.remember(try ledger.claims(of: keys))
+        return book
+    }
+
+    /// Claim order: creation time, then order id. Sorted by time alone (small keys, radix),
+    /// then each run of equal times by order id. The other shards' orders (a sharded run)
+    /// stand among them as -(index + 1).
+    private func claimOrder(_ screenable: [Int32], _ night: NightLoader) -> [Int32] {
+        let slots = night.slots
         let others = self.others
         // Handed to the sort as a temporary: a named array would be kept beside the sort's copies.
         var keys = ClaimOrder.sorted(
@@ -135,114 +201,90 @@ struct NightScreener {
             }
             ClaimOrder.breakTies(&keys) { a, b in orderID(a) < orderID(b) }
         }
-        screenable = keys.map(\.slot)
-        keys = []
-        // Sized once, after the sort's keys are gone: the two never take memory at once.
-        book.reserve(screenable.count)
-        var late: [Int32: [Finding]] = [:]
-        var watched: Selection?
-        // Custom rules that ask what the store events said wait for them to be judged.
-        let afterEvents = (events != nil || checksRefunds) && evaluator.needsStoreEventFields
-        var waiting: [(slot: Int32, selection: Selection)] = []
-        for i in screenable {
-            if i < 0 {
-                // Another shard's: it takes what it takes; that shard reports it.
-                let j = Int(-i) - 1
-                if !others.candidates[j].isEmpty {
-                    _ = book.select(for: others.claimants[j], candidates: others.candidates[j])
-                }
-                continue
+        return keys.map(\.slot)
+    }
+
+    /// Order `i` (another shard's when negative) takes what it takes, in claim order.
+    private func claim(_ i: Int32, _ night: NightLoader, _ evaluator: RuleEvaluator, _ pass: inout ClaimPass) {
+        let slots = night.slots
+        if i < 0 {
+            // Another shard's: it takes what it takes; that shard reports it.
+            let j = Int(-i) - 1
+            if !others.candidates[j].isEmpty {
+                _ = pass.book.select(for: others.claimants[j], candidates: others.candidates[j])
             }
-            // Fields are read in place: copying a million slots was most of this loop.
-            guard slots.with(Int(i), { $0.pointee.outcomeKind != nil }) else { continue }
-            if i == watch { watched = Selection.none }
-            if let box = night.deferred(at: Int(i)) {
-                let order = screenOrder(slots[Int(i)], night)
-                var claimant = Claimant(order)
-                claimant.handle = i
-                let selection = book.select(
-                    for: claimant,
-                    candidates: box.digest.candidates.map {
-                        ClaimCandidate($0, platform: box.digest.platform)
-                    })
-                if i == watch { watched = selection }
-                if case .picked(let c) = selection, box.digest.candidates.indices.contains(c) {
-                    let p = box.digest.candidates[c]
-                    noteTaking(selection, key: claimKey(p, platform: box.digest.platform), token: p.purchaseToken)
-                }
-                if case .replayOf(let c, _, let key) = selection {
-                    let token = box.digest.candidates.indices.contains(c) ? box.digest.candidates[c].purchaseToken : nil
-                    replays.append(ReplayTaking(slot: i, key: key, token: token))
-                }
-                if afterEvents {
-                    waiting.append((i, selection))
-                } else {
-                    late[i] = evaluator.findings(order: order, receipt: .decoded(box.digest), selection: selection)
-                }
-            } else if let candidate = slots.with(Int(i), { $0.pointee.candidate }) {
-                let claimant = slots.with(Int(i)) { s in
-                    Claimant(
-                        orderID: s.pointee.order.orderID, userID: s.pointee.order.userID,
-                        createdAt: s.pointee.order.createdAt,
-                        catalogType: nil, handle: i)
-                }
-                var selection = book.select(for: claimant, candidates: [candidate])
-                // Whether a conflict is a same-user restore may need the catalog's word; asking
-                // again changes nothing in the book (a conflict takes nothing).
-                if case .replayOf = selection, candidate.nonConsumable == nil,
-                    let type = screenOrder(slots[Int(i)], night).catalogType
+            return
+        }
+        // Fields are read in place: copying a million slots was most of this loop.
+        guard slots.with(Int(i), { $0.pointee.outcomeKind != nil }) else { return }
+        if i == pass.watch { pass.watched = Selection.none }
+        if let box = night.deferred(at: Int(i)) {
+            let order = screenOrder(slots[Int(i)], night)
+            var claimant = Claimant(order)
+            claimant.handle = i
+            let selection = pass.book.select(
+                for: claimant,
+                candidates: box.digest.candidates.map { ClaimCandidate($0, platform: box.digest.platform) })
+            if i == pass.watch { pass.watched = selection }
+            if case .picked(let c) = selection, box.digest.candidates.indices.contains(c) {
+                let p = box.digest.candidates[c]
+                pass.noteTaking(selection, key: claimKey(p, platform: box.digest.platform), token: p.purchaseToken)
+            }
+            if case .replayOf(let c, _, let key) = selection {
+                let token = box.digest.candidates.indices.contains(c) ? box.digest.candidates[c].purchaseToken : nil
+                pass.replays.append(ReplayTaking(slot: i, key: key, token: token))
+            }
+            if pass.waitsForEvents {
+                pass.waiting.append((i, selection))
+            } else {
+                pass.late[i] = evaluator.findings(order: order, receipt: .decoded(box.digest), selection: selection)
+            }
+        } else if let candidate = slots.with(Int(i), { $0.pointee.candidate }) {
+            let claimant = slots.with(Int(i)) { s in
+                Claimant(
+                    orderID: s.pointee.order.orderID, userID: s.pointee.order.userID,
+                    createdAt: s.pointee.order.createdAt, catalogType: nil, handle: i)
+            }
+            var selection = pass.book.select(for: claimant, candidates: [candidate])
+            // Whether a conflict is a same-user restore may need the catalog's word; asking
+            // again changes nothing in the book (a conflict takes nothing).
+            if case .replayOf = selection, candidate.nonConsumable == nil,
+                let type = screenOrder(slots[Int(i)], night).catalogType
+            {
+                var c = claimant
+                c.catalogType = type
+                selection = pass.book.select(for: c, candidates: [candidate])
+            }
+            if i == pass.watch { pass.watched = selection }
+            pass.noteTaking(selection, key: candidate.key, token: night.purchaseToken(at: Int(i)))
+            if case .replayOf(_, let original, let key) = selection {
+                pass.replays.append(ReplayTaking(slot: i, key: key, token: night.purchaseToken(at: Int(i))))
+                if let f = evaluator.replayFinding(
+                    order: screenOrder(slots[Int(i)], night), transaction: candidate.transactionText,
+                    original: original, key: key)
                 {
-                    var c = claimant
-                    c.catalogType = type
-                    selection = book.select(for: c, candidates: [candidate])
-                }
-                if i == watch { watched = selection }
-                noteTaking(selection, key: candidate.key, token: night.purchaseToken(at: Int(i)))
-                if case .replayOf(_, _, let key) = selection {
-                    replays.append(ReplayTaking(slot: i, key: key, token: night.purchaseToken(at: Int(i))))
-                }
-                if case .replayOf(_, let original, let key) = selection,
-                    let f = evaluator.replayFinding(
-                        order: screenOrder(slots[Int(i)], night), transaction: candidate.transactionText,
-                        original: original, key: key)
-                {
-                    late[i] = [f]
+                    pass.late[i] = [f]
                 }
             }
         }
+    }
+
+    /// The refunds the ledger remembers of the keys tonight's orders took (one each; a
+    /// refund Apple reversed no longer stands).
+    private func rememberedRefunds(_ took: [(lookup: String, key: String)], refundCount: Int) throws
+        -> [RememberedTaking]
+    {
+        guard let ledger, !took.isEmpty else { return [] }
+        let lookups = Array(Set(took.map(\.lookup)))
+        // Fewer refunds remembered than keys taken tonight (the usual night): read them all at once.
+        let found = refundCount <= lookups.count ? try ledger.allRefunds() : try ledger.refunds(of: lookups)
+        var keys: Set<String> = []
         var remembered: [RememberedTaking] = []
-        if let ledger, !took.isEmpty {
-            let lookups = Array(Set(took.map(\.lookup)))
-            // Fewer refunds remembered than keys taken tonight (the usual night): read them all at once.
-            let found = refundCount <= lookups.count ? try ledger.allRefunds() : try ledger.refunds(of: lookups)
-            var keys: Set<String> = []
-            for t in took {
-                // A refund Apple reversed no longer stands.
-                guard let r = found[t.lookup], r.reversedAt == nil, keys.insert(t.key).inserted else { continue }
-                remembered.append(RememberedTaking(key: t.key, refund: r))
-            }
+        for t in took {
+            guard let r = found[t.lookup], r.reversedAt == nil, keys.insert(t.key).inserted else { continue }
+            remembered.append(RememberedTaking(key: t.key, refund: r))
         }
-        if let ledger, checksRefunds, !replays.isEmpty {
-            try rememberReplayedRefunds(&replays, ledger: ledger)
-        }
-        let judged =
-            events != nil || checksRefunds
-            ? try judge(
-                events, remembered: remembered, replays: replays, book: book, night: night, watch: watch)
-            : nil
-        if let judged {
-            evaluator.refundsPerUser = judged.refundsPerUser
-            evaluator.refundReasons = judged.reasons
-        }
-        for (i, selection) in waiting {
-            guard let box = night.deferred(at: Int(i)) else { continue }
-            let found = evaluator.findings(
-                order: screenOrder(slots[Int(i)], night), receipt: .decoded(box.digest), selection: selection)
-            late[i] = found + (late[i] ?? [])
-        }
-        return Claims(
-            book: book, late: late, orders: orders, receipts: receipts,
-            watched: watched, evaluator: evaluator, events: judged)
+        return remembered
     }
 
     /// Writes the reports in input order from the claims made.
