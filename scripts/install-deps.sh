@@ -7,7 +7,7 @@ set -euo pipefail
 # report.html tests (and the screenshot script) open the page in; Prometheus' own
 # text-format parser (python3-prometheus-client, for Debian's /usr/bin/python3), which
 # reads the --metrics file; util-linux's `script`, a terminal for the progress line;
-# the PostgreSQL 15 server, which scripts/postgres-test-cluster.sh starts for the ledger tests.
+# the PostgreSQL 15 server, a cluster of which the PostgreSQL tests start (scripts/postgres-test-cluster.sh).
 # CI passes it; tests that need them skip without them off CI. (--browser, the old name, does the same.)
 # --fuzz: also what the libFuzzer harnesses (Fuzz/run.sh) link that a plain build does not:
 # libFuzzer is C++, so the C++ library's development files for the GCC that the toolchain's

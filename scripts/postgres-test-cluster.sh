@@ -8,7 +8,8 @@
 #                                            dies mid-run, keeping its directory for the next start
 #   scripts/postgres-test-cluster.sh stop    stops it and removes its directory
 #
-# The tests read the URI from IAPSCREEN_TEST_POSTGRES:
+# The tests start one of their own when IAPSCREEN_TEST_POSTGRES names no server (see below);
+# to run them on one started by hand instead:
 #   export IAPSCREEN_TEST_POSTGRES=$(scripts/postgres-test-cluster.sh start)
 #
 # The superuser `postgres` connects without a password (trust); every other role needs its
@@ -18,6 +19,12 @@
 # installs postgresql-15 with that user). Which cluster is running is kept in .build/, so each
 # checkout has its own; IAPSCREEN_TEST_CLUSTER_STATE names another file to keep it in, for a
 # test that needs a cluster of its own beside that one (one it crashes).
+#
+# IAPSCREEN_TEST_CLUSTER_OWNER=PID makes the cluster that process's: `start` leaves a watcher
+# behind that stops it (and removes its directory and state file) once PID has ended, however
+# it ended, and first removes the clusters of owners that are gone and whose watcher went with
+# them. The tests start theirs so (Tests/PostgresTestSupport); this never touches a cluster
+# started without an owner (by hand, by another checkout) nor one whose owner still runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=/usr/lib/postgresql/15/bin
@@ -48,19 +55,76 @@ free_port() {
   done
 }
 
-# Starts the server of $1 on port $2. It keeps no descriptor of whoever ran this script but
-# its log: a caller that waits for its pipes or sockets to close (as Foundation's Process
-# does, to see this script end) would otherwise wait as long as the server runs.
+# Closes every descriptor of this (sub)shell above stderr: a caller that waits for its pipes
+# or sockets to close (as Foundation's Process does, to see this script end) would otherwise
+# wait as long as what keeps them runs.
+close_inherited() {
+  local fd
+  for fd in /proc/$BASHPID/fd/*; do
+    fd=${fd##*/}
+    if [ "$fd" -gt 2 ] && [ "$fd" -ne 255 ]; then eval "exec $fd>&-"; fi
+  done
+}
+
+# Starts the server of $1 on port $2. It keeps no descriptor of whoever ran this script but its log.
 launch() {
   (
-    for fd in /proc/$BASHPID/fd/*; do
-      fd=${fd##*/}
-      if [ "$fd" -gt 2 ] && [ "$fd" -ne 255 ]; then eval "exec $fd>&-"; fi
-    done
+    close_inherited
     as_server "$bin/pg_ctl" -D "$1/data" -l "$1/log" -w -t 30 start \
       -o "-p $2 -k $1 -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
       >/dev/null
   )
+}
+
+# When process $1 started (clock ticks after boot): with its pid, it names one process, not
+# a later one given the same pid. Fails when there is no such process.
+started_at() {
+  local stat
+  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+  stat=${stat##*) }
+  # shellcheck disable=SC2086
+  set -- $stat
+  echo "${20}"
+}
+
+# Whether the owner written in $1 (pid, start time) is still running.
+owner_alive() {
+  local pid since
+  read -r pid since _ <"$1" || return 1
+  [ "$(started_at "$pid" 2>/dev/null)" = "$since" ]
+}
+
+# Stops the server of $1 at once, if it runs, and removes the directory.
+discard() {
+  if [ -d "$1/data" ]; then as_server "$bin/pg_ctl" -D "$1/data" -w -m immediate stop >/dev/null 2>&1 || true; fi
+  rm -rf "$1"
+}
+
+# The clusters of owners that are gone (their watcher killed too: a lost session, the OOM
+# killer), with their state files. Clusters without an owner are not looked at.
+sweep() {
+  local d owner pid since state_file
+  for d in "${TMPDIR:-/tmp}"/iapscreen-postgres.*; do
+    owner="$d/owner"
+    [ -f "$owner" ] || continue
+    owner_alive "$owner" && continue
+    read -r pid since state_file <"$owner" || true
+    discard "$d"
+    if [ -n "${state_file:-}" ] && [ "$(cat "$state_file" 2>/dev/null)" = "$d" ]; then rm -f "$state_file"; fi
+  done
+}
+
+# Leaves behind a watcher (in the background, holding none of the caller's descriptors) that
+# runs `stop` once the owner $1/owner names has ended. It outlives whatever ends the owner (a ^C
+# or a kill sent to its whole process group): it ends by itself, once its work is done.
+watch_owner() {
+  local owner=$1/owner
+  (
+    close_inherited
+    trap '' INT HUP TERM
+    while owner_alive "$owner"; do sleep 1; done
+    stop
+  ) </dev/null >/dev/null 2>&1 &
 }
 
 start() {
@@ -72,8 +136,15 @@ start() {
     return
   fi
   [ -x "$bin/pg_ctl" ] || { echo "no PostgreSQL 15 in $bin: run scripts/install-deps.sh --test-tools" >&2; exit 1; }
+  owner_pid=${IAPSCREEN_TEST_CLUSTER_OWNER:-}
+  if [ -n "$owner_pid" ]; then
+    owner_since=$(started_at "$owner_pid") || { echo "no process $owner_pid to own the cluster" >&2; exit 1; }
+    sweep
+  fi
   dir=$(mktemp -d "${TMPDIR:-/tmp}/iapscreen-postgres.XXXXXX")
   chmod 755 "$dir"
+  # Written before anything else, so that no cluster of an owner is left without its name.
+  if [ -n "$owner_pid" ]; then echo "$owner_pid $owner_since $(realpath -m "$state")" >"$dir/owner"; fi
   [ "$(id -u)" = 0 ] && chown postgres "$dir"
   as_server "$bin/initdb" -D "$dir/data" -A trust -U postgres -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
     || { cat "$dir/initdb.log" >&2; rm -rf "$dir"; exit 1; }
@@ -88,6 +159,7 @@ EOF
       echo "$port" >"$dir/port"
       mkdir -p "$(dirname "$state")"
       echo "$dir" >"$state"
+      if [ -n "$owner_pid" ]; then watch_owner "$dir"; fi
       uri "$dir"
       return
     fi

@@ -70,19 +70,18 @@ struct XMLReadingTests {
         #expect(records.first?["x"] == .null)
     }
 
-    @Test("an entity bomb is refused at its DOCTYPE, quickly")
+    @Test("an entity bomb is refused at its DOCTYPE, before any of its entities is declared")
     func billionLaughs() throws {
         let files = try DumpFixtures()
         var text = "<?xml version=\"1.0\"?>\n<!DOCTYPE lolz [\n<!ENTITY lol0 \"lol\">\n"
         for i in 1...9 { text += "<!ENTITY lol\(i) \"" + String(repeating: "&lol\(i - 1);", count: 10) + "\">\n" }
         text += "]>\n<lolz><row><field name=\"x\">&lol9;</field></row></lolz>\n"
         let path = try files.write("bomb.xml", text)
-        let clock = ContinuousClock()
-        let started = clock.now
+        // Where it stopped, not how long it took: at line 2, the DOCTYPE, before the entities
+        // (lines 3 to 12) are declared and long before the reference that would expand them.
         let error = try #require(throws: InputError.self) { _ = try readItems(path) }
         #expect(error.code == "xml-dtd-refused")
         #expect(error.reason.contains("line 2"))
-        #expect(clock.now - started < .seconds(1))
     }
 
     @Test("an external entity is never loaded: the document is refused")

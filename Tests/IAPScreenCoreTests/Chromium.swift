@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 /// Headless Chromium (Debian's `chromium`), to read report.html as a reviewer's browser
@@ -65,11 +66,19 @@ enum Chromium {
         p.standardOutput = out
         p.standardError = FileHandle.nullDevice
         try p.run()
-        let watchdog = DispatchWorkItem { if p.isRunning { p.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
+        // Only a Chromium that hangs is stopped: ten minutes are far past a slow hour's page.
+        let hung = Mutex(false)
+        let watchdog = DispatchWorkItem {
+            if p.isRunning {
+                hung.withLock { $0 = true }
+                p.terminate()
+            }
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 600, execute: watchdog)
         let data = out.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         watchdog.cancel()
+        if hung.withLock({ $0 }) { throw Failure(description: "chromium hung: stopped after 600 s") }
         guard p.terminationStatus == 0 else { throw Failure(description: "chromium exited \(p.terminationStatus)") }
         return String(decoding: data, as: UTF8.self)
     }

@@ -194,7 +194,7 @@ struct PostgresLedgerScreenTests {
         "the server stopped mid-run: exit 3 with libpq's words, no reports, and once it is back the ledger as it was; a rerun completes"
     )
     func serverStoppedMidRun() throws {
-        _ = try TestServer.required()
+        try TestServer.requireClusterPrograms(skipped: "this test, which stops a cluster of its own, is skipped")
         let cluster = try OwnCluster()
         defer { cluster.stop() }
         let ledger = try cluster.start()
@@ -211,16 +211,17 @@ struct PostgresLedgerScreenTests {
         }
         try w.scratch.write("night2.csv", rows)
 
-        let started = Date()
         let arguments = [
             "screen", "--rules", "Rules", "--orders", "night2.csv", "--out", "out2", "--ledger", ledger, "--quiet",
         ]
         let directory = w.scratch.path
         let run = AsyncRun { try Tool.run(arguments, in: directory) }
-        // Stopped as soon as the run holds the ledger's lock: it is reading the night then.
+        // Stopped as soon as the run holds the ledger's lock: it is reading the night then. However
+        // long that takes to come: the cap only keeps a run that hangs from hanging the test.
         let poll = try PostgresConnection(uri: ledger)
+        let cap = Date().addingTimeInterval(TestServer.hangCap)
         while try poll.query(LedgerRows.runLockHeld).bool(0, 0) != true {
-            guard !run.isDone, Date().timeIntervalSince(started) < 20 else { break }
+            guard !run.isDone, Date() < cap else { break }
             usleep(10_000)
         }
         try cluster.crash()
@@ -239,7 +240,6 @@ struct PostgresLedgerScreenTests {
         #expect(rerun.run.status == 0, "\(rerun.run.stderr)")
         let after = try LedgerRows.count(ledger)
         #expect(after.runs == before.runs + 1 && after.reported == before.reported + 30_000)
-        #expect(Date().timeIntervalSince(started) < 30)
     }
 }
 
@@ -290,7 +290,8 @@ private struct LedgerRows: Equatable {
 }
 
 /// A PostgreSQL cluster of this test's own (scripts/postgres-test-cluster.sh with a state
-/// file of its own), so stopping its server disturbs no other test.
+/// file of its own), so stopping its server disturbs no other test. This process owns it, so
+/// the script's watcher stops it even if the process dies before `stop`.
 private final class OwnCluster {
     private let scratch: Scratch
     private static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -327,7 +328,9 @@ private final class OwnCluster {
     private func run(_ command: String) throws -> ToolRun {
         try Tool.runProgram(
             "/bin/bash", [OwnCluster.script, command],
-            environment: ["IAPSCREEN_TEST_CLUSTER_STATE": scratch.file("cluster")])
+            environment: [
+                "IAPSCREEN_TEST_CLUSTER_STATE": scratch.file("cluster"), "IAPSCREEN_TEST_CLUSTER_OWNER": "\(getpid())",
+            ])
     }
 }
 

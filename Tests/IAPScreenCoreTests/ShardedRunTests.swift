@@ -132,7 +132,7 @@ struct ShardedRunTests {
             let r = try? Tool.run(firstArguments)
             first.withLock { $0 = r }
         }.start()
-        try waitUntilJoined(sharded, run: "night-1", shard: 1)
+        try waitUntilJoined(sharded, run: "night-1", shard: 1) { firstDone.wait(timeout: .now()) == .timedOut }
         let other = try Tool.run(
             Self.arguments(world, out: s.file("other"), ledger: sharded.uri, shard: (1, 2), runID: "night-2"))
         #expect(other.status == 4, "\(other.stderr)")
@@ -157,10 +157,14 @@ struct ShardedRunTests {
         #expect(late.status == 2 && late.stderr.contains("completed already"), "\(late.stderr)")
     }
 
-    /// Waits until shard `shard` of `run` has joined (its state row is there).
-    private func waitUntilJoined(_ database: TestDatabase, run: String, shard: Int) throws {
+    /// Waits until shard `shard` of `run` has joined (its state row is there), however long the
+    /// worker takes to get there, while `running` says the worker has not ended.
+    private func waitUntilJoined(
+        _ database: TestDatabase, run: String, shard: Int, while running: () -> Bool
+    ) throws {
         let db = try PostgresConnection(uri: database.uri)
-        for _ in 0..<200 {
+        var ended = false
+        let joined = try TestServer.eventually {
             let exists = try db.query("SELECT to_regclass('iapscreen.shard_states') IS NOT NULL").bool(0, 0) == true
             if exists,
                 try db.query(
@@ -168,11 +172,13 @@ struct ShardedRunTests {
                     [.text(run), .int64(Int64(shard))]
                 ).int64(0, 0) == 1
             {
-                return
+                return true
             }
-            usleep(50_000)
+            ended = !running()
+            return ended
         }
-        Issue.record("shard \(shard) of \(run) never joined")
+        if ended { Issue.record("shard \(shard) of \(run) ended without joining") }
+        if !joined { Issue.record("shard \(shard) of \(run) never joined") }
     }
 
     @Test(

@@ -60,7 +60,7 @@ struct PostgresShardRunTests {
                 ledger: try PostgresLedger(uri: uri), runID: "night-1", shard: try shard(k + 1, of: 3),
                 abandonedAfter: 3600)
             try run.stage([staged("a\(k)"), staged("b\(k)")])
-            try run.waitForAll(timeout: 30)
+            try run.waitForAll(timeout: TestServer.hangCap)
             let others = try run.othersOrders().map(\.orderID).sorted()
             let expected = (0..<3).filter { $0 != k }.flatMap { ["a\($0)", "b\($0)"] }.sorted()
             if others != expected { seen.add("shard \(k + 1) saw \(others)") }
@@ -86,7 +86,7 @@ struct PostgresShardRunTests {
                 shard: try Self.shard(2, of: 2), abandonedAfter: 3600)
             try second.stage([Self.staged("b")])
         }
-        try first.waitForAll(timeout: 10)
+        try first.waitForAll(timeout: TestServer.hangCap)
         #expect(try first.finish(Self.part(["1"], orders: 1, flagged: 0)) == false)
         #expect(try PostgresLedger(uri: database.uri).recentRuns(5).isEmpty)
         #expect(try PostgresLedger(uri: database.uri).claims(of: ["1"]).isEmpty)
@@ -95,7 +95,7 @@ struct PostgresShardRunTests {
             ledger: try PostgresLedger(uri: database.uri), runID: "n", shard: try Self.shard(2, of: 2),
             abandonedAfter: 3600)
         try again.stage([Self.staged("b")])
-        try again.waitForAll(timeout: 10)
+        try again.waitForAll(timeout: TestServer.hangCap)
         #expect(try again.othersOrders().map(\.orderID) == ["a"])
         #expect(try again.finish(Self.part(["2"], orders: 1, flagged: 1)) == true)
         let ledger = try PostgresLedger(uri: database.uri)
@@ -177,7 +177,7 @@ struct PostgresShardRunTests {
             ledger: try PostgresLedger(uri: database.uri), runID: "next", shard: try Self.shard(1, of: 1),
             abandonedAfter: 3600)
         try next.stage([Self.staged("b")])
-        try next.waitForAll(timeout: 5)
+        try next.waitForAll(timeout: TestServer.hangCap)
         #expect(try next.othersOrders().isEmpty)
         #expect(try next.finish(Self.part(["9"], orders: 1, flagged: 0)))
         let db = try PostgresConnection(uri: database.uri)
@@ -211,7 +211,7 @@ struct PostgresShardRunTests {
         }
         // Shard 2 is started again while shard 1 reads: shard 1 still sees its orders.
         let again = try join(2)
-        try first.waitForAll(timeout: 5)
+        try first.waitForAll(timeout: TestServer.hangCap)
         #expect(try first.othersOrders().map(\.orderID) == ["b"])
         #expect(try first.finish(Self.part(["1"], orders: 1, flagged: 0)) == true)
         #expect(

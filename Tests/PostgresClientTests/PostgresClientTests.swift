@@ -1,18 +1,12 @@
 import Foundation
 import PostgresClient
+import PostgresTestSupport
 import Testing
 
-/// The test server (IAPSCREEN_TEST_POSTGRES, see scripts/postgres-test-cluster.sh), or: off
-/// CI the test is skipped saying so; on CI it fails.
-private func server() throws -> String {
-    let environment = ProcessInfo.processInfo.environment
-    if let uri = environment["IAPSCREEN_TEST_POSTGRES"], !uri.isEmpty { return uri }
-    let message =
-        "IAPSCREEN_TEST_POSTGRES is not set: the libpq adapter tests are skipped "
-        + "(export IAPSCREEN_TEST_POSTGRES=$(scripts/postgres-test-cluster.sh start) runs them)"
-    if !(environment["CI"] ?? "").isEmpty { throw PostgresError(message) }
-    try Test.cancel(Comment(rawValue: message))
-}
+/// The test server (TestServer: the one IAPSCREEN_TEST_POSTGRES names, else the tests' own
+/// throwaway cluster), or: without the server programs, off CI the test is skipped saying so;
+/// on CI it fails.
+private func server() throws -> String { try TestServer.required() }
 
 @Suite("libpq adapter: parameters, results, COPY, transactions, advisory locks, errors")
 struct PostgresClientTests {
@@ -120,13 +114,8 @@ struct PostgresClientTests {
         #expect(try second.advisoryUnlock(key))
         #expect(try first?.tryAdvisoryLock(key) == true)
         first = nil
-        // The server frees it when the session goes; it may take a moment to notice.
-        var taken = false
-        for _ in 0..<50 where !taken {
-            taken = try second.tryAdvisoryLock(key)
-            if !taken { usleep(20_000) }
-        }
-        #expect(taken)
+        // The server frees it when the session goes; it may take a while to notice.
+        #expect(try TestServer.eventually { try second.tryAdvisoryLock(key) })
     }
 
     @Test("where a connection goes is described without its password, also when the URI is unreadable")
