@@ -1,4 +1,4 @@
-// Store-event logs (`--store-events`, CONTRACT §9): StoreEventFile reads the bytes from
+// Store-event logs (`--store-events`, docs/store-events.md): StoreEventFile reads the bytes from
 // memory, drained batch by batch, as `events` (no extension: the layout is sniffed from the
 // first line, so JSON Lines, one pretty document and CSV/TSV/XML dumps with a payload column
 // all run; gzip by its magic) and, when that made a dump, again as `events.jsonl` (JSON

@@ -130,7 +130,7 @@ seed() {
             for f in "$ROOT"/samples/store-reports/*; do cp "$f" "$dir/"; done
             ;;
         events)
-            # Every shape of CONTRACT §9, written by StoreEventsTests/FuzzSeedTests.swift.
+            # Every shape of docs/store-events.md, written by StoreEventsTests/FuzzSeedTests.swift.
             cp "$ROOT"/Fuzz/seeds/events/* "$dir/"
             ;;
         shards)

@@ -1,11 +1,11 @@
-/// The fields of contract §2 that orders and receipts dumps carry, and the names each is
+/// The fields of docs/inputs.md that orders and receipts dumps carry, and the names each is
 /// known by. Names are compared normalised: lower case, without `_`, `-` and spaces, so
 /// `orderId`, `order_id`, `Order-ID` and `ORDER ID` are one name.
 enum DumpColumn: Int, CaseIterable {
     case orderID, userID, createdAt, platform, itemID, productID, transactionID
     case amount, currency, status, environment, receipt, receivedAt
 
-    /// The contract's spelling, used in reasons (`missing order_id`).
+    /// The field's name as docs/inputs.md writes it, used in reasons (`missing order_id`).
     var contractName: String {
         switch self {
         case .orderID: return "order_id"
@@ -24,7 +24,7 @@ enum DumpColumn: Int, CaseIterable {
         }
     }
 
-    /// Normalised names, the field's own first (contract §2 table).
+    /// Normalised names, the field's own first (docs/inputs.md's table).
     var aliases: [String] {
         switch self {
         case .orderID: return ["orderid", "orderno", "ordernumber"]

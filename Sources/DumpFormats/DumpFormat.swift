@@ -1,4 +1,4 @@
-/// The layouts of contract §2.
+/// The layouts of docs/inputs.md.
 public enum DumpFormat: String, Sendable, Equatable {
     case csv
     case tsv

@@ -70,7 +70,7 @@ public final class DumpReader {
         return item
     }
 
-    /// The next record read as an order (contract §2 field table).
+    /// The next record read as an order (docs/inputs.md's field table).
     public func nextOrder() throws(InputError) -> Result<OrderRow, UnreadableRecord>? {
         switch try next() {
         case .none: return nil

@@ -1,6 +1,6 @@
 import IAPBasics
 
-/// One row of an orders dump, typed (contract §2 field table). Values are trimmed of
+/// One row of an orders dump, typed (docs/inputs.md's field table). Values are trimmed of
 /// surrounding whitespace; empty optional values are nil.
 public struct OrderRow: Sendable, Equatable {
     public var orderID: String

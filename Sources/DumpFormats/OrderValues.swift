@@ -22,7 +22,7 @@ public enum OrderStatus: String, Sendable, Equatable, Hashable {
     case refunded
     case failed
 
-    /// Contract §2: `credited` (also empty, `paid`, `success`, `completed`, `granted`),
+    /// docs/inputs.md: `credited` (also empty, `paid`, `success`, `completed`, `granted`),
     /// `pending`, `refunded`, `failed` (also `cancelled`, `canceled`), any case.
     init?(dumpText: String) {
         switch DumpColumn.normalised(dumpText) {

@@ -1,4 +1,4 @@
-/// Which part of a night one worker of a sharded run screens (`--shard I/N`, CONTRACT §10):
+/// Which part of a night one worker of a sharded run screens (`--shard I/N`, docs/ledger.md):
 /// the orders whose id hashes to it, `fnv1a64(UTF-8 order_id) mod N = I - 1`.
 public struct ShardSpec: Sendable, Equatable, CustomStringConvertible {
     /// 1…count.

@@ -1,7 +1,7 @@
 /// An instant in UTC, kept in milliseconds since the Unix epoch, and whether the source
-/// carried sub-second precision (the contract prints `.sss` only then).
+/// carried sub-second precision (iapscreen prints `.sss` only then).
 ///
-/// Accepted text forms (contract §2 and the receipt formats):
+/// Accepted text forms (docs/inputs.md and the receipt formats):
 ///   `YYYY-MM-DD[T ]HH:MM:SS[.f…][Z|±HH[:MM]|±HHMM]`, optionally followed by ` Etc/GMT`,
 ///   ` GMT` or ` UTC` (verifyReceipt, iOS 6); no zone means UTC;
 ///   epoch seconds, or epoch milliseconds (integers ≥ 10¹¹).

@@ -21,7 +21,7 @@ public struct Review: Sendable, Equatable {
 }
 
 /// What the ledger keeps of a claim beside its order, user and time, so a finding on an
-/// order credited on an earlier night can name its product and money (CONTRACT §9), and a
+/// order credited on an earlier night can name its product and money (docs/store-events.md), and a
 /// Google refund that names only a purchase token finds its claim. nil: not known (every
 /// claim from a schema-0 ledger).
 public struct ClaimDetails: Sendable, Equatable {

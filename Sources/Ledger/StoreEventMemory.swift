@@ -1,6 +1,6 @@
 import IAPBasics
 
-/// A refund the ledger remembers for one claim key (CONTRACT §9): the earliest one given,
+/// A refund the ledger remembers for one claim key (docs/store-events.md): the earliest one given,
 /// and when Apple reversed it, so a refund given again on a later night is `seen`, and a
 /// refunded transaction credited again is `revoked`.
 public struct RememberedRefund: Sendable, Equatable {
@@ -79,7 +79,7 @@ extension SQLiteLedger {
             identity: identity, reversedAt: s.optionalInt(6).flatMap { Timestamp(millis: $0) })
     }
 
-    /// Remembered refunds per user whose claim they refund (`user.refunds`, CONTRACT §9): one
+    /// Remembered refunds per user whose claim they refund (`user.refunds`, docs/store-events.md): one
     /// per refunded claim.
     public func refundsPerUser() throws(LedgerError) -> [String: Int] {
         guard lookupRefund != nil else { return [:] }

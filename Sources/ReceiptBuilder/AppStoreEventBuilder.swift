@@ -2,7 +2,7 @@ import IAPBasics
 import JSONText
 
 /// Writes what a server logs when the App Store tells it of a purchase after the fact
-/// (CONTRACT §9): the notification webhook's body and the App Store Server API's
+/// (docs/store-events.md): the notification webhook's body and the App Store Server API's
 /// notification-history page, around notifications `JWSBuilder` signed.
 ///
 /// Shapes [apple/app-store-server-library-swift `Models/NotificationHistoryResponse.swift`,

@@ -2,7 +2,7 @@ import IAPBasics
 import JSONText
 
 /// Writes Google Play Real-time developer notifications as Cloud Pub/Sub pushes them to our
-/// server and the server logs them (CONTRACT §9): the decoded DeveloperNotification, or the
+/// server and the server logs them (docs/store-events.md): the decoded DeveloperNotification, or the
 /// push body around it. Unsigned: Google signs neither.
 ///
 /// Shapes [developer.android.com/google/play/billing/rtdn-reference;

@@ -2,7 +2,7 @@ import IAPBasics
 import JSONText
 
 /// Writes Google Play's voided purchases (refunds, chargebacks, cancellations) as the Play
-/// Developer API returns them and a server that polls it logs them (CONTRACT §9). Unsigned:
+/// Developer API returns them and a server that polls it logs them (docs/store-events.md). Unsigned:
 /// our own server fetched them from Google.
 ///
 /// Shapes [developers.google.com/android-publisher/api-ref/rest/v3/purchases.voidedpurchases

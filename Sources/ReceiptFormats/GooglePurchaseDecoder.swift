@@ -1,7 +1,7 @@
 import IAPBasics
 import JSONText
 
-// The shapes a Google Play purchase arrives in [CONTRACT §3; formats.md §5]:
+// The shapes a Google Play purchase arrives in [docs/receipts.md; formats.md §5]:
 //   {"data": "<originalJson>", "signature": "<base64>"}           apps' own wrapper
 //   base64 of that wrapper                                       to survive a JS bridge
 //   {"Store": "GooglePlay", "TransactionID": …,                   Unity IAP; Payload is a JSON

@@ -1,7 +1,7 @@
 import Foundation
 import StoreCrypto
 
-/// Reads the Rules directory's trust files (CONTRACT §5):
+/// Reads the Rules directory's trust files (docs/rules.md):
 ///   trust/apple/*.cer|.der|.crt   one DER certificate
 ///   trust/apple/*.pem             one or more `CERTIFICATE` blocks
 ///   trust/google/<package>.pem    a PEM public key

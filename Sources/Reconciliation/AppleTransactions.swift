@@ -27,7 +27,7 @@ public struct AppleTransactionEvent: Sendable, Equatable {
     }
 }
 
-/// Apple per transaction, where store events cover it (CONTRACT §9's last paragraph): a
+/// Apple per transaction, where store events cover it (docs/reconcile.md, Apple per transaction): a
 /// charge without a credited order is a `lost-order`; a refund whose order is still credited
 /// is `refunded-still-credited`. A transaction compared this way leaves the unit comparison
 /// on both sides (our credit, and the sale it made in the report), so nothing is counted

@@ -1,7 +1,7 @@
 import IAPBasics
 import StoreReports
 
-/// The differences `reconcile` reports (CONTRACT §8), in the order reports list them.
+/// The differences `reconcile` reports (docs/reconcile.md), in the order reports list them.
 public enum Bucket: String, Sendable, CaseIterable, Hashable, Comparable {
     /// Google, and Apple where store events name the transaction: the store charged, no
     /// credited order — a user paid and got nothing.
@@ -18,7 +18,7 @@ public enum Bucket: String, Sendable, CaseIterable, Hashable, Comparable {
     /// Paired only within the tolerance (late credit, day boundary).
     case timingDifference = "timing-difference"
 
-    /// The contract's default severity, by name (`high`, `medium`, `info`).
+    /// The default severity docs/reconcile.md gives, by name (`high`, `medium`, `info`).
     public var defaultSeverity: String {
         switch self {
         case .lostOrder, .unpaidCredit, .refundedStillCredited: return "high"

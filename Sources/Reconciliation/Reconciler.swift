@@ -1,7 +1,7 @@
 import IAPBasics
 import StoreReports
 
-/// Our credits against the stores' reports (CONTRACT §8): add every credit, stream every
+/// Our credits against the stores' reports (docs/reconcile.md): add every credit, stream every
 /// store event past, then `finish`. Google is matched order by order (`GoogleMatcher`),
 /// Apple by units per product, Pacific day and currency (`AppleMatcher`). Money stays per
 /// currency; nothing is ever summed across currencies.

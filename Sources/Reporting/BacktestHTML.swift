@@ -1,7 +1,7 @@
 import IAPBasics
 import JSONText
 
-/// backtest.html (CONTRACT §11): what a rule change would do, for the reviewer who signs it
+/// backtest.html (docs/backtest.md): what a rule change would do, for the reviewer who signs it
 /// off. The two Rules directories, the totals and the per-rule counts are HTML written here;
 /// the changed orders are JSON data (`BacktestRow.json`) that the page's one script turns
 /// into a table that sorts, filters and pages. It looks like report.html (its style sheet and

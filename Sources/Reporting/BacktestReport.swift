@@ -1,7 +1,7 @@
 import IAPBasics
 import JSONText
 
-/// How an order's findings differ between the baseline Rules and the candidate (CONTRACT §11).
+/// How an order's findings differ between the baseline Rules and the candidate (docs/backtest.md).
 public enum BacktestChange: String, Sendable, CaseIterable {
     case newlyFlagged = "newly-flagged"
     case noLongerFlagged = "no-longer-flagged"

@@ -1,7 +1,7 @@
 import IAPBasics
 
 /// A run's figures in the Prometheus text exposition format (version 0.0.4), for
-/// node_exporter's textfile collector (CONTRACT §12). Every metric is a gauge: the file
+/// node_exporter's textfile collector (docs/monitoring.md). Every metric is a gauge: the file
 /// says what the last run found, and the collector re-reads it on every scrape.
 ///
 /// A run that could not be done (exit 3 or 4) has no figures: its file says only its exit

@@ -1,7 +1,7 @@
 import IAPBasics
 import JSONText
 
-/// Everything summary.json says of a run (CONTRACT §7).
+/// Everything summary.json says of a run (docs/outputs.md).
 /// summary.json's `store_events`: what the night's store-event logs held and what came of them.
 public struct StoreEventFigures: Sendable, Equatable {
     public var read = 0, distinct = 0, refunds = 0, reversals = 0, matched = 0, unmatched = 0, invalid = 0
@@ -53,11 +53,11 @@ public struct RunSummary: Sendable {
     /// Amounts of flagged orders per currency.
     public var atRisk: [(String, DecimalAmount)]
     public var inputs: [Input]
-    /// What `--store-events` read (CONTRACT §9); nil without it.
+    /// What `--store-events` read (docs/store-events.md); nil without it.
     public var storeEvents: StoreEventFigures?
     public var rulesSHA256: String
     public var ordersPerSecond: Double
-    /// A sharded run's worker: `I/N`, and the run's id (CONTRACT §10).
+    /// A sharded run's worker: `I/N`, and the run's id (docs/ledger.md).
     public var shard: String?
     public var runID: String?
 

@@ -4,7 +4,7 @@ import ReceiptFormats
 import Screening
 
 /// Decides, deterministically from the seed, what each order of the demo world is: mostly
-/// clean purchases, every kind of fraud the contract names, and their legitimate
+/// clean purchases, every kind of fraud docs/rules.md names, and their legitimate
 /// look-alikes. Makes the plan only; `SampleWriter` signs and writes it.
 struct SamplePlanner {
     var random: SeededRandom

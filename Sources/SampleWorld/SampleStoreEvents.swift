@@ -5,7 +5,7 @@ import ReceiptBuilder
 import ReceiptFormats
 import Screening
 
-/// What the stores told the server about the demo world after the credit (CONTRACT §9):
+/// What the stores told the server about the demo world after the credit (docs/store-events.md):
 /// `store-events.jsonl.gz`, one logged event a line, and `expected-store-events.json`, what
 /// summary.json's `store_events` must say of it when the world is screened with it.
 ///

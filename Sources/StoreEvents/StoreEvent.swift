@@ -1,7 +1,7 @@
 import IAPBasics
 import ReceiptFormats
 
-/// One thing a store said after the credit (CONTRACT §9): an App Store Server Notification,
+/// One thing a store said after the credit (docs/store-events.md): an App Store Server Notification,
 /// a transaction of Apple's refund history, a Google voided purchase, or a Google Real-time
 /// developer notification — normalised, with where it was read.
 public struct StoreEvent: Sendable {

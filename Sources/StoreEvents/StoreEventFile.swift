@@ -3,7 +3,7 @@ import DumpFormats
 import IAPBasics
 import JSONText
 
-/// Reads one `--store-events` file (CONTRACT §9), plain or gzipped, as a stream: JSON Lines
+/// Reads one `--store-events` file (docs/store-events.md), plain or gzipped, as a stream: JSON Lines
 /// (each line an event, a page of events, a JWS, or a logged row whose payload column holds
 /// one), one JSON document (a page written pretty), or a CSV/TSV/XML dump whose rows carry
 /// the event in a payload column. The layout is told from the extension (`.csv`, `.tsv`,

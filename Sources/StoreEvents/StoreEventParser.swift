@@ -2,10 +2,10 @@ import DumpFormats
 import IAPBasics
 import JSONText
 
-/// Recognises store events by their content (CONTRACT §9's table) in one payload: a line of
-/// a log, a dump row's payload column, or a whole document. A page holds many events; an
-/// entry of it that cannot be read is a problem of its own (with its index), and the page's
-/// other entries still count.
+/// Recognises store events by their content (the table of docs/store-events.md) in one
+/// payload: a line of a log, a dump row's payload column, or a whole document. A page holds
+/// many events; an entry of it that cannot be read is a problem of its own (with its index),
+/// and the page's other entries still count.
 public enum StoreEventParser {
     public struct Parsed: Sendable {
         public var events: [StoreEvent] = []
@@ -144,7 +144,7 @@ public enum StoreEventParser {
         }
     }
 
-    /// Columns a dump or a logged row may keep the event in (CONTRACT §9).
+    /// Columns a dump or a logged row may keep the event in (docs/store-events.md).
     public static let payloadColumns = ["payload", "signed_payload", "body", "message", "notification"]
 
     private static func payloadColumn(_ o: JSONObject) -> (key: String, value: JSONValue)? {

@@ -1,4 +1,4 @@
-/// The store reports `reconcile` reads, recognised by their header (CONTRACT §8,
+/// The store reports `reconcile` reads, recognised by their header (docs/reconcile.md,
 /// reference/store-reports.md §4.1 and §4.4).
 public enum ReportKind: String, Sendable, CaseIterable {
     /// Google Play sales report (`salesreport_YYYYMM.zip`): one row per order event.

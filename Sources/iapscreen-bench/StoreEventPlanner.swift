@@ -2,7 +2,7 @@ import IAPBasics
 import ReceiptBuilder
 import ReceiptFormats
 
-/// One line of a store-event log as a server writes it (CONTRACT §9), before it is signed.
+/// One line of a store-event log as a server writes it (docs/store-events.md), before it is signed.
 enum PlannedEventLine {
     /// An App Store Server Notification's webhook body.
     case webhook(JWSBuilder.Notification)

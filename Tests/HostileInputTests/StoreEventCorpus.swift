@@ -201,7 +201,7 @@ let storeEventCorpus: [String: (events: Int, problems: [String])] = [
             "5: neither JSON nor a JWS",
         ]
     ),
-    // No extension and a first line that is neither JSON nor a JWS: a dump (CONTRACT §2),
+    // No extension and a first line that is neither JSON nor a JWS: a dump (docs/store-events.md),
     // whose header is not UTF-8. The file cannot be read on, and says so.
     "invalid-utf8-first-line-no-extension--bad-header": (0, []),
     // JSON that is no event: scalars, an array, an empty object, an empty string.

@@ -3,7 +3,7 @@ import JSONText
 import Ledger
 import Testing
 
-/// What a cron job's operators read (CONTRACT §12): the metrics file their monitoring
+/// What a cron job's operators read (docs/monitoring.md): the metrics file their monitoring
 /// scrapes, and the progress line a person watching a run in a terminal sees.
 @Suite("What cron's monitoring reads", .serialized)
 struct CronMonitoringTests {

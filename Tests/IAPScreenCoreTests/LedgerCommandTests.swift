@@ -4,7 +4,7 @@ import Testing
 
 @testable import Ledger
 
-/// `iapscreen ledger status` and `ledger copy` (CONTRACT §10), run as cron and people run them.
+/// `iapscreen ledger status` and `ledger copy` (docs/ledger.md), run as cron and people run them.
 @Suite("ledger status and ledger copy")
 struct LedgerCommandTests {
     /// `ledger status` of `ledger`, run in the world's directory.

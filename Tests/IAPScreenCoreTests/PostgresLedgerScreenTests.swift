@@ -4,7 +4,7 @@ import PostgresClient
 import PostgresTestSupport
 import Testing
 
-/// `--ledger postgres://…` end to end (CONTRACT §10): the built binary against the test
+/// `--ledger postgres://…` end to end (docs/ledger.md): the built binary against the test
 /// server, each test in a database of its own.
 @Suite("A PostgreSQL ledger, end to end")
 struct PostgresLedgerScreenTests {

@@ -6,7 +6,7 @@ import PostgresTestSupport
 import Synchronization
 import Testing
 
-/// `screen --shard I/N --run-id ID` and `merge` end to end (CONTRACT §10): workers started at
+/// `screen --shard I/N --run-id ID` and `merge` end to end (docs/ledger.md): workers started at
 /// once against one PostgreSQL ledger, each a process of its own, then merged; compared
 /// byte for byte with one unsharded run of the same night on a fresh ledger.
 @Suite("Sharded runs and merge, end to end", .serialized)

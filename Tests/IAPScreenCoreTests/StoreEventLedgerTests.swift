@@ -6,7 +6,7 @@ import Testing
 
 @testable import Ledger
 
-/// Three nights on one ledger (CONTRACT §9): night one credits and is screened; night two
+/// Three nights on one ledger (docs/store-events.md): night one credits and is screened; night two
 /// brings new orders and the stores' word on both nights' orders; night three brings a
 /// reversal and a purchase refunded on night two credited again. SQLite here; both
 /// backends side by side in PostgresLedgerScreenTests.

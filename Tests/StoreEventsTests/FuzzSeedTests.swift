@@ -7,7 +7,7 @@ import StoreEvents
 import Testing
 
 /// The seeds of the `events` fuzz harness (`Fuzz/seeds/events/`, copied into its corpus by
-/// `Fuzz/run.sh`): one file for every shape of CONTRACT §9 and every layout of a log, written
+/// `Fuzz/run.sh`): one file for every shape of docs/store-events.md and every layout of a log, written
 /// by the builders. The test reads each committed seed as the harness does (a name without
 /// extension, so the layout is sniffed) and checks it still reads as events, none a problem;
 /// `IAPSCREEN_WRITE_FUZZ_SEEDS=1 swift test --filter FuzzSeedTests` writes them again.

@@ -5,7 +5,7 @@ import Ledger
 import Reporting
 import Screening
 
-/// `iapscreen backtest`: what a Rules change would have done to these nights (CONTRACT §11).
+/// `iapscreen backtest`: what a Rules change would have done to these nights (docs/backtest.md).
 /// The dumps are read once and every receipt decoded and verified once; each order is then
 /// judged under both Rules directories, and the two are claimed and reported as two
 /// `screen` runs on the same ledger would be. The ledger is only read.

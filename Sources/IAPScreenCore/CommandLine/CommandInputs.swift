@@ -31,7 +31,7 @@ extension Console {
     }
 }
 
-/// CONTRACT §2: among several receipts-dump rows of one order, the latest `received_at`
+/// docs/inputs.md: among several receipts-dump rows of one order, the latest `received_at`
 /// wins; without dates, the last row.
 enum ReceiptRowOrder {
     static func replaces(seen: Bool, old: Timestamp?, new: Timestamp?) -> Bool {

@@ -1,4 +1,4 @@
-/// The exit statuses of every command (CONTRACT §1).
+/// The exit statuses of every command (docs/exit-codes.md).
 public enum ExitStatus: Int32, Sendable {
     /// Done, findings or not.
     case ok = 0

@@ -53,7 +53,7 @@ struct LockedLedger {
         }
     }
 
-    /// A ledger of a newer schema is a usage error (use the newer iapscreen, CONTRACT §10),
+    /// A ledger of a newer schema is a usage error (use the newer iapscreen, docs/ledger.md),
     /// as is one that is not there (the wrong ledger named) and a copy's target that holds
     /// rows; one held by another run is exit 4; anything else that keeps it from being read
     /// or written is exit 3.

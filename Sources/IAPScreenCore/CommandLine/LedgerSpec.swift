@@ -1,6 +1,6 @@
 import Ledger
 
-/// `--ledger` (CONTRACT §1): `sqlite:PATH`, `none`, or a libpq URI (`postgres://…`,
+/// `--ledger` (docs/ledger.md): `sqlite:PATH`, `none`, or a libpq URI (`postgres://…`,
 /// `postgresql://…`). A URI may carry a password, so messages name `shown`, never the text.
 enum LedgerSpec {
     case none

@@ -15,7 +15,7 @@ final class ByteCounter: Sendable {
     var count: Int { value.load(ordering: .relaxed) }
 }
 
-/// The one line on stderr that a person watching a run reads (CONTRACT §12): how much of
+/// The one line on stderr that a person watching a run reads (docs/monitoring.md): how much of
 /// the inputs' bytes is read, how many orders so far, how fast, and how long is left. It
 /// is drawn only on a terminal and never with `--quiet`, at most ten times a second;
 /// every draw overwrites the last one, and `clear` leaves the line empty for the summary.

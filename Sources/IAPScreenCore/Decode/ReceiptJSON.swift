@@ -2,7 +2,7 @@ import IAPBasics
 import JSONText
 import ReceiptFormats
 
-/// The JSON shape `decode` prints for a receipt (CONTRACT §4): the contract's keys first,
+/// The JSON shape `decode` prints for a receipt (docs/receipts.md): the documented keys first,
 /// then what else the store said.
 public enum ReceiptJSON {
     public static func object(_ receipt: Receipt, line: Int?, signature: SignatureStatus, forgery: String? = nil)

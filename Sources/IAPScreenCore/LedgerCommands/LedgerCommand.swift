@@ -1,7 +1,7 @@
 import IAPBasics
 import Ledger
 
-/// `iapscreen ledger status|copy` (CONTRACT §1, §10): what a ledger holds, and a ledger
+/// `iapscreen ledger status|copy` (docs/ledger.md): what a ledger holds, and a ledger
 /// copied whole to another place, either backend.
 enum LedgerCommand {
     static let spec = CommandSpec(

@@ -6,7 +6,7 @@ import JSONText
 import Reporting
 import Screening
 
-/// `iapscreen merge --out DIR SHARD_OUT...` (CONTRACT §10): the reports of every shard of
+/// `iapscreen merge --out DIR SHARD_OUT...` (docs/ledger.md): the reports of every shard of
 /// one sharded run joined into the reports one unsharded run writes — findings.jsonl and
 /// flagged.csv in the night's order, summary.json with the totals, report.html — by feeding
 /// the shards' reports, in order, through the writer `screen` uses.

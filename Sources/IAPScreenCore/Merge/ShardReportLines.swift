@@ -4,7 +4,7 @@ import Reporting
 import Screening
 
 /// What a sharded run's worker keeps beside its reports so that `merge` can write the one
-/// report of the whole run (CONTRACT §10): every order report it wrote, whole, with where it
+/// report of the whole run (docs/ledger.md): every order report it wrote, whole, with where it
 /// stood in the night (`shard-reports.jsonl`), and what its summary cannot say
 /// (`shard-run.json`: the run, the rules' sentences for report.html, refunds per day). `merge`
 /// feeds the reports, in the night's order, through the writer `screen` uses, so the merged

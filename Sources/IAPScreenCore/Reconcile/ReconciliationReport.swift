@@ -5,7 +5,7 @@ import Reconciliation
 import Reporting
 import StoreReports
 
-/// reconciliation.csv, reconciliation.json and the summary on stderr (CONTRACT §8).
+/// reconciliation.csv, reconciliation.json and the summary on stderr (docs/reconcile.md).
 struct ReconciliationReport {
     var outcome: ReconciliationOutcome
     var inputs: [InputRecord]

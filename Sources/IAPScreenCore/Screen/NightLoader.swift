@@ -23,7 +23,7 @@ struct MalformedItem {
 /// the receipts on `jobs` workers while the next batch is read. Only what screening needs
 /// is kept: the order rows without their payloads, and a small digest per receipt.
 ///
-/// Joining (CONTRACT §2): an order's own `receipt` field wins over the receipts dump; among
+/// Joining (docs/inputs.md): an order's own `receipt` field wins over the receipts dump; among
 /// several receipts-dump rows of one order the latest `received_at` (else the last row)
 /// wins. The same `order_id` twice is one order; the later row wins, at the first row's place.
 final class NightLoader {

@@ -3,7 +3,7 @@ import Ledger
 import Reporting
 import Screening
 
-/// What the night's store events (and the refunds the ledger remembers) did (CONTRACT §9):
+/// What the night's store events (and the refunds the ledger remembers) did (docs/store-events.md):
 /// findings on tonight's orders join their other findings; the rest — findings on orders of
 /// earlier nights, events not believed, lines that are no event — are reports of their own
 /// after tonight's orders, in the order the events were read.

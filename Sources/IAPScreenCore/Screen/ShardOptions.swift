@@ -1,7 +1,7 @@
 import IAPBasics
 import Ledger
 
-/// `screen --shard I/N --run-id ID [--shard-timeout S]` (CONTRACT §10): one worker of a
+/// `screen --shard I/N --run-id ID [--shard-timeout S]` (docs/ledger.md): one worker of a
 /// sharded run. Only on a PostgreSQL ledger, where the workers meet.
 struct ShardOptions {
     let shard: ShardSpec

@@ -8,7 +8,7 @@ import Screening
 import StoreCrypto
 import StoreEvents
 
-/// The night's store-event logs (`--store-events`, CONTRACT §9), read once each, every event
+/// The night's store-event logs (`--store-events`, docs/store-events.md), read once each, every event
 /// counted once however often it was logged, and the App Store ones verified before they
 /// are believed. What comes out, in the order it was read: the refunds and reversals to
 /// judge, the events not believed (`store-event-invalid`), the lines that are no event

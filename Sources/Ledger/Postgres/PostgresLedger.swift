@@ -2,7 +2,7 @@ import IAPBasics
 import PostgresClient
 import Screening
 
-/// The ledger in schema `iapscreen` of a PostgreSQL database (CONTRACT §10): the tables of
+/// The ledger in schema `iapscreen` of a PostgreSQL database (docs/ledger.md): the tables of
 /// the SQLite ledger (`PostgresSchema`), one memory for several hosts. Same answers as
 /// `SQLiteLedger`; every failure is a `LedgerError` with libpq's message, never a password.
 public final class PostgresLedger: LedgerStore {

@@ -5,7 +5,7 @@ import PostgresClient
     import Glibc
 #endif
 
-/// One worker's part in a sharded run (CONTRACT §10), coordinated through the ledger's
+/// One worker's part in a sharded run (docs/ledger.md), coordinated through the ledger's
 /// database: the worker joins the run, stages its orders as claiming needs them, waits until
 /// every shard has, reads the others' orders (so it claims as one unsharded run would), and
 /// when its reports are written hands over its part of what the run leaves in the ledger.

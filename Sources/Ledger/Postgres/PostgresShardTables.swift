@@ -1,5 +1,5 @@
 /// What the workers of a sharded run keep in the ledger's database until the run is
-/// committed (CONTRACT §10): the run and the state of each shard, every shard's orders as
+/// committed (docs/ledger.md): the run and the state of each shard, every shard's orders as
 /// claiming needs them, and what each shard's part of the run leaves in the ledger. None of
 /// it is the ledger's memory: only a committed run's parts are merged into the ledger's
 /// tables (in one transaction, by the shard that finishes last), and then the run's rows go.

@@ -1,7 +1,7 @@
 import IAPBasics
 
 /// Judges the night's refunds and reversals against the orders that took their transactions
-/// (CONTRACT §9): the first taker of a transaction is tonight's order, else the ledger's from
+/// (docs/store-events.md): the first taker of a transaction is tonight's order, else the ledger's from
 /// an earlier night (the claims decide, as for replays).
 /// - refunded after the credit, order still credited: `refunded-after-credit`;
 /// - refunded before the credit: `revoked` (a refunded purchase credited again);

@@ -5,7 +5,7 @@ import ReceiptFormats
 /// The rule engine: runs every named rule on one credited order, once its purchase has been
 /// selected, then the custom rules, and applies the reviewer exemption. What each rule checks
 /// and says is in its own file (`NamedRules/`); here is only what is no one rule's — the
-/// order the rules are asked in, and how they combine (CONTRACT §6):
+/// order the rules are asked in, and how they combine (docs/rules.md):
 /// - a missing or unreadable receipt stands alone: every rule that would read it is noted
 ///   not applicable;
 /// - a rule that `replaces` another is asked first, and when it fires the other is not

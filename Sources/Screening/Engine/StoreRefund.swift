@@ -1,7 +1,7 @@
 import IAPBasics
 
 /// What a believed store event says of one transaction: a refund (the store took the money
-/// back) or Apple's reversal of one (CONTRACT §9). Small, so a night of a million events
+/// back) or Apple's reversal of one (docs/store-events.md). Small, so a night of a million events
 /// keeps them all: the event's full record stays in its log, at `location`.
 public struct StoreRefund: Sendable, Equatable {
     public enum Kind: Sendable, Equatable {

@@ -1,6 +1,6 @@
 /// `missing-receipt`: a credited order with no receipt, in its row or in the receipts dumps.
 /// It needs no product, so it fires whatever the row says of its platform or item; and it
-/// stands alone (CONTRACT §6): with no receipt, no other receipt rule is asked.
+/// stands alone (docs/rules.md): with no receipt, no other receipt rule is asked.
 public enum MissingReceipt: NamedRule {
     public static let id: RuleID = "missing-receipt"
     public static let defaultSeverity = Severity.medium

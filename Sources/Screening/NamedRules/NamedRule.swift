@@ -1,4 +1,4 @@
-/// One named rule of CONTRACT §6, all of it in one file: its id, default severity,
+/// One named rule of docs/rules.md, all of it in one file: its id, default severity,
 /// parameters, the sentence that says what it flags, the check, its evidence, and the words
 /// `explain` prints for it. The rule is a caseless enum; everything is static, so asking it
 /// costs a call and no allocation.
@@ -32,7 +32,7 @@ extension NamedRule {
 
 /// The steps of screening one order, in the order they are taken. The engine asks every
 /// rule of a step (in the list's order) before the next step; a missing or unreadable
-/// receipt stops after its step (CONTRACT §6: those findings stand alone), and the
+/// receipt stops after its step (docs/rules.md: those findings stand alone), and the
 /// purchase steps run only on the entry that is the order's.
 public enum RuleStage: Int, Sendable, Comparable, CaseIterable {
     /// Whether the order has a receipt at all.

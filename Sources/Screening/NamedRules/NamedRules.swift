@@ -1,6 +1,6 @@
 import Foundation
 
-/// The named rules a run knows, in the order CONTRACT §6 lists them. Everything that
+/// The named rules a run knows, in the order docs/rules.md lists them. Everything that
 /// enumerates rules reads this list: the `.rules` parser (which ids, parameters), `rules
 /// check`, the engine (which asks them stage by stage, in this order within a stage),
 /// `explain`, the report's legend and the table of `Rules/README.md`.

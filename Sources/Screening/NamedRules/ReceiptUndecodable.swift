@@ -1,6 +1,6 @@
-/// `receipt-undecodable`: the payload is none of the receipt kinds this tool reads (CONTRACT
-/// §3), or is one that is damaged. The evidence says what the decoder stopped at and where.
-/// It stands alone: a receipt that cannot be read is not judged any further.
+/// `receipt-undecodable`: the payload is none of the receipt kinds this tool reads
+/// (docs/receipts.md), or is one that is damaged. The evidence says what the decoder stopped
+/// at and where. It stands alone: a receipt that cannot be read is not judged any further.
 public enum ReceiptUndecodable: NamedRule {
     public static let id: RuleID = "receipt-undecodable"
     public static let defaultSeverity = Severity.high

@@ -1,6 +1,6 @@
 /// `replayed-transaction`: one store transaction (an Apple transaction id, a Google order id)
 /// credited to more than one order, tonight or on an earlier night the ledger remembers. The
-/// claims decide who took it first (CONTRACT §6: the ledger's first taker, else the earliest
+/// claims decide who took it first (docs/rules.md: the ledger's first taker, else the earliest
 /// by `created_at`, `order_id`); only the later orders fire, against that first one. The same
 /// user restoring a non-consumable, family sharing and renewals are not replays.
 public enum ReplayedTransaction: NamedRule {

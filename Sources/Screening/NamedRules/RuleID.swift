@@ -1,4 +1,4 @@
-/// The stable id of a named rule (CONTRACT §6), as `.rules` files, findings and reports
+/// The stable id of a named rule (docs/rules.md), as `.rules` files, findings and reports
 /// spell it. Each rule declares its own (`ReplayedTransaction.id`); `NamedRules` knows
 /// them all.
 public struct RuleID: RawRepresentable, Hashable, Sendable, Comparable, ExpressibleByStringLiteral,

@@ -1,6 +1,6 @@
 /// `transaction-not-in-receipt`: the order names a transaction (its `transaction_id`) that its
 /// receipt does not hold — a receipt of another purchase sent for this order. It replaces
-/// `item-id-mismatch` (CONTRACT §6): it is asked first, and when it fires the product is not
+/// `item-id-mismatch` (docs/rules.md): it is asked first, and when it fires the product is not
 /// compared.
 public enum TransactionNotInReceipt: NamedRule {
     public static let id: RuleID = "transaction-not-in-receipt"

@@ -2,7 +2,7 @@ import Foundation
 import IAPBasics
 import ReceiptFormats
 
-/// Everything a Rules directory says (CONTRACT §5), checked as a whole: `load` returns every
+/// Everything a Rules directory says (docs/rules.md), checked as a whole: `load` returns every
 /// problem it finds, each with file, line and column, or the loaded directory.
 public struct RulesDirectory: Sendable {
     public var path: String
