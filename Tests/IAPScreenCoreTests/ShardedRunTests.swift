@@ -136,10 +136,15 @@ struct ShardedRunTests {
         let other = try Tool.run(
             Self.arguments(world, out: s.file("other"), ledger: sharded.uri, shard: (1, 2), runID: "night-2"))
         #expect(other.status == 4, "\(other.stderr)")
-        #expect(other.stderr.contains("sharded run night-1: shard 1 by iapscreen "), "\(other.stderr)")
+        #expect(other.stderr.contains("sharded run night-1: "), "\(other.stderr)")
+        // Shard 1 may be past its wait by now (shard 2 staged before it died): when it still
+        // runs, it is named by its process and host.
+        #expect(
+            other.stderr.contains("shard 1 by iapscreen ") || other.stderr.contains("no worker is running now"),
+            "\(other.stderr)")
         let unsharded = try Tool.run(Self.arguments(world, out: s.file("other2"), ledger: sharded.uri, shard: nil))
         #expect(unsharded.status == 4, "\(unsharded.stderr)")
-        #expect(unsharded.stderr.contains("sharded run night-1: shard 1 by iapscreen "), "\(unsharded.stderr)")
+        #expect(unsharded.stderr.contains("sharded run night-1: "), "\(unsharded.stderr)")
 
         let rerun = try Tool.run(Self.arguments(world, out: s.file("s2"), ledger: sharded.uri, shard: (2, 2)))
         #expect(rerun.status == 0, "\(rerun.stderr)")
