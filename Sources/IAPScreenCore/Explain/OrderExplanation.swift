@@ -18,71 +18,30 @@ struct OrderExplanation {
     let events: StoreEventNight?
 
     func text() -> String {
-        var out: [String] = []
         let stored = night.slots[slot]
         let row = stored.order.row(pool: night.pool)
-        out.append("order \(row.orderID) (user \(row.userID)), credited-at \(row.createdAt.iso8601), \(row.location)")
-        out.append(
-            "  dump row: platform \(row.platform?.rawValue ?? "not stated"), item \(row.itemID ?? "-"), "
-                + "product \(row.productID ?? "-"), transaction \(row.transactionID ?? "-"), "
-                + "\(row.amount ?? "-") \(row.currency ?? ""), status \(row.status.rawValue), "
-                + "environment \(row.environment?.rawValue ?? "not stated (--environment applies)")")
+        var out = rowLines(row)
         guard row.status == .credited else {
             out.append("")
             out.append("not screened: the order is \(row.status.rawValue), and only credited orders are screened.")
             return out.joined(separator: "\n") + "\n"
         }
 
-        // The receipt, as the join chose it.
-        let watched = night.watched
-        var receiptPlatform = stored.outcome?.receiptPlatform
-        var decoded: Receipt?
-        var state = ReceiptState.missing
-        var receiptLines: [String] = []
-        if let watched {
-            let source =
-                watched.fromReceiptsDump
-                ? "from the receipts dump, \(watched.location) (the order has no receipt of its own; of its rows there, the latest received_at wins)"
-                : "the order's own receipt field, \(watched.location)"
-            receiptLines.append("receipt: \(source)")
-            do {
-                let receipt = try ReceiptDecoder.decode(Array(watched.payload.utf8), limits: .standard)
-                decoded = receipt
-                receiptPlatform = receipt.platform
-                receiptLines.append(
-                    "  \(receipt.kind.rawValue), environment \(receipt.environment ?? "not stated"), "
-                        + "app \(receipt.appID ?? "not stated"), \(receipt.purchases.count) purchase(s)")
-            } catch {
-                state = .undecodable(error)
-                receiptLines.append("  cannot be read: \(error.reason) (\(error.code) at byte \(error.offset))")
-            }
-        } else {
-            receiptLines.append(
-                "receipt: none (no receipt field in the order's row and no row for it in the receipts dumps)")
-        }
-
-        let order = setup.resolver.resolve(row, index: Int(stored.position), receiptPlatform: receiptPlatform)
-        let product =
-            order.expectedProductID
-            ?? "not known: \(order.productUnknown ?? "?")"
-            + (decoded == nil
-                ? " (none is needed without a readable receipt)"
-                : "; a malformed-record, and only the rules that need no product run")
-        out.append(
-            "  screened as: \(order.platform?.rawValue ?? "unknown platform"), expected product \(product)"
-                + "\(order.catalogType.map { " (\($0) in the catalog)" } ?? "")"
-                + ", \(order.production ? "production" : "sandbox")")
+        let receipt = watchedReceipt(platform: stored.outcome?.receiptPlatform)
+        let order = setup.resolver.resolve(row, index: Int(stored.position), receiptPlatform: receipt.platform)
+        out.append(screenedAs(order, readable: receipt.decoded != nil))
         out.append("")
-        out += receiptLines
+        out += receipt.lines
 
         let selection = claims.watched ?? .none
+        var state = receipt.state
         var keys: [String] = []
-        if let receipt = decoded {
-            let (signature, forgery) = setup.verifier.verify(receipt)
+        if let decoded = receipt.decoded {
+            let (signature, forgery) = setup.verifier.verify(decoded)
             out.append(
                 "  signature: \(signature.verdict.rawValue) (\(signature.reason))"
                     + (forgery.map { "; forged: \($0)" } ?? ""))
-            let digest = ReceiptDigest(receipt: receipt, signature: signature, forgery: forgery, for: order)
+            let digest = ReceiptDigest(receipt: decoded, signature: signature, forgery: forgery, for: order)
             state = .decoded(digest)
             keys = ClaimBook.keys(of: digest) + digest.candidates.compactMap(\.purchaseToken)
             out.append("")
@@ -94,50 +53,104 @@ struct OrderExplanation {
         let found = claims.evaluator.findings(order: order, receipt: state, selection: selection, trace: trace)
         let findings = Revoked.once(found + (claims.events?.bySlot[Int32(slot)] ?? [])).map(marked)
         out.append("")
-        out.append("rules:")
-        let width = max(24, trace.lines.map(\.rule.count).max() ?? 0)
-        for line in trace.lines {
-            out.append("  \(pad(line.outcome.rawValue, 7)) \(pad(line.rule, width))  \(line.why)")
-        }
-
+        out += ruleLines(trace)
         out.append("")
         out += exemptionLines(order: order)
         if let events {
             out.append("")
             out += eventLines(events, keys: Set(keys))
         }
-
         out.append("")
-        if findings.isEmpty {
-            out.append("verdict: not flagged: no rule found anything.")
-        } else {
-            let counting = findings.filter(\.counts)
-            if let worst = counting.map(\.severity).max() {
-                out.append("verdict: flagged, highest severity \(worst.name):")
-            } else {
-                out.append("verdict: not flagged: every finding is exempted or reviewed legit:")
-            }
-            for f in findings {
-                var line = "  \(f.severity.name) \(f.rule): \(f.message)"
-                if f.evidence.expected != nil || f.evidence.actual != nil {
-                    line +=
-                        "\n      expected \(f.evidence.expected ?? "nothing"), actual \(f.evidence.actual ?? "nothing")"
-                }
-                if f.exempted != nil { line += "\n      exempted: the user is a reviewer within their window" }
-                if let r = f.review {
-                    switch r.status {
-                    case .new: line += "\n      new: no earlier run on this ledger reported it"
-                    case .seen: line += "\n      seen: an earlier run on this ledger reported it"
-                    case .reviewed:
-                        line +=
-                            "\n      reviewed \(r.verdict ?? "?") by \(r.by ?? "someone") at \(r.at ?? "?")"
-                            + (r.note.map { ": \($0)" } ?? "")
-                    }
-                }
-                out.append(line)
-            }
-        }
+        out += verdictLines(findings)
         return out.joined(separator: "\n") + "\n"
+    }
+
+    /// The order as its dump row has it.
+    private func rowLines(_ row: OrderRow) -> [String] {
+        [
+            "order \(row.orderID) (user \(row.userID)), credited-at \(row.createdAt.iso8601), \(row.location)",
+            "  dump row: platform \(row.platform?.rawValue ?? "not stated"), item \(row.itemID ?? "-"), "
+                + "product \(row.productID ?? "-"), transaction \(row.transactionID ?? "-"), "
+                + "\(row.amount ?? "-") \(row.currency ?? ""), status \(row.status.rawValue), "
+                + "environment \(row.environment?.rawValue ?? "not stated (--environment applies)")",
+        ]
+    }
+
+    /// The receipt as the join chose it, decoded again: what it says, its platform (else the
+    /// one screening saw), and the receipt state for the rules.
+    private func watchedReceipt(platform: Platform?) -> (
+        lines: [String], decoded: Receipt?, state: ReceiptState, platform: Platform?
+    ) {
+        guard let watched = night.watched else {
+            return (
+                ["receipt: none (no receipt field in the order's row and no row for it in the receipts dumps)"], nil,
+                .missing, platform
+            )
+        }
+        let source =
+            watched.fromReceiptsDump
+            ? "from the receipts dump, \(watched.location) (the order has no receipt of its own; of its rows there, the latest received_at wins)"
+            : "the order's own receipt field, \(watched.location)"
+        var lines = ["receipt: \(source)"]
+        do {
+            let receipt = try ReceiptDecoder.decode(Array(watched.payload.utf8), limits: .standard)
+            lines.append(
+                "  \(receipt.kind.rawValue), environment \(receipt.environment ?? "not stated"), "
+                    + "app \(receipt.appID ?? "not stated"), \(receipt.purchases.count) purchase(s)")
+            return (lines, receipt, .missing, receipt.platform)
+        } catch {
+            lines.append("  cannot be read: \(error.reason) (\(error.code) at byte \(error.offset))")
+            return (lines, nil, .undecodable(error), platform)
+        }
+    }
+
+    /// How the order was screened: its platform, the product expected, the environment.
+    private func screenedAs(_ order: ScreenOrder, readable: Bool) -> String {
+        let product =
+            order.expectedProductID
+            ?? "not known: \(order.productUnknown ?? "?")"
+            + (!readable
+                ? " (none is needed without a readable receipt)"
+                : "; a malformed-record, and only the rules that need no product run")
+        return "  screened as: \(order.platform?.rawValue ?? "unknown platform"), expected product \(product)"
+            + "\(order.catalogType.map { " (\($0) in the catalog)" } ?? "")"
+            + ", \(order.production ? "production" : "sandbox")"
+    }
+
+    /// Every rule's outcome and why, aligned.
+    private func ruleLines(_ trace: RuleTrace) -> [String] {
+        let width = max(24, trace.lines.map(\.rule.count).max() ?? 0)
+        return ["rules:"] + trace.lines.map { "  \(pad($0.outcome.rawValue, 7)) \(pad($0.rule, width))  \($0.why)" }
+    }
+
+    /// The verdict: flagged or not, and each finding with its evidence and its standing.
+    private func verdictLines(_ findings: [Finding]) -> [String] {
+        guard !findings.isEmpty else { return ["verdict: not flagged: no rule found anything."] }
+        var out: [String] = []
+        if let worst = findings.filter(\.counts).map(\.severity).max() {
+            out.append("verdict: flagged, highest severity \(worst.name):")
+        } else {
+            out.append("verdict: not flagged: every finding is exempted or reviewed legit:")
+        }
+        for f in findings {
+            var line = "  \(f.severity.name) \(f.rule): \(f.message)"
+            if f.evidence.expected != nil || f.evidence.actual != nil {
+                line += "\n      expected \(f.evidence.expected ?? "nothing"), actual \(f.evidence.actual ?? "nothing")"
+            }
+            if f.exempted != nil { line += "\n      exempted: the user is a reviewer within their window" }
+            if let r = f.review {
+                switch r.status {
+                case .new: line += "\n      new: no earlier run on this ledger reported it"
+                case .seen: line += "\n      seen: an earlier run on this ledger reported it"
+                case .reviewed:
+                    line +=
+                        "\n      reviewed \(r.verdict ?? "?") by \(r.by ?? "someone") at \(r.at ?? "?")"
+                        + (r.note.map { ": \($0)" } ?? "")
+                }
+            }
+            out.append(line)
+        }
+        return out
     }
 
     /// Which receipt entries could be the order's, the one it got, and why.
