@@ -168,6 +168,29 @@ struct SamplePlanner {
         o.caseName = name
         let item = SampleCatalog.items.first { $0.id == o.itemID } ?? SampleCatalog.items[0]
         let bought = at(o.createdAt, seconds: -60)
+        // Each case is planted by the group it belongs to; nil: the one order `o` became.
+        let planted =
+            Self.severalOrders.contains(name)
+            ? plantSeveral(name, &o, item: item, bought: bought, store)
+            : Self.receiptFaults.contains(name)
+                ? plantReceiptFault(name, &o, item: item, bought: bought, store)
+                : plantPurchaseFault(name, &o, item: item, bought: bought, store)
+        return planted ?? [o]
+    }
+
+    /// Cases planted as more than one order (a replay and its original, a renewal, …).
+    static let severalOrders: Set<String> = ["replay", "renewal", "restore", "family-sharing"]
+    /// Cases whose receipt (or row) is what is wrong.
+    static let receiptFaults: Set<String> = [
+        "missing-receipt", "undecodable", "orphan-receipt", "malformed-row", "unsigned-google", "verify-receipt-json",
+        "forged-json", "tampered-receipt", "xcode-receipt",
+    ]
+
+    /// Cases of several orders: a replay, a renewal, a restore, family sharing.
+    private mutating func plantSeveral(
+        _ name: String, _ o: inout PlannedOrder, item: SampleCatalog.Item, bought: Timestamp,
+        _ store: PlannedOrder.Store
+    ) -> [PlannedOrder]? {
         switch name {
         case "replay":
             // A second account credits the same proof later the same day.
@@ -183,6 +206,163 @@ struct SamplePlanner {
             }
             copy.expected.sort()
             return [o, copy]
+        case "renewal":
+            // Two monthly periods of one subscription credited to the same user a month apart.
+            let vip = SampleCatalog.items[3]
+            let first = at(o.createdAt, seconds: -86_400 * 30)
+            var a = o
+            a.itemID = vip.id
+            a.createdAt = at(first, seconds: 20)
+            let txA = transactionID()
+            let txB = transactionID()
+            switch store {
+            case .appReceipt:
+                guard
+                    case .app(var spec) = proof(
+                        .appReceipt, item: vip, user: o.userID, bought: first, txnID: txA,
+                        expires: at(first, seconds: 86_400 * 30))
+                else { return [o] }
+                var renewal = AppReceiptBuilder.InAppPurchase(
+                    productID: vip.apple, transactionID: txB, originalTransactionID: txA,
+                    purchaseDate: at(first, seconds: 86_400 * 30), originalPurchaseDate: first)
+                renewal.productTypeCode = 3
+                renewal.expiresDate = at(first, seconds: 86_400 * 60)
+                spec.purchases.append(renewal)
+                spec.creationDate = at(first, seconds: 86_400 * 30 + 5)
+                a.proof = .app(spec)
+                var b = a
+                b.orderID = orderID()
+                b.createdAt = at(first, seconds: 86_400 * 30 + 20)
+                b.proof = .sameAs(0)
+                return [a, b]
+            default:
+                a.proof = proof(
+                    store, item: vip, user: o.userID, bought: first, txnID: txA,
+                    expires: at(first, seconds: 86_400 * 30))
+                a.transactionID = recorded(a.proof)
+                var b = a
+                b.orderID = orderID()
+                b.createdAt = at(first, seconds: 86_400 * 30 + 20)
+                b.proof = proof(
+                    store, item: vip, user: o.userID, bought: at(first, seconds: 86_400 * 30), txnID: txB,
+                    expires: at(first, seconds: 86_400 * 60))
+                // Google numbers a renewal after its first order: GPA.…..0.
+                if case .google(var d, let w) = b.proof, let base = a.transactionID {
+                    d.orderID = base + "..0"
+                    b.proof = .google(d, w)
+                }
+                b.transactionID = recorded(b.proof)
+                return [a, b]
+            }
+        case "restore":
+            // The same user restores a non-consumable on a new device: not a replay.
+            let noAds = SampleCatalog.items[4]
+            o.itemID = noAds.id
+            o.proof = proof(store, item: noAds, user: o.userID, bought: bought, txnID: transactionID())
+            o.transactionID = recorded(o.proof)
+            var again = o
+            again.orderID = orderID()
+            again.createdAt = at(o.createdAt, seconds: 3_600)
+            again.proof = .sameAs(0)
+            again.caseName = "restore"
+            again.amount = "0.00"  // a restore is worth nothing: no store charges it
+            return [o, again]
+        case "family-sharing":
+            guard store == .jws else { return plant("restore", store) }
+            let noAds = SampleCatalog.items[4]
+            o.itemID = noAds.id
+            guard case .jws(var tx) = proof(.jws, item: noAds, user: o.userID, bought: bought, txnID: transactionID())
+            else { return [o] }
+            tx.inAppOwnershipType = "FAMILY_SHARED"
+            o.proof = .jws(tx)
+            o.transactionID = nil
+            var member = o
+            member.orderID = orderID()
+            member.userID = user() + "-family"
+            member.createdAt = at(o.createdAt, seconds: 900)
+            member.proof = .sameAs(0)
+            member.amount = "0.00"  // shared by the family organiser's purchase, not bought again
+            return [o, member]
+        default:
+            break
+        }
+        return nil
+    }
+
+    /// Cases whose receipt is missing, unreadable, orphaned, unsigned, forged or tampered, or whose row is broken.
+    private mutating func plantReceiptFault(
+        _ name: String, _ o: inout PlannedOrder, item: SampleCatalog.Item, bought: Timestamp,
+        _ store: PlannedOrder.Store
+    ) -> [PlannedOrder]? {
+        switch name {
+        case "missing-receipt":
+            o.proof = .none
+            o.transactionID = nil
+            // App Store rows leave the platform out, as servers that learn it from the receipt
+            // do; Google rows keep it, so finance still sees an unpaid credit.
+            o.statesPlatform = store == .google
+            o.expected = [MissingReceipt.id.rawValue]
+        case "undecodable":
+            o.proof = .garbage(
+                random.pick(["not a receipt", "MIIBgarbage==", "{\"receipt\": \"lol\"}", "eyJhbGciOiJub25lIn0.e30."]))
+            o.transactionID = nil
+            o.expected = [ReceiptUndecodable.id.rawValue]
+        case "orphan-receipt":
+            // Its order is missing from the orders dump: a lost order.
+            o.caseName = "orphan-receipt"
+            o.store = .appReceipt
+            o.proof = proof(.appReceipt, item: item, user: o.userID, bought: bought, txnID: transactionID())
+            o.status = "orphan"
+            o.expected = [OrphanReceipt.id.rawValue]
+        case "malformed-row":
+            o.brokenCreatedAt = true
+            // An App Store order's receipt sits in the receipts dump: without its order, an orphan.
+            o.expected =
+                store == .appReceipt
+                ? [MalformedRecord.id.rawValue, OrphanReceipt.id.rawValue] : [MalformedRecord.id.rawValue]
+        case "unsigned-google":
+            guard case .google(let d, _) = o.proof else { return plant("sandbox", store) }
+            o.proof = .google(d, .unsigned)
+            o.expected = [SignatureInvalid.id.rawValue]
+        case "verify-receipt-json", "forged-json":
+            // A server that stored Apple's verifyReceipt answer; a forger edits its expiry.
+            let vip = SampleCatalog.items[3]
+            o.store = .appReceipt
+            o.itemID = vip.id
+            guard
+                case .app(let spec) = proof(
+                    .appReceipt, item: vip, user: o.userID, bought: bought, txnID: transactionID(),
+                    expires: at(bought, seconds: 86_400 * 30))
+            else { return [o] }
+            let forged = name == "forged-json"
+            o.proof = .verifyReceipt(spec, forged: forged)
+            o.transactionID = nil
+            o.expected = forged ? [SignatureInvalid.id.rawValue] : []
+        case "tampered-receipt":
+            guard store == .appReceipt, case .app(let spec) = o.proof else { return plant("forged-json", store) }
+            o.proof = .tampered(spec)
+            o.expected = [SignatureInvalid.id.rawValue]
+        case "xcode-receipt":
+            guard store == .appReceipt, case .app(var spec) = o.proof else {
+                return plant("tampered-receipt", .appReceipt)
+            }
+            spec.environment = "Xcode"
+            spec.appItemID = 0
+            spec.encoding = .xcodeBER
+            o.proof = .xcode(spec)
+            o.expected = [SandboxInProduction.id.rawValue, SignatureInvalid.id.rawValue]
+        default:
+            break
+        }
+        return nil
+    }
+
+    /// Cases whose purchase is not what the order says: another product, sandbox, expired, refunded, another account or app, pending; and the clean variants (duplicate rows, sandbox orders, orders not credited).
+    private mutating func plantPurchaseFault(
+        _ name: String, _ o: inout PlannedOrder, item: SampleCatalog.Item, bought: Timestamp,
+        _ store: PlannedOrder.Store
+    ) -> [PlannedOrder]? {
+        switch name {
         case "item-mismatch":
             let cheap = SampleCatalog.items[0]
             let dear = SampleCatalog.items[2]
@@ -271,112 +451,6 @@ struct SamplePlanner {
             default: break
             }
             o.expected = [BundleIDMismatch.id.rawValue]
-        case "missing-receipt":
-            o.proof = .none
-            o.transactionID = nil
-            // App Store rows leave the platform out, as servers that learn it from the receipt
-            // do; Google rows keep it, so finance still sees an unpaid credit.
-            o.statesPlatform = store == .google
-            o.expected = [MissingReceipt.id.rawValue]
-        case "undecodable":
-            o.proof = .garbage(
-                random.pick(["not a receipt", "MIIBgarbage==", "{\"receipt\": \"lol\"}", "eyJhbGciOiJub25lIn0.e30."]))
-            o.transactionID = nil
-            o.expected = [ReceiptUndecodable.id.rawValue]
-        case "orphan-receipt":
-            // Its order is missing from the orders dump: a lost order.
-            o.caseName = "orphan-receipt"
-            o.store = .appReceipt
-            o.proof = proof(.appReceipt, item: item, user: o.userID, bought: bought, txnID: transactionID())
-            o.status = "orphan"
-            o.expected = [OrphanReceipt.id.rawValue]
-        case "malformed-row":
-            o.brokenCreatedAt = true
-            // An App Store order's receipt sits in the receipts dump: without its order, an orphan.
-            o.expected =
-                store == .appReceipt
-                ? [MalformedRecord.id.rawValue, OrphanReceipt.id.rawValue] : [MalformedRecord.id.rawValue]
-        case "unsigned-google":
-            guard case .google(let d, _) = o.proof else { return plant("sandbox", store) }
-            o.proof = .google(d, .unsigned)
-            o.expected = [SignatureInvalid.id.rawValue]
-        case "renewal":
-            // Two monthly periods of one subscription credited to the same user a month apart.
-            let vip = SampleCatalog.items[3]
-            let first = at(o.createdAt, seconds: -86_400 * 30)
-            var a = o
-            a.itemID = vip.id
-            a.createdAt = at(first, seconds: 20)
-            let txA = transactionID()
-            let txB = transactionID()
-            switch store {
-            case .appReceipt:
-                guard
-                    case .app(var spec) = proof(
-                        .appReceipt, item: vip, user: o.userID, bought: first, txnID: txA,
-                        expires: at(first, seconds: 86_400 * 30))
-                else { return [o] }
-                var renewal = AppReceiptBuilder.InAppPurchase(
-                    productID: vip.apple, transactionID: txB, originalTransactionID: txA,
-                    purchaseDate: at(first, seconds: 86_400 * 30), originalPurchaseDate: first)
-                renewal.productTypeCode = 3
-                renewal.expiresDate = at(first, seconds: 86_400 * 60)
-                spec.purchases.append(renewal)
-                spec.creationDate = at(first, seconds: 86_400 * 30 + 5)
-                a.proof = .app(spec)
-                var b = a
-                b.orderID = orderID()
-                b.createdAt = at(first, seconds: 86_400 * 30 + 20)
-                b.proof = .sameAs(0)
-                return [a, b]
-            default:
-                a.proof = proof(
-                    store, item: vip, user: o.userID, bought: first, txnID: txA,
-                    expires: at(first, seconds: 86_400 * 30))
-                a.transactionID = recorded(a.proof)
-                var b = a
-                b.orderID = orderID()
-                b.createdAt = at(first, seconds: 86_400 * 30 + 20)
-                b.proof = proof(
-                    store, item: vip, user: o.userID, bought: at(first, seconds: 86_400 * 30), txnID: txB,
-                    expires: at(first, seconds: 86_400 * 60))
-                // Google numbers a renewal after its first order: GPA.…..0.
-                if case .google(var d, let w) = b.proof, let base = a.transactionID {
-                    d.orderID = base + "..0"
-                    b.proof = .google(d, w)
-                }
-                b.transactionID = recorded(b.proof)
-                return [a, b]
-            }
-        case "restore":
-            // The same user restores a non-consumable on a new device: not a replay.
-            let noAds = SampleCatalog.items[4]
-            o.itemID = noAds.id
-            o.proof = proof(store, item: noAds, user: o.userID, bought: bought, txnID: transactionID())
-            o.transactionID = recorded(o.proof)
-            var again = o
-            again.orderID = orderID()
-            again.createdAt = at(o.createdAt, seconds: 3_600)
-            again.proof = .sameAs(0)
-            again.caseName = "restore"
-            again.amount = "0.00"  // a restore is worth nothing: no store charges it
-            return [o, again]
-        case "family-sharing":
-            guard store == .jws else { return plant("restore", store) }
-            let noAds = SampleCatalog.items[4]
-            o.itemID = noAds.id
-            guard case .jws(var tx) = proof(.jws, item: noAds, user: o.userID, bought: bought, txnID: transactionID())
-            else { return [o] }
-            tx.inAppOwnershipType = "FAMILY_SHARED"
-            o.proof = .jws(tx)
-            o.transactionID = nil
-            var member = o
-            member.orderID = orderID()
-            member.userID = user() + "-family"
-            member.createdAt = at(o.createdAt, seconds: 900)
-            member.proof = .sameAs(0)
-            member.amount = "0.00"  // shared by the family organiser's purchase, not bought again
-            return [o, member]
         case "duplicate-row":
             o.duplicated = true
         case "sandbox-order":
@@ -387,40 +461,13 @@ struct SamplePlanner {
                 environment: store == .appReceipt ? "ProductionSandbox" : "Sandbox",
                 expires: item.type == .autoRenewable ? at(bought, seconds: 86_400 * 30) : nil)
             o.transactionID = recorded(o.proof)
-        case "verify-receipt-json", "forged-json":
-            // A server that stored Apple's verifyReceipt answer; a forger edits its expiry.
-            let vip = SampleCatalog.items[3]
-            o.store = .appReceipt
-            o.itemID = vip.id
-            guard
-                case .app(let spec) = proof(
-                    .appReceipt, item: vip, user: o.userID, bought: bought, txnID: transactionID(),
-                    expires: at(bought, seconds: 86_400 * 30))
-            else { return [o] }
-            let forged = name == "forged-json"
-            o.proof = .verifyReceipt(spec, forged: forged)
-            o.transactionID = nil
-            o.expected = forged ? [SignatureInvalid.id.rawValue] : []
-        case "tampered-receipt":
-            guard store == .appReceipt, case .app(let spec) = o.proof else { return plant("forged-json", store) }
-            o.proof = .tampered(spec)
-            o.expected = [SignatureInvalid.id.rawValue]
-        case "xcode-receipt":
-            guard store == .appReceipt, case .app(var spec) = o.proof else {
-                return plant("tampered-receipt", .appReceipt)
-            }
-            spec.environment = "Xcode"
-            spec.appItemID = 0
-            spec.encoding = .xcodeBER
-            o.proof = .xcode(spec)
-            o.expected = [SandboxInProduction.id.rawValue, SignatureInvalid.id.rawValue]
         case "not-credited":
             o.status = random.pick(["pending", "failed", "refunded"])
             o.proof = .garbage("whatever")
         default:
             break
         }
-        return [o]
+        return nil
     }
 
     /// Turns `o` into a consumable bought `days` before its credit.
