@@ -105,15 +105,12 @@ public struct RecordedRun: Sendable, Equatable {
     public var orders: Int
     public var flagged: Int
     /// A sharded run's `--run-id` and its number of shards (PostgreSQL); nil for an unsharded run.
-    public var sharded: (runID: String, shards: Int)? {
-        get { shardedRunID.map { ($0, shardCount) } }
-        set {
-            shardedRunID = newValue?.runID
-            shardCount = newValue?.shards ?? 0
-        }
+    public var sharded: ShardedRun?
+
+    public struct ShardedRun: Sendable, Equatable {
+        public var runID: String
+        public var shards: Int
     }
-    private var shardedRunID: String?
-    private var shardCount = 0
 
     public init(id: Int64, startedAt: String, finishedAt: String, orders: Int, flagged: Int) {
         self.id = id

@@ -371,20 +371,14 @@ struct SamplePlanner {
             o.transactionID = recorded(o.proof)
             o.expected = [ItemIDMismatch.id.rawValue]
         case "sandbox":
-            o.proof = proof(
-                store, item: item, user: o.userID, bought: bought, txnID: transactionID(),
-                environment: store == .appReceipt ? "ProductionSandbox" : "Sandbox",
-                expires: item.type == .autoRenewable ? at(bought, seconds: 86_400 * 30) : nil)
+            o.proof = sandboxProof(store, item: item, user: o.userID, bought: bought)
             o.transactionID = recorded(o.proof)
             o.expected = [SandboxInProduction.id.rawValue]
         case "reviewer-sandbox":
             o.userID = random.pick(SampleCatalog.reviewers)
-            o.proof = proof(
-                store, item: item, user: o.userID, bought: bought, txnID: transactionID(),
-                environment: store == .appReceipt ? "ProductionSandbox" : "Sandbox",
-                expires: item.type == .autoRenewable ? at(bought, seconds: 86_400 * 30) : nil)
+            o.proof = sandboxProof(store, item: item, user: o.userID, bought: bought)
             o.transactionID = recorded(o.proof)
-            o.exempted = ["sandbox-in-production"]
+            o.exempted = [SandboxInProduction.id.rawValue]
         case "expired-subscription":
             // Google's proof carries no expiry: only Apple's can show this.
             guard store != .google else { return plant("stale-consumable", store) }
@@ -456,10 +450,7 @@ struct SamplePlanner {
         case "sandbox-order":
             // A sandbox order (QA) with a sandbox receipt: nothing to say.
             o.environment = "sandbox"
-            o.proof = proof(
-                store, item: item, user: o.userID, bought: bought, txnID: transactionID(),
-                environment: store == .appReceipt ? "ProductionSandbox" : "Sandbox",
-                expires: item.type == .autoRenewable ? at(bought, seconds: 86_400 * 30) : nil)
+            o.proof = sandboxProof(store, item: item, user: o.userID, bought: bought)
             o.transactionID = recorded(o.proof)
         case "not-credited":
             o.status = random.pick(["pending", "failed", "refunded"])
@@ -468,6 +459,16 @@ struct SamplePlanner {
             break
         }
         return nil
+    }
+
+    /// A sandbox purchase of `item` (a month's subscription when it renews).
+    private mutating func sandboxProof(
+        _ store: PlannedOrder.Store, item: SampleCatalog.Item, user: String, bought: Timestamp
+    ) -> PlannedOrder.Proof {
+        proof(
+            store, item: item, user: user, bought: bought, txnID: transactionID(),
+            environment: store == .appReceipt ? "ProductionSandbox" : "Sandbox",
+            expires: item.type == .autoRenewable ? at(bought, seconds: 86_400 * 30) : nil)
     }
 
     /// Turns `o` into a consumable bought `days` before its credit.

@@ -58,13 +58,13 @@ extension NightScreener {
         var lookups: Set<String> = []
         for r in replays {
             lookups.insert(r.key)
-            if !ClaimKey.isToken(r.key), let byToken = ClaimKey.google(token: r.token) { lookups.insert(byToken) }
+            if let byToken = ClaimKey.tokenKey(besides: r.key, token: r.token) { lookups.insert(byToken) }
         }
         let found = try ledger.refunds(of: Array(lookups))
         for k in replays.indices {
             let r = replays[k]
             // A refund Apple reversed no longer stands.
-            let refund = found[r.key] ?? ClaimKey.google(token: r.token).flatMap { found[$0] }
+            let refund = found[r.key] ?? ClaimKey.tokenKey(besides: r.key, token: r.token).flatMap { found[$0] }
             if let refund, refund.reversedAt == nil { replays[k].remembered = refund }
         }
     }
@@ -80,7 +80,7 @@ extension NightScreener {
         let givenBack = givenBackTonight(night)
         let refunds = try keyedRefunds(events, night, memory: &out)
         let tonight = refunds.tonight
-        let rememberedRefunds = remembered.map(Self.refund(remembered:))
+        let rememberedRefunds = remembered.map { Self.refund($0.refund, key: $0.key) }
         let takers = try takersOfEarlierNights(
             tonight, rememberedRefunds, others: events?.others ?? [], book: book, night: night, out: &out)
         func taker(_ key: String) -> RefundJudge.Taker? {
@@ -120,9 +120,7 @@ extension NightScreener {
         for i in night.slots.indices where night.slots.with(i, { $0.pointee.order.status == .refunded }) {
             let order = night.slots[i].order
             orders.insert(order.orderID)
-            // Its platform may be known only from the receipt, which is not read: both spellings.
-            if let apple = ClaimKey.apple(transactionID: order.transactionID) { keys.insert(apple) }
-            if let google = ClaimKey.google(orderID: order.transactionID) { keys.insert(google) }
+            keys.formUnion(ClaimKey.recorded(order.transactionID))
         }
         return (orders, keys)
     }
@@ -179,11 +177,11 @@ extension NightScreener {
         return refunds
     }
 
-    /// A refund the ledger remembers, as the judge reads refunds.
-    private static func refund(remembered m: RememberedTaking) -> StoreRefund {
-        var r = StoreRefund(kind: .refund, key: m.key, event: m.refund.event, at: m.refund.refundedAt, location: nil)
-        r.reason = m.refund.reason
-        r.source = m.refund.source
+    /// A refund the ledger remembers, as the judge reads refunds, under `key`.
+    private static func refund(_ m: RememberedRefund, key: String) -> StoreRefund {
+        var r = StoreRefund(kind: .refund, key: key, event: m.event, at: m.refundedAt, location: nil)
+        r.reason = m.reason
+        r.source = m.source
         return r
     }
 
@@ -262,9 +260,7 @@ extension NightScreener {
         }
         for replay in replays {
             guard first[replay.key] == nil, let m = replay.remembered else { continue }
-            var r = StoreRefund(kind: .refund, key: replay.key, event: m.event, at: m.refundedAt, location: nil)
-            r.reason = m.reason
-            r.source = m.source
+            let r = Self.refund(m, key: replay.key)
             first[replay.key] = (keyedCount + remembered.count + extra.count, r)
             extra.append(r)
         }

@@ -69,10 +69,12 @@ struct NightScreener {
         }
         // Refunds the ledger remembers are looked up for the keys tonight's orders take.
         let refundCount = try ledger?.refundCount() ?? 0
+        let judgesRefunds = events != nil || refundCount > 0
         var pass = ClaimPass(
             book: try bookOnTheLedger(scan.slots, night), watch: watch, checksRefunds: refundCount > 0,
+            judgesRefunds: judgesRefunds,
             // Custom rules that ask what the store events said wait for them to be judged.
-            waitsForEvents: (events != nil || refundCount > 0) && evaluator.needsStoreEventFields)
+            waitsForEvents: judgesRefunds && evaluator.needsStoreEventFields)
         let order = claimOrder(scan.slots, night)
         scan.slots = []
         // Sized once, after the sort's keys are gone: the two never take memory at once.
@@ -83,7 +85,7 @@ struct NightScreener {
         }
         let remembered = try rememberedRefunds(pass.took, refundCount: refundCount)
         let judged =
-            events != nil || pass.checksRefunds
+            judgesRefunds
             ? try judge(
                 events, remembered: remembered, replays: pass.replays, book: pass.book, night: night, watch: watch)
             : nil
@@ -109,6 +111,8 @@ struct NightScreener {
         /// Whether the ledger remembers refunds: then the keys taken tonight are noted.
         let checksRefunds: Bool
         let waitsForEvents: Bool
+        /// Whether tonight's refunds are judged: store events were read or the ledger remembers some.
+        let judgesRefunds: Bool
         /// Findings decided only now (replays, orders with several candidate purchases), by slot.
         var late: [Int32: [Finding]] = [:]
         var watched: Selection?
@@ -119,17 +123,24 @@ struct NightScreener {
         /// Tonight's replays, for a refund of what they replay (`revoked` beside the replay).
         var replays: [ReplayTaking] = []
 
-        init(book: ClaimBook, watch: Int32?, checksRefunds: Bool, waitsForEvents: Bool) {
+        init(book: ClaimBook, watch: Int32?, checksRefunds: Bool, judgesRefunds: Bool, waitsForEvents: Bool) {
             self.book = book
             self.watch = watch
             self.checksRefunds = checksRefunds
+            self.judgesRefunds = judgesRefunds
             self.waitsForEvents = waitsForEvents
+        }
+
+        /// A replay, kept only when refunds are judged tonight (events, or the ledger's memory).
+        mutating func noteReplay(slot: Int32, key: String, token: @autoclosure () -> String?) {
+            guard judgesRefunds else { return }
+            replays.append(ReplayTaking(slot: slot, key: key, token: token()))
         }
 
         mutating func noteTaking(_ selection: Selection, key: String?, token: String?) {
             guard checksRefunds, case .picked = selection, let key else { return }
             took.append((key, key))
-            if !ClaimKey.isToken(key), let byToken = ClaimKey.google(token: token) { took.append((byToken, key)) }
+            if let byToken = ClaimKey.tokenKey(besides: key, token: token) { took.append((byToken, key)) }
         }
     }
 
@@ -231,8 +242,9 @@ struct NightScreener {
                 pass.noteTaking(selection, key: claimKey(p, platform: box.digest.platform), token: p.purchaseToken)
             }
             if case .replayOf(let c, _, let key) = selection {
-                let token = box.digest.candidates.indices.contains(c) ? box.digest.candidates[c].purchaseToken : nil
-                pass.replays.append(ReplayTaking(slot: i, key: key, token: token))
+                let candidates = box.digest.candidates
+                pass.noteReplay(
+                    slot: i, key: key, token: candidates.indices.contains(c) ? candidates[c].purchaseToken : nil)
             }
             if pass.waitsForEvents {
                 pass.waiting.append((i, selection))
@@ -258,7 +270,7 @@ struct NightScreener {
             if i == pass.watch { pass.watched = selection }
             pass.noteTaking(selection, key: candidate.key, token: night.purchaseToken(at: Int(i)))
             if case .replayOf(_, let original, let key) = selection {
-                pass.replays.append(ReplayTaking(slot: i, key: key, token: night.purchaseToken(at: Int(i))))
+                pass.noteReplay(slot: i, key: key, token: night.purchaseToken(at: Int(i)))
                 if let f = evaluator.replayFinding(
                     order: screenOrder(slots[Int(i)], night), transaction: candidate.transactionText,
                     original: original, key: key)

@@ -59,8 +59,9 @@ extension NightScreener {
         let slots = night.slots
         var out: [PostgresShardRun.StagedOrder] = []
         for i in slots.indices {
-            if let given = givenBack(slots[i].order) {
-                out.append(given)
+            // The status is read in place: most slots are credited, and copying each costs.
+            if slots.with(i, { $0.pointee.order.status == .refunded }) {
+                if let given = givenBack(slots[i].order) { out.append(given) }
                 continue
             }
             guard slots.with(i, { $0.pointee.order.status == .credited && $0.pointee.outcomeKind != nil }) else {
@@ -94,9 +95,7 @@ extension NightScreener {
     /// shards count a refund of it as matched (both spellings: its platform may be known only
     /// from the receipt, which is not read).
     private func givenBack(_ o: StoredOrder) -> PostgresShardRun.StagedOrder? {
-        guard o.status == .refunded else { return nil }
-        let keys = [ClaimKey.apple(transactionID: o.transactionID), ClaimKey.google(orderID: o.transactionID)]
-            .compactMap { $0 }
+        let keys = ClaimKey.recorded(o.transactionID)
         guard !keys.isEmpty else { return nil }
         let candidates = keys.map { key -> (candidate: ClaimCandidate, token: String?) in
             var c = ClaimCandidate.empty

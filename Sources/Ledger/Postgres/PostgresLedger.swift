@@ -212,7 +212,7 @@ public final class PostgresLedger: LedgerStore {
                 var run = RecordedRun(
                     id: id, startedAt: started, finishedAt: finished, orders: orders, flagged: flagged)
                 if sharded, let runID = try r.text(i, 5), let shards = try r.int64(i, 6).flatMap({ Int(exactly: $0) }) {
-                    run.sharded = (runID, shards)
+                    run.sharded = .init(runID: runID, shards: shards)
                 }
                 runs.append(run)
             }

@@ -31,6 +31,18 @@ public enum ClaimKey {
 
     /// Whether `key` is a token's (`gt:`), not a transaction's.
     public static func isToken(_ key: String) -> Bool { key.hasPrefix("gt:") }
+
+    /// The token's key a refund of the purchase keyed `key` may be kept under (the ledger
+    /// keeps a refund by its token when no purchase named it yet); nil when `key` is one.
+    public static func tokenKey(besides key: String, token: String?) -> String? {
+        isToken(key) ? nil : google(token: token)
+    }
+
+    /// The keys a transaction id the server recorded may stand for, when which store's it is
+    /// is not known (the platform may come only from a receipt that is not read).
+    public static func recorded(_ transactionID: String?) -> [String] {
+        [apple(transactionID: transactionID), google(orderID: transactionID)].compactMap { $0 }
+    }
 }
 
 /// The key of purchase `p` of a receipt of `platform`.
