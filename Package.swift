@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Dependencies point one way: executable -> IAPScreenCore -> {formats, adapters} -> basics.
+// Dependencies point one way: executable -> IAPScreenCore -> Night -> {formats, adapters} -> basics.
 // Pure modules (IAPBasics, JSONText, DumpFormats, ReceiptFormats) import no C library,
 // except DumpFormats through the two small adapters Decompression and XMLStream.
 let package = Package(
@@ -67,12 +67,22 @@ let package = Package(
                 "IAPBasics", "JSONText", "Decompression", "ReceiptFormats", "ReceiptBuilder", "Screening", "Reporting",
             ]),
 
-        // The commands.
+        // One night, as every command reads and screens it: the inputs, the Rules, the
+        // ledger, the shard a worker owns, what is watched. No test support, no command line.
+        .target(
+            name: "Night",
+            dependencies: [
+                "IAPBasics", "JSONText", "Decompression", "DumpFormats", "ReceiptFormats", "StoreCrypto",
+                "Screening", "Ledger", "Reporting", "ReceiptVerification", "StoreReports", "Reconciliation",
+                "StoreEvents",
+            ]),
+
+        // The commands: their arguments and their outputs; `samples` reaches the sample worlds.
         .target(
             name: "IAPScreenCore",
             dependencies: [
                 "IAPBasics", "JSONText", "Decompression", "DumpFormats", "ReceiptFormats", "StoreCrypto",
-                "SampleWorld",
+                "SampleWorld", "Night",
                 "Screening", "Ledger", "Reporting", "ReceiptVerification", "StoreReports", "Reconciliation",
                 "StoreEvents",
             ]),
@@ -120,7 +130,7 @@ let package = Package(
         .testTarget(
             name: "IAPScreenCoreTests",
             dependencies: [
-                "IAPScreenCore", "ReceiptBuilder", "JSONText", "Ledger", "Decompression", "PostgresClient",
+                "IAPScreenCore", "Night", "ReceiptBuilder", "JSONText", "Ledger", "Decompression", "PostgresClient",
                 "PostgresTestSupport", "IAPBasics",
             ]),
     ],

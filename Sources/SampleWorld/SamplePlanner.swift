@@ -174,7 +174,11 @@ struct SamplePlanner {
             ? plantSeveral(name, &o, item: item, bought: bought, store)
             : Self.receiptFaults.contains(name)
                 ? plantReceiptFault(name, &o, item: item, bought: bought, store)
-                : plantPurchaseFault(name, &o, item: item, bought: bought, store)
+                : Self.accountFaults.contains(name)
+                    ? plantAccountFault(name, &o, item: item, bought: bought, store)
+                    : Self.cleanVariants.contains(name)
+                        ? plantCleanVariant(name, &o, item: item, bought: bought, store)
+                        : plantPurchaseFault(name, &o, item: item, bought: bought, store)
         return planted ?? [o]
     }
 
@@ -185,6 +189,12 @@ struct SamplePlanner {
         "missing-receipt", "undecodable", "orphan-receipt", "malformed-row", "unsigned-google", "verify-receipt-json",
         "forged-json", "tampered-receipt", "xcode-receipt",
     ]
+    /// Cases of another account's or app's purchase, a refund, a purchase not in its receipt, a pending one.
+    static let accountFaults: Set<String> = [
+        "revoked", "txn-not-in-receipt", "account-mismatch", "pending", "foreign-app",
+    ]
+    /// Cases with nothing to find.
+    static let cleanVariants: Set<String> = ["duplicate-row", "sandbox-order", "not-credited"]
 
     /// Cases of several orders: a replay, a renewal, a restore, family sharing.
     private mutating func plantSeveral(
@@ -207,53 +217,7 @@ struct SamplePlanner {
             copy.expected.sort()
             return [o, copy]
         case "renewal":
-            // Two monthly periods of one subscription credited to the same user a month apart.
-            let vip = SampleCatalog.items[3]
-            let first = at(o.createdAt, seconds: -86_400 * 30)
-            var a = o
-            a.itemID = vip.id
-            a.createdAt = at(first, seconds: 20)
-            let txA = transactionID()
-            let txB = transactionID()
-            switch store {
-            case .appReceipt:
-                guard
-                    case .app(var spec) = proof(
-                        .appReceipt, item: vip, user: o.userID, bought: first, txnID: txA,
-                        expires: at(first, seconds: 86_400 * 30))
-                else { return [o] }
-                var renewal = AppReceiptBuilder.InAppPurchase(
-                    productID: vip.apple, transactionID: txB, originalTransactionID: txA,
-                    purchaseDate: at(first, seconds: 86_400 * 30), originalPurchaseDate: first)
-                renewal.productTypeCode = 3
-                renewal.expiresDate = at(first, seconds: 86_400 * 60)
-                spec.purchases.append(renewal)
-                spec.creationDate = at(first, seconds: 86_400 * 30 + 5)
-                a.proof = .app(spec)
-                var b = a
-                b.orderID = orderID()
-                b.createdAt = at(first, seconds: 86_400 * 30 + 20)
-                b.proof = .sameAs(0)
-                return [a, b]
-            default:
-                a.proof = proof(
-                    store, item: vip, user: o.userID, bought: first, txnID: txA,
-                    expires: at(first, seconds: 86_400 * 30))
-                a.transactionID = recorded(a.proof)
-                var b = a
-                b.orderID = orderID()
-                b.createdAt = at(first, seconds: 86_400 * 30 + 20)
-                b.proof = proof(
-                    store, item: vip, user: o.userID, bought: at(first, seconds: 86_400 * 30), txnID: txB,
-                    expires: at(first, seconds: 86_400 * 60))
-                // Google numbers a renewal after its first order: GPA.…..0.
-                if case .google(var d, let w) = b.proof, let base = a.transactionID {
-                    d.orderID = base + "..0"
-                    b.proof = .google(d, w)
-                }
-                b.transactionID = recorded(b.proof)
-                return [a, b]
-            }
+            return plantRenewal(o, store)
         case "restore":
             // The same user restores a non-consumable on a new device: not a replay.
             let noAds = SampleCatalog.items[4]
@@ -287,6 +251,56 @@ struct SamplePlanner {
             break
         }
         return nil
+    }
+
+    /// Two monthly periods of one subscription credited to the same user a month apart.
+    private mutating func plantRenewal(_ o: PlannedOrder, _ store: PlannedOrder.Store) -> [PlannedOrder] {
+        let vip = SampleCatalog.items[3]
+        let first = at(o.createdAt, seconds: -86_400 * 30)
+        var a = o
+        a.itemID = vip.id
+        a.createdAt = at(first, seconds: 20)
+        let txA = transactionID()
+        let txB = transactionID()
+        switch store {
+        case .appReceipt:
+            guard
+                case .app(var spec) = proof(
+                    .appReceipt, item: vip, user: o.userID, bought: first, txnID: txA,
+                    expires: at(first, seconds: 86_400 * 30))
+            else { return [o] }
+            var renewal = AppReceiptBuilder.InAppPurchase(
+                productID: vip.apple, transactionID: txB, originalTransactionID: txA,
+                purchaseDate: at(first, seconds: 86_400 * 30), originalPurchaseDate: first)
+            renewal.productTypeCode = 3
+            renewal.expiresDate = at(first, seconds: 86_400 * 60)
+            spec.purchases.append(renewal)
+            spec.creationDate = at(first, seconds: 86_400 * 30 + 5)
+            a.proof = .app(spec)
+            var b = a
+            b.orderID = orderID()
+            b.createdAt = at(first, seconds: 86_400 * 30 + 20)
+            b.proof = .sameAs(0)
+            return [a, b]
+        default:
+            a.proof = proof(
+                store, item: vip, user: o.userID, bought: first, txnID: txA,
+                expires: at(first, seconds: 86_400 * 30))
+            a.transactionID = recorded(a.proof)
+            var b = a
+            b.orderID = orderID()
+            b.createdAt = at(first, seconds: 86_400 * 30 + 20)
+            b.proof = proof(
+                store, item: vip, user: o.userID, bought: at(first, seconds: 86_400 * 30), txnID: txB,
+                expires: at(first, seconds: 86_400 * 60))
+            // Google numbers a renewal after its first order: GPA.…..0.
+            if case .google(var d, let w) = b.proof, let base = a.transactionID {
+                d.orderID = base + "..0"
+                b.proof = .google(d, w)
+            }
+            b.transactionID = recorded(b.proof)
+            return [a, b]
+        }
     }
 
     /// Cases whose receipt is missing, unreadable, orphaned, unsigned, forged or tampered, or whose row is broken.
@@ -357,7 +371,7 @@ struct SamplePlanner {
         return nil
     }
 
-    /// Cases whose purchase is not what the order says: another product, sandbox, expired, refunded, another account or app, pending; and the clean variants (duplicate rows, sandbox orders, orders not credited).
+    /// Cases whose purchase is not what the order says: another product, sandbox, expired, stale, lost.
     private mutating func plantPurchaseFault(
         _ name: String, _ o: inout PlannedOrder, item: SampleCatalog.Item, bought: Timestamp,
         _ store: PlannedOrder.Store
@@ -397,6 +411,18 @@ struct SamplePlanner {
             // The client retried a week later: within the maximum proof age.
             consumable(boughtDaysBefore: 7, &o, store)
             o.receiptDelaySeconds = 3_600
+        default:
+            break
+        }
+        return nil
+    }
+
+    /// Cases of another account's or app's purchase, a refunded one credited, a purchase not in its receipt, a pending one.
+    private mutating func plantAccountFault(
+        _ name: String, _ o: inout PlannedOrder, item: SampleCatalog.Item, bought: Timestamp,
+        _ store: PlannedOrder.Store
+    ) -> [PlannedOrder]? {
+        switch name {
         case "revoked":
             if store == .google, case .google(var d, let w) = o.proof {
                 // Google's proof carries no refund; a cancelled purchase is its nearest kin.
@@ -445,6 +471,18 @@ struct SamplePlanner {
             default: break
             }
             o.expected = [BundleIDMismatch.id.rawValue]
+        default:
+            break
+        }
+        return nil
+    }
+
+    /// The clean variants: duplicate rows, sandbox orders, orders not credited.
+    private mutating func plantCleanVariant(
+        _ name: String, _ o: inout PlannedOrder, item: SampleCatalog.Item, bought: Timestamp,
+        _ store: PlannedOrder.Store
+    ) -> [PlannedOrder]? {
+        switch name {
         case "duplicate-row":
             o.duplicated = true
         case "sandbox-order":

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import IAPScreenCore
+@testable import Night
 
 /// Claims are made oldest order first, ties by order id: the radix sort must agree with
 /// the plain comparison sort on every kind of time, including hostile ones.

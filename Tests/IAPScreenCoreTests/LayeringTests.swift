@@ -31,4 +31,54 @@ struct LayeringTests {
         }
         #expect(offending.isEmpty, "test support imported by the product: \(offending)")
     }
+
+    /// Each target's direct dependencies, as Package.swift declares them.
+    static func packageTargets() throws -> [String: [String]] {
+        let manifest = Self.sources.deletingLastPathComponent().appendingPathComponent("Package.swift")
+        let text = try String(contentsOf: manifest, encoding: .utf8)
+        let declaration = try Regex(#"name:\s*"(\w[\w-]*)"\s*,\s*dependencies:\s*\[([^\]]*)\]"#)
+        var out: [String: [String]] = [:]
+        for match in text.matches(of: declaration) {
+            guard let name = match.output[1].substring, let list = match.output[2].substring else { continue }
+            out[String(name)] = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+                .map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }.filter { !$0.isEmpty }
+        }
+        return out
+    }
+
+    @Test("Package.swift: the night pipeline, the ledger, the formats and the verifiers depend on no test support")
+    func layersInThePackage() throws {
+        let targets = try Self.packageTargets()
+        for layer in [
+            "Night", "Ledger", "PostgresClient", "DumpFormats", "ReceiptFormats", "StoreReports", "StoreEvents",
+            "ReceiptVerification", "StoreCrypto", "Screening", "Reporting", "Reconciliation",
+        ] {
+            #expect(targets[layer] != nil, "Package.swift declares \(layer)")
+            var seen: Set<String> = []
+            var next = [layer]
+            while let t = next.popLast() {
+                for d in targets[t] ?? [] where seen.insert(d).inserted { next.append(d) }
+            }
+            #expect(
+                seen.isDisjoint(with: Self.testSupport),
+                "\(layer) reaches test support: \(seen.intersection(Self.testSupport))")
+        }
+        // The commands reach the sample worlds (`samples`); the pipeline does not reach the commands.
+        #expect(targets["IAPScreenCore"]?.contains("Night") == true)
+        #expect(targets["Night"]?.contains("IAPScreenCore") == false)
+    }
+
+    @Test("no command file is over 150 lines")
+    func commandFilesAreShort() throws {
+        let root = Self.sources.appendingPathComponent("IAPScreenCore").path + "/"
+        let files = try #require(FileManager.default.enumerator(atPath: root)).compactMap { $0 as? String }
+            .filter { $0.hasSuffix("Command.swift") }
+        #expect(files.count >= 10)
+        for file in files {
+            let lines = try String(contentsOfFile: root + file, encoding: .utf8).split(
+                separator: "\n", omittingEmptySubsequences: false
+            ).count
+            #expect(lines <= 151, "\(file) has \(lines) lines")
+        }
+    }
 }

@@ -2,7 +2,7 @@ import IAPBasics
 import Screening
 import Testing
 
-@testable import IAPScreenCore
+@testable import Night
 
 @Suite("The night's refunds, packed")
 struct NightRefundsTests {

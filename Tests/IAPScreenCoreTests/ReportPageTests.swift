@@ -5,7 +5,7 @@ import Reporting
 import Screening
 import Testing
 
-@testable import IAPScreenCore
+@testable import Night
 
 /// report.html as a reviewer's browser shows it: headless Chromium opens the page (its
 /// script runs under the page's Content-Security-Policy) and these tests read the DOM.

@@ -1,5 +1,6 @@
 import IAPBasics
 import JSONText
+import Night
 import Reporting
 import Screening
 
@@ -27,6 +28,9 @@ final class BacktestTexts {
 /// or malformed record) with findings, what the comparison needs and nothing of the
 /// evidence. Filled by `NightScreener` as a `screen` would fill its reports.
 final class BacktestLane: ReportSink {
+    /// Nothing of a lane is on disk.
+    func abandon() {}
+
     struct Entry {
         /// Where the report stood in the night (`NightScreener`'s report key).
         var key: Int64

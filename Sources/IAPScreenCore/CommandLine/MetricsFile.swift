@@ -1,5 +1,6 @@
 import Foundation
 import IAPBasics
+import Night
 import Reporting
 
 /// `--metrics PATH`: the run's figures for node_exporter's textfile collector, written

@@ -1,25 +1,16 @@
 import Foundation
 import IAPBasics
-import Synchronization
+import Night
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// Bytes of the inputs read so far: added on the threads that read the files, read by the
-/// progress line.
-final class ByteCounter: Sendable {
-    private let value = Atomic<Int>(0)
-
-    func add(_ n: Int) { value.add(n, ordering: .relaxed) }
-    var count: Int { value.load(ordering: .relaxed) }
-}
-
 /// The one line on stderr that a person watching a run reads (docs/monitoring.md): how much of
 /// the inputs' bytes is read, how many orders so far, how fast, and how long is left. It
 /// is drawn only on a terminal and never with `--quiet`, at most ten times a second;
 /// every draw overwrites the last one, and `clear` leaves the line empty for the summary.
-final class ProgressLine {
+final class ProgressLine: NightProgress {
     let enabled: Bool
     private let console: Console
     /// The inputs' sizes on disk, summed (what `bytes` counts up to).

@@ -1,6 +1,7 @@
 import Foundation
 import IAPBasics
 import Ledger
+import Night
 import ReceiptFormats
 import Screening
 
@@ -14,7 +15,7 @@ enum ExplainCommand {
         name: "explain",
         summary: "Say why one order was flagged or not: every rule, its receipt entry, the ledger, exemptions.",
         options: [OptionSpec("--order", .one, valueName: "ID", help: "The order to explain. Required.")]
-            + ScreenSetup.inputOptions + [StoreEventIntake.option],
+            + ScreenSetup.inputOptions + [ScreenSetup.storeEventsOption],
         details: """
             Prints to stdout. The whole night is read, as screen reads it, because whether an order
             replays a transaction depends on the orders credited before it and on the ledger,
@@ -49,45 +50,30 @@ enum ExplainCommand {
         case (.postgres(_, let target), _?): ledgerNote = "ledger \(target)"
         }
 
-        let events: StoreEventNight?
-        switch StoreEventIntake.read(args, setup: setup, command: spec.name, io: io) {
-        case .success(let e): events = e
-        case .failure(let stop): return stop.status
-        }
-        let screening = setup.screening.forNight(storeEvents: events != nil, ledger: ledger != nil)
-        let night: NightLoader
-        do {
-            night = try NightLoader(screening: screening, limits: .standard, jobs: setup.jobs, watching: orderID)
-        } catch {
-            io.error("iapscreen explain: \(error)")
-            return .unreadableInput
-        }
-        do {
-            try night.load(orders: setup.orders, receipts: setup.receipts)
-        } catch {
-            io.error("iapscreen explain: cannot read \(error.path): \(error.reason)")
-            return .unreadableInput
-        }
-        guard let slot = night.slots.indices.last(where: { night.slots[$0].order.orderID == orderID }) else {
-            let inputs = (setup.orders + setup.receipts).joined(separator: ", ")
-            io.error(
-                "iapscreen explain: order '\(orderID)' is not in the orders dumps (\(inputs)); "
-                    + "a row too broken to read has no order id: see malformed-record findings")
-            return .usage
-        }
-        let screener = NightScreener(
-            rules: setup.rules, ledger: ledger, resolver: setup.resolver, evaluator: setup.evaluator,
-            events: events)
+        let watched = WatchedOrder(orderID)
+        let night: Night
         let claims: NightScreener.Claims
+        let slot: Int
         do {
-            claims = try screener.makeClaims(night, watch: Int32(slot))
+            night = try Night(setup.inputs, rules: setup.rules, ledger: ledger, watching: watched)
+            try night.load()
+            guard
+                let found = night.loader.slots.indices.last(where: { night.loader.slots[$0].order.orderID == orderID })
+            else {
+                let inputs = setup.inputs.dumps.joined(separator: ", ")
+                io.error(
+                    "iapscreen explain: order '\(orderID)' is not in the orders dumps (\(inputs)); "
+                        + "a row too broken to read has no order id: see malformed-record findings")
+                return .usage
+            }
+            slot = found
+            claims = try night.claims(watching: Int32(found))
         } catch {
-            io.error("iapscreen explain: \(error)")
-            return .unreadableInput
+            return io.nightFailed(error, command: spec.name)
         }
         let explanation = OrderExplanation(
-            night: night, slot: slot, setup: setup, claims: claims, ledger: ledger,
-            ledgerNote: ledgerNote, events: events)
+            night: night.loader, slot: slot, watched: watched, rules: setup.rules, claims: claims, ledger: ledger,
+            ledgerNote: ledgerNote, events: night.events)
         io.out.write(explanation.text())
         return .ok
     }

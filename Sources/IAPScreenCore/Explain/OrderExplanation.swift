@@ -1,6 +1,7 @@
 import DumpFormats
 import IAPBasics
 import Ledger
+import Night
 import ReceiptFormats
 import Screening
 
@@ -10,7 +11,9 @@ import Screening
 struct OrderExplanation {
     let night: NightLoader
     let slot: Int
-    let setup: ScreenSetup
+    /// The order's receipt as the join chose it.
+    let watched: WatchedOrder
+    let rules: NightRules
     let claims: NightScreener.Claims
     let ledger: (any LedgerStore)?
     let ledgerNote: String
@@ -28,7 +31,7 @@ struct OrderExplanation {
         }
 
         let receipt = watchedReceipt(platform: stored.outcome?.receiptPlatform)
-        let order = setup.resolver.resolve(row, index: Int(stored.position), receiptPlatform: receipt.platform)
+        let order = rules.resolver.resolve(row, index: Int(stored.position), receiptPlatform: receipt.platform)
         out.append(screenedAs(order, readable: receipt.decoded != nil))
         out.append("")
         out += receipt.lines
@@ -37,7 +40,7 @@ struct OrderExplanation {
         var state = receipt.state
         var keys: [String] = []
         if let decoded = receipt.decoded {
-            let (signature, forgery) = setup.verifier.verify(decoded)
+            let (signature, forgery) = rules.verifier.verify(decoded)
             out.append(
                 "  signature: \(signature.verdict.rawValue) (\(signature.reason))"
                     + (forgery.map { "; forged: \($0)" } ?? ""))
@@ -81,7 +84,7 @@ struct OrderExplanation {
     private func watchedReceipt(platform: Platform?) -> (
         lines: [String], decoded: Receipt?, state: ReceiptState, platform: Platform?
     ) {
-        guard let watched = night.watched else {
+        guard let watched = watched.receipt else {
             return (
                 ["receipt: none (no receipt field in the order's row and no row for it in the receipts dumps)"], nil,
                 .missing, platform
@@ -248,8 +251,8 @@ struct OrderExplanation {
     }
 
     private func exemptionLines(order: ScreenOrder) -> [String] {
-        let exempted = setup.rules.settings.reviewerExemptions.sorted().joined(separator: ", ")
-        guard let w = setup.rules.reviewers.window(for: order.userID, at: order.createdAt) else {
+        let exempted = rules.rules.settings.reviewerExemptions.sorted().joined(separator: ", ")
+        guard let w = rules.rules.reviewers.window(for: order.userID, at: order.createdAt) else {
             return [
                 "exemption: none; user \(order.userID) is not a reviewer in reviewers.csv at \(order.createdAt.iso8601)"
             ]

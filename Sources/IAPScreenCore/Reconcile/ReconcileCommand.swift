@@ -1,6 +1,7 @@
 import Decompression
 import Foundation
 import IAPBasics
+import Night
 import ReceiptFormats
 import ReceiptVerification
 import Reconciliation
@@ -26,7 +27,7 @@ enum ReconcileCommand {
                 help:
                     "Google Play sales/earnings reports (.zip, .csv) and Apple Sales Summary reports (.txt.gz). Required."
             ),
-            StoreEventIntake.option,
+            ScreenSetup.storeEventsOption,
             OptionSpec(
                 "--rules", .one, valueName: "DIR", help: "Rules directory: catalog.csv and apps.csv (default ./Rules)."),
             OptionSpec("--out", .one, valueName: "DIR", help: "Where the reports go (default ./iapscreen-report)."),
@@ -69,29 +70,7 @@ enum ReconcileCommand {
             io.usageError(command: spec, "--store-report is required: the stores' sales or earnings reports")
             return .usage
         }
-        var window = DayWindow()
-        for (flag, assign) in [
-            ("--from", { (d: Int) in window.from = d }), ("--until", { (d: Int) in window.until = d }),
-        ] {
-            guard let text = args.one(flag) else { continue }
-            guard let day = CalendarDay.parse(text) else {
-                io.usageError(command: spec, "\(flag) takes a date as YYYY-MM-DD, not '\(text)'")
-                return .usage
-            }
-            assign(day)
-        }
-        if let from = window.from, let until = window.until, from > until {
-            io.usageError(command: spec, "--from \(CalendarDay.text(from)) is after --until \(CalendarDay.text(until))")
-            return .usage
-        }
-        if let text = args.one("--tolerance-days") {
-            guard let n = Int(text), n >= 0, n <= 366 else {
-                io.usageError(
-                    command: spec, "--tolerance-days takes a whole number of days from 0 to 366, not '\(text)'")
-                return .usage
-            }
-            window.tolerance = n
-        }
+        guard let window = Self.window(args, io: io) else { return .usage }
         let failOn = args.one("--fail-on").flatMap(Severity.init(name:))
         let outDir = args.one("--out") ?? "iapscreen-report"
         guard let rules = io.loadRules(args, command: "reconcile", notDone: "nothing was reconciled") else {
@@ -104,87 +83,38 @@ enum ReconcileCommand {
         else {
             return .unreadableInput
         }
+        // Only store events need the trust anchors, to check their signatures.
         var verifier: ReceiptVerifier?
         if !eventPaths.isEmpty {
-            do {
-                verifier = try ReceiptVerifier(
-                    appleAnchorFiles: rules.appleTrustFiles, googleKeyFiles: rules.googleKeyFiles)
-            } catch {
-                io.error("\(error.path): error: \(error.reason)")
-                io.error("iapscreen reconcile: the Rules directory has 1 problem(s); nothing was reconciled")
-                return .usage
-            }
+            guard let v = Self.verifier(rules, io: io) else { return .usage }
+            verifier = v
         }
 
-        let limits = Limits.standard
-        var reconciler = Reconciler(window: window)
-        let ours = OurSide(limits: limits)
-        var inputs: [InputRecord] = []
-        var eventInputs: [InputRecord] = []
-        var skipped: [SkippedRow] = []
-        var ignored = 0
-        var storesRead: Set<StoreName> = []
-        var timings: [(String, Double)] = [("start", SystemClock.monotonicSeconds())]
+        let night = ReconcileNight(
+            orders: orders, receipts: receipts, storeEvents: eventPaths, storeReports: reports, rules: rules,
+            verifier: verifier, window: window)
         let progress = ProgressLine(
             enabled: ProgressLine.wanted(quiet: false), console: io,
             totalBytes: ProgressLine.totalSize(of: orders + receipts + reports))
+        let read: ReconcileNight.Result
         do {
-            try ours.load(orders: orders, receipts: receipts, progress: progress)
-            let ordersRead = ours.orderCount
-            timings.append(("dumps", SystemClock.monotonicSeconds()))
-            if let verifier {
-                // Apple's transactions the events name are compared one by one: known before the credits.
-                var intake = StoreEventIntake(
-                    rules: rules, verify: { verifier.verify($0).status },
-                    jobs: ProcessInfo.processInfo.activeProcessorCount, limits: limits)
-                intake.keepsAppleTransactions = true
-                let events = try intake.read(eventPaths)
-                for t in events.appleTransactions { reconciler.add(t) }
-                eventInputs = events.inputs
-            }
-            let credits = ours.credits(rules: rules)
-            reconciler.reserve(credits: credits.count)
-            for credit in credits { reconciler.add(credit) }
-            timings.append(("credits", SystemClock.monotonicSeconds()))
-            inputs = ours.inputs + eventInputs
-            skipped = ours.skipped
-            for path in reports {
-                var rows = 0
-                try StoreReportFile.read(path, limits: limits) { reader throws(InputError) in
-                    storesRead.insert(reader.kind.store)
-                    while let item = try reader.next() {
-                        if reader.dataRows & 4095 == 0 { progress.tick(count: ordersRead) }
-                        switch item {
-                        case .event(let e):
-                            if compared(e, rules: rules) { reconciler.add(e) } else { ignored += 1 }
-                        case .skipped(let s): skipped.append(s)
-                        case .ignored: ignored += 1
-                        }
-                    }
-                    rows += reader.dataRows
-                }
-                inputs.append(InputRecord(path: path, sha256: try sha256(ofFile: path), records: rows))
-                progress.bytes.add(ProgressLine.totalSize(of: [path]))
-                progress.tick(count: ordersRead)
-            }
+            read = try night.reconcile(progress: progress)
         } catch {
             progress.clear()
-            io.error("iapscreen reconcile: cannot read \(error.path): \(error.reason); nothing written")
-            return .unreadableInput
+            return io.nightFailed(error, command: spec.name, consequence: "nothing written")
         }
-
         progress.clear()
-        timings.append(("store reports", SystemClock.monotonicSeconds()))
-        let outcome = reconciler.finish(stores: storesRead)
+        let outcome = read.outcome
         var status = ExitStatus.ok
         if let failOn,
             outcome.differences.contains(where: { (Severity(name: $0.bucket.defaultSeverity) ?? .info) >= failOn })
         {
             status = .findingsAtThreshold
         }
+        var timings = read.timings
         let report = ReconciliationReport(
-            outcome: outcome, inputs: inputs, skipped: skipped, notCompared: ours.notCompared,
-            storeRowsIgnored: ignored, window: window, started: started,
+            outcome: outcome, inputs: read.inputs, skipped: read.skipped, notCompared: read.notCompared,
+            storeRowsIgnored: read.storeRowsIgnored, window: window, started: started,
             finished: SystemClock.now(), status: status)
         do {
             try report.write(to: outDir)
@@ -201,14 +131,5 @@ enum ReconcileCommand {
         }
         io.error(report.text(outDir: outDir))
         return status
-    }
-
-    /// Only products in catalog.csv and (Google) apps in apps.csv are compared.
-    static func compared(_ e: StoreReportRow, rules: RulesDirectory) -> Bool {
-        let platform: Platform = e.kind.store == .google ? .android : .ios
-        if platform == .android, rules.hasAppsFile, let app = e.appID, !rules.isOurApp(app, platform: .android) {
-            return false
-        }
-        return rules.catalog.product(e.productID, platform: platform) != nil
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import IAPBasics
 import JSONText
+import Night
 import Reconciliation
 import Reporting
 import StoreReports

@@ -1,23 +1,17 @@
 import Foundation
 import Ledger
-import ReceiptVerification
+import Night
 import Screening
 
-/// What `screen` and `explain` both make of their input flags: the inputs, the Rules and
-/// their trust, the ledger's address and the per-order screening. A problem is printed
-/// here and comes back as the exit status to end with.
+/// What `screen`, `explain` and `backtest` make of their input flags: the night's inputs,
+/// the Rules and their trust, and the ledger's address. A problem is printed here and comes
+/// back as the exit status to end with.
 struct ScreenSetup {
-    let orders: [String]
-    let receipts: [String]
-    let jobs: Int
-    let rules: RulesDirectory
-    let verifier: ReceiptVerifier
+    let inputs: Night.Inputs
+    let rules: NightRules
     let ledgerSpec: LedgerSpec
-    let resolver: OrderResolver
-    let evaluator: RuleEvaluator
-    let screening: ReceiptScreening
 
-    /// The input flags `screen` and `explain` share.
+    /// The input flags the three share.
     static let inputOptions: [OptionSpec] = [
         OptionSpec(
             "--orders", .many, valueName: "PATH",
@@ -33,6 +27,10 @@ struct ScreenSetup {
         OptionSpec("--jobs", .one, valueName: "N", help: "Worker threads (default: the number of cores)."),
     ]
 
+    static let storeEventsOption = OptionSpec(
+        "--store-events", .many, valueName: "PATH",
+        help: "Store-event logs: App Store notifications, refund history, Google voided purchases, RTDN (.gz ok).")
+
     struct Stop: Error {
         var status: ExitStatus
     }
@@ -42,7 +40,6 @@ struct ScreenSetup {
         _ args: ParsedArguments, command spec: CommandSpec, io: Console,
         rules preloaded: RulesDirectory? = nil
     ) -> Result<ScreenSetup, Stop> {
-        let name = "iapscreen \(spec.name)"
         let orders = args.many("--orders")
         guard !orders.isEmpty else {
             io.usageError(command: spec, "--orders is required: the orders dump(s) to screen")
@@ -65,33 +62,48 @@ struct ScreenSetup {
         }
 
         // Rules: every problem at once, nothing written.
-        guard let rules = preloaded ?? io.loadRules(args, command: spec.name, notDone: "nothing was screened") else {
+        guard let loaded = preloaded ?? io.loadRules(args, command: spec.name, notDone: "nothing was screened"),
+            let rules = nightRules(loaded, args, command: spec, io: io)
+        else {
             return .failure(Stop(status: .usage))
         }
-        let verifier: ReceiptVerifier
+        let inputs = Night.Inputs(
+            orders: orders, receipts: args.many("--receipts"), storeEvents: args.many("--store-events"), jobs: jobs)
+        guard
+            io.allReadable(
+                inputs.dumps + inputs.storeEvents, command: spec.name,
+                consequence: "nothing written, ledger unchanged")
+        else {
+            return .failure(Stop(status: .unreadableInput))
+        }
+        return .success(ScreenSetup(inputs: inputs, rules: rules, ledgerSpec: ledgerSpec))
+    }
+
+    /// The Rules with their trust files read; nil after saying which file cannot be used.
+    private static func nightRules(
+        _ rules: RulesDirectory, _ args: ParsedArguments, command spec: CommandSpec, io: Console
+    )
+        -> NightRules?
+    {
         do {
-            verifier = try ReceiptVerifier(
-                appleAnchorFiles: rules.appleTrustFiles, googleKeyFiles: rules.googleKeyFiles)
+            return try NightRules(rules, defaultProduction: args.one("--environment") != "sandbox")
         } catch {
             io.error(
                 "\(error.path): error: \(error.reason)\n    hint: trust/apple holds DER or PEM certificates; trust/google holds <package>.pem or .pub keys"
             )
-            io.error("\(name): the Rules directory has 1 problem(s); nothing was screened")
-            return .failure(Stop(status: .usage))
+            io.error("iapscreen \(spec.name): the Rules directory has 1 problem(s); nothing was screened")
+            return nil
         }
-        let receipts = args.many("--receipts")
-        guard io.allReadable(orders + receipts, command: spec.name, consequence: "nothing written, ledger unchanged")
-        else {
-            return .failure(Stop(status: .unreadableInput))
+    }
+}
+
+extension Console {
+    /// Says why the night stopped and what `consequence` that leaves; the exit status.
+    func nightFailed(_ failure: NightFailure, command: String, consequence: String? = nil) -> ExitStatus {
+        error("iapscreen \(command): \(failure)" + (consequence.map { "; \($0)" } ?? ""))
+        switch failure.kind {
+        case .unreadable: return .unreadableInput
+        case .ledger(let e): return LockedLedger.status(of: e)
         }
-        let resolver = OrderResolver(catalog: rules.catalog, defaultProduction: args.one("--environment") != "sandbox")
-        let evaluator = RuleEvaluator(rules: rules)
-        let screening = ReceiptScreening(
-            resolver: resolver, evaluator: evaluator, limits: .standard,
-            verify: { verifier.verify($0) })
-        return .success(
-            ScreenSetup(
-                orders: orders, receipts: receipts, jobs: jobs, rules: rules, verifier: verifier,
-                ledgerSpec: ledgerSpec, resolver: resolver, evaluator: evaluator, screening: screening))
     }
 }

@@ -1,5 +1,6 @@
 import IAPBasics
 import Ledger
+import Night
 
 /// `screen --shard I/N --run-id ID [--shard-timeout S]` (docs/ledger.md): one worker of a
 /// sharded run. Only on a PostgreSQL ledger, where the workers meet.
@@ -64,11 +65,11 @@ struct ShardOptions {
 
     /// Joins the run on the ledger (no run lock: the run's state in the ledger keeps other
     /// runs out); a refusal is said here with its exit status.
-    func join(_ uri: String, io: Console) -> Result<(PostgresLedger, PostgresShardRun), LockedLedger.Refusal> {
+    func join(_ uri: String, io: Console) -> Result<(PostgresLedger, OwnedShard), LockedLedger.Refusal> {
         do {
             let ledger = try PostgresLedger(uri: uri)
-            return .success(
-                (ledger, try PostgresShardRun(ledger: ledger, runID: runID, shard: shard, abandonedAfter: timeout)))
+            let run = try PostgresShardRun(ledger: ledger, runID: runID, shard: shard, abandonedAfter: timeout)
+            return .success((ledger, OwnedShard(spec: shard, runID: runID, timeout: timeout, run: run)))
         } catch {
             io.error("iapscreen screen: \(error); nothing written")
             return .failure(LockedLedger.Refusal(status: LockedLedger.status(of: error)))

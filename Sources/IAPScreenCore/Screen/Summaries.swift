@@ -1,5 +1,6 @@
 import Foundation
 import IAPBasics
+import Night
 import Reporting
 import Screening
 import StoreCrypto

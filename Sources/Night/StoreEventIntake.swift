@@ -13,8 +13,8 @@ import StoreEvents
 /// are believed. What comes out, in the order it was read: the refunds and reversals to
 /// judge, the events not believed (`store-event-invalid`), the lines that are no event
 /// (`malformed-record`).
-struct StoreEventNight: Sendable {
-    enum Item: Sendable {
+package struct StoreEventNight: Sendable {
+    package enum Item: Sendable {
         /// `key` is empty when the event names only a Google purchase token (`token`): the
         /// claims resolve it, if a purchase of tonight's or the ledger's has that token.
         case refund(StoreRefund, token: String?, identity: EventIdentity)
@@ -22,17 +22,17 @@ struct StoreEventNight: Sendable {
         case malformed(UnreadableRecord)
     }
 
-    struct Counts: Sendable, Equatable {
-        var read = 0, distinct = 0, refunds = 0, reversals = 0, invalid = 0
-        var byType: [String: Int] = [:]
+    package struct Counts: Sendable, Equatable {
+        package var read = 0, distinct = 0, refunds = 0, reversals = 0, invalid = 0
+        package var byType: [String: Int] = [:]
         /// Believed refunds per UTC day (days since 1970-01-01).
-        var refundsPerDay: [Int64: Int] = [:]
+        package var refundsPerDay: [Int64: Int] = [:]
     }
 
     /// Believed refunds and reversals, packed, in the order read.
     var refunds = NightRefunds()
     /// An event not believed, or a line that is no event.
-    enum Other: Sendable {
+    package enum Other: Sendable {
         case invalid(type: String, transaction: String?, location: SourceLocation, reason: String)
         case malformed(UnreadableRecord)
 
@@ -50,16 +50,16 @@ struct StoreEventNight: Sendable {
     var others: [(before: Int, other: Other)] = []
 
     /// Everything in the order read (refunds unpacked one at a time).
-    var items: Items { Items(night: self) }
+    package var items: Items { Items(night: self) }
 
-    struct Items: Sequence {
+    package struct Items: Sequence {
         let night: StoreEventNight
 
-        struct Iterator: IteratorProtocol {
+        package struct Iterator: IteratorProtocol {
             let night: StoreEventNight
             var refund = 0, other = 0
 
-            mutating func next() -> Item? {
+            package mutating func next() -> Item? {
                 if other < night.others.count, night.others[other].before <= refund {
                     other += 1
                     return night.others[other - 1].other.item
@@ -71,14 +71,14 @@ struct StoreEventNight: Sendable {
             }
         }
 
-        func makeIterator() -> Iterator { Iterator(night: night) }
+        package func makeIterator() -> Iterator { Iterator(night: night) }
     }
 
-    var counts = Counts()
+    package var counts = Counts()
     /// The App Store charges and refunds believed, for `reconcile` (kept only when it asks).
     var appleTransactions: [AppleTransactionEvent] = []
     /// Each log with its SHA-256 and the events it held (summary.json's inputs).
-    var inputs: [InputRecord] = []
+    package var inputs: [InputRecord] = []
     /// Every distinct event believed, in the order read, for the ledger to remember (kept
     /// only when it asks; the type strings are shared).
     var believed: [(identity: EventIdentity, type: String)] = []
@@ -90,7 +90,7 @@ struct StoreEventNight: Sendable {
 /// An event's identity as the night remembers it: the first 16 bytes of the SHA-256 of its
 /// text — small, the same in every run (so a ledger can keep it too), and no one can make two
 /// identities meet.
-struct EventIdentity: Hashable, Sendable {
+package struct EventIdentity: Hashable, Sendable {
     let a: UInt64, b: UInt64
 
     init(_ text: String) {
@@ -120,45 +120,8 @@ struct EventIdentity: Hashable, Sendable {
 }
 
 struct StoreEventIntake {
-    static let option = OptionSpec(
-        "--store-events", .many, valueName: "PATH",
-        help: "Store-event logs: App Store notifications, refund history, Google voided purchases, RTDN (.gz ok).")
-
-    /// The logs `--store-events` names, read for `command`; nil without the flag. A log that
-    /// cannot be read is said here and ends the run with exit 3.
-    /// `remembering`: a ledger will keep the night's events (their identities are kept).
-    static func read(
-        _ args: ParsedArguments, setup: ScreenSetup, command: String, remembering: Bool = false,
-        io: Console
-    ) -> Result<StoreEventNight?, ScreenSetup.Stop> {
-        switch start(args, setup: setup, command: command, remembering: remembering, io: io, inBackground: false) {
-        case .failure(let stop): return .failure(stop)
-        case .success(nil): return .success(nil)
-        case .success(let reading?): return reading.finish(command: command, io: io)
-        }
-    }
-
-    /// The logs `--store-events` names, being read (on a thread of their own when
-    /// `inBackground`, so that they are read while the orders are); nil without the flag. A log
-    /// that cannot be opened is said here (exit 3).
-    static func start(
-        _ args: ParsedArguments, setup: ScreenSetup, command: String, remembering: Bool, io: Console,
-        inBackground: Bool
-    ) -> Result<Reading?, ScreenSetup.Stop> {
-        let paths = args.many("--store-events")
-        guard !paths.isEmpty else { return .success(nil) }
-        guard io.allReadable(paths, command: command, consequence: "nothing written, ledger unchanged") else {
-            return .failure(ScreenSetup.Stop(status: .unreadableInput))
-        }
-        let verifier = setup.verifier
-        var intake = StoreEventIntake(
-            rules: setup.rules, verify: { verifier.verify($0).status }, jobs: setup.jobs,
-            limits: .standard)
-        intake.keepsIdentities = remembering
-        return .success(Reading(intake, paths: paths, inBackground: inBackground))
-    }
-
-    /// Logs being read; `finish` waits for them.
+    /// Logs being read (on a thread of their own when `inBackground`, so that they are read
+    /// while the orders are); `finish` waits for them.
     final class Reading: @unchecked Sendable {
         /// Written by the reading thread before it ends, read after `join`.
         private var result: Result<StoreEventNight, InputError>?
@@ -174,27 +137,20 @@ struct StoreEventIntake {
             }
         }
 
-        /// Waits for the reading to end, its result unwanted (the run has failed already).
+        /// Waits for the reading to end, its result unwanted (the night has failed already).
         func abandon() {
             thread?.join()
             thread = nil
         }
 
-        /// The night's events, or — said on stderr — exit 3 when a log broke off.
-        func finish(command: String, io: Console) -> Result<StoreEventNight?, ScreenSetup.Stop> {
+        /// The night's events; throws when a log broke off.
+        func finish() throws(NightFailure) -> StoreEventNight {
             thread?.join()
             thread = nil
             switch result {
-            case .success(let night)?:
-                return .success(night)
-            case .failure(let error)?:
-                io.error(
-                    "iapscreen \(command): cannot read \(error.path): \(error.reason); nothing written, ledger unchanged"
-                )
-                return .failure(ScreenSetup.Stop(status: .unreadableInput))
-            case nil:
-                io.error("iapscreen \(command): the store events were not read; nothing written, ledger unchanged")
-                return .failure(ScreenSetup.Stop(status: .unreadableInput))
+            case .success(let night)?: return night
+            case .failure(let error)?: throw .input(error)
+            case nil: throw NightFailure(.unreadable, "the store events were not read")
             }
         }
     }

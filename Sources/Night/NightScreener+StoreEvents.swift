@@ -7,7 +7,7 @@ import Screening
 /// findings on tonight's orders join their other findings; the rest — findings on orders of
 /// earlier nights, events not believed, lines that are no event — are reports of their own
 /// after tonight's orders, in the order the events were read.
-struct EventOutcome: Sendable {
+package struct EventOutcome: Sendable {
     var afterNight: [OrderReport] = []
     /// Each of `afterNight`'s place among all a whole run's would hold (a sharded run's
     /// worker holds its shard's of them), for `merge`.
@@ -15,22 +15,24 @@ struct EventOutcome: Sendable {
     /// Refunds judged on tonight's orders: their findings are made as the reports are.
     var pending = PendingRefunds()
     /// The findings the events gave the watched slot (`explain`).
-    var bySlot: [Int32: [Finding]] = [:]
-    var counts = StoreEventNight.Counts()
-    var matched = 0
-    var unmatched = 0
+    package var bySlot: [Int32: [Finding]] = [:]
+    package var counts = StoreEventNight.Counts()
+    package var matched = 0
+    package var unmatched = 0
     /// For the custom-rule fields `user.refunds` and `event.reason`.
     var refundsPerUser: [String: Int] = [:]
     var reasons: [String: String] = [:]
     /// What the ledger is to remember of tonight's events.
-    var memory = EventMemory()
+    package var memory = EventMemory()
 }
 
 /// Tonight's events as the ledger keeps them (`RunRecord`).
-struct EventMemory: Sendable {
-    var refunds: [RememberedRefund] = []
-    var reversals: [(key: String, at: Timestamp)] = []
-    var events: [(identity: String, type: String)] = []
+package struct EventMemory: Sendable {
+    package var refunds: [RememberedRefund] = []
+    package var reversals: [(key: String, at: Timestamp)] = []
+    package var events: [(identity: String, type: String)] = []
+
+    package init() {}
 }
 
 /// A refund the ledger remembers of a transaction one of tonight's orders took (or took on
@@ -152,7 +154,7 @@ extension NightScreener {
         -> KeyedRefunds
     {
         // What the night's events leave in the ledger is handed over by one shard of a run.
-        let remembers = ledger != nil && (shard.map { $0.index == 1 } ?? true)
+        let remembers = ledger != nil && owned.ownsTheUnattributed
         // A token-only refund finds its purchase tonight, else among the ledger's claims.
         var tokenKeys = tokenKeys(events?.unresolvedTokens ?? [], night)
         if let ledger, let tokens = events?.unresolvedTokens.subtracting(tokenKeys.keys), !tokens.isEmpty {

@@ -6,10 +6,16 @@ import Screening
 import StoreCrypto
 
 /// One input file as summary.json reports it.
-struct InputRecord: Sendable {
-    var path: String
-    var sha256: String
-    var records: Int
+package struct InputRecord: Sendable {
+    package var path: String
+    package var sha256: String
+    package var records: Int
+
+    package init(path: String, sha256: String, records: Int) {
+        self.path = path
+        self.sha256 = sha256
+        self.records = records
+    }
 }
 
 /// A dump record that could not be read.
@@ -26,12 +32,12 @@ struct MalformedItem {
 /// Joining (docs/inputs.md): an order's own `receipt` field wins over the receipts dump; among
 /// several receipts-dump rows of one order the latest `received_at` (else the last row)
 /// wins. The same `order_id` twice is one order; the later row wins, at the first row's place.
-final class NightLoader {
+package final class NightLoader {
     /// One order of the night, packed: the row, where its receipt came from, and the
     /// workers' verdict (its findings in the spill file, its claim candidate inline).
-    struct Slot {
-        var order: StoredOrder
-        var position: Int32
+    package struct Slot {
+        package var order: StoredOrder
+        package var position: Int32
         /// Bumped whenever the row or its receipt changes; stale worker results are dropped.
         var generation: UInt32 = 0
         /// The workers' verdict under one Rules directory.
@@ -104,19 +110,19 @@ final class NightLoader {
 
         /// The verdict without its findings (in the spill file) and without a deferred
         /// digest (in `NightLoader.rare`).
-        var outcome: ReceiptScreening.Outcome? { verdict.outcome }
+        package var outcome: ReceiptScreening.Outcome? { verdict.outcome }
     }
 
     /// Slots in chunks, so that a growing night never copies what it already holds.
-    struct SlotStore {
+    package struct SlotStore {
         private static let chunkSize = 1 << 16
         private var chunks: [[Slot]] = []
-        private(set) var count = 0
+        package private(set) var count = 0
 
-        var indices: Range<Int> { 0..<count }
+        package var indices: Range<Int> { 0..<count }
 
         /// Borrowed in place: reading one field of a slot copies neither the slot nor its strings.
-        subscript(i: Int) -> Slot {
+        package subscript(i: Int) -> Slot {
             get { chunks[i >> 16][i & 0xFFFF] }
             set { chunks[i >> 16][i & 0xFFFF] = newValue }
         }
@@ -151,7 +157,7 @@ final class NightLoader {
         var purchaseToken: String?
     }
 
-    private(set) var slots = SlotStore()
+    package private(set) var slots = SlotStore()
     private(set) var rare: [Rare] = []
 
     func spilled(_ slot: Slot) -> FindingSpill.Ref? { rare(slot.rareIndex)?.spilled }
@@ -179,88 +185,61 @@ final class NightLoader {
     private(set) var malformed: [MalformedItem] = []
     private(set) var orphans: [(position: Int, orderID: String, location: SourceLocation)] = []
     private var orphanIDs: Set<String> = []
-    private(set) var inputs: [InputRecord] = []
+    package private(set) var inputs: [InputRecord] = []
     private var position = 0
-    let pool = StringPool()
+    package let pool = StringPool()
     let spill: FindingSpill
-    /// The one order `explain` asks about: its receipt as the join chose it, and where
-    /// that receipt came from (screening keeps no payloads).
-    private let watchedOrderID: String?
-    private(set) var watched: (payload: String, location: SourceLocation, fromReceiptsDump: Bool)?
+    /// The one order `explain` asks about, told which receipt the join chose for it.
+    private let watched: WatchedOrder?
 
     let screening: ReceiptScreening
     let limits: Limits
     private let batcher: ReceiptBatcher
-    /// `backtest`: the candidate Rules directory's verdicts, slot for slot beside the
-    /// baseline's in `slots`, until `useTwinVerdicts` puts them in their place. Each receipt
-    /// is decoded and verified once and judged under both; the orders are kept once.
-    private final class TwinVerdicts {
-        let screening: ReceiptScreening
-        var verdicts: [Slot.Verdict] = []
-        var rare: [Rare] = []
-        var tokenHashes: [UInt64] = []
+    /// `backtest`: the candidate Rules directory's verdicts, kept slot for slot beside.
+    private let candidateRules: CandidateVerdicts?
 
-        init(screening: ReceiptScreening) {
-            self.screening = screening
-        }
-    }
-    private var twin: TwinVerdicts?
+    /// Which orders are kept (a sharded run's worker: its shard's, with their receipts and
+    /// orphans). A malformed record is the shard's of the id found so, else the first shard's.
+    let owned: OwnedOrders
 
-    /// A sharded run's worker keeps its shard's orders (and their receipts, and orphans)
-    /// only; the others' rows are counted in the input's positions and left undecoded (and,
-    /// where the layout finds the order id alone, unparsed). A malformed record is the
-    /// shard's of the id found so, else the first shard's.
-    let shard: ShardSpec?
-
-    /// `twin`: a second screening whose verdicts are kept beside (see `TwinVerdicts`);
-    /// `twinReverifies` when it trusts other keys.
     init(
-        screening: ReceiptScreening, limits: Limits, jobs: Int, watching orderID: String? = nil,
-        shard: ShardSpec? = nil,
-        twin: ReceiptScreening? = nil, twinReverifies: Bool = false
+        screening: ReceiptScreening, limits: Limits, jobs: Int, owned: OwnedOrders = .all,
+        watching watched: WatchedOrder? = nil, candidate: CandidateVerdicts? = nil
     ) throws {
-        watchedOrderID = orderID
-        self.shard = shard
+        self.watched = watched
+        self.owned = owned
         spill = try FindingSpill()
         self.screening = screening
         self.limits = limits
-        self.twin = twin.map(TwinVerdicts.init)
+        candidateRules = candidate
         batcher = ReceiptBatcher(
             screening: screening, jobs: jobs,
-            twin: twin.map { ReceiptBatcher.Twin(screening: $0, reverifies: twinReverifies) })
+            candidate: candidate.map {
+                ReceiptBatcher.CandidateRules(screening: $0.screening, reverifies: $0.reverifies)
+            })
     }
 
-    /// Puts the twin's verdicts in place of the slots' own (which the twin keeps): the night
-    /// is then screened under the twin's Rules. False without a twin.
+    /// Puts the candidate's verdicts in place of the slots' own (which the candidate keeps):
+    /// the night is then screened under the candidate's Rules. False without a candidate.
     @discardableResult
-    func useTwinVerdicts() -> Bool {
-        guard let twin, twin.verdicts.count == slots.count else { return false }
-        for i in slots.indices { swap(&slots[i].verdict, &twin.verdicts[i]) }
-        swap(&rare, &twin.rare)
-        swap(&tokenHashes, &twin.tokenHashes)
+    func useCandidateVerdicts() -> Bool {
+        guard let candidateRules, candidateRules.verdicts.count == slots.count else { return false }
+        for i in slots.indices { swap(&slots[i].verdict, &candidateRules.verdicts[i]) }
+        swap(&rare, &candidateRules.rare)
+        swap(&tokenHashes, &candidateRules.tokenHashes)
         return true
     }
 
     /// Reads every orders dump, then every receipts dump; throws when a file cannot be read.
     /// `progress`, when given, counts the bytes read and is told the orders so far after
     /// every batch of records.
-    func load(orders: [String], receipts: [String], progress: ProgressLine? = nil) throws(InputError) {
-        let shard = self.shard
+    func load(orders: [String], receipts: [String], progress: (any NightProgress)? = nil) throws(InputError) {
+        let owned = self.owned
         for path in orders {
-            try read(
-                path,
-                { (r) throws(InputError) in
-                    if let shard { return try r.nextOrder(in: shard) }
-                    return try r.nextOrder().map(ShardRead.init)
-                }, addOrder, progress: progress)
+            try read(path, { (r) throws(InputError) in try owned.nextOrder(r) }, addOrder, progress: progress)
         }
         for path in receipts {
-            try read(
-                path,
-                { (r) throws(InputError) in
-                    if let shard { return try r.nextReceipt(in: shard) }
-                    return try r.nextReceipt().map(ShardRead.init)
-                }, addReceipt, progress: progress)
+            try read(path, { (r) throws(InputError) in try owned.nextReceipt(r) }, addReceipt, progress: progress)
         }
         try apply(batcher.drain())
         // Every receipt is decoded: the workers end here, not whenever the loader goes away.
@@ -272,10 +251,11 @@ final class NightLoader {
                 try settle(
                     i, screening.screen(slots[i].order.row(pool: pool), index: Int(slots[i].position), payload: nil))
             }
-            if let twin, twin.verdicts[i].kind == nil {
-                try settleTwin(
-                    twin, i,
-                    twin.screening.screen(slots[i].order.row(pool: pool), index: Int(slots[i].position), payload: nil))
+            if let candidateRules, candidateRules.verdicts[i].kind == nil {
+                try settleCandidate(
+                    candidateRules, i,
+                    candidateRules.screening.screen(
+                        slots[i].order.row(pool: pool), index: Int(slots[i].position), payload: nil))
             }
         }
         slotOf = [:]
@@ -286,7 +266,7 @@ final class NightLoader {
     /// records its digest and count.
     private func read<Row: Sendable>(
         _ path: String, _ next: @escaping @Sendable (DumpReader) throws(InputError) -> ShardRead<Row>?,
-        _ add: (Row) -> Void, progress: ProgressLine?
+        _ add: (Row) -> Void, progress: (any NightProgress)?
     ) throws(InputError) {
         inputs.append(
             try readHashed(path, limits: limits, counted: progress?.bytes) { (reader) throws(InputError) in
@@ -313,7 +293,7 @@ final class NightLoader {
     /// A malformed record is its shard's when its order id could be read alone, else the
     /// first shard's.
     private func addMalformed(_ m: UnreadableRecord, ownID: Bool) {
-        guard ownID || shard.map({ $0.index == 1 }) ?? true else {
+        guard ownID || owned.ownsTheUnattributed else {
             _ = nextPosition()
             return
         }
@@ -321,7 +301,7 @@ final class NightLoader {
     }
 
     private func addOrder(_ row: OrderRow) {
-        if let shard, !shard.owns(row.orderID) {
+        if !owned.owns(row.orderID) {
             _ = nextPosition()
             return
         }
@@ -337,16 +317,14 @@ final class NightLoader {
             slots[index].dumpReceiptSeen = false
             slots[index].dumpReceivedAt = nil
             slots[index].verdict = Slot.Verdict()
-            twin?.verdicts[index] = Slot.Verdict()
+            candidateRules?.verdicts[index] = Slot.Verdict()
         } else {
             index = slots.count
             slotOf[row.orderID] = Int32(index)
             slots.append(Slot(order: stored, position: Int32(nextPosition()), hasOwnReceipt: payload != nil))
-            twin?.verdicts.append(Slot.Verdict())
+            candidateRules?.verdicts.append(Slot.Verdict())
         }
-        if row.orderID == watchedOrderID {
-            watched = payload.map { ($0, row.location, false) }
-        }
+        watched?.saw(row)
         if let payload, row.status == .credited {
             var bare = row
             bare.receipt = nil
@@ -361,7 +339,7 @@ final class NightLoader {
         let pos = nextPosition()
         guard let found = slotOf[r.orderID] else {
             // Another shard's order, or its orphan.
-            if let shard, !shard.owns(r.orderID) { return }
+            if !owned.owns(r.orderID) { return }
             if orphanIDs.insert(r.orderID).inserted { orphans.append((pos, r.orderID, r.location)) }
             return
         }
@@ -377,8 +355,8 @@ final class NightLoader {
         slots[index].dumpReceivedAt = r.receivedAt
         slots[index].generation &+= 1
         slots[index].verdict = Slot.Verdict()
-        twin?.verdicts[index] = Slot.Verdict()
-        if r.orderID == watchedOrderID { watched = (r.receipt, r.location, true) }
+        candidateRules?.verdicts[index] = Slot.Verdict()
+        watched?.took(r)
         guard slots[index].order.status == .credited else { return }
         batcher.submit(
             ReceiptBatcher.Job(
@@ -389,7 +367,9 @@ final class NightLoader {
     private func apply(_ results: [ReceiptBatcher.Result]) throws(InputError) {
         for r in results where slots[r.slot].generation == r.generation {
             try settle(r.slot, r.outcome)
-            if let twin, let outcome = r.twinOutcome { try settleTwin(twin, r.slot, outcome) }
+            if let candidateRules, let outcome = r.candidateOutcome {
+                try settleCandidate(candidateRules, r.slot, outcome)
+            }
         }
     }
 
@@ -398,9 +378,12 @@ final class NightLoader {
         slots[slot].verdict = try verdict(slot, outcome, rare: &rare, tokenHashes: &tokenHashes)
     }
 
-    /// The same for the twin's verdict (the spill file is shared).
-    private func settleTwin(_ twin: TwinVerdicts, _ slot: Int, _ outcome: ReceiptScreening.Outcome) throws(InputError) {
-        twin.verdicts[slot] = try verdict(slot, outcome, rare: &twin.rare, tokenHashes: &twin.tokenHashes)
+    /// The same for the candidate's verdict (the spill file is shared).
+    private func settleCandidate(_ candidate: CandidateVerdicts, _ slot: Int, _ outcome: ReceiptScreening.Outcome)
+        throws(InputError)
+    {
+        candidate.verdicts[slot] = try verdict(
+            slot, outcome, rare: &candidate.rare, tokenHashes: &candidate.tokenHashes)
     }
 
     private func verdict(

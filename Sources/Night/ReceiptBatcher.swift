@@ -21,14 +21,14 @@ final class ReceiptBatcher {
         var slot: Int
         var generation: UInt32
         var outcome: ReceiptScreening.Outcome
-        /// The twin's outcome of the same receipt (`twin`).
-        var twinOutcome: ReceiptScreening.Outcome?
+        /// The same receipt judged under the candidate Rules (`CandidateRules`).
+        var candidateOutcome: ReceiptScreening.Outcome?
     }
 
     /// A second screening of every receipt (`backtest`'s candidate Rules): the receipt is
-    /// decoded and verified once, then judged by both. `reverifies` when the twin trusts
+    /// decoded and verified once, then judged by both. `reverifies` when the candidate trusts
     /// other keys.
-    struct Twin: Sendable {
+    struct CandidateRules: Sendable {
         var screening: ReceiptScreening
         var reverifies: Bool
     }
@@ -49,13 +49,13 @@ final class ReceiptBatcher {
     private var filling: [Job] = []
     private var workers: [JoinedThread] = []
 
-    init(screening: ReceiptScreening, jobs: Int, twin: Twin? = nil) {
+    init(screening: ReceiptScreening, jobs: Int, candidate: CandidateRules? = nil) {
         let count = max(1, jobs)
         maxQueued = 4 * count
         filling.reserveCapacity(batchSize)
         let shared = self.shared
         // The decoders recurse (nesting is capped): the main thread's 8 MB, not less.
-        workers = (0..<count).map { _ in JoinedThread(stackSize: 8 << 20) { Self.work(shared, screening, twin) } }
+        workers = (0..<count).map { _ in JoinedThread(stackSize: 8 << 20) { Self.work(shared, screening, candidate) } }
     }
 
     /// Stops the workers and waits until every one has ended. Batches not yet started are
@@ -74,7 +74,7 @@ final class ReceiptBatcher {
 
     deinit { stop() }
 
-    private static func work(_ shared: Shared, _ screening: ReceiptScreening, _ twin: Twin?) {
+    private static func work(_ shared: Shared, _ screening: ReceiptScreening, _ candidate: CandidateRules?) {
         while true {
             shared.condition.lock()
             while shared.queued.isEmpty, !shared.closed { shared.condition.wait() }
@@ -90,7 +90,7 @@ final class ReceiptBatcher {
             var results: [Result] = []
             results.reserveCapacity(batch.count)
             for job in batch {
-                guard let twin else {
+                guard let candidate else {
                     results.append(
                         Result(
                             slot: job.slot, generation: job.generation,
@@ -98,12 +98,13 @@ final class ReceiptBatcher {
                     continue
                 }
                 let read = screening.read(Array(job.payload.utf8))
-                let twinRead = twin.reverifies ? twin.screening.reverified(read) : read
+                let candidateRead = candidate.reverifies ? candidate.screening.reverified(read) : read
                 results.append(
                     Result(
                         slot: job.slot, generation: job.generation,
                         outcome: screening.screen(job.row, index: job.position, read: read),
-                        twinOutcome: twin.screening.screen(job.row, index: job.position, read: twinRead)))
+                        candidateOutcome: candidate.screening.screen(job.row, index: job.position, read: candidateRead))
+                )
             }
 
             shared.condition.lock()

@@ -52,10 +52,7 @@ struct AfterNightPlacer {
 
     /// A sharded run's worker reports on its shard's orders only; what names no order is
     /// the first shard's.
-    private func isMine(_ orderID: String?) -> Bool {
-        guard let shard = screener.shard else { return true }
-        return orderID.map(shard.owns) ?? (shard.index == 1)
-    }
+    private func isMine(_ orderID: String?) -> Bool { screener.owned.reports(orderID) }
 
     private func placeAfterNight(_ report: OrderReport, mine: Bool, into out: inout EventOutcome) {
         guard mine else { return }
@@ -64,9 +61,7 @@ struct AfterNightPlacer {
     }
 
     private func place(_ j: RefundJudge.Judged, into out: inout EventOutcome) {
-        if j.taker.slot == nil, screener.shard != nil,
-            let t = book.taker(of: j.refund.key), !t.remembered, t.handle == nil
-        {
+        if j.taker.slot == nil, let t = book.taker(of: j.refund.key), !t.remembered, t.handle == nil {
             // Tonight's order of another shard (the book holds its claim without a handle): its worker reports it.
             return
         }

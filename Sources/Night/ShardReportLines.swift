@@ -9,19 +9,19 @@ import Screening
 /// (`shard-run.json`: the run, the rules' sentences for report.html, refunds per day). `merge`
 /// feeds the reports, in the night's order, through the writer `screen` uses, so the merged
 /// files are those of one unsharded run.
-enum ShardReportLines {
-    static let reportsFile = "shard-reports.jsonl"
-    static let runFile = "shard-run.json"
+package enum ShardReportLines {
+    package static let reportsFile = "shard-reports.jsonl"
+    package static let runFile = "shard-run.json"
 
     /// Where a report stood: its record's position in the inputs; what the store events
     /// found on orders not in tonight's dump comes after, in the events' order.
     static func afterNightKey(_ index: Int) -> Int64 { (1 << 40) + Int64(index) }
 
     /// shard-run.json: the run, this shard, the rules' sentences, refunds per day.
-    static func run(_ options: ShardOptions, legend: RuleLegend, summary: RunSummary) -> JSONObject {
+    package static func run(_ shard: OwnedShard, legend: RuleLegend, summary: RunSummary) -> JSONObject {
         let perDay = (summary.storeEvents?.refundsPerDay ?? [:]).sorted { $0.key < $1.key }
         return JSONObject([
-            ("run_id", .string(options.runID)), ("shard", .string(options.shard.description)),
+            ("run_id", .string(shard.runID)), ("shard", .string(shard.spec.description)),
             ("legend", .array(legend.all.map { .array([.string($0.rule), .string($0.sentence)]) })),
             ("refunds_per_day", .array(perDay.map { .array([.integer(Int($0.key)), .integer($0.value)]) })),
         ])

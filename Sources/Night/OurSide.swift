@@ -13,7 +13,7 @@ import StoreReports
 /// an order that names none, and a Google order's order number (`orderId`). Which app the
 /// receipt is of does not matter here: an order credited against another app's purchase
 /// is still our credit. Signatures are `screen`'s business, not checked here.
-final class OurSide {
+package final class OurSide {
     /// What a receipt adds to its order.
     struct ReceiptFacts {
         var platform: Platform?
@@ -36,8 +36,8 @@ final class OurSide {
     }
 
     /// Orders not compared, by why (reconciliation.json says how many).
-    struct NotCompared {
-        var notCredited = 0, sandbox = 0, zeroAmount = 0, outsideCatalog = 0, unknownPlatform = 0
+    package struct NotCompared {
+        package var notCredited = 0, sandbox = 0, zeroAmount = 0, outsideCatalog = 0, unknownPlatform = 0
     }
 
     let pool = StringPool()
@@ -53,7 +53,7 @@ final class OurSide {
     }
 
     /// Reads every orders dump, then every receipts dump; throws when a file cannot be read.
-    func load(orders paths: [String], receipts: [String], progress: ProgressLine? = nil) throws(InputError) {
+    func load(orders paths: [String], receipts: [String], progress: (any NightProgress)? = nil) throws(InputError) {
         for path in paths { try read(path, { (r) throws(InputError) in try r.nextOrder() }, add, progress) }
         for path in receipts { try read(path, { (r) throws(InputError) in try r.nextReceipt() }, add, progress) }
         slotOf = [:]
@@ -62,7 +62,7 @@ final class OurSide {
     /// Reads one file to its end, rows to `add`, unreadable records to `skipped`.
     private func read<Row>(
         _ path: String, _ next: (DumpReader) throws(InputError) -> Result<Row, UnreadableRecord>?,
-        _ add: (Row) -> Void, _ progress: ProgressLine?
+        _ add: (Row) -> Void, _ progress: (any NightProgress)?
     ) throws(InputError) {
         inputs.append(
             try readHashed(path, limits: limits, counted: progress?.bytes) { reader throws(InputError) in

@@ -12,9 +12,13 @@ import StoreCrypto
 /// Writes the reports of a run as the orders come, in input order: each file under a
 /// temporary name in the output directory, all renamed into place by `finish`, so a
 /// reader never sees half a report and memory does not grow with the findings.
-final class ReportWriter: ReportSink {
-    struct WriteError: Error, CustomStringConvertible {
-        var description: String
+package final class ReportWriter: ReportSink {
+    package struct WriteError: Error, CustomStringConvertible {
+        package var description: String
+
+        package init(description: String) {
+            self.description = description
+        }
     }
 
     let directory: String
@@ -23,11 +27,11 @@ final class ReportWriter: ReportSink {
     /// report.html's data arrays, streamed like the other reports (elements comma-separated).
     private let pageData: [ReportHTML.Section: TempFile]
     private var pageDataCount: [ReportHTML.Section: Int] = [:]
-    private(set) var tally = Tally()
+    package private(set) var tally = Tally()
     private var page = ReportHTML.Tally()
     private var strings = SharedStrings()
     /// (order id, rule) of every finding, for the ledger.
-    private(set) var reported: [(orderID: String, rule: String)] = []
+    package private(set) var reported: [(orderID: String, rule: String)] = []
     /// Whether a ledger will want `reported` (without one, it is not kept).
     private let keepsReported: Bool
     private let writer = JSONWriter()
@@ -35,7 +39,7 @@ final class ReportWriter: ReportSink {
     /// A sharded run's worker's reports, whole, for `merge` (`ShardReportLines`).
     private let shardReports: TempFile?
 
-    init(directory: String, keepsReported: Bool = true, keepsShardReports: Bool = false) throws {
+    package init(directory: String, keepsReported: Bool = true, keepsShardReports: Bool = false) throws {
         self.keepsReported = keepsReported
         self.directory = directory
         do {
@@ -55,25 +59,25 @@ final class ReportWriter: ReportSink {
     }
 
     /// A report's lines, made on any thread.
-    struct Formatted: Sendable {
+    package struct Formatted: Sendable {
         var jsonl: [UInt8]
         var csv: [UInt8]?
         /// report.html's data: the table row, exempted findings, malformed records.
         var page: [(ReportHTML.Section, ReportData.Element)]
     }
 
-    static func format(_ r: OrderReport) -> Formatted {
+    package static func format(_ r: OrderReport) -> Formatted {
         var line = [UInt8]()
         FindingsJSONL.lines(r, into: &line)
         return Formatted(
             jsonl: line, csv: r.isFlagged ? Array(FlaggedCSV.row(r).utf8) : nil, page: ReportHTML.elements(r))
     }
 
-    var formatsReports: Bool { true }
-    var wantsKeys: Bool { shardReports != nil }
+    package var formatsReports: Bool { true }
+    package var wantsKeys: Bool { shardReports != nil }
 
     /// Writes a formatted report, in the order reports come.
-    func append(_ formatted: Formatted?, of r: OrderReport, key: Int64 = 0) throws {
+    package func append(_ formatted: Formatted?, of r: OrderReport, key: Int64 = 0) throws {
         let f = formatted ?? Self.format(r)
         try findings.write(f.jsonl)
         if let shardReports {
@@ -99,7 +103,7 @@ final class ReportWriter: ReportSink {
 
     /// Writes summary.json and report.html and syncs every file, still under its temporary
     /// name: `publish` puts them in place.
-    func prepare(summary: RunSummary, legend: RuleLegend, shardRun: JSONObject? = nil) throws {
+    package func prepare(summary: RunSummary, legend: RuleLegend, shardRun: JSONObject? = nil) throws {
         let summaryFile = try TempFile(in: directory, for: "summary.json")
         if let shardRun {
             let file = try TempFile(in: directory, for: ShardReportLines.runFile)
@@ -128,12 +132,12 @@ final class ReportWriter: ReportSink {
     private var sidecars: [TempFile] { extraPrepared + (shardReports.map { [$0] } ?? []) }
 
     /// Renames every report into place.
-    func publish() throws {
+    package func publish() throws {
         for f in [findings, flagged] + prepared + sidecars { try f.publish() }
     }
 
     /// Removes every temporary file (a run that cannot finish leaves no half report).
-    func abandon() {
+    package func abandon() {
         for f in [findings, flagged] + pageData.values + prepared + sidecars { f.discard() }
     }
 
@@ -141,20 +145,20 @@ final class ReportWriter: ReportSink {
     static let pageHashes = ReportHTML.Hashes(
         script: sha256Base64(ReportAssets.script), style: sha256Base64(ReportAssets.style))
 
-    static func sha256Base64(_ text: String) -> String {
+    package static func sha256Base64(_ text: String) -> String {
         // Without a digest the CSP names no script: the page stays safe, its tables stay empty.
         (try? Digest.sha256(Array(text.utf8))).map { Base64.encode($0) } ?? "unavailable"
     }
 }
 
 /// A file written under `.<name>.tmp-<pid>` and renamed to `<name>` when published.
-final class TempFile {
+package final class TempFile {
     let temporary: String
     let final: String
     private let fd: Int32
     private var published = false
 
-    init(in directory: String, for name: String) throws {
+    package init(in directory: String, for name: String) throws {
         final = (directory as NSString).appendingPathComponent(name)
         temporary = (directory as NSString).appendingPathComponent(".\(name).tmp-\(getpid())")
         fd = open(temporary, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
@@ -169,7 +173,7 @@ final class TempFile {
         if !published { unlink(temporary) }
     }
 
-    func write(_ bytes: [UInt8]) throws {
+    package func write(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
             let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress.map { $0 + offset }, $0.count - offset) }
@@ -195,13 +199,13 @@ final class TempFile {
         }
     }
 
-    func sync() throws {
+    package func sync() throws {
         guard fsync(fd) == 0 else {
             throw ReportWriter.WriteError(description: "cannot sync \(temporary): \(String(cString: strerror(errno)))")
         }
     }
 
-    func publish() throws {
+    package func publish() throws {
         guard rename(temporary, final) == 0 else {
             throw ReportWriter.WriteError(
                 description: "cannot rename \(temporary) to \(final): \(String(cString: strerror(errno)))")
@@ -209,24 +213,24 @@ final class TempFile {
         published = true
     }
 
-    func discard() {
+    package func discard() {
         if !published { unlink(temporary) }
         published = true
     }
 }
 
 /// The counts summary.json reports, kept as the orders go by.
-struct Tally {
+package struct Tally {
     /// Findings that are not exempted, per rule and severity (as the metrics label them).
     var byRuleSeverity: [String: [Severity: Int]] = [:]
-    var atRisk: [String: DecimalAmount] = [:]
-    var flagged = 0, new = 0, exempted = 0, malformed = 0
+    package var atRisk: [String: DecimalAmount] = [:]
+    package var flagged = 0, new = 0, exempted = 0, malformed = 0
     /// The most severe finding that counts (for `--fail-on`).
-    var worst: Severity?
+    package var worst: Severity?
 
-    var byRule: [String: Int] { byRuleSeverity.mapValues { $0.values.reduce(0, +) } }
+    package var byRule: [String: Int] { byRuleSeverity.mapValues { $0.values.reduce(0, +) } }
 
-    var bySeverity: [Severity: Int] {
+    package var bySeverity: [Severity: Int] {
         var out: [Severity: Int] = [:]
         for counts in byRuleSeverity.values {
             for (severity, n) in counts { out[severity, default: 0] += n }
@@ -235,7 +239,7 @@ struct Tally {
     }
 
     /// For the metrics: sorted by rule, then from the most severe.
-    var findingsByRuleAndSeverity: [(rule: String, severity: String, count: Int)] {
+    package var findingsByRuleAndSeverity: [(rule: String, severity: String, count: Int)] {
         byRuleSeverity.sorted { $0.key < $1.key }.flatMap { rule, counts in
             counts.sorted { $0.key > $1.key }.map { (rule, $0.key.name, $0.value) }
         }
@@ -264,10 +268,12 @@ struct Tally {
 }
 
 /// Where `NightScreener`'s reports go, one at a time in input order, on one thread.
-protocol ReportSink: AnyObject {
+package protocol ReportSink: AnyObject {
     /// Whether the reports come formatted as the report files' lines (made on every core).
     var formatsReports: Bool { get }
     /// Whether each report comes with where it stood in the night (`merge`, `backtest`).
     var wantsKeys: Bool { get }
     func append(_ formatted: ReportWriter.Formatted?, of r: OrderReport, key: Int64) throws
+    /// The night failed: nothing of what was appended may be left (files under temporary names).
+    func abandon()
 }

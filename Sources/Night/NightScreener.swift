@@ -10,41 +10,42 @@ import Screening
 /// order on top of the ledger's memory, replays are added to the findings the workers
 /// found, orders with several candidate purchases are judged now, and each finding learns
 /// what the ledger knows of it. The result is in input order.
-struct NightScreener {
+package struct NightScreener {
     let rules: RulesDirectory
     let ledger: (any LedgerStore)?
     let resolver: OrderResolver
     let evaluator: RuleEvaluator
     /// The night's store events, read and verified (`--store-events`); nil without.
     var events: StoreEventNight?
-    /// A sharded run's worker: its shard, and the other shards' orders, claimed beside its own.
-    var shard: ShardSpec?
+    /// Whose reports this run writes (a sharded run's worker: its shard's), and the other
+    /// shards' orders, claimed beside its own (none unsharded).
+    var owned = OwnedOrders.all
     var others = ShardOrders()
 
-    struct Outcome {
-        var newClaims: [NewClaim]
+    package struct Outcome {
+        package var newClaims: [NewClaim]
         /// Distinct credited orders, and those with a receipt.
-        var orders: Int
-        var receipts: Int
+        package var orders: Int
+        package var receipts: Int
         /// Seconds spent making the claims, before the reports (IAPSCREEN_TIMINGS).
-        var claimSeconds: Double
-        var events: EventOutcome?
+        package var claimSeconds: Double
+        package var events: EventOutcome?
     }
 
     /// The night's claims: which purchase each order took, the replays they make, and the
     /// orders that cannot be screened.
-    struct Claims {
+    package struct Claims {
         var book: ClaimBook
         /// Findings decided only now (replays, orders with several candidate purchases), by slot.
         var late: [Int32: [Finding]]
         var orders: Int
         var receipts: Int
         /// The purchase the watched slot got (`explain`).
-        var watched: Selection?
+        package var watched: Selection?
         /// The evaluator as the claims used it (with orders per user, when a rule asks).
-        var evaluator: RuleEvaluator
+        package var evaluator: RuleEvaluator
         /// What the store events did, when there were any.
-        var events: EventOutcome?
+        package var events: EventOutcome?
     }
 
     /// Hands each order's report to `sink` in input order (orders, malformed records and
@@ -309,44 +310,8 @@ struct NightScreener {
         let pending = claims.events?.pending ?? PendingRefunds()
         let orders = claims.orders
         let receipts = claims.receipts
-
-        // Reports in input order: slots are in first-appearance order; malformed records
-        // and orphan receipts are merged in by position.
-        var extra: [(position: Int, finding: Finding)] = []
-        for m in night.malformed {
-            if let f = evaluator.nightFinding(
-                MalformedRecord.self, orderID: nil, MalformedRecord.words(location: m.location, reason: m.reason))
-            {
-                extra.append((m.position, f))
-            }
-        }
-        for o in night.orphans {
-            if let f = evaluator.nightFinding(
-                OrphanReceipt.self, orderID: o.orderID, OrphanReceipt.words(orderID: o.orderID, location: o.location))
-            {
-                extra.append((o.position, f))
-            }
-        }
-        extra.sort { $0.position < $1.position }
-        var items: [ReportItem] = []
-        var next = 0
-        for i in slots.indices {
-            let (position, reported) = slots.with(i) { s in
-                (Int(s.pointee.position), s.pointee.order.status == .credited && s.pointee.outcomeKind != nil)
-            }
-            guard reported,
-                night.spilled(at: i) != nil || late[Int32(i)] != nil || pending.has(Int32(i))
-            else { continue }
-            while next < extra.count, extra[next].position < position {
-                items.append(.extra(next))
-                next += 1
-            }
-            items.append(.slot(Int32(i)))
-        }
-        while next < extra.count {
-            items.append(.extra(next))
-            next += 1
-        }
+        let extra = extraFindings(night)
+        var items = inputOrder(night, claims: claims, pending: pending, extra: extra)
         // After tonight's orders: what the store events found elsewhere, in their order.
         let afterNight = claims.events?.afterNight ?? []
         items += afterNight.indices.map { .afterNight($0) }
@@ -363,7 +328,7 @@ struct NightScreener {
             let chunk = Array(items[chunkStart..<min(chunkStart + 4096, items.count)])
             // Where each report stood, for `merge` (a sharded run's worker) or `backtest`.
             let keys =
-                shard == nil && !writer.wantsKeys
+                !writer.wantsKeys
                 ? nil
                 : chunk.map { item -> Int64 in
                     switch item {
@@ -395,6 +360,56 @@ struct NightScreener {
             newClaims: ledger == nil ? [] : newClaims(book, night), orders: orders, receipts: receipts,
             claimSeconds: claimSeconds,
             events: claims.events)
+    }
+
+    /// The malformed records' and orphan receipts' findings, by where they stood.
+    private func extraFindings(_ night: NightLoader) -> [(position: Int, finding: Finding)] {
+        var extra: [(position: Int, finding: Finding)] = []
+        for m in night.malformed {
+            if let f = evaluator.nightFinding(
+                MalformedRecord.self, orderID: nil, MalformedRecord.words(location: m.location, reason: m.reason))
+            {
+                extra.append((m.position, f))
+            }
+        }
+        for o in night.orphans {
+            if let f = evaluator.nightFinding(
+                OrphanReceipt.self, orderID: o.orderID, OrphanReceipt.words(orderID: o.orderID, location: o.location))
+            {
+                extra.append((o.position, f))
+            }
+        }
+        extra.sort { $0.position < $1.position }
+        return extra
+    }
+
+    /// Reports in input order: slots are in first-appearance order; malformed records and
+    /// orphan receipts are merged in by position.
+    private func inputOrder(
+        _ night: NightLoader, claims: Claims, pending: PendingRefunds, extra: [(position: Int, finding: Finding)]
+    ) -> [ReportItem] {
+        let slots = night.slots
+        let late = claims.late
+        var items: [ReportItem] = []
+        var next = 0
+        for i in slots.indices {
+            let (position, reported) = slots.with(i) { s in
+                (Int(s.pointee.position), s.pointee.order.status == .credited && s.pointee.outcomeKind != nil)
+            }
+            guard reported,
+                night.spilled(at: i) != nil || late[Int32(i)] != nil || pending.has(Int32(i))
+            else { continue }
+            while next < extra.count, extra[next].position < position {
+                items.append(.extra(next))
+                next += 1
+            }
+            items.append(.slot(Int32(i)))
+        }
+        while next < extra.count {
+            items.append(.extra(next))
+            next += 1
+        }
+        return items
     }
 
     /// Tonight's new claims with what each order bought, for the ledger (built on every core:

@@ -1,0 +1,77 @@
+import Foundation
+import IAPBasics
+import Ledger
+import Night
+import Reporting
+import StoreCrypto
+
+/// What `screen` makes of a screened night: summary.json's figures, the reports put in
+/// place after the ledger has the run, and the timings line (IAPSCREEN_TIMINGS).
+enum ScreenOutputs {
+    static func summary(
+        _ night: Night, _ outcome: NightScreener.Outcome, writer: ReportWriter, shard: OwnedShard?,
+        started: Timestamp, status: ExitStatus, rate: Double
+    ) -> RunSummary {
+        var summary = Summaries.make(
+            tally: writer.tally, orders: outcome.orders, receipts: outcome.receipts,
+            inputs: night.loader.inputs + (night.events?.inputs ?? []), rules: night.rules.rules, started: started,
+            finished: SystemClock.now(), status: status, rate: rate)
+        summary.storeEvents = night.events == nil ? nil : outcome.events.map(Summaries.storeEvents)
+        summary.shard = shard?.spec.description
+        summary.runID = shard?.runID
+        return summary
+    }
+
+    /// The reports wait under their temporary names until the ledger has the run: a ledger
+    /// that fails (a server gone) leaves neither new reports nor a half-updated ledger. The
+    /// exit status when something could not be done (said here), else nil.
+    static func publish(
+        _ night: Night, _ outcome: NightScreener.Outcome, summary: RunSummary, writer: ReportWriter,
+        outDir: String, io: Console
+    ) -> ExitStatus? {
+        do {
+            let legend = RuleLegend(night.rules.rules.settings)
+            try writer.prepare(
+                summary: summary, legend: legend,
+                shardRun: night.shard.map { ShardReportLines.run($0, legend: legend, summary: summary) })
+        } catch {
+            writer.abandon()
+            io.error("iapscreen screen: cannot write the reports in \(outDir): \(error); ledger unchanged")
+            return .unreadableInput
+        }
+        do {
+            let memory = outcome.events?.memory ?? EventMemory()
+            try night.record(
+                RunRecord(
+                    startedAt: summary.startedAt, finishedAt: summary.finishedAt, orders: outcome.orders,
+                    flagged: summary.flagged, newClaims: outcome.newClaims, reported: writer.reported,
+                    refunds: memory.refunds, reversals: memory.reversals, events: memory.events))
+        } catch {
+            writer.abandon()
+            return io.nightFailed(error, command: "screen", consequence: "nothing written, ledger unchanged")
+        }
+        do {
+            try writer.publish()
+        } catch {
+            writer.abandon()
+            let kept = night.ledger == nil ? "" : "; the ledger has the run, so a rerun marks its findings seen"
+            io.error("iapscreen screen: cannot put the reports in place in \(outDir): \(error)\(kept)")
+            return .unreadableInput
+        }
+        return nil
+    }
+
+    /// Where the run's time went.
+    static func timings(
+        _ night: Night, _ outcome: NightScreener.Outcome, start: Double, loaded: Double, screened: Double,
+        sharded: Bool
+    ) -> String {
+        let now = SystemClock.monotonicSeconds()
+        let staged = sharded ? String(format: "shard staging and waiting %.2f s, ", night.shardSeconds) : ""
+        return String(format: "timings: load %.2f s, ", loaded - start) + staged
+            + String(
+                format: "claims %.2f s, reports %.2f s, summary and ledger %.2f s; %d ES256 key tables",
+                outcome.claimSeconds, screened - loaded - night.shardSeconds - outcome.claimSeconds, now - screened,
+                PublicKey.es256TablesBuilt)
+    }
+}

@@ -1,0 +1,193 @@
+import Decompression
+import IAPBasics
+import Ledger
+
+/// One night, as `screen`, `explain` and `backtest` read and screen it: the dumps are read and
+/// every receipt decoded and verified on every core while the store-event logs are read
+/// beside them; then every credited order claims its purchase on top of the ledger's memory,
+/// and each order's report goes to a sink in input order.
+///
+/// What differs between the commands is named when the night is made: which orders it owns
+/// (a sharded run's worker), what it watches (`explain`'s order), a candidate Rules
+/// directory judged beside (`backtest`). On every failure the night has cleaned up after
+/// itself before it throws: the store-event reading is joined, the sink abandoned, and the
+/// ledger is untouched.
+package final class Night {
+    /// What a night reads.
+    package struct Inputs {
+        package var orders: [String]
+        package var receipts: [String]
+        /// `--store-events`: empty for none.
+        package var storeEvents: [String]
+        /// Worker threads.
+        package var jobs: Int
+
+        package init(orders: [String], receipts: [String], storeEvents: [String], jobs: Int) {
+            self.orders = orders
+            self.receipts = receipts
+            self.storeEvents = storeEvents
+            self.jobs = jobs
+        }
+
+        /// Every dump, orders first (what the progress line counts the bytes of).
+        package var dumps: [String] { orders + receipts }
+    }
+
+    package let inputs: Inputs
+    package let rules: NightRules
+    package let ledger: (any LedgerStore)?
+    package let loader: NightLoader
+    /// The night's store events, read and verified under `rules`; nil without logs. Set by `load`.
+    package private(set) var events: StoreEventNight?
+    /// Seconds spent staging this shard's orders and waiting for the others' (a worker).
+    package private(set) var shardSeconds = 0.0
+
+    /// The worker's part of a sharded run; nil unsharded.
+    package let shard: OwnedShard?
+    private let candidate: Candidate?
+    private var readings: [StoreEventIntake.Reading]
+    /// The candidate's events: the baseline's unless it read its own.
+    private var candidateEvents: StoreEventNight?
+
+    /// `backtest`'s candidate Rules: its events are read again only when it trusts other keys
+    /// or apps than the baseline does.
+    private struct Candidate {
+        let rules: NightRules
+        let reading: StoreEventIntake.Reading?
+    }
+
+    /// `records`: a ledger will keep this night (the events' identities are kept for it).
+    /// `shard`: the worker's part of a sharded run. `watching`: the order `explain` asks
+    /// about. `candidate`: `backtest`'s Rules, judged beside `rules`.
+    package init(
+        _ inputs: Inputs, rules: NightRules, ledger: (any LedgerStore)?, records: Bool = false,
+        shard: OwnedShard? = nil, watching: WatchedOrder? = nil, candidate candidateRules: NightRules? = nil
+    ) throws(NightFailure) {
+        self.inputs = inputs
+        self.rules = rules
+        self.ledger = ledger
+        self.shard = shard
+        // The store events are read while the orders are (both on every core); they are
+        // judged once tonight's claims are made.
+        let logs = inputs.storeEvents
+        let reading = logs.isEmpty ? nil : rules.storeEvents(logs, jobs: inputs.jobs, remembering: records)
+        readings = reading.map { [$0] } ?? []
+        var candidateVerdicts: CandidateVerdicts?
+        if let candidateRules {
+            let sameTrust = SameTrust.holds(rules.rules, candidateRules.rules)
+            let own =
+                sameTrust || logs.isEmpty
+                ? nil : candidateRules.storeEvents(logs, jobs: inputs.jobs, remembering: false)
+            if let own { readings.append(own) }
+            candidate = Candidate(rules: candidateRules, reading: own)
+            candidateVerdicts = CandidateVerdicts(
+                screening: candidateRules.screening.forNight(storeEvents: reading != nil, ledger: ledger != nil),
+                reverifies: !sameTrust)
+        } else {
+            candidate = nil
+        }
+        // With a ledger, a refund it keeps by token finds tonight's purchase.
+        let screening = rules.screening.forNight(storeEvents: reading != nil, ledger: ledger != nil)
+        do {
+            loader = try NightLoader(
+                screening: screening, limits: .standard, jobs: inputs.jobs,
+                owned: shard.map { .shard($0.spec) } ?? .all, watching: watching, candidate: candidateVerdicts)
+        } catch {
+            for r in readings { r.abandon() }
+            throw NightFailure(.unreadable, "\(error)")
+        }
+    }
+
+    /// Reads the dumps and waits for the store events.
+    package func load(progress: (any NightProgress)? = nil) throws(NightFailure) {
+        do {
+            try loader.load(orders: inputs.orders, receipts: inputs.receipts, progress: progress)
+        } catch {
+            for r in readings { r.abandon() }
+            throw .input(error)
+        }
+        var failure: NightFailure?
+        var read: [StoreEventNight] = []
+        for r in readings {
+            do { read.append(try r.finish()) } catch { failure = failure ?? error }
+        }
+        readings = []
+        if let failure { throw failure }
+        events = read.first
+        if let candidate { candidateEvents = candidate.reading == nil ? events : read.last }
+    }
+
+    /// Hands each order's report to `sink` in input order. A worker of a sharded run first
+    /// stages its orders and claims beside the other shards'.
+    package func screen(into sink: any ReportSink, progress: (any NightProgress)? = nil) throws(NightFailure)
+        -> NightScreener.Outcome
+    {
+        var screener = NightScreener(
+            rules: rules.rules, ledger: ledger, resolver: rules.resolver, evaluator: rules.evaluator, events: events)
+        let claiming = "claiming transactions and writing the reports"
+        progress?.phase(claiming, count: loader.slots.count)
+        if let shard {
+            let staging = SystemClock.monotonicSeconds()
+            defer { shardSeconds = SystemClock.monotonicSeconds() - staging }
+            // Every shard's orders claim together: staged, then the others' read back.
+            do {
+                screener.others = try shard.exchange(loader, screener, progress: progress)
+            } catch {
+                sink.abandon()
+                throw NightFailure(.ledger(error), "\(error)")
+            }
+            screener.owned = .shard(shard.spec)
+            progress?.phase(claiming, count: loader.slots.count)
+        }
+        do {
+            return try screener.screen(loader, writer: sink)
+        } catch {
+            sink.abandon()
+            throw NightFailure(.unreadable, "\(error)")
+        }
+    }
+
+    /// `backtest`: the same night, judged again under the candidate's Rules (after `screen`
+    /// under the baseline's).
+    package func screenUnderCandidate(into sink: any ReportSink) throws(NightFailure) -> NightScreener.Outcome {
+        guard let candidate, loader.useCandidateVerdicts() else {
+            sink.abandon()
+            throw NightFailure(.unreadable, "the candidate's verdicts were not kept beside the baseline's")
+        }
+        let c = candidate.rules
+        do {
+            return try NightScreener(
+                rules: c.rules, ledger: ledger, resolver: c.resolver, evaluator: c.evaluator, events: candidateEvents
+            )
+            .screen(loader, writer: sink)
+        } catch {
+            sink.abandon()
+            throw NightFailure(.unreadable, "\(error)")
+        }
+    }
+
+    /// `explain`: the night's claims, keeping what `slot` got.
+    package func claims(watching slot: Int32) throws(NightFailure) -> NightScreener.Claims {
+        do {
+            return try NightScreener(
+                rules: rules.rules, ledger: ledger, resolver: rules.resolver, evaluator: rules.evaluator,
+                events: events
+            )
+            .makeClaims(loader, watch: slot)
+        } catch {
+            throw NightFailure(.unreadable, "\(error)")
+        }
+    }
+
+    /// Gives the ledger the night: a worker hands its share to the run, which the last
+    /// worker to finish records.
+    package func record(_ record: RunRecord) throws(NightFailure) {
+        guard let ledger else { return }
+        do {
+            if let shard { _ = try shard.run.finish(record) } else { try ledger.record(record) }
+        } catch {
+            // Exit 3 whatever the ledger said: the run is over and its reports not in place.
+            throw NightFailure(.unreadable, "the ledger could not be updated: \(error)")
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import IAPBasics
+import Ledger
+
+/// A sharded run's worker's part (docs/ledger.md): its shard of the night, the run it is part
+/// of, and the run's state in the ledger, where the workers meet. The worker stages its
+/// orders, waits for the others' and claims beside them; its share of the run is handed
+/// over to the ledger by the last one to finish.
+package struct OwnedShard {
+    package let spec: ShardSpec
+    package let runID: String
+    /// How long to wait for the other shards, in seconds.
+    package let timeout: Double
+    package let run: PostgresShardRun
+
+    package init(spec: ShardSpec, runID: String, timeout: Double, run: PostgresShardRun) {
+        self.spec = spec
+        self.runID = runID
+        self.timeout = timeout
+        self.run = run
+    }
+
+    /// Stages this worker's orders and reads back every other shard's, once all are staged.
+    func exchange(_ loader: NightLoader, _ screener: NightScreener, progress: (any NightProgress)?) throws(LedgerError)
+        -> ShardOrders
+    {
+        try run.stage(screener.stagedOrders(loader))
+        progress?.phase("waiting for the other shards of run \(runID)", count: loader.slots.count)
+        try run.waitForAll(timeout: timeout)
+        guard let others = ShardOrders(staged: try run.othersOrders()) else {
+            throw LedgerError("run \(runID): another shard's staged orders cannot be read", code: .postgres)
+        }
+        return others
+    }
+}
