@@ -30,7 +30,8 @@ let package = Package(
         .target(name: "XMLStream", dependencies: ["CLibXML2", "IAPBasics"]),
         .target(name: "StoreCrypto", dependencies: ["COpenSSL", "IAPBasics"]),
         .target(name: "PostgresClient", dependencies: ["CLibPQ"]),
-        .target(name: "Ledger", dependencies: ["CSQLite3", "PostgresClient", "IAPBasics", "Screening"]),
+        .target(name: "SQLiteClient", dependencies: ["CSQLite3"]),
+        .target(name: "Ledger", dependencies: ["SQLiteClient", "PostgresClient", "IAPBasics", "Screening"]),
 
         // Formats.
         .target(name: "DumpFormats", dependencies: ["IAPBasics", "JSONText", "Decompression", "XMLStream"]),
@@ -108,6 +109,7 @@ let package = Package(
         // The test PostgreSQL server and a database of its own per test, for the tests that need one.
         .target(name: "PostgresTestSupport", dependencies: ["PostgresClient"], path: "Tests/PostgresTestSupport"),
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "PostgresTestSupport"]),
+        .testTarget(name: "SQLiteClientTests", dependencies: ["SQLiteClient"]),
         .testTarget(
             name: "LedgerTests",
             dependencies: ["Ledger", "PostgresClient", "PostgresTestSupport", "IAPBasics", "Screening"]),

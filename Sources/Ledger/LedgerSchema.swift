@@ -52,7 +52,7 @@ enum LedgerSchema {
     ]
 
     /// Throws, naming the table, when one lacks a column schema 2 reads.
-    static func probe(_ db: SQLiteDatabase) throws(LedgerError) {
+    static func probe(_ db: LedgerFile) throws(LedgerError) {
         for (table, columns) in probes {
             do throws(LedgerError) {
                 _ = try db.prepare("SELECT \(columns) FROM \(table)")
@@ -70,7 +70,7 @@ enum LedgerSchema {
     }
 
     /// What the file holds, or why this build must not touch it. Reads only.
-    static func inspect(_ db: SQLiteDatabase, path: String) throws(LedgerError) -> State {
+    static func inspect(_ db: LedgerFile, path: String) throws(LedgerError) -> State {
         let version = try db.userVersion()
         if version == current { return .current }
         if version > current {
@@ -96,7 +96,7 @@ enum LedgerSchema {
     /// Brings the file to the current schema in one transaction: a run killed in it, or a
     /// step that fails, leaves the file as it was. Looks again inside the transaction, as
     /// another process may have done it meanwhile.
-    static func upgrade(_ db: SQLiteDatabase, path: String, from state: State) throws(LedgerError) {
+    static func upgrade(_ db: LedgerFile, path: String, from state: State) throws(LedgerError) {
         var from = state
         do throws(LedgerError) {
             try db.writing { () throws(LedgerError) in
@@ -117,7 +117,7 @@ enum LedgerSchema {
         }
     }
 
-    static func tableNames(_ db: SQLiteDatabase) throws(LedgerError) -> [String] {
+    static func tableNames(_ db: LedgerFile) throws(LedgerError) -> [String] {
         let stmt = try db.prepare(
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' "
                 + "ORDER BY name")

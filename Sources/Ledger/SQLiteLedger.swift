@@ -18,16 +18,16 @@ import Screening
 ///     refunds(key PK, refunded_at ms, event, reason,       the earliest refund of each claim key,
 ///             source, identity, reversed_at ms)            and when Apple reversed it
 public final class SQLiteLedger {
-    let db: SQLiteDatabase
+    let db: LedgerFile
     public let path: String
-    private let lookupClaim: SQLiteStatement
-    private let lookupClaimDetails: SQLiteStatement
+    private let lookupClaim: LedgerStatement
+    private let lookupClaimDetails: LedgerStatement
     /// nil on a schema-0 file opened read-only: it has no such column or table.
-    private let lookupToken: SQLiteStatement?
-    private let lookupReported: SQLiteStatement
-    private let lookupReview: SQLiteStatement
-    let lookupRefund: SQLiteStatement?
-    let lookupEvent: SQLiteStatement?
+    private let lookupToken: LedgerStatement?
+    private let lookupReported: LedgerStatement
+    private let lookupReview: LedgerStatement
+    let lookupRefund: LedgerStatement?
+    let lookupEvent: LedgerStatement?
 
     /// The schema this build writes, and the newest it reads.
     public static let schemaVersion = Int(LedgerSchema.current)
@@ -43,7 +43,7 @@ public final class SQLiteLedger {
         if readOnly || !creating, access(path, F_OK) != 0, errno == ENOENT {
             throw LedgerError("there is no ledger at \(path): no run has written it", code: .empty)
         }
-        db = try SQLiteDatabase(path: path, readOnly: readOnly, creating: creating && !readOnly)
+        db = try LedgerFile(path: path, readOnly: readOnly, creating: creating && !readOnly)
         let state: LedgerSchema.State
         do throws(LedgerError) {
             state = try LedgerSchema.inspect(db, path: path)
@@ -119,7 +119,7 @@ public final class SQLiteLedger {
 
     /// A claim from columns 0-2 (order_id, user_id, created_at); nil for a row whose time is
     /// out of range (as `claims(of:)` always did).
-    static func claim(_ s: SQLiteStatement) -> Claim? {
+    static func claim(_ s: LedgerStatement) -> Claim? {
         // Dumps mostly give whole seconds: a time kept without milliseconds prints as they wrote it.
         let millis = s.int(2)
         guard let order = s.text(0), let user = s.text(1),

@@ -87,7 +87,7 @@ extension SQLiteLedger {
     /// stops the export, naming the table and the row's first column.
     private func export<T>(
         _ table: String, _ sql: String, _ size: Int, _ body: (LedgerRows) throws(LedgerError) -> Void,
-        _ batch: ([T]) -> LedgerRows, _ row: (SQLiteStatement) -> T?
+        _ batch: ([T]) -> LedgerRows, _ row: (LedgerStatement) -> T?
     ) throws(LedgerError) {
         let stmt = try db.prepare(sql)
         var rows: [T] = []

@@ -4,16 +4,16 @@ import IAPBasics
 /// transaction: what a night records (`record`) and what a copy loads (`load`) go through
 /// the same ones. A key the ledger has keeps its first taker, event and earliest refund.
 final class SQLiteRowWriter {
-    private let db: SQLiteDatabase
-    private let claim: SQLiteStatement
-    private let reported: SQLiteStatement
-    private let run: SQLiteStatement
-    private let event: SQLiteStatement
-    private let refund: SQLiteStatement
-    private let reversal: SQLiteStatement
-    private let review: SQLiteStatement
+    private let db: LedgerFile
+    private let claim: LedgerStatement
+    private let reported: LedgerStatement
+    private let run: LedgerStatement
+    private let event: LedgerStatement
+    private let refund: LedgerStatement
+    private let reversal: LedgerStatement
+    private let review: LedgerStatement
 
-    init(_ db: SQLiteDatabase) throws(LedgerError) {
+    init(_ db: LedgerFile) throws(LedgerError) {
         self.db = db
         claim = try db.prepare(
             "INSERT OR IGNORE INTO claims(key, order_id, user_id, created_at, product_id, amount, "

@@ -71,7 +71,7 @@ extension SQLiteLedger {
 
     /// A refund from columns key, refunded_at, event, reason, source, identity, reversed_at; nil
     /// for a time out of range (no refund we can reason about: left out, as a claim's is).
-    static func refund(_ s: SQLiteStatement) -> RememberedRefund? {
+    static func refund(_ s: LedgerStatement) -> RememberedRefund? {
         guard let key = s.text(0), let at = Timestamp(millis: s.int(1)), let event = s.text(2), let identity = s.text(5)
         else { return nil }
         return RememberedRefund(

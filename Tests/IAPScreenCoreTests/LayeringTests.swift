@@ -50,7 +50,8 @@ struct LayeringTests {
     func layersInThePackage() throws {
         let targets = try Self.packageTargets()
         for layer in [
-            "Night", "Ledger", "PostgresClient", "DumpFormats", "ReceiptFormats", "StoreReports", "StoreEvents",
+            "Night", "Ledger", "PostgresClient", "SQLiteClient", "DumpFormats", "ReceiptFormats", "StoreReports",
+            "StoreEvents",
             "ReceiptVerification", "StoreCrypto", "Screening", "Reporting", "Reconciliation",
         ] {
             #expect(targets[layer] != nil, "Package.swift declares \(layer)")

@@ -80,7 +80,7 @@ struct LedgerCommandTests {
         let junk = try status(w, "sqlite:junk.sqlite")
         #expect(junk.status == 3 && junk.stderr.contains("cannot read the ledger"), "\(junk.stderr)")
         #expect(try w.screen("night1.jsonl", out: "out1").run.status == 0)
-        try SQLiteDatabase(path: w.scratch.file("ledger.sqlite")).execute("PRAGMA user_version = 9")
+        try LedgerFile(path: w.scratch.file("ledger.sqlite")).execute("PRAGMA user_version = 9")
         let newer = try status(w, "sqlite:ledger.sqlite")
         #expect(newer.status == 2 && newer.stderr.contains("schema 9, this one reads up to 2"), "\(newer.stderr)")
         let closed = try status(w, "postgres://night:pa55@127.0.0.1:1/db")
@@ -175,7 +175,7 @@ struct LedgerCommandTests {
         #expect(try Tool.run(["ledger", "copy", "--from", "sqlite:ledger.sqlite"]).status == 2)
 
         // A copy that fails on a row it cannot read leaves no file behind.
-        try SQLiteDatabase(path: w.scratch.file("ledger.sqlite")).execute(
+        try LedgerFile(path: w.scratch.file("ledger.sqlite")).execute(
             "UPDATE claims SET created_at = 9223372036854775807 WHERE key = '1001'")
         let bad = try Tool.run(
             ["ledger", "copy", "--from", "sqlite:ledger.sqlite", "--to", "sqlite:made.sqlite"], in: w.scratch.path)

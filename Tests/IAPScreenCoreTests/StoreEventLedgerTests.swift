@@ -277,7 +277,7 @@ struct StoreEventLedgerTests {
 
         _ = try w.screen("night1.jsonl", out: "out1", ledger: "sqlite:new.sqlite")
         let db = w.scratch.file("new.sqlite")
-        try SQLiteDatabase(path: db).execute("PRAGMA user_version = 9")
+        try LedgerFile(path: db).execute("PRAGMA user_version = 9")
         let newer = try w.screen("night2.jsonl", out: "out2", ledger: "sqlite:new.sqlite")
         #expect(newer.run.status == 2)
         #expect(newer.run.stderr.contains("schema 9, this one reads up to 2"))

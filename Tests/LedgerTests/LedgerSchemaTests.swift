@@ -202,7 +202,7 @@ final class LedgerSchemaTests {
         let crashed = scratch.path("crashed.sqlite")
         do {
             // The migration's own steps, cut off before COMMIT; the files as a kill leaves them.
-            let db = try SQLiteDatabase(path: path)
+            let db = try LedgerFile(path: path)
             try db.execute("BEGIN IMMEDIATE")
             try db.execute(LedgerSchema.version0 + LedgerSchema.migration0to2)
             for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: path + suffix) {

@@ -37,12 +37,12 @@ func bytes(_ path: String) throws -> Data {
 /// SQL straight on a file, beside the ledger: to build odd old files and look at what a
 /// ledger wrote. The connection closes before this returns.
 func rawSQL(_ path: String, _ sql: String) throws {
-    try SQLiteDatabase(path: path).execute(sql)
+    try LedgerFile(path: path).execute(sql)
 }
 
 /// The first column of every row of `sql`, as text.
 func rawColumn(_ path: String, _ sql: String) throws -> [String] {
-    let db = try SQLiteDatabase(path: path)
+    let db = try LedgerFile(path: path)
     let stmt = try db.prepare(sql)
     var out: [String] = []
     while try stmt.step() { out.append(stmt.text(0) ?? "NULL") }
@@ -50,7 +50,7 @@ func rawColumn(_ path: String, _ sql: String) throws -> [String] {
 }
 
 func rawUserVersion(_ path: String) throws -> Int64 {
-    try SQLiteDatabase(path: path).userVersion()
+    try LedgerFile(path: path).userVersion()
 }
 
 /// A time `seconds` after 2024-03-01T00:00:00Z.
