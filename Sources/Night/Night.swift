@@ -1,6 +1,8 @@
 import Decompression
+import DumpFormats
 import IAPBasics
 import Ledger
+import ReceiptFormats
 
 /// One night, as `screen`, `explain` and `backtest` read and screen it: the dumps are read and
 /// every receipt decoded and verified on every core while the store-event logs are read
@@ -36,7 +38,7 @@ package final class Night {
     package let inputs: Inputs
     package let rules: NightRules
     package let ledger: (any LedgerStore)?
-    package let loader: NightLoader
+    let loader: NightLoader
     /// The night's store events, read and verified under `rules`; nil without logs. Set by `load`.
     package private(set) var events: StoreEventNight?
     /// Seconds spent staging this shard's orders and waiting for the others' (a worker).
@@ -54,6 +56,32 @@ package final class Night {
     private struct Candidate {
         let rules: NightRules
         let reading: StoreEventIntake.Reading?
+    }
+
+    /// One order of tonight's dumps as it was read: its row, where it stood among the
+    /// records, and the platform of the receipt screening saw.
+    package struct Order {
+        package var row: OrderRow
+        package var position: Int
+        package var receiptPlatform: Platform?
+    }
+
+    /// How many distinct orders the dumps held (this shard's, for a worker). Set by `load`.
+    package var orderCount: Int { loader.slots.count }
+
+    /// Every input read, with its digest and records: the dumps, then the store-event logs.
+    package var inputRecords: [InputRecord] { loader.inputs + (events?.inputs ?? []) }
+
+    /// The slot of order `orderID` (its latest row), nil when the dumps do not hold it.
+    package func slot(of orderID: String) -> Int? {
+        loader.slots.indices.last { i in loader.slots.with(i) { $0.pointee.order.orderID == orderID } }
+    }
+
+    package func order(at slot: Int) -> Order {
+        let stored = loader.slots[slot]
+        return Order(
+            row: stored.order.row(pool: loader.pool), position: Int(stored.position),
+            receiptPlatform: stored.outcome?.receiptPlatform)
     }
 
     /// `records`: a ledger will keep this night (the events' identities are kept for it).

@@ -32,12 +32,12 @@ struct MalformedItem {
 /// Joining (docs/inputs.md): an order's own `receipt` field wins over the receipts dump; among
 /// several receipts-dump rows of one order the latest `received_at` (else the last row)
 /// wins. The same `order_id` twice is one order; the later row wins, at the first row's place.
-package final class NightLoader {
+final class NightLoader {
     /// One order of the night, packed: the row, where its receipt came from, and the
     /// workers' verdict (its findings in the spill file, its claim candidate inline).
-    package struct Slot {
-        package var order: StoredOrder
-        package var position: Int32
+    struct Slot {
+        var order: StoredOrder
+        var position: Int32
         /// Bumped whenever the row or its receipt changes; stale worker results are dropped.
         var generation: UInt32 = 0
         /// The workers' verdict under one Rules directory.
@@ -110,19 +110,19 @@ package final class NightLoader {
 
         /// The verdict without its findings (in the spill file) and without a deferred
         /// digest (in `NightLoader.rare`).
-        package var outcome: ReceiptScreening.Outcome? { verdict.outcome }
+        var outcome: ReceiptScreening.Outcome? { verdict.outcome }
     }
 
     /// Slots in chunks, so that a growing night never copies what it already holds.
-    package struct SlotStore {
+    struct SlotStore {
         private static let chunkSize = 1 << 16
         private var chunks: [[Slot]] = []
-        package private(set) var count = 0
+        private(set) var count = 0
 
-        package var indices: Range<Int> { 0..<count }
+        var indices: Range<Int> { 0..<count }
 
         /// Borrowed in place: reading one field of a slot copies neither the slot nor its strings.
-        package subscript(i: Int) -> Slot {
+        subscript(i: Int) -> Slot {
             get { chunks[i >> 16][i & 0xFFFF] }
             set { chunks[i >> 16][i & 0xFFFF] = newValue }
         }
@@ -157,7 +157,7 @@ package final class NightLoader {
         var purchaseToken: String?
     }
 
-    package private(set) var slots = SlotStore()
+    private(set) var slots = SlotStore()
     private(set) var rare: [Rare] = []
 
     func spilled(_ slot: Slot) -> FindingSpill.Ref? { rare(slot.rareIndex)?.spilled }
@@ -187,7 +187,7 @@ package final class NightLoader {
     private var orphanIDs: Set<String> = []
     package private(set) var inputs: [InputRecord] = []
     private var position = 0
-    package let pool = StringPool()
+    let pool = StringPool()
     let spill: FindingSpill
     /// The one order `explain` asks about, told which receipt the join chose for it.
     private let watched: WatchedOrder?

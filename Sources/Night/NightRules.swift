@@ -1,3 +1,5 @@
+import DumpFormats
+import ReceiptFormats
 import ReceiptVerification
 import Screening
 
@@ -7,9 +9,9 @@ import Screening
 package struct NightRules {
     package let rules: RulesDirectory
     package let verifier: ReceiptVerifier
-    package let resolver: OrderResolver
+    let resolver: OrderResolver
     package let evaluator: RuleEvaluator
-    package let screening: ReceiptScreening
+    let screening: ReceiptScreening
 
     /// `defaultProduction`: an order that names no environment is production's. A trust
     /// file that cannot be used throws, naming it.
@@ -23,6 +25,11 @@ package struct NightRules {
         screening = ReceiptScreening(
             resolver: resolver, evaluator: evaluator, limits: .standard,
             verify: { verifier.verify($0) })
+    }
+
+    /// An order as screening resolves it against the catalog (`explain` shows it so).
+    package func resolve(_ row: OrderRow, index: Int, receiptPlatform: Platform?) -> ScreenOrder {
+        resolver.resolve(row, index: index, receiptPlatform: receiptPlatform)
     }
 
     /// The night's store-event logs read for these Rules (their anchors, their apps).

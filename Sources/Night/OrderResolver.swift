@@ -6,7 +6,7 @@ import Screening
 /// Turns an order row into the order the rules see: its platform (the row's, else its
 /// receipt's), the product it expected (the row's, else the catalog's), the price and
 /// environment it is screened at.
-package struct OrderResolver: Sendable {
+struct OrderResolver: Sendable {
     let catalog: Catalog
     /// `--environment production`: orders without their own environment are production.
     let defaultProduction: Bool
@@ -15,7 +15,7 @@ package struct OrderResolver: Sendable {
     /// a decoded receipt is compared with the product, and such an order's product-free
     /// findings (a forged or foreign receipt, a replay of the transaction it names) matter
     /// more than the data-quality row it also gets.
-    package func resolve(_ row: OrderRow, index: Int, receiptPlatform: Platform?) -> ScreenOrder {
+    func resolve(_ row: OrderRow, index: Int, receiptPlatform: Platform?) -> ScreenOrder {
         let platform = row.platform.flatMap { Platform(rawValue: $0.rawValue) } ?? receiptPlatform
         var entry: Catalog.Entry?
         if let item = row.itemID {

@@ -7,7 +7,7 @@ import Screening
 /// resolve the order against it, and run every rule whose answer cannot depend on other
 /// orders. What is left for later is small: the purchase the order may claim, or — for a
 /// receipt with several purchases of the product — the digest to decide on after claims.
-package struct ReceiptScreening: Sendable {
+struct ReceiptScreening: Sendable {
     let resolver: OrderResolver
     let evaluator: RuleEvaluator
     let limits: Limits
@@ -29,13 +29,13 @@ package struct ReceiptScreening: Sendable {
         return night
     }
 
-    package struct Outcome: Sendable {
+    struct Outcome: Sendable {
         enum Kind: UInt8, Sendable {
             case missing, undecodable, decoded
         }
 
         var kind: Kind
-        package var receiptPlatform: Platform?
+        var receiptPlatform: Platform?
         /// The one purchase the order may claim (most orders).
         var candidate: ClaimCandidate?
         /// Findings that hold whatever the claims decide, already written as the spill file

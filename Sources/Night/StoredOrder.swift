@@ -3,7 +3,7 @@ import IAPBasics
 
 /// Text that repeats across a night (products, items, prices, currencies, file names),
 /// kept once and referred to by number. Used from the reading thread only.
-package final class StringPool {
+final class StringPool {
     private var ids: [String: UInt32] = [:]
     private var strings: [String] = []
 
@@ -24,8 +24,8 @@ package final class StringPool {
 
 /// An order row as the night keeps it: its own text (ids) inline, repeated text pooled,
 /// no payload. About a hundred bytes instead of the row's several hundred.
-package struct StoredOrder {
-    package var orderID: String
+struct StoredOrder {
+    var orderID: String
     var userID: String
     var transactionID: String?
     private var createdAtMillis: Int64
@@ -68,7 +68,7 @@ package struct StoredOrder {
 
     var createdAt: Timestamp { Timestamp(clampingMillis: createdAtMillis, hasMilliseconds: createdAtHasMilliseconds) }
 
-    package func row(pool: StringPool) -> OrderRow {
+    func row(pool: StringPool) -> OrderRow {
         let file = pool.string(self.file) ?? ""
         let location =
             placeIsRow ? SourceLocation(file: file, row: Int(place)) : SourceLocation(file: file, line: Int(place))

@@ -78,7 +78,7 @@ enum BacktestCommand {
             let night = try Night(baseline.inputs, rules: baseline.rules, ledger: ledger, candidate: candidate.rules)
             try night.load(progress: progress)
             times.loaded()
-            progress.phase("claiming transactions under both Rules directories", count: night.loader.slots.count)
+            progress.phase("claiming transactions under both Rules directories", count: night.orderCount)
             orders = try night.screen(into: lanes.baseline).orders
             _ = try night.screenUnderCandidate(into: lanes.candidate)
             times.lanesDone()

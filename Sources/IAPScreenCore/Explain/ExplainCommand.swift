@@ -57,9 +57,7 @@ enum ExplainCommand {
         do {
             night = try Night(setup.inputs, rules: setup.rules, ledger: ledger, watching: watched)
             try night.load()
-            guard
-                let found = night.loader.slots.indices.last(where: { night.loader.slots[$0].order.orderID == orderID })
-            else {
+            guard let found = night.slot(of: orderID) else {
                 let inputs = setup.inputs.dumps.joined(separator: ", ")
                 io.error(
                     "iapscreen explain: order '\(orderID)' is not in the orders dumps (\(inputs)); "
@@ -72,7 +70,7 @@ enum ExplainCommand {
             return io.nightFailed(error, command: spec.name)
         }
         let explanation = OrderExplanation(
-            night: night.loader, slot: slot, watched: watched, rules: setup.rules, claims: claims, ledger: ledger,
+            night: night, slot: slot, watched: watched, rules: setup.rules, claims: claims, ledger: ledger,
             ledgerNote: ledgerNote, events: night.events)
         io.out.write(explanation.text())
         return .ok

@@ -9,7 +9,7 @@ import Screening
 /// the order resolved against the catalog, its receipt decoded and verified again, the
 /// selection the night's claims gave it, and the rules run with a trace.
 struct OrderExplanation {
-    let night: NightLoader
+    let night: Night
     let slot: Int
     /// The order's receipt as the join chose it.
     let watched: WatchedOrder
@@ -21,8 +21,8 @@ struct OrderExplanation {
     let events: StoreEventNight?
 
     func text() -> String {
-        let stored = night.slots[slot]
-        let row = stored.order.row(pool: night.pool)
+        let stored = night.order(at: slot)
+        let row = stored.row
         var out = rowLines(row)
         guard row.status == .credited else {
             out.append("")
@@ -30,8 +30,8 @@ struct OrderExplanation {
             return out.joined(separator: "\n") + "\n"
         }
 
-        let receipt = watchedReceipt(platform: stored.outcome?.receiptPlatform)
-        let order = rules.resolver.resolve(row, index: Int(stored.position), receiptPlatform: receipt.platform)
+        let receipt = watchedReceipt(platform: stored.receiptPlatform)
+        let order = rules.resolve(row, index: stored.position, receiptPlatform: receipt.platform)
         out.append(screenedAs(order, readable: receipt.decoded != nil))
         out.append("")
         out += receipt.lines
@@ -221,7 +221,7 @@ struct OrderExplanation {
     }
 
     private func tonight(_ orderID: String) -> Bool {
-        night.slots.indices.contains { night.slots[$0].order.orderID == orderID }
+        night.slot(of: orderID) != nil
     }
 
     /// The store events that name the order's transaction (its claim key, or for Google its

@@ -14,7 +14,7 @@ enum ScreenOutputs {
     ) -> RunSummary {
         var summary = Summaries.make(
             tally: writer.tally, orders: outcome.orders, receipts: outcome.receipts,
-            inputs: night.loader.inputs + (night.events?.inputs ?? []), rules: night.rules.rules, started: started,
+            inputs: night.inputRecords, rules: night.rules.rules, started: started,
             finished: SystemClock.now(), status: status, rate: rate)
         summary.storeEvents = night.events == nil ? nil : outcome.events.map(Summaries.storeEvents)
         summary.shard = shard?.spec.description
