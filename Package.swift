@@ -52,6 +52,10 @@ let package = Package(
         // The rule engine and the Rules directory: pure.
         .target(name: "Screening", dependencies: ["IAPBasics", "JSONText", "ReceiptFormats"]),
 
+        // Answers to refund requests (Apple's CONSUMPTION_REQUEST): pure.
+        .target(
+            name: "Consumption", dependencies: ["IAPBasics", "JSONText", "DumpFormats", "ReceiptFormats", "Screening"]),
+
         // Flagged-order reports: pure.
         .target(name: "Reporting", dependencies: ["IAPBasics", "JSONText", "Screening"]),
 
@@ -101,6 +105,9 @@ let package = Package(
         .testTarget(name: "DumpFormatsTests", dependencies: ["DumpFormats", "Decompression"]),
         .testTarget(name: "ReceiptFormatsTests", dependencies: ["ReceiptFormats", "ReceiptBuilder", "JSONText"]),
         .testTarget(name: "ScreeningTests", dependencies: ["Screening"]),
+        .testTarget(
+            name: "ConsumptionTests",
+            dependencies: ["Consumption", "Screening", "DumpFormats", "IAPBasics", "JSONText"]),
         .testTarget(name: "StoreReportsTests", dependencies: ["StoreReports", "Decompression", "IAPBasics"]),
         .testTarget(
             name: "StoreEventsTests",

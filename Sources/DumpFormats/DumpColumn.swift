@@ -3,7 +3,7 @@
 /// `orderId`, `order_id`, `Order-ID` and `ORDER ID` are one name.
 enum DumpColumn: Int, CaseIterable {
     case orderID, userID, createdAt, platform, itemID, productID, transactionID
-    case amount, currency, status, environment, receipt, receivedAt
+    case amount, currency, status, environment, receipt, receivedAt, consumed, consent
 
     /// The field's name as docs/inputs.md writes it, used in reasons (`missing order_id`).
     var contractName: String {
@@ -21,6 +21,8 @@ enum DumpColumn: Int, CaseIterable {
         case .environment: return "environment"
         case .receipt: return "receipt"
         case .receivedAt: return "received_at"
+        case .consumed: return "consumed"
+        case .consent: return "consent"
         }
     }
 
@@ -40,6 +42,8 @@ enum DumpColumn: Int, CaseIterable {
         case .environment: return ["environment", "env"]
         case .receipt: return ["receipt", "receiptdata", "payload"]
         case .receivedAt: return ["receivedat"]
+        case .consumed: return ["consumed", "consumption", "used"]
+        case .consent: return ["consent", "consumptionconsent", "dataconsent"]
         }
     }
 

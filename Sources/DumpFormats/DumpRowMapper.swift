@@ -60,11 +60,23 @@ public final class DumpRowMapper {
             }
             currency = upper
         }
+        var consumed: ConsumedShare?
+        if let text = v.text(.consumed) {
+            guard let c = ConsumedShare(dumpText: text) else {
+                throw fail("consumed \(quoted(text)) is not a fraction from 0 to 1 or a percentage from 0% to 100%")
+            }
+            consumed = c
+        }
+        var consent: OrderConsent?
+        if let text = v.text(.consent) {
+            guard let c = OrderConsent(dumpText: text) else { throw fail("consent \(quoted(text)) is not yes or no") }
+            consent = c
+        }
         return OrderRow(
             orderID: orderID, userID: userID, createdAt: createdAt, platform: platform,
             itemID: itemID, productID: productID, transactionID: v.text(.transactionID),
             amount: amount, currency: currency, status: status, environment: environment,
-            receipt: v.text(.receipt), location: record.location)
+            receipt: v.text(.receipt), consumed: consumed, consent: consent, location: record.location)
     }
 
     public func receiptRow(_ record: DumpRecord) throws(UnreadableRecord) -> ReceiptRow {

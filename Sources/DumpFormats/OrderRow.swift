@@ -20,13 +20,18 @@ public struct OrderRow: Sendable, Equatable {
     public var environment: OrderEnvironment?
     /// The payload as received.
     public var receipt: String?
+    /// How much of the purchase the customer has used up; nil when the dump does not say.
+    public var consumed: ConsumedShare?
+    /// Whether the customer agreed that we share consumption data with the store; nil: unknown.
+    public var consent: OrderConsent?
     public var location: SourceLocation
 
     public init(
         orderID: String, userID: String, createdAt: Timestamp, platform: OrderPlatform? = nil,
         itemID: String? = nil, productID: String? = nil, transactionID: String? = nil,
         amount: String? = nil, currency: String? = nil, status: OrderStatus = .credited,
-        environment: OrderEnvironment? = nil, receipt: String? = nil, location: SourceLocation
+        environment: OrderEnvironment? = nil, receipt: String? = nil, consumed: ConsumedShare? = nil,
+        consent: OrderConsent? = nil, location: SourceLocation
     ) {
         self.orderID = orderID
         self.userID = userID
@@ -40,6 +45,8 @@ public struct OrderRow: Sendable, Equatable {
         self.status = status
         self.environment = environment
         self.receipt = receipt
+        self.consumed = consumed
+        self.consent = consent
         self.location = location
     }
 }

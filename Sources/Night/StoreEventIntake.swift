@@ -320,7 +320,7 @@ struct StoreEventIntake {
         switch e.meaning {
         case .refund: kind = .refund
         case .reversal: kind = .reversal
-        case .charge, .other: return nil
+        case .charge, .consumptionRequest, .other: return nil
         }
         guard let at = e.at else { return nil }
         let key: String

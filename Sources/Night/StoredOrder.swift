@@ -41,6 +41,11 @@ struct StoredOrder {
     var platform: OrderPlatform?
     var status: OrderStatus
     var environment: OrderEnvironment?
+    /// `consent` and `consumed`, packed into the three bytes the layout had spare (88 bytes
+    /// an order either way): bits 0–1 the consent (0 unknown, 1 yes, 2 no), bit 2 whether
+    /// `consumed` is known, bit 3 its milliunits' bit 16, `consumedLow` the rest.
+    private var consumption: UInt8
+    private var consumedLow: UInt16
 
     init(_ row: OrderRow, pool: StringPool) {
         orderID = row.orderID
@@ -64,6 +69,31 @@ struct StoredOrder {
         platform = row.platform
         status = row.status
         environment = row.environment
+        var bits: UInt8
+        switch row.consent {
+        case nil: bits = 0
+        case .yes: bits = 1
+        case .no: bits = 2
+        }
+        consumedLow = 0
+        if let c = row.consumed {
+            bits |= 4 | UInt8(truncatingIfNeeded: (c.milliunits >> 16) & 1) << 3
+            consumedLow = UInt16(truncatingIfNeeded: c.milliunits)
+        }
+        consumption = bits
+    }
+
+    var consent: OrderConsent? {
+        switch consumption & 3 {
+        case 1: .yes
+        case 2: .no
+        default: nil
+        }
+    }
+
+    var consumed: ConsumedShare? {
+        guard consumption & 4 != 0 else { return nil }
+        return ConsumedShare(milliunits: Int32(consumption >> 3 & 1) << 16 | Int32(consumedLow))
     }
 
     var createdAt: Timestamp { Timestamp(clampingMillis: createdAtMillis, hasMilliseconds: createdAtHasMilliseconds) }
@@ -76,6 +106,6 @@ struct StoredOrder {
             orderID: orderID, userID: userID, createdAt: createdAt, platform: platform,
             itemID: pool.string(itemID), productID: pool.string(productID), transactionID: transactionID,
             amount: pool.string(amount), currency: pool.string(currency), status: status,
-            environment: environment, receipt: nil, location: location)
+            environment: environment, receipt: nil, consumed: consumed, consent: consent, location: location)
     }
 }

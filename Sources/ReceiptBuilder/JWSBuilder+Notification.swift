@@ -31,6 +31,8 @@ extension JWSBuilder {
         public var renewalInfo: RenewalInfo?
         /// `data.status`, the subscription's: 1 active, 2 expired, 3 billing retry, 4 grace period, 5 revoked.
         public var status: Int64?
+        /// `data.consumptionRequestReason` of a `CONSUMPTION_REQUEST`: `UNINTENDED_PURCHASE`, `OTHER`, …
+        public var consumptionRequestReason: String?
 
         public init(
             notificationType: String, subtype: String? = nil, notificationUUID: String, bundleID: String,
@@ -58,6 +60,9 @@ extension JWSBuilder {
             }
             if let signedRenewalInfo { data.members.append(("signedRenewalInfo", .string(signedRenewalInfo))) }
             if let status { data.members.append(("status", .integer(status))) }
+            if let consumptionRequestReason {
+                data.members.append(("consumptionRequestReason", .string(consumptionRequestReason)))
+            }
             var o = JSONObject([("notificationType", .string(notificationType))])
             if let subtype { o.members.append(("subtype", .string(subtype))) }
             o.members.append(contentsOf: [

@@ -16,11 +16,15 @@ import JSONText
 //   data.appAppleId                1234567890                       appItemID (else the transaction's)
 //   data.bundleVersion             "42"                             appVersion
 //   data.status                    1 active … 5 revoked             extras (subscription_status)
+//   data.consumptionRequestReason  UNINTENDED_PURCHASE, LEGAL, …     extras (consumption_request_reason)
 // A notification without `data` (a `summary`, an external purchase) carries no purchase.
 enum JWSNotificationPayload {
     static let extraKeys = ExtraName.list(["notificationType", "subtype", "notificationUUID"])
     /// `data.status` is the subscription's, not a verifyReceipt status.
-    static let dataExtraKeys = [ExtraName("status", as: "subscription_status")]
+    static let dataExtraKeys = [
+        ExtraName("status", as: "subscription_status"),
+        ExtraName("consumptionRequestReason", as: "consumption_request_reason"),
+    ]
 
     /// Fills `receipt` and returns the signed material of the JWS `data` nests, in `Field` order.
     static func read(

@@ -32,6 +32,8 @@ enum AppleEvents {
             meaning = .reversal
         } else if chargeTypes.contains(type), p?.transactionID != nil {
             meaning = .charge
+        } else if type == "CONSUMPTION_REQUEST", p?.transactionID != nil {
+            meaning = .consumptionRequest
         } else {
             meaning = .other
         }
@@ -42,6 +44,13 @@ enum AppleEvents {
         var e = StoreEvent(store: .apple, type: type, meaning: meaning, identity: identity, location: location)
         fill(&e, receipt, p)
         e.at = meaning == .refund ? (p?.cancellationDate ?? receipt.creationDate) : receipt.creationDate
+        if meaning == .consumptionRequest {
+            e.notificationUUID = extra(receipt.extras, "notification_uuid")
+            e.requestReason = extra(receipt.extras, "consumption_request_reason")
+            e.accountToken = p?.accountToken
+            e.productType = p?.productType
+            e.expiresDate = p?.expiresDate
+        }
         return e
     }
 

@@ -18,6 +18,9 @@ public struct StoreEvent: Sendable {
         /// The store charged for a transaction (`ONE_TIME_CHARGE`, `SUBSCRIBED`, `DID_RENEW`,
         /// `OFFER_REDEEMED` with one): what `reconcile` compares per transaction.
         case charge
+        /// A customer asked Apple for a refund and Apple asks what we know (`CONSUMPTION_REQUEST`):
+        /// what `consumption` answers.
+        case consumptionRequest
         /// Anything else: read and counted by type.
         case other
     }
@@ -58,6 +61,13 @@ public struct StoreEvent: Sendable {
     /// The signed App Store payload, to verify before the event is believed; nil for Google
     /// (unsigned: our server fetched it from Google).
     public var signed: Receipt?
+    /// A consumption request's: Apple's `notificationUUID`, `data.consumptionRequestReason`,
+    /// and of its transaction the `appAccountToken`, the product type and the expiry.
+    public var notificationUUID: String?
+    public var requestReason: String?
+    public var accountToken: String?
+    public var productType: ProductType?
+    public var expiresDate: Timestamp?
     public var location: SourceLocation
 
     public init(store: Store, type: String, meaning: Meaning, identity: String, location: SourceLocation) {

@@ -36,6 +36,15 @@ final class DumpFixtures {
     enum FixtureError: Error { case zlib }
 }
 
+/// The orders of a dump written under `name`, or the reasons their rows are malformed.
+func readOrders(_ name: String, _ text: String) throws -> [Result<OrderRow, UnreadableRecord>] {
+    let files = try DumpFixtures()
+    let reader = try DumpReader(path: try files.write(name, text))
+    var out: [Result<OrderRow, UnreadableRecord>] = []
+    while let next = try reader.nextOrder() { out.append(next) }
+    return out
+}
+
 /// Every item of a dump, in order.
 func readItems(_ path: String, limits: Limits = .standard, buffers: ReadBuffers = .standard) throws -> [DumpItem] {
     let reader = try DumpReader(path: path, limits: limits, buffers: buffers)

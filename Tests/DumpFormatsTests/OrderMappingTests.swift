@@ -4,13 +4,8 @@ import Testing
 
 @Suite("Reading dump rows as orders")
 struct OrderMappingTests {
-    /// The orders of a dump, or the reasons their rows are malformed.
     private func orders(_ name: String, _ text: String) throws -> [Result<OrderRow, UnreadableRecord>] {
-        let files = try DumpFixtures()
-        let reader = try DumpReader(path: try files.write(name, text))
-        var out: [Result<OrderRow, UnreadableRecord>] = []
-        while let next = try reader.nextOrder() { out.append(next) }
-        return out
+        try readOrders(name, text)
     }
 
     private func reason(_ result: Result<OrderRow, UnreadableRecord>?) -> String? {

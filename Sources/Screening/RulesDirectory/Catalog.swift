@@ -1,7 +1,7 @@
 import ReceiptFormats
 
-/// `catalog.csv`: `item_id,platform,product_id,type,price,currency` — the app's items and
-/// the store product each maps to on each platform.
+/// `catalog.csv`: `item_id,platform,product_id,type,price,currency[,sample_content][,period_days]`
+/// — the app's items and the store product each maps to on each platform.
 public struct Catalog: Sendable {
     public struct Entry: Sendable, Equatable {
         public var itemID: String
@@ -11,6 +11,11 @@ public struct Catalog: Sendable {
         /// Decimal text in major units, as written (`4.99`).
         public var price: String
         public var currency: String
+        /// A free sample or trial of the item was offered before it was bought (what a refund
+        /// request's answer says as `sampleContentProvided`).
+        public var sampleContent = false
+        /// A non-renewing subscription's length in days, when its receipt states no expiry.
+        public var periodDays: Int?
     }
 
     public private(set) var entries: [Entry] = []

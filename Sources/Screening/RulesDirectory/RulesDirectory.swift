@@ -163,7 +163,7 @@ public struct RulesDirectory: Sendable {
         guard
             let (csv, cols) = table(
                 text, file: file, required: ["item_id", "platform", "product_id", "type"],
-                optional: ["price", "currency"], problems: &problems)
+                optional: ["price", "currency", "sample_content", "period_days"], problems: &problems)
         else { return catalog }
         var seen: [String: Int] = [:]
         for row in csv.rows {
@@ -199,6 +199,17 @@ public struct RulesDirectory: Sendable {
                 bad("a price needs a currency", "e.g. USD")
                 continue
             }
+            let sampleText = cell(row, cols, "sample_content")
+            guard let sample = sampleContent(sampleText) else {
+                bad("sample_content '\(sampleText)' is not yes or no", "yes: a free sample or trial was offered first")
+                continue
+            }
+            let periodText = cell(row, cols, "period_days")
+            let period = Int(periodText)
+            guard periodText.isEmpty || (period.map { (1...3660).contains($0) } ?? false) else {
+                bad("period_days '\(periodText)' is not a whole number of days from 1 to 3660", "e.g. 30")
+                continue
+            }
             let key = "\(item)|\(p.rawValue)"
             if let first = seen[key] {
                 bad("item \(item) is listed twice for \(p.rawValue)", "first at line \(first)")
@@ -208,9 +219,18 @@ public struct RulesDirectory: Sendable {
             catalog.add(
                 Catalog.Entry(
                     itemID: item, platform: p, productID: product, type: type, price: price,
-                    currency: currency.uppercased()))
+                    currency: currency.uppercased(), sampleContent: sample, periodDays: period))
         }
         return catalog
+    }
+
+    /// `yes`/`true`/`1`, `no`/`false`/`0` or empty (no), any case; nil for anything else.
+    private static func sampleContent(_ text: String) -> Bool? {
+        switch text.lowercased() {
+        case "yes", "true", "1": true
+        case "", "no", "false", "0": false
+        default: nil
+        }
     }
 
     static func loadApps(_ text: String, file: String, problems: inout [RulesDiagnostic]) -> Set<AppKey> {

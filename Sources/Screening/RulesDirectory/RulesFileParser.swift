@@ -10,6 +10,8 @@ public struct RuleSettings: Sendable {
     /// Rule ids (named or custom) whose findings a listed reviewer is exempt from.
     public var reviewerExemptions: Set<String> = [SandboxInProduction.id.rawValue]
     public var customRules: [CustomRule] = []
+    /// How refund requests are answered (`consumption …`).
+    public var consumption = ConsumptionSettings()
 
     public init(named: NamedRules = .standard) {
         self.named = named
@@ -39,6 +41,7 @@ public struct CustomRule: Sendable, Equatable {
 ///     rule <rule-id> [on|off] [severity <level>] [<parameter> <whole number|yes|no>]...
 ///     exempt reviewers from <rule-id>...
 ///     flag <severity> <custom-id> if <condition> [say "<message>"]
+///     consumption <parameter> <value> [<parameter> <value>]...
 ///
 /// Every problem is collected (not only the first) with its line and column.
 struct RulesFileParser {
@@ -79,11 +82,13 @@ struct RulesFileParser {
             case .word("rule"): try parseRule(&cursor)
             case .word("exempt"): try parseExempt(&cursor)
             case .word("flag"): try parseFlag(&cursor)
+            case .word("consumption"): try parseConsumption(&cursor)
             default:
                 throw cursor.error(
                     at: head, "unknown statement '\(head.text)'",
-                    hint: nearest(head.text, in: ["rule", "exempt", "flag"]).map { "did you mean '\($0)'?" }
-                        ?? "a line starts with rule, exempt or flag (or # for a comment)")
+                    hint: nearest(head.text, in: ["rule", "exempt", "flag", "consumption"]).map {
+                        "did you mean '\($0)'?"
+                    } ?? "a line starts with rule, exempt, flag or consumption (or # for a comment)")
             }
         } catch {
             diagnostics.append(error)
@@ -129,6 +134,42 @@ struct RulesFileParser {
             default:
                 throw c.error(at: t, "unexpected '\(t.text)'", hint: "write on, off, severity <level> or a parameter")
             }
+        }
+    }
+
+    // MARK: consumption <parameter> <value> …
+
+    private mutating func parseConsumption(_ c: inout TokenCursor) throws(RulesDiagnostic) {
+        guard let head = c.peek else { return }
+        c.advance()
+        let known = ConsumptionSettings.parameters.map(\.name)
+        guard !c.atEnd else {
+            throw c.error(
+                at: head, "consumption says nothing",
+                hint:
+                    "e.g. consumption decline_after_refunds 3 prorate yes (parameters: \(known.joined(separator: ", ")))"
+            )
+        }
+        while let t = c.peek {
+            c.advance()
+            guard case .word(let name) = t.kind,
+                let parameter = ConsumptionSettings.parameters.first(where: { $0.name == name })
+            else {
+                throw c.error(
+                    at: t, "consumption has no parameter '\(t.text)'",
+                    hint: nearest(t.text, in: known).map { "did you mean '\($0)'?" }
+                        ?? "its parameters: \(known.joined(separator: ", "))")
+            }
+            let valueToken = c.peek
+            let value = try c.expectParameterValue(name)
+            guard parameter.range.contains(value) else {
+                let takes =
+                    parameter.isYesNo
+                    ? "yes or no" : "a whole number from \(parameter.range.lowerBound) to \(parameter.range.upperBound)"
+                throw c.error(
+                    at: valueToken ?? t, "consumption \(name) takes \(takes), not '\(valueToken?.text ?? "")'")
+            }
+            settings.consumption.set(name, value)
         }
     }
 
