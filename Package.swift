@@ -79,7 +79,7 @@ let package = Package(
             dependencies: [
                 "IAPBasics", "JSONText", "Decompression", "DumpFormats", "ReceiptFormats", "StoreCrypto",
                 "Screening", "Ledger", "Reporting", "ReceiptVerification", "StoreReports", "Reconciliation",
-                "StoreEvents",
+                "StoreEvents", "Consumption",
             ]),
 
         // The commands: their arguments and their outputs; `samples` reaches the sample worlds.

@@ -1,3 +1,4 @@
+import Consumption
 import Decompression
 import Dispatch
 import DumpFormats
@@ -82,6 +83,10 @@ package struct StoreEventNight: Sendable {
     /// Every distinct event believed, in the order read, for the ledger to remember (kept
     /// only when it asks; the type strings are shared).
     var believed: [(identity: EventIdentity, type: String)] = []
+    /// The refund requests believed (Apple's CONSUMPTION_REQUEST), each once, in the order read.
+    package var requests: [ConsumptionRequest] = []
+    /// Distinct refund requests that did not verify or named another app: never answered.
+    package var invalidRequests = 0
 
     /// Tokens of refunds that name no order id, for the claims to resolve.
     var unresolvedTokens: Set<String> { refunds.unresolvedTokens }
@@ -170,6 +175,7 @@ struct StoreEventIntake {
     func read(_ paths: [String]) throws(InputError) -> StoreEventNight {
         var night = StoreEventNight()
         var seen: Set<EventIdentity> = []
+        var invalidRequests: Set<EventIdentity> = []
         var typeNames: [String: String] = [:]
         for path in paths {
             let hasher = try startHash(path)
@@ -180,11 +186,12 @@ struct StoreEventIntake {
             while let unit = try file.nextUnit() {
                 units.append(unit)
                 if units.count == Self.batch {
-                    events += take(units, into: &night, seen: &seen, typeNames: &typeNames)
+                    events += take(
+                        units, into: &night, seen: &seen, invalidRequests: &invalidRequests, typeNames: &typeNames)
                     units.removeAll(keepingCapacity: true)
                 }
             }
-            events += take(units, into: &night, seen: &seen, typeNames: &typeNames)
+            events += take(units, into: &night, seen: &seen, invalidRequests: &invalidRequests, typeNames: &typeNames)
             night.inputs.append(
                 InputRecord(path: path, sha256: (try? hasher.finalize()).map(Digest.hex) ?? "", records: events))
         }
@@ -200,12 +207,14 @@ struct StoreEventIntake {
         var location: SourceLocation
         var refund: (StoreRefund, token: String?)?
         var apple: AppleTransactionEvent?
+        var request: ConsumptionRequest?
     }
 
     /// Parses and verifies a batch on every core, then keeps what it says, in order; the
     /// number of events it held.
     private func take(
         _ units: [StoreEventFile.Unit], into night: inout StoreEventNight, seen: inout Set<EventIdentity>,
+        invalidRequests: inout Set<EventIdentity>,
         typeNames: inout [String: String]
     ) -> Int {
         guard !units.isEmpty else { return 0 }
@@ -232,6 +241,7 @@ struct StoreEventIntake {
                     // Not believed, so it does not stand for its identity: a forgery logged
                     // first must not make the genuine event a duplicate.
                     if fresh { count(t, &night) }
+                    if t.request != nil, invalidRequests.insert(t.identity).inserted { night.invalidRequests += 1 }
                     night.counts.invalid += 1
                     night.others.append(
                         (
@@ -249,6 +259,7 @@ struct StoreEventIntake {
                     night.believed.append((t.identity, type))
                 }
                 if keepsAppleTransactions, let a = t.apple { night.appleTransactions.append(a) }
+                if let r = t.request { night.requests.append(r) }
                 guard let (r, token) = t.refund else { continue }
                 if r.kind == .refund {
                     night.counts.refunds += 1
@@ -289,7 +300,7 @@ struct StoreEventIntake {
                     return Taken(
                         identity: EventIdentity(e.identity), type: e.type, doubt: doubt(e),
                         transaction: e.transactionID,
-                        location: e.location, refund: refund(e), apple: apple)
+                        location: e.location, refund: refund(e), apple: apple, request: Self.request(e))
                 }
             )
         }
@@ -312,6 +323,15 @@ struct StoreEventIntake {
             return "it names \(app), which is not one of our apps"
         }
         return nil
+    }
+
+    /// A consumption request as `consumption` answers it; nil for any other event.
+    static func request(_ e: StoreEvent) -> ConsumptionRequest? {
+        guard e.meaning == .consumptionRequest, let txn = e.transactionID, let at = e.at else { return nil }
+        return ConsumptionRequest(
+            notificationUUID: e.notificationUUID ?? e.identity, transactionID: txn, requestedAt: at,
+            originalTransactionID: e.originalTransactionID, productID: e.productID, productType: e.productType,
+            reason: e.requestReason, accountToken: e.accountToken, expiresDate: e.expiresDate)
     }
 
     /// A believed refund or reversal as the judge takes it; nil for any other event.
