@@ -61,6 +61,11 @@ let storeEventCorpus: [String: (events: Int, problems: [String])] = [
     // notification's `data` alone; a notification where a refund-history transaction goes;
     // a notification whose signedTransactionInfo is no JSON. A numeric notificationType (7)
     // is kept as the store wrote it, a type of its own.
+    // Refund requests unsigned (an empty x5c): a reason that is an object, no transaction, a
+    // transaction that is no JWS, and the first again; a 5,000-character account token.
+    "consumption-request-hostile--problems.jsonl": (
+        3, ["3: the notification JWS cannot be read: JWS payload: base64 text ends with a single stray character"]
+    ),
     "jws-not-a-notification--problems.jsonl": (
         2,
         [
