@@ -18,6 +18,8 @@ public struct ConsumptionRequest: Sendable, Equatable {
     public var accountToken: String?
     /// The transaction's expiry, when it states one (a non-renewing subscription's period end).
     public var expiresDate: Timestamp?
+    /// When the transaction was bought, as Apple signed it.
+    public var purchaseDate: Timestamp?
 
     /// Apple weighs an answer sent within this long of the request.
     public static let answerWindowMillis: Int64 = 12 * 3_600_000
@@ -25,7 +27,7 @@ public struct ConsumptionRequest: Sendable, Equatable {
     public init(
         notificationUUID: String, transactionID: String, requestedAt: Timestamp, originalTransactionID: String? = nil,
         productID: String? = nil, productType: ProductType? = nil, reason: String? = nil,
-        accountToken: String? = nil, expiresDate: Timestamp? = nil
+        accountToken: String? = nil, expiresDate: Timestamp? = nil, purchaseDate: Timestamp? = nil
     ) {
         self.notificationUUID = notificationUUID
         self.transactionID = transactionID
@@ -36,6 +38,7 @@ public struct ConsumptionRequest: Sendable, Equatable {
         self.reason = reason
         self.accountToken = accountToken
         self.expiresDate = expiresDate
+        self.purchaseDate = purchaseDate
     }
 
     /// The last moment an answer counts: `signedDate` + 12 h.

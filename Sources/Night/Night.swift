@@ -1,3 +1,4 @@
+import Consumption
 import Decompression
 import DumpFormats
 import IAPBasics
@@ -202,6 +203,24 @@ package final class Night {
                 events: events
             )
             .makeClaims(loader, watch: slot)
+        } catch {
+            throw NightFailure(.unreadable, "\(error)")
+        }
+    }
+
+    /// The night's refund requests (after `load`), each with what tonight's dumps and the
+    /// ledger know of its transaction, in the order the logs hold them.
+    package func refundRequests() throws(NightFailure) -> [(request: ConsumptionRequest, facts: ConsumptionFacts)] {
+        guard let requests = events?.requests, !requests.isEmpty else { return [] }
+        do {
+            let claims = try NightScreener(
+                rules: rules.rules, ledger: ledger, resolver: rules.resolver, evaluator: rules.evaluator,
+                events: events
+            )
+            .makeClaims(loader)
+            let facts = try RequestFacts.gather(
+                requests, night: loader, claims: claims, rules: rules.rules, ledger: ledger)
+            return Array(zip(requests, facts))
         } catch {
             throw NightFailure(.unreadable, "\(error)")
         }

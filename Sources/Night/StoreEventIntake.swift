@@ -331,7 +331,8 @@ struct StoreEventIntake {
         return ConsumptionRequest(
             notificationUUID: e.notificationUUID ?? e.identity, transactionID: txn, requestedAt: at,
             originalTransactionID: e.originalTransactionID, productID: e.productID, productType: e.productType,
-            reason: e.requestReason, accountToken: e.accountToken, expiresDate: e.expiresDate)
+            reason: e.requestReason, accountToken: e.accountToken, expiresDate: e.expiresDate,
+            purchaseDate: e.purchaseDate)
     }
 
     /// A believed refund or reversal as the judge takes it; nil for any other event.

@@ -11,15 +11,7 @@ struct ConsumptionIntakeTests {
     static func request(uuid: String, txn: String, bundle: String = StoreEventFixtures.bundle, signer: TestPKI) throws
         -> String
     {
-        var n = JWSBuilder.Notification(
-            notificationType: "CONSUMPTION_REQUEST", notificationUUID: uuid, bundleID: bundle,
-            signedDate: StoreEventFixtures.t("2024-03-04T08:00:00Z"),
-            transaction: JWSBuilder.Transaction(
-                transactionID: txn, bundleID: bundle, productID: "com.x.gems", type: "Consumable",
-                purchaseDate: StoreEventFixtures.t("2024-02-29T00:00:00Z"),
-                signedDate: StoreEventFixtures.t("2024-03-04T08:00:00Z")))
-        n.consumptionRequestReason = "UNSATISFIED_WITH_PURCHASE"
-        return try JWSBuilder.notification(n, with: signer.jwsSigner)
+        try StoreEventFixtures.consumptionRequest(uuid: uuid, txn: txn, bundle: bundle, signer: signer)
     }
 
     @Test("a request logged twice is one; one signed by another key, or of another app, is only counted invalid")

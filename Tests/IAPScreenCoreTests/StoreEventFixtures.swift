@@ -42,4 +42,20 @@ enum StoreEventFixtures {
                 signedDate: t(signedDate), transaction: tx),
             with: signer.jwsSigner)
     }
+
+    /// A refund request (`CONSUMPTION_REQUEST`) about transaction `txn` of `com.x.gems`, signed
+    /// 2024-03-04T08:00:00Z by `signer`.
+    static func consumptionRequest(
+        uuid: String, txn: String, token: String? = nil, bundle: String = bundle, signer: TestPKI
+    ) throws -> String {
+        var tx = JWSBuilder.Transaction(
+            transactionID: txn, bundleID: bundle, productID: "com.x.gems", type: "Consumable",
+            purchaseDate: t("2024-03-01T09:00:00Z"), signedDate: t("2024-03-01T09:00:00Z"))
+        tx.appAccountToken = token
+        var n = JWSBuilder.Notification(
+            notificationType: "CONSUMPTION_REQUEST", notificationUUID: uuid, bundleID: bundle,
+            signedDate: t("2024-03-04T08:00:00Z"), transaction: tx)
+        n.consumptionRequestReason = "UNSATISFIED_WITH_PURCHASE"
+        return try JWSBuilder.notification(n, with: signer.jwsSigner)
+    }
 }
