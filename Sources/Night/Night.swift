@@ -151,8 +151,7 @@ package final class Night {
     package func screen(into sink: any ReportSink, progress: (any NightProgress)? = nil) throws(NightFailure)
         -> NightScreener.Outcome
     {
-        var screener = NightScreener(
-            rules: rules.rules, ledger: ledger, resolver: rules.resolver, evaluator: rules.evaluator, events: events)
+        var screener = makeScreener(rules, events: events)
         let claiming = "claiming transactions and writing the reports"
         progress?.phase(claiming, count: loader.slots.count)
         if let shard {
@@ -183,12 +182,8 @@ package final class Night {
             sink.abandon()
             throw NightFailure(.unreadable, "the candidate's verdicts were not kept beside the baseline's")
         }
-        let c = candidate.rules
         do {
-            return try NightScreener(
-                rules: c.rules, ledger: ledger, resolver: c.resolver, evaluator: c.evaluator, events: candidateEvents
-            )
-            .screen(loader, writer: sink)
+            return try makeScreener(candidate.rules, events: candidateEvents).screen(loader, writer: sink)
         } catch {
             sink.abandon()
             throw NightFailure(.unreadable, "\(error)")
@@ -198,11 +193,7 @@ package final class Night {
     /// `explain`: the night's claims, keeping what `slot` got.
     package func claims(watching slot: Int32) throws(NightFailure) -> NightScreener.Claims {
         do {
-            return try NightScreener(
-                rules: rules.rules, ledger: ledger, resolver: rules.resolver, evaluator: rules.evaluator,
-                events: events
-            )
-            .makeClaims(loader, watch: slot)
+            return try makeScreener(rules, events: events).makeClaims(loader, watch: slot)
         } catch {
             throw NightFailure(.unreadable, "\(error)")
         }
@@ -213,17 +204,18 @@ package final class Night {
     package func refundRequests() throws(NightFailure) -> [(request: ConsumptionRequest, facts: ConsumptionFacts)] {
         guard let requests = events?.requests, !requests.isEmpty else { return [] }
         do {
-            let claims = try NightScreener(
-                rules: rules.rules, ledger: ledger, resolver: rules.resolver, evaluator: rules.evaluator,
-                events: events
-            )
-            .makeClaims(loader)
+            let claims = try makeScreener(rules, events: events).makeClaims(loader)
             let facts = try RequestFacts.gather(
                 requests, night: loader, claims: claims, rules: rules.rules, ledger: ledger)
             return Array(zip(requests, facts))
         } catch {
             throw NightFailure(.unreadable, "\(error)")
         }
+    }
+
+    /// The claims and reports of this night under `r`, with the store events read for it.
+    private func makeScreener(_ r: NightRules, events: StoreEventNight?) -> NightScreener {
+        NightScreener(rules: r.rules, ledger: ledger, resolver: r.resolver, evaluator: r.evaluator, events: events)
     }
 
     /// Gives the ledger the night: a worker hands its share to the run, which the last

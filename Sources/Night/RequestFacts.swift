@@ -33,7 +33,8 @@ enum RequestFacts {
         // With store events judged tonight, the claims counted the ledger's refunds and tonight's.
         var refunds = claims.events?.refundsPerUser ?? [:]
         if claims.events == nil, let ledger { refunds = try ledger.refundsPerUser() }
-        let unclaimed = Set(zip(requests, keys).filter { $1.map { takers[$0] == nil } ?? true }.map(\.0.transactionID))
+        let unclaimed = Set(
+            zip(requests, keys).compactMap { r, key in key.flatMap { takers[$0] } == nil ? r.transactionID : nil })
         let tonight = TonightsDump(
             night, tokens: Set(requests.compactMap { $0.accountToken?.lowercased() }), transactions: unclaimed)
 

@@ -1,11 +1,7 @@
-import Decompression
-import DumpFormats
 import Foundation
 import IAPBasics
-import JSONText
 import Night
 import Reporting
-import Screening
 
 /// `iapscreen merge --out DIR SHARD_OUT...` (docs/ledger.md): the reports of every shard of
 /// one sharded run joined into the reports one unsharded run writes — findings.jsonl and

@@ -1,5 +1,3 @@
-import Decompression
-import DumpFormats
 import Foundation
 import IAPBasics
 import JSONText

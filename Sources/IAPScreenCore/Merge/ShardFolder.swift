@@ -1,11 +1,7 @@
-import Decompression
-import DumpFormats
 import Foundation
 import IAPBasics
 import JSONText
 import Night
-import Reporting
-import Screening
 
 /// One shard's folder, as its summary and run file say.
 struct ShardFolder {

@@ -1,11 +1,9 @@
 import Decompression
 import DumpFormats
 import Foundation
-import IAPBasics
 import JSONText
 import Night
 import Reporting
-import Screening
 
 /// One shard's `shard-reports.jsonl`, a report at a time (memory stays flat). Its lines
 /// are parsed and formatted a batch ahead on a thread of their own: one per shard, beside

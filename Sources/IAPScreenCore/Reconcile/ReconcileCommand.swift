@@ -1,12 +1,9 @@
-import Decompression
 import Foundation
 import IAPBasics
 import Night
-import ReceiptFormats
 import ReceiptVerification
 import Reconciliation
 import Screening
-import StoreReports
 
 #if canImport(Glibc)
     import Glibc

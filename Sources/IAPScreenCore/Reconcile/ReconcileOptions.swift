@@ -1,5 +1,4 @@
 import IAPBasics
-import Night
 import ReceiptVerification
 import Reconciliation
 import Screening
