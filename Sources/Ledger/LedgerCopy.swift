@@ -4,6 +4,8 @@ public struct LedgerCounts: Sendable, Equatable, CustomStringConvertible {
     /// Rows of each table (`reported`: the findings completed runs reported); `reversed`:
     /// of the refunds, those Apple reversed.
     public var claims = 0, reported = 0, reviews = 0, runs = 0, storeEvents = 0, refunds = 0, reversed = 0
+    /// Users whose latest consent the ledger keeps.
+    public var consents = 0
 
     public init() {}
 
@@ -15,6 +17,7 @@ public struct LedgerCounts: Sendable, Equatable, CustomStringConvertible {
             (claims, "claim", "claims"), (reported, "finding reported", "findings reported"),
             (reviews, "review", "reviews"),
             (runs, "run", "runs"), (storeEvents, "store event", "store events"), (refunds, "refund", "refunds"),
+            (consents, "user's consent", "users' consents"),
         ]
         let held = parts.filter { $0.0 > 0 }.map { "\($0.0) \($0.0 == 1 ? $0.1 : $0.2)" }
         return held.isEmpty ? "nothing" : held.joined(separator: ", ")
@@ -31,6 +34,7 @@ public struct LedgerCounts: Sendable, Equatable, CustomStringConvertible {
         case .refunds(let r):
             refunds += r.count
             reversed += r.count(where: { $0.reversedAt != nil })
+        case .consents(let c): consents += c.count
         }
     }
 }
@@ -44,6 +48,7 @@ public enum LedgerRows: Sendable {
     case reviews([(orderID: String, review: Review)])
     case events([RememberedEvent])
     case refunds([RememberedRefund])
+    case consents([RememberedConsent])
 }
 
 extension LedgerStore {

@@ -77,11 +77,15 @@ public struct RunRecord: Sendable {
     public var reversals: [(key: String, at: Timestamp)]
     /// Every distinct store event read tonight; one the ledger knows keeps its first run.
     public var events: [(identity: String, type: String)]
+    /// Each user's latest consent stated in tonight's dumps (one per user); the ledger keeps
+    /// the later of its own and this one.
+    public var consents: [RememberedConsent]
 
     public init(
         startedAt: Timestamp, finishedAt: Timestamp, orders: Int, flagged: Int,
         newClaims: [NewClaim], reported: [(orderID: String, rule: String)], refunds: [RememberedRefund] = [],
-        reversals: [(key: String, at: Timestamp)] = [], events: [(identity: String, type: String)] = []
+        reversals: [(key: String, at: Timestamp)] = [], events: [(identity: String, type: String)] = [],
+        consents: [RememberedConsent] = []
     ) {
         self.startedAt = startedAt
         self.finishedAt = finishedAt
@@ -92,6 +96,7 @@ public struct RunRecord: Sendable {
         self.refunds = refunds
         self.reversals = reversals
         self.events = events
+        self.consents = consents
     }
 }
 

@@ -6,10 +6,12 @@
 ///     2  claims + product_id, amount, currency, purchase_token, platform (NULL on claims
 ///        that schema 0 kept), an index on purchase_token where there is one (with created_at:
 ///        a token's first claim is read from the index alone); store_events; refunds
+///     3  consents: each user's latest consent (§13) from the dumps screened, by user id, with
+///        the id case-folded beside it (indexed: a refund request's account token finds its user)
 ///
 /// No iapscreen writes 1: a file that says 1 (or anything else unknown) is refused, not guessed at.
 enum LedgerSchema {
-    static let current: Int64 = 2
+    static let current: Int64 = 3
 
     /// The tables as iapscreen before versions created them on every open: the start of
     /// every ledger, fresh or old (an old file lacking one of them gets it, as its own code
@@ -40,7 +42,15 @@ enum LedgerSchema {
         PRAGMA user_version = 2;
         """
 
-    /// Every column schema 2 reads. Preparing them before COMMIT proves the file is one this
+    /// 2 -> 3: a new table, nothing rewritten.
+    static let migration2to3 = """
+        CREATE TABLE consents(user_id TEXT PRIMARY KEY, folded TEXT NOT NULL, consent INTEGER NOT NULL,
+                              said_at INTEGER NOT NULL, order_id TEXT NOT NULL) WITHOUT ROWID;
+        CREATE INDEX consents_by_folded ON consents(folded);
+        PRAGMA user_version = 3;
+        """
+
+    /// Every column the current schema reads. Preparing them before COMMIT proves the file is one this
     /// code can use (an odd old file fails here, and is rolled back, not left half-usable).
     static let probes: [(table: String, columns: String)] = [
         ("claims", "key, order_id, user_id, created_at, product_id, amount, currency, purchase_token, platform"),
@@ -49,9 +59,10 @@ enum LedgerSchema {
         ("runs", "id, started_at, finished_at, orders, flagged"),
         ("store_events", "identity, type, first_run"),
         ("refunds", "key, refunded_at, event, reason, source, identity, reversed_at"),
+        ("consents", "user_id, folded, consent, said_at, order_id"),
     ]
 
-    /// Throws, naming the table, when one lacks a column schema 2 reads.
+    /// Throws, naming the table, when one lacks a column the current schema reads.
     static func probe(_ db: LedgerFile) throws(LedgerError) {
         for (table, columns) in probes {
             do throws(LedgerError) {
@@ -67,12 +78,24 @@ enum LedgerSchema {
         /// No tables yet: a new file, or an empty one.
         case empty
         case version0
+        /// Claims with details, store events and refunds; no consents.
+        case version2
+
+        /// The schema number a state stands for.
+        var number: Int64 {
+            switch self {
+            case .current: LedgerSchema.current
+            case .empty, .version0: 0
+            case .version2: 2
+            }
+        }
     }
 
     /// What the file holds, or why this build must not touch it. Reads only.
     static func inspect(_ db: LedgerFile, path: String) throws(LedgerError) -> State {
         let version = try db.userVersion()
         if version == current { return .current }
+        if version == 2 { return .version2 }
         if version > current {
             throw LedgerError(
                 "ledger \(path) was written by a newer iapscreen: schema \(version), this one reads up to "
@@ -80,8 +103,8 @@ enum LedgerSchema {
         }
         guard version == 0 else {
             throw LedgerError(
-                "ledger \(path) says schema \(version), which no iapscreen writes (this one reads 0 and "
-                    + "\(current)); not opened", code: .unknownSchema)
+                "ledger \(path) says schema \(version), which no iapscreen writes (this one reads 0, 2 "
+                    + "and \(current)); not opened", code: .unknownSchema)
         }
         let tables = try tableNames(db)
         if tables.isEmpty { return .empty }
@@ -101,9 +124,14 @@ enum LedgerSchema {
         do throws(LedgerError) {
             try db.writing { () throws(LedgerError) in
                 from = try inspect(db, path: path)
-                guard from != .current else { return }
-                try db.execute(version0)
-                try db.execute(migration0to2)
+                switch from {
+                case .current: return
+                case .version2: break
+                case .empty, .version0:
+                    try db.execute(version0)
+                    try db.execute(migration0to2)
+                }
+                try db.execute(migration2to3)
                 try probe(db)
             }
         } catch  where error.code == .sqlite {
@@ -112,7 +140,8 @@ enum LedgerSchema {
                 throw LedgerError("cannot create the ledger \(path): \(reason)")
             }
             throw LedgerError(
-                "cannot migrate ledger \(path) from schema 0 to \(current): \(reason); the file is unchanged",
+                "cannot migrate ledger \(path) from schema \(from.number) to \(current): \(reason); the file is "
+                    + "unchanged",
                 code: .migrationFailed)
         }
     }

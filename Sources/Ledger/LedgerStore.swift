@@ -28,7 +28,8 @@ public protocol LedgerStore: ClaimLedger, AnyObject {
     /// Records (or replaces) a reviewer's verdict.
     func recordReview(orderID: String, _ review: Review) throws(LedgerError)
     /// Records a completed run in one transaction: new claims (the first taker stays), what it
-    /// reported, the run, its store events, refunds (the earliest stays) and reversals.
+    /// reported, the run, its store events, refunds (the earliest stays), reversals and the
+    /// users' consents (the latest stated stays).
     func record(_ run: RunRecord) throws(LedgerError)
 
     /// The remembered refunds of these claim keys, by key.
@@ -43,6 +44,12 @@ public protocol LedgerStore: ClaimLedger, AnyObject {
     func knownEvents(_ identities: [String]) throws(LedgerError) -> Set<String>
     /// The store events of these identities that earlier completed runs read, by identity.
     func events(_ identities: [String]) throws(LedgerError) -> [String: RememberedEvent]
+
+    /// The remembered consents of these users, by user id.
+    func consents(of users: [String]) throws(LedgerError) -> [String: RememberedConsent]
+    /// The remembered consent of the user whose id is each account token, compared
+    /// case-insensitively: by folded token (`RememberedConsent.folded`).
+    func consents(ofAccountTokens tokens: [String]) throws(LedgerError) -> [String: RememberedConsent]
 
     /// How many rows each table holds (`ledger status`).
     func counts() throws(LedgerError) -> LedgerCounts

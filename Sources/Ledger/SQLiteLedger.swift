@@ -5,7 +5,7 @@ import Screening
     import Glibc
 #endif
 
-/// The replay memory and review desk of iapscreen in one SQLite file (schema 2, see
+/// The replay memory and review desk of iapscreen in one SQLite file (schema 3, see
 /// `LedgerSchema`; an older file is migrated on open).
 ///
 ///     claims(key PK, order_id, user_id, created_at ms,      first taker of each store transaction,
@@ -17,6 +17,8 @@ import Screening
 ///     store_events(identity PK, type, first_run)           every distinct store event read
 ///     refunds(key PK, refunded_at ms, event, reason,       the earliest refund of each claim key,
 ///             source, identity, reversed_at ms)            and when Apple reversed it
+///     consents(user_id PK, folded, consent,               each user's latest consent (§13),
+///              said_at ms, order_id)                       by user and by case-folded user id
 public final class SQLiteLedger {
     let db: LedgerFile
     public let path: String
@@ -28,6 +30,9 @@ public final class SQLiteLedger {
     private let lookupReview: LedgerStatement
     let lookupRefund: LedgerStatement?
     let lookupEvent: LedgerStatement?
+    /// nil on a file before schema 3 opened read-only.
+    let lookupConsent: LedgerStatement?
+    let lookupConsentFolded: LedgerStatement?
 
     /// The schema this build writes, and the newest it reads.
     public static let schemaVersion = Int(LedgerSchema.current)
@@ -36,7 +41,8 @@ public final class SQLiteLedger {
     /// iapscreen ledger, is refused before anything is written to it.
     ///
     /// `readOnly` (explain): nothing is created, migrated or written; a schema-0 file is read
-    /// as it is (its claims without details, no events or refunds remembered).
+    /// as it is (its claims without details, no events or refunds remembered), and so is a
+    /// schema-2 file (no consents remembered).
     /// `creating` false (review): a ledger that is not there yet is `.empty`, not created.
     public init(path: String, readOnly: Bool = false, creating: Bool = true) throws(LedgerError) {
         self.path = path
@@ -65,7 +71,8 @@ public final class SQLiteLedger {
             if state != .current { try LedgerSchema.upgrade(db, path: path, from: state) }
             details = "product_id, amount, currency, purchase_token, platform"
         }
-        let remembers = !readOnly || state == .current
+        let remembers = !readOnly || state == .current || state == .version2
+        let consents = !readOnly || state == .current
         lookupClaim = try db.prepare("SELECT order_id, user_id, created_at FROM claims WHERE key = ?")
         lookupClaimDetails = try db.prepare(
             "SELECT order_id, user_id, created_at, \(details) FROM claims WHERE key = ?")
@@ -82,6 +89,14 @@ public final class SQLiteLedger {
                     + "FROM refunds WHERE key = ?") : nil
         lookupEvent =
             remembers ? try db.prepare("SELECT identity, type, first_run FROM store_events WHERE identity = ?") : nil
+        lookupConsent =
+            consents ? try db.prepare("SELECT \(SQLiteLedger.consentColumns) FROM consents WHERE user_id = ?") : nil
+        // The latest said of the users whose folded ids match (two users differing in case only).
+        lookupConsentFolded =
+            consents
+            ? try db.prepare(
+                "SELECT \(SQLiteLedger.consentColumns) FROM consents WHERE folded = ? ORDER BY said_at DESC, user_id "
+                    + "LIMIT 1") : nil
     }
 
     /// The schema version the file says it has (after opening, always `schemaVersion`).

@@ -3,6 +3,8 @@
 extension SQLiteLedger {
     /// Whether the file has the tables schema 2 added (a schema-0 file opened read-only has not).
     private var hasStoreEvents: Bool { lookupRefund != nil }
+    /// Whether the file has schema 3's consents (one of schema 2 opened read-only has not).
+    private var hasConsents: Bool { lookupConsent != nil }
 
     public func counts() throws(LedgerError) -> LedgerCounts {
         try db.reading { () throws(LedgerError) in
@@ -20,6 +22,7 @@ extension SQLiteLedger {
                 c.refunds = try count("SELECT count(*) FROM refunds")
                 c.reversed = try count("SELECT count(*) FROM refunds WHERE reversed_at IS NOT NULL")
             }
+            if hasConsents { c.consents = try count("SELECT count(*) FROM consents") }
             return c
         }
     }
@@ -80,6 +83,10 @@ extension SQLiteLedger {
                 "refunds",
                 "SELECT key, refunded_at, event, reason, source, identity, reversed_at FROM refunds ORDER BY key",
                 size, body, LedgerRows.refunds, SQLiteLedger.refund)
+            guard hasConsents else { return }
+            try export(
+                "consents", "SELECT \(SQLiteLedger.consentColumns) FROM consents ORDER BY user_id", size, body,
+                LedgerRows.consents, SQLiteLedger.consent)
         }
     }
 
@@ -124,6 +131,7 @@ extension SQLiteLedger {
                 case .reviews(let reviews): for r in reviews { try rows.add(r.review, orderID: r.orderID) }
                 case .events(let events): for e in events { try rows.add(e) }
                 case .refunds(let refunds): for r in refunds { try rows.add(r) }
+                case .consents(let consents): for c in consents { try rows.add(c) }
                 }
             }
         }

@@ -12,6 +12,7 @@ final class SQLiteRowWriter {
     private let refund: LedgerStatement
     private let reversal: LedgerStatement
     private let review: LedgerStatement
+    private let consent: LedgerStatement
 
     init(_ db: LedgerFile) throws(LedgerError) {
         self.db = db
@@ -35,6 +36,14 @@ final class SQLiteRowWriter {
             "UPDATE refunds SET reversed_at = ?2 WHERE key = ?1 AND (reversed_at IS NULL OR reversed_at > ?2)")
         review = try db.prepare(
             "INSERT OR REPLACE INTO reviews(order_id, verdict, note, by, at) VALUES (?, ?, ?, ?, ?)")
+        // The latest said wins; on a tie, tonight's (the later night).
+        consent = try db.prepare(
+            """
+            INSERT INTO consents(user_id, folded, consent, said_at, order_id) VALUES (?1, ?2, ?3, ?4, ?5)
+            ON CONFLICT(user_id) DO UPDATE SET consent = excluded.consent, said_at = excluded.said_at,
+                order_id = excluded.order_id
+            WHERE excluded.said_at >= consents.said_at
+            """)
     }
 
     func add(_ new: NewClaim) throws(LedgerError) {
@@ -75,11 +84,19 @@ final class SQLiteRowWriter {
     func add(_ r: Review, orderID: String) throws(LedgerError) {
         try review.run(.text(orderID), .text(r.verdict), .text(r.note), .text(r.by), .text(r.at))
     }
+
+    func add(_ c: RememberedConsent) throws(LedgerError) {
+        try consent.run(
+            .text(c.userID), .text(RememberedConsent.folded(c.userID)), .int(c.consented ? 1 : 0),
+            .int(c.saidAt.millis),
+            .text(c.orderID))
+    }
 }
 
 extension SQLiteLedger {
     /// Records a completed run in one transaction: its new claims with their details (the
-    /// first taker stays), what it reported, the run, its store events, refunds and reversals.
+    /// first taker stays), what it reported, the run, its store events, refunds, reversals
+    /// and consents.
     public func record(_ run: RunRecord) throws(LedgerError) {
         try db.writing { () throws(LedgerError) in
             let rows = try SQLiteRowWriter(db)
@@ -96,6 +113,7 @@ extension SQLiteLedger {
             for r in run.refunds { try rows.add(r) }
             // After the refunds: a refund and its reversal may arrive on the same night.
             for r in run.reversals { try rows.reverse(r.key, at: r.at) }
+            for c in run.consents.sorted(by: { $0.userID < $1.userID }) { try rows.add(c) }
         }
     }
 

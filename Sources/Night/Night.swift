@@ -213,6 +213,12 @@ package final class Night {
         }
     }
 
+    /// Each user's latest consent as this night's dumps (this shard's orders) state it, for
+    /// the ledger to keep: the users of no order of tonight's with a `consent` are not in it.
+    package func consents() -> [RememberedConsent] {
+        TonightsConsents.latest(in: loader).values.sorted { $0.userID < $1.userID }
+    }
+
     /// The claims and reports of this night under `r`, with the store events read for it.
     private func makeScreener(_ r: NightRules, events: StoreEventNight?) -> NightScreener {
         NightScreener(rules: r.rules, ledger: ledger, resolver: r.resolver, evaluator: r.evaluator, events: events)

@@ -8,8 +8,9 @@ import Screening
 /// What tonight's dumps and the ledger know of each refund request's transaction
 /// (docs/consumption.md): the order that took it first (tonight's claims, else the ledger's),
 /// that order's status and `consumed` as tonight's dump says them, its user (else the user
-/// whose id is the request's account token), the user's latest consent in tonight's dump, the
-/// user's refunds and a reviewer's verdict on the order.
+/// whose id is the request's account token, tonight's or the ledger's), the user's latest
+/// consent (tonight's dump, else the ledger's), the user's refunds and a reviewer's verdict
+/// on the order.
 enum RequestFacts {
     static func gather(
         _ requests: [ConsumptionRequest], night: NightLoader, claims: NightScreener.Claims, rules: RulesDirectory,
@@ -35,10 +36,15 @@ enum RequestFacts {
         if claims.events == nil, let ledger { refunds = try ledger.refundsPerUser() }
         let unclaimed = Set(
             zip(requests, keys).compactMap { r, key in key.flatMap { takers[$0] } == nil ? r.transactionID : nil })
-        let tonight = TonightsDump(
-            night, tokens: Set(requests.compactMap { $0.accountToken?.lowercased() }), transactions: unclaimed)
+        let tokens = Set(requests.compactMap { $0.accountToken.map(RememberedConsent.folded) })
+        let tonight = TonightsDump(night, tokens: tokens, transactions: unclaimed)
+        let consents = TonightsConsents.latest(in: night)
+        // Users tonight does not name: their consent as the ledger keeps it, and the users of
+        // tokens no order of tonight's has (the ledger knows a user by a consent it keeps).
+        let tokensOnlyKnownToLedger = tokens.filter { tonight.byToken[$0] == nil }
+        let ledgerByToken = try ledger?.consents(ofAccountTokens: Array(tokensOnlyKnownToLedger)) ?? [:]
 
-        return zip(requests, keys).map { request, key in
+        let gathered = zip(requests, keys).map { request, key in
             var facts = ConsumptionFacts()
             if let key, let taker = takers[key] {
                 let slot = taker.tonight ?? tonightsSlots[taker.claim.orderID]
@@ -53,16 +59,34 @@ enum RequestFacts {
                 facts.order = takingOrder(request, claim, slot: slot, night: night, rules: rules)
                 facts.userID = o.userID
                 facts.userSource = "the order's user"
-            } else if let token = request.accountToken?.lowercased(), let user = tonight.byToken[token] {
+            } else if let token = request.accountToken.map(RememberedConsent.folded),
+                let user = tonight.byToken[token] ?? ledgerByToken[token]?.userID
+            {
                 facts.userID = user
                 facts.userSource = "the user whose id is the transaction's appAccountToken"
             }
-            if let user = facts.userID {
-                facts.refunds = refunds[user] ?? 0
-                if let consent = tonight.consent[user] {
-                    facts.consent = consent
-                    facts.consentSource = "tonight's dump"
-                }
+            return facts
+        }
+        return try withConsents(gathered, tonight: consents, refunds: refunds, ledger: ledger)
+    }
+
+    /// Each fact's user's refunds and latest consent: tonight's dump's, else the ledger's.
+    private static func withConsents(
+        _ gathered: [ConsumptionFacts], tonight: [String: RememberedConsent], refunds: [String: Int],
+        ledger: (any LedgerStore)?
+    ) throws(LedgerError) -> [ConsumptionFacts] {
+        let users = Set(gathered.compactMap(\.userID))
+        let remembered = try ledger?.consents(of: Array(users.filter { tonight[$0] == nil })) ?? [:]
+        return gathered.map { f in
+            var facts = f
+            guard let user = facts.userID else { return facts }
+            facts.refunds = refunds[user] ?? 0
+            if let c = tonight[user] {
+                facts.consent = c.consented ? .yes : .no
+                facts.consentSource = "tonight's dump (order \(c.orderID))"
+            } else if let c = remembered[user] {
+                facts.consent = c.consented ? .yes : .no
+                facts.consentSource = "the ledger (order \(c.orderID) of \(c.saidAt.iso8601))"
             }
             return facts
         }
@@ -87,29 +111,22 @@ enum RequestFacts {
         return order
     }
 
-    /// What tonight's dump says that the claims do not: each user's latest stated consent (by
-    /// the order's `created_at`, the later row on a tie), the users whose id is a request's
-    /// account token, and the orders that name a transaction no order took (their row's
-    /// `transaction_id`: not credited). One pass over the night.
+    /// What tonight's dump says that the claims do not: the users whose id is a request's
+    /// account token (folded), and the orders that name a transaction no order took (their
+    /// row's `transaction_id`: not credited). One pass over the night.
     private struct TonightsDump {
-        var consent: [String: OrderConsent] = [:]
         var byToken: [String: String] = [:]
         var naming: [String: Int32] = [:]
 
         init(_ night: NightLoader, tokens: Set<String>, transactions: Set<String>) {
-            var latest: [String: Int64] = [:]
+            guard !tokens.isEmpty || !transactions.isEmpty else { return }
             for i in night.slots.indices {
                 night.slots.with(i) { s in
                     let order = s.pointee.order
                     if let txn = order.transactionID, transactions.contains(txn) { naming[txn] = Int32(i) }
-                    if !tokens.isEmpty, tokens.contains(order.userID.lowercased()) {
-                        byToken[order.userID.lowercased()] = order.userID
-                    }
-                    guard let c = order.consent else { return }
-                    let at = order.createdAt.millis
-                    if at >= latest[order.userID] ?? .min {
-                        latest[order.userID] = at
-                        consent[order.userID] = c
+                    if !tokens.isEmpty {
+                        let folded = RememberedConsent.folded(order.userID)
+                        if tokens.contains(folded) { byToken[folded] = order.userID }
                     }
                 }
             }

@@ -28,16 +28,16 @@ struct LedgerCommandTests {
         #expect(s.status == 0, "\(s.stderr)")
         let lines = s.stdout.split(separator: "\n").map(String.init)
         #expect(
-            Array(lines.prefix(10)) == [
-                "backend: sqlite", "ledger: sqlite:ledger.sqlite", "schema: 2", "claims: 5", "findings reported: 5",
-                "reviews: 1",
-                "store events: 6", "refunds: 6 (0 reversed)", "completed runs: 2", "run in progress: none",
+            Array(lines.prefix(11)) == [
+                "backend: sqlite", "ledger: sqlite:ledger.sqlite", "schema: 3", "claims: 5", "findings reported: 5",
+                "reviews: 1", "store events: 6", "refunds: 6 (0 reversed)", "users' consents: 0", "completed runs: 2",
+                "run in progress: none",
             ], "\(s.stdout)")
-        #expect(lines.count == 13 && lines[10] == "last runs, newest first:")
+        #expect(lines.count == 14 && lines[11] == "last runs, newest first:")
         #expect(
-            lines[11].hasPrefix("  run 2  started ") && lines[11].hasSuffix("  orders 1  flagged 4"), "\(lines[11])")
+            lines[12].hasPrefix("  run 2  started ") && lines[12].hasSuffix("  orders 1  flagged 4"), "\(lines[12])")
         #expect(
-            lines[12].hasPrefix("  run 1  started ") && lines[12].hasSuffix("  orders 4  flagged 0"), "\(lines[12])")
+            lines[13].hasPrefix("  run 1  started ") && lines[13].hasSuffix("  orders 4  flagged 0"), "\(lines[13])")
 
         let held = try LedgerLock(ledgerPath: w.scratch.file("ledger.sqlite"))
         let during = try status(w, "sqlite:ledger.sqlite")
@@ -56,8 +56,9 @@ struct LedgerCommandTests {
         #expect(s.status == 0, "\(s.stderr)")
         #expect(
             s.stdout.contains(
-                "schema: 0 (written before schema versions; the next screen or review migrates it to 2)\n"
-                    + "claims: 191\nfindings reported: 25\nreviews: 2\nstore events: 0\nrefunds: 0 (0 reversed)\ncompleted runs: 1\n"
+                "schema: 0 (written before schema versions; the next screen or review migrates it to 3)\n"
+                    + "claims: 191\nfindings reported: 25\nreviews: 2\nstore events: 0\nrefunds: 0 (0 reversed)\n"
+                    + "users' consents: 0\ncompleted runs: 1\n"
             ),
             "\(s.stdout)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: w.scratch.file("old.sqlite"))) == before)
@@ -82,7 +83,7 @@ struct LedgerCommandTests {
         #expect(try w.screen("night1.jsonl", out: "out1").run.status == 0)
         try LedgerFile(path: w.scratch.file("ledger.sqlite")).execute("PRAGMA user_version = 9")
         let newer = try status(w, "sqlite:ledger.sqlite")
-        #expect(newer.status == 2 && newer.stderr.contains("schema 9, this one reads up to 2"), "\(newer.stderr)")
+        #expect(newer.status == 2 && newer.stderr.contains("schema 9, this one reads up to 3"), "\(newer.stderr)")
         let closed = try status(w, "postgres://night:pa55@127.0.0.1:1/db")
         #expect(closed.status == 3 && closed.stderr.contains("Connection refused") && !closed.stderr.contains("pa55"))
     }
@@ -97,7 +98,7 @@ struct LedgerCommandTests {
         let s = try status(w, database.uri)
         #expect(s.status == 0, "\(s.stderr)")
         #expect(s.stdout.hasPrefix("backend: postgresql\nledger: postgres://postgres@127.0.0.1:"), "\(s.stdout)")
-        #expect(s.stdout.contains("/\(database.name) (schema iapscreen)\nschema: 2\nclaims: 4\n"), "\(s.stdout)")
+        #expect(s.stdout.contains("/\(database.name) (schema iapscreen)\nschema: 3\nclaims: 4\n"), "\(s.stdout)")
         #expect(s.stdout.contains("run in progress: held by iapscreen \(getpid())@"), "\(s.stdout)")
         #expect(try holder.counts().runs == 1)
     }

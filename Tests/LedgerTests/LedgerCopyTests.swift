@@ -42,7 +42,11 @@ private func fill(_ ledger: any LedgerStore) throws {
                     key: "g:GPA.1", refundedAt: at(40), event: "voided", source: "user",
                     identity: "e2"),
             ],
-            reversals: [("1001", at(50))], events: [("e2", "voided"), ("e1", "REFUND")]))
+            reversals: [("1001", at(50))], events: [("e2", "voided"), ("e1", "REFUND")],
+            consents: [
+                RememberedConsent(userID: "u1", consented: true, saidAt: at(10), orderID: "o1"),
+                RememberedConsent(userID: odd, consented: false, saidAt: at(20), orderID: odd),
+            ]))
     try ledger.recordReview(orderID: "o1", Review(verdict: "fraud", note: odd, by: "ana", at: "2024-03-02T09:00:00Z"))
 }
 
@@ -57,6 +61,7 @@ private func rows(_ ledger: any LedgerStore, batch: Int = 50_000) throws -> [Str
         case .reviews(let r): out += r.map { "review \($0.orderID) \($0.review)" }
         case .events(let e): out += e.map { "event \($0)" }
         case .refunds(let r): out += r.map { "refund \($0)" }
+        case .consents(let c): out += c.map { "consent \($0)" }
         }
     }
     return out
@@ -71,10 +76,12 @@ struct LedgerCopyTests {
         try fill(place.open())
         var expected = LedgerCounts()
         (expected.claims, expected.reported, expected.reviews, expected.runs) = (4, 3, 1, 2)
-        (expected.storeEvents, expected.refunds, expected.reversed) = (3, 2, 1)
+        (expected.storeEvents, expected.refunds, expected.reversed, expected.consents) = (3, 2, 1, 2)
         let counts = try place.open(readOnly: true).counts()
         #expect(counts == expected)
-        #expect(counts.description == "4 claims, 3 findings reported, 1 review, 2 runs, 3 store events, 2 refunds")
+        #expect(
+            counts.description
+                == "4 claims, 3 findings reported, 1 review, 2 runs, 3 store events, 2 refunds, 2 users' consents")
     }
 
     @Test(
@@ -95,6 +102,7 @@ struct LedgerCopyTests {
         #expect(try copy.refunds(of: ["1001"])["1001"]?.reversedAt == at(50))
         #expect(try copy.refundsPerUser() == ["u1": 1, "u2": 1])
         #expect(try copy.reviews(of: ["o1"])["o1"]?.note == odd)
+        #expect(try copy.consents(of: ["u1", odd]).mapValues(\.consented) == ["u1": true, odd: false])
         let before = try copy.recentRuns(1)
         try copy.record(night(claims: [("1003", claim("o4"))]))
         #expect(try copy.recentRuns(1).first?.id == (before.first?.id ?? 0) + 1)

@@ -65,7 +65,8 @@ func claim(_ order: String, _ user: String = "u1", _ seconds: Int64 = 0) -> Clai
 /// A run that leaves only what is given.
 func night(
     claims: [(String, Claim)] = [], reported: [(String, String)] = [], details: [String: ClaimDetails] = [:],
-    refunds: [RememberedRefund] = [], reversals: [(String, Timestamp)] = [], events: [(String, String)] = []
+    refunds: [RememberedRefund] = [], reversals: [(String, Timestamp)] = [], events: [(String, String)] = [],
+    consents: [RememberedConsent] = []
 )
     -> RunRecord
 {
@@ -74,7 +75,7 @@ func night(
         newClaims: claims.map { NewClaim(key: $0.0, claim: $0.1, details: details[$0.0] ?? .unknown) },
         reported: reported.map { (orderID: $0.0, rule: $0.1) }, refunds: refunds,
         reversals: reversals.map { (key: $0.0, at: $0.1) },
-        events: events.map { (identity: $0.0, type: $0.1) })
+        events: events.map { (identity: $0.0, type: $0.1) }, consents: consents)
 }
 
 /// Opening `path` must fail with `code`; returns the error for its message.

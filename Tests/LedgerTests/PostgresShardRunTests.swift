@@ -16,11 +16,20 @@ struct PostgresShardRunTests {
         .init(orderID: order, userID: "u-" + order, createdAt: at, position: 0, catalog: nil, candidates: "k3:\(order)")
     }
 
-    static func part(_ keys: [String], orders: Int, flagged: Int) -> RunRecord {
+    static func part(
+        _ keys: [String], orders: Int, flagged: Int, consents: [RememberedConsent] = []
+    ) -> RunRecord {
         RunRecord(
             startedAt: at, finishedAt: at, orders: orders, flagged: flagged,
             newClaims: keys.map { NewClaim(key: $0, claim: Claim(orderID: "o" + $0, userID: "u", createdAt: at)) },
-            reported: keys.map { ("o" + $0, "replayed-transaction") })
+            reported: keys.map { ("o" + $0, "replayed-transaction") }, consents: consents)
+    }
+
+    /// Shard k's word on the user all three shards have orders of: shard 2's is the latest.
+    static func sharedUsersConsent(_ k: Int) -> RememberedConsent {
+        RememberedConsent(
+            userID: "shared", consented: k == 1, saidAt: Timestamp(clampingMillis: at.millis + [5, 9, 3][k]),
+            orderID: "o\(k)00")
     }
 
     static func shard(_ i: Int, of n: Int) throws -> ShardSpec { try #require(ShardSpec(index: i, count: n)) }
@@ -45,10 +54,12 @@ struct PostgresShardRunTests {
         let ledger = try PostgresLedger(uri: uri)
         #expect(try ledger.claims(of: ["000", "101", "201", "999"]).keys.sorted() == ["000", "101", "201"])
         #expect(try ledger.wasReported(orderID: "o200", rule: "replayed-transaction"))
+        // Of one user's consents in three shards, the latest said stays, whichever shard said it.
+        #expect(try ledger.consents(of: ["shared"])["shared"] == Self.sharedUsersConsent(1))
         let runs = try ledger.recentRuns(5)
         #expect(runs.count == 1 && runs.first?.orders == 6 && runs.first?.flagged == 3)
         let db = try PostgresConnection(uri: uri)
-        for table in ["shard_orders", "shard_claims", "shard_reported", "shard_states"] {
+        for table in ["shard_orders", "shard_claims", "shard_reported", "shard_consents", "shard_states"] {
             #expect(try db.query("SELECT count(*) FROM iapscreen.\(table)").int64(0, 0) == 0, "\(table) is cleared")
         }
     }
@@ -64,7 +75,7 @@ struct PostgresShardRunTests {
             let others = try run.othersOrders().map(\.orderID).sorted()
             let expected = (0..<3).filter { $0 != k }.flatMap { ["a\($0)", "b\($0)"] }.sorted()
             if others != expected { seen.add("shard \(k + 1) saw \(others)") }
-            try run.finish(part(["\(k)00", "\(k)01"], orders: 2, flagged: 1))
+            try run.finish(part(["\(k)00", "\(k)01"], orders: 2, flagged: 1, consents: [sharedUsersConsent(k)]))
         } catch {
             seen.add("shard \(k + 1): \(error)")
         }

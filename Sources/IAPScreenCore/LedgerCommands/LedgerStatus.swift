@@ -44,17 +44,18 @@ enum LedgerStatus {
         case .postgres(_, let target): lines += ["backend: postgresql", "ledger: \(target) (schema iapscreen)"]
         default: lines += ["backend: sqlite", "ledger: \(place.shown)"]
         }
+        let before = version == 0 ? "written before schema versions" : "written before the users' consents"
         lines.append(
             "schema: \(version)"
                 + (version < SQLiteLedger.schemaVersion
-                    ? " (written before schema versions; the next screen or review migrates it to \(SQLiteLedger.schemaVersion))"
-                    : ""))
+                    ? " (\(before); the next screen or review migrates it to \(SQLiteLedger.schemaVersion))" : ""))
         lines += [
             "claims: \(counts.claims)",
             "findings reported: \(counts.reported)",
             "reviews: \(counts.reviews)",
             "store events: \(counts.storeEvents)",
             "refunds: \(counts.refunds) (\(counts.reversed) reversed)",
+            "users' consents: \(counts.consents)",
             "completed runs: \(counts.runs)",
         ]
         // An unsharded run in progress is seen by the lock it holds; a sharded one (PostgreSQL

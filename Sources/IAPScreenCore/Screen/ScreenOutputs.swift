@@ -45,7 +45,8 @@ enum ScreenOutputs {
                 RunRecord(
                     startedAt: summary.startedAt, finishedAt: summary.finishedAt, orders: outcome.orders,
                     flagged: summary.flagged, newClaims: outcome.newClaims, reported: writer.reported,
-                    refunds: memory.refunds, reversals: memory.reversals, events: memory.events))
+                    refunds: memory.refunds, reversals: memory.reversals, events: memory.events,
+                    consents: night.ledger == nil ? [] : night.consents()))
         } catch {
             writer.abandon()
             return io.nightFailed(error, command: "screen", consequence: "nothing written, ledger unchanged")

@@ -18,6 +18,8 @@ public final class PostgresLedger: LedgerStore {
     private let lookupReportedMany: PostgresStatement
     private let lookupRefunds: PostgresBulkLookup
     private let lookupEvents: PostgresBulkLookup
+    /// nil on a schema-2 ledger opened read-only: it has no consents.
+    let lookupConsents: (byUser: PostgresBulkLookup, byFolded: PostgresBulkLookup)?
 
     /// The schema this build writes, and the newest it reads.
     public static let schemaVersion = PostgresSchema.current
@@ -51,6 +53,20 @@ public final class PostgresLedger: LedgerStore {
         self.db = db
         self.target = target
         self.readOnly = readOnly
+        lookupConsents =
+            readOnly && state == .version2
+            ? nil
+            : try onServer(target) { () throws(PostgresError) in
+                (
+                    try PostgresBulkLookup(
+                        db, select: "c.user_id, consent, said_at, order_id", from: "iapscreen.consents", key: "user_id"
+                    ),
+                    // The latest said of the users whose folded ids match (two differing in case only).
+                    try PostgresBulkLookup(
+                        db, select: "DISTINCT ON (c.folded) c.folded, user_id, consent, said_at, order_id",
+                        from: "iapscreen.consents", key: "folded", rest: "ORDER BY c.folded, c.said_at DESC, c.user_id")
+                )
+            }
         (lookupClaims, lookupTokens, lookupReported, lookupReviews, lookupReportedMany, lookupRefunds, lookupEvents) =
             try onServer(target) {
                 () throws(PostgresError) in
@@ -282,7 +298,7 @@ public final class PostgresLedger: LedgerStore {
         return RememberedEvent(identity: identity, type: type, firstRun: try r.int64(i, 2))
     }
 
-    private func lookUp<T>(
+    func lookUp<T>(
         _ lookup: PostgresBulkLookup, _ keys: [String],
         _ row: (PostgresResult, Int) throws(PostgresError) -> T?
     ) throws(LedgerError) -> [String: T] {

@@ -11,12 +11,14 @@ extension PostgresLedger {
                 SELECT (SELECT count(*) FROM iapscreen.claims), (SELECT count(*) FROM iapscreen.reported),
                        (SELECT count(*) FROM iapscreen.reviews), (SELECT count(*) FROM iapscreen.runs),
                        (SELECT count(*) FROM iapscreen.store_events), (SELECT count(*) FROM iapscreen.refunds),
-                       (SELECT count(*) FROM iapscreen.refunds WHERE reversed_at IS NOT NULL)
+                       (SELECT count(*) FROM iapscreen.refunds WHERE reversed_at IS NOT NULL),
+                       \(lookupConsents == nil ? "0" : "(SELECT count(*) FROM iapscreen.consents)")
                 """)
             func cell(_ column: Int) throws(PostgresError) -> Int { Int(clamping: try r.int64(0, column) ?? 0) }
             var c = LedgerCounts()
             (c.claims, c.reported, c.reviews, c.runs) = (try cell(0), try cell(1), try cell(2), try cell(3))
             (c.storeEvents, c.refunds, c.reversed) = (try cell(4), try cell(5), try cell(6))
+            c.consents = try cell(7)
             return c
         }
     }
@@ -64,6 +66,11 @@ extension PostgresLedger {
                 "refunds", "SELECT \(refundColumns) FROM iapscreen.refunds ORDER BY key", size, body,
                 LedgerRows.refunds,
                 PostgresLedger.refund)
+            guard lookupConsents != nil else { return }
+            try export(
+                "consents", "SELECT user_id, consent, said_at, order_id FROM iapscreen.consents ORDER BY user_id", size,
+                body, LedgerRows.consents
+            ) { r, i throws(PostgresError) in try PostgresLedger.consent(r, i, from: 0) }
         }
     }
 
@@ -167,6 +174,13 @@ extension PostgresLedger {
             try db.copyIn("COPY iapscreen.refunds(\(refundColumns)) FROM STDIN", count: refunds.count) { rows, i in
                 rows.add(refunds[i])
                 rows.add(refunds[i].reversedAt?.millis)
+                rows.endRow()
+            }
+        case .consents(let consents):
+            try db.copyIn(
+                "COPY iapscreen.consents(user_id, folded, consent, said_at, order_id) FROM STDIN", count: consents.count
+            ) { rows, i in
+                rows.add(consents[i])
                 rows.endRow()
             }
         }

@@ -12,6 +12,8 @@ let staging = """
     CREATE TEMP TABLE night_refunds(n bigint, key text, refunded_at bigint, event text, reason text, source text,
                                     identity text) ON COMMIT DROP;
     CREATE TEMP TABLE night_reversals(key text, at bigint) ON COMMIT DROP;
+    CREATE TEMP TABLE night_consents(n bigint, user_id text, folded text, consent boolean, said_at bigint,
+                                     order_id text) ON COMMIT DROP;
     """
 
 /// A night's claims are sorted before they go in (in key order the index takes them
@@ -89,7 +91,7 @@ extension PostgresLedger {
         }
     }
 
-    /// The store-event part of `record`, inside its transaction.
+    /// The store-event part of `record` and the users' consents, inside its transaction.
     private func recordStoreEvents(_ run: RunRecord, runID: Int64?) throws(PostgresError) {
         let events = run.events
         try db.copyIn("COPY pg_temp.night_events FROM STDIN", count: events.count) { rows, i in
@@ -113,6 +115,13 @@ extension PostgresLedger {
             rows.endRow()
         }
         try db.execute(mergeReversals)
+        let consents = run.consents
+        try db.copyIn("COPY pg_temp.night_consents FROM STDIN", count: consents.count) { rows, i in
+            rows.add(Int64(i))
+            rows.add(consents[i])
+            rows.endRow()
+        }
+        try db.execute(mergeConsents)
     }
 
     public func recordReview(orderID: String, _ review: Review) throws(LedgerError) {

@@ -5,9 +5,10 @@ import PostgresClient
 ///
 ///     2  the tables of the SQLite ledger's schema 2, column for column (times in ms since
 ///        1970 as bigint), so both backends stay at one version number and a ledger copies
-///        between them table by table. No PostgreSQL ledger was written at another version.
+///        between them table by table.
+///     3  consents, as SQLite's schema 3 (consent a boolean).
 enum PostgresSchema {
-    static let current = 2
+    static let current = 3
 
     /// Taken (for its transaction) by whoever creates or migrates the schema, so two runs
     /// opening a new database at once do not both create it. "iaps" then 1.
@@ -32,12 +33,23 @@ enum PostgresSchema {
         CREATE TABLE iapscreen.refunds(key text COLLATE "C" PRIMARY KEY, refunded_at bigint NOT NULL, event text NOT NULL,
                                        reason text, source text, identity text NOT NULL, reversed_at bigint);
         INSERT INTO iapscreen.schema_version(id, version) VALUES (1, 2);
+        """ + migration2to3
+
+    /// 2 -> 3: a new table, nothing rewritten. The index serves the lookup by account token,
+    /// the latest said first.
+    static let migration2to3 = """
+        CREATE TABLE iapscreen.consents(user_id text COLLATE "C" PRIMARY KEY, folded text COLLATE "C" NOT NULL,
+                                        consent boolean NOT NULL, said_at bigint NOT NULL, order_id text NOT NULL);
+        CREATE INDEX consents_by_folded ON iapscreen.consents(folded, said_at DESC, user_id);
+        UPDATE iapscreen.schema_version SET version = 3;
         """
 
     enum State: Equatable {
         case current
         /// No schema `iapscreen`, or one without tables.
         case empty
+        /// Before consents.
+        case version2
     }
 
     /// What the database holds, or why this build must not touch it. Reads only.
@@ -69,31 +81,39 @@ enum PostgresSchema {
                     + "not opened", code: .unknownSchema)
         }
         if version == Int64(current) { return .current }
+        if version == 2 { return .version2 }
         if version > Int64(current) {
             throw LedgerError(
                 "ledger \(target) was written by a newer iapscreen: schema \(version), this one reads up to "
                     + "\(current); use that iapscreen (nothing read or written)", code: .newerSchema)
         }
         throw LedgerError(
-            "ledger \(target) says schema \(version), which no iapscreen writes on PostgreSQL (this one reads "
-                + "\(current)); not opened", code: .unknownSchema)
+            "ledger \(target) says schema \(version), which no iapscreen writes on PostgreSQL (this one reads 2 "
+                + "and \(current)); not opened", code: .unknownSchema)
     }
 
-    /// Creates the schema in one transaction, under `migrationLock`: a run killed in it, or
-    /// a step that fails, leaves the database as it was. Looks again once it holds the lock,
-    /// as another process may have done it meanwhile.
+    /// Creates or migrates the schema in one transaction, under `migrationLock`: a run killed
+    /// in it, or a step that fails, leaves the database as it was. Looks again once it holds
+    /// the lock, as another process may have done it meanwhile.
     static func upgrade(_ db: PostgresConnection, target: String) throws(LedgerError) {
         try inTransaction(db, target) { () throws(LedgerError) in
             try onServer(target) { () throws(PostgresError) in
                 try db.query("SELECT pg_advisory_xact_lock($1)", [.int64(migrationLock)])
             }
-            guard try inspect(db, target: target) == .empty else { return }
+            let state = try inspect(db, target: target)
             do throws(PostgresError) {
-                try db.execute(create)
+                switch state {
+                case .current: return
+                case .empty: try db.execute(create)
+                case .version2: try db.execute(migration2to3)
+                }
             } catch {
                 throw LedgerError(
-                    "cannot create the ledger in schema iapscreen of \(target): \(error.message)",
-                    code: .postgres)
+                    state == .empty
+                        ? "cannot create the ledger in schema iapscreen of \(target): \(error.message)"
+                        : "cannot migrate ledger \(target) from schema 2 to \(current): \(error.message); "
+                            + "the ledger is unchanged",
+                    code: state == .empty ? .postgres : .migrationFailed)
             }
         }
     }

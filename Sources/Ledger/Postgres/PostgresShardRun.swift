@@ -448,7 +448,7 @@ public final class PostgresShardRun {
     /// A part handed over before by this shard (a worker run again after it finished).
     private func clearFinishedPart() throws(LedgerError) {
         try onServer(target) { () throws(PostgresError) in
-            for table in ["shard_claims", "shard_reported", "shard_events", "shard_refunds", "shard_reversals"] {
+            for table in PostgresShardTables.recordTables {
                 try db.query(
                     "DELETE FROM iapscreen.\(table) WHERE run_id = $1 AND shard = $2",
                     [.text(runID), .int64(Int64(shard.index))])
@@ -503,6 +503,11 @@ public final class PostgresShardRun {
             rows.add(reversals[i].key)
             rows.add(reversals[i].at.millis)
         }
+        let consents = run.consents
+        try into("shard_consents", "n, user_id, folded, consent, said_at, order_id", count: consents.count) { rows, i in
+            rows.add(Int64(i))
+            rows.add(consents[i])
+        }
     }
 
     /// Every part into the ledger's tables, merged as one unsharded run's record is, and the
@@ -551,6 +556,13 @@ public final class PostgresShardRun {
             UNION ALL SELECT key, at FROM iapscreen.shard_reversals WHERE run_id = $1
             """, [id])
         try db.execute(mergeReversals)
+        // A user's orders may sit in several shards: the latest said of all of them stays.
+        try db.query(
+            """
+            INSERT INTO pg_temp.night_consents SELECT row_number() OVER (ORDER BY shard, n), user_id, folded, consent,
+                said_at, order_id FROM iapscreen.shard_consents WHERE run_id = $1
+            """, [id])
+        try db.execute(mergeConsents)
         try db.query("DELETE FROM iapscreen.shard_states WHERE run_id = $1", [id])
         try db.query(
             "UPDATE iapscreen.shard_runs SET committed = now(), touched = now(), ledger_run = $2 WHERE run_id = $1",

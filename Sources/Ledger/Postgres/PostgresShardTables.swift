@@ -44,6 +44,9 @@ enum PostgresShardTables {
             reversed_at bigint);
         CREATE UNLOGGED TABLE IF NOT EXISTS iapscreen.shard_reversals(
             run_id text COLLATE "C" NOT NULL, shard integer NOT NULL, key text NOT NULL, at bigint NOT NULL);
+        CREATE UNLOGGED TABLE IF NOT EXISTS iapscreen.shard_consents(
+            run_id text COLLATE "C" NOT NULL, shard integer NOT NULL, n bigint NOT NULL, user_id text NOT NULL,
+            folded text NOT NULL, consent boolean NOT NULL, said_at bigint NOT NULL, order_id text NOT NULL);
         """
 
     /// `ledger_run`, the `runs` row a committed run became, on a table made before it.
@@ -52,6 +55,9 @@ enum PostgresShardTables {
     /// Every table that holds a run's rows, for clearing a shard's part or the whole run.
     static let partTables = [
         "shard_orders", "shard_claims", "shard_reported", "shard_events", "shard_refunds",
-        "shard_reversals",
+        "shard_reversals", "shard_consents",
     ]
+
+    /// The tables of what a shard's part leaves in the ledger (all but its orders).
+    static let recordTables = partTables.filter { $0 != "shard_orders" }
 }
