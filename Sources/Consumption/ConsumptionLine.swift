@@ -1,3 +1,4 @@
+import IAPBasics
 import JSONText
 
 /// One line of consumption.jsonl (docs/consumption.md): the request, who it concerns, and the
@@ -13,7 +14,15 @@ public enum ConsumptionLine {
             ("original_transaction_id", text(request.originalTransactionID)),
             ("product_id", text(request.productID)),
             ("type", text((request.productType ?? facts.order?.catalogType)?.name)),
-            ("requested_at", .string(request.requestedAt.iso8601)),
+            // Apple signs in milliseconds; a whole second prints as answer_by does.
+            (
+                "requested_at",
+                .string(
+                    Timestamp(
+                        clampingMillis: request.requestedAt.millis,
+                        hasMilliseconds: request.requestedAt.millis % 1000 != 0
+                    ).iso8601)
+            ),
             ("answer_by", .string(request.answerBy.iso8601)),
             ("reason", text(request.reason)),
             ("order_id", text(facts.order?.orderID)),

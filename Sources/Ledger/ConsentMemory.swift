@@ -41,7 +41,9 @@ extension SQLiteLedger {
 
     /// A consent from `consentColumns`; nil for a time out of range.
     static func consent(_ s: LedgerStatement) -> RememberedConsent? {
-        guard let user = s.text(0), let at = Timestamp(millis: s.int(2)), let order = s.text(3) else { return nil }
+        guard let user = s.text(0), let at = Timestamp(millis: s.int(2), hasMilliseconds: s.int(2) % 1000 != 0),
+            let order = s.text(3)
+        else { return nil }
         return RememberedConsent(userID: user, consented: s.int(1) != 0, saidAt: at, orderID: order)
     }
 }

@@ -203,13 +203,26 @@ package final class Night {
     /// ledger know of its transaction, in the order the logs hold them.
     package func refundRequests() throws(NightFailure) -> [(request: ConsumptionRequest, facts: ConsumptionFacts)] {
         guard let requests = events?.requests, !requests.isEmpty else { return [] }
+        let claims: NightScreener.Claims
         do {
-            let claims = try makeScreener(rules, events: events).makeClaims(loader)
+            claims = try makeScreener(rules, events: events).makeClaims(loader)
+        } catch {
+            throw NightFailure(.unreadable, "\(error)")
+        }
+        return try refundRequests(using: claims)
+    }
+
+    /// The same, from claims already made (`explain`'s).
+    package func refundRequests(using claims: NightScreener.Claims) throws(NightFailure) -> [(
+        request: ConsumptionRequest, facts: ConsumptionFacts
+    )] {
+        guard let requests = events?.requests, !requests.isEmpty else { return [] }
+        do {
             let facts = try RequestFacts.gather(
                 requests, night: loader, claims: claims, rules: rules.rules, ledger: ledger)
             return Array(zip(requests, facts))
         } catch {
-            throw NightFailure(.unreadable, "\(error)")
+            throw NightFailure(.ledger(error), "\(error)")
         }
     }
 

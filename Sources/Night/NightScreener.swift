@@ -1,3 +1,4 @@
+import Consumption
 import Dispatch
 import IAPBasics
 import JSONText
@@ -30,6 +31,9 @@ package struct NightScreener {
         /// Seconds spent making the claims, before the reports (IAPSCREEN_TIMINGS).
         package var claimSeconds: Double
         package var events: EventOutcome?
+        /// The night's refund requests with what is known of each, gathered from these claims;
+        /// nil for a sharded run's worker, which knows only its shard's orders (and none read).
+        package var refundRequests: [(request: ConsumptionRequest, facts: ConsumptionFacts)]? = nil
     }
 
     /// The night's claims: which purchase each order took, the replays they make, and the
@@ -54,7 +58,15 @@ package struct NightScreener {
         let started = SystemClock.monotonicSeconds()
         let claims = try makeClaims(night)
         let claimSeconds = SystemClock.monotonicSeconds() - started
-        return try report(night, claims: claims, claimSeconds: claimSeconds, writer: writer)
+        // Asked of these claims, not of a second pass over the night.
+        var requests: [(request: ConsumptionRequest, facts: ConsumptionFacts)]?
+        if let asked = events?.requests, !asked.isEmpty, owned.shard == nil {
+            requests = Array(
+                zip(asked, try RequestFacts.gather(asked, night: night, claims: claims, rules: rules, ledger: ledger)))
+        }
+        var outcome = try report(night, claims: claims, claimSeconds: claimSeconds, writer: writer)
+        outcome.refundRequests = requests
+        return outcome
     }
 
     /// Claims in (created_at, order_id) order on top of the ledger's; `watch` names a slot

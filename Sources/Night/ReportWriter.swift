@@ -126,6 +126,14 @@ package final class ReportWriter: ReportSink {
         prepared = [html, summaryFile]
     }
 
+    /// A file beside the reports (consumption.jsonl), written whole now, before `prepare`, and
+    /// synced and put in place with them.
+    package func attach(_ name: String, _ bytes: [UInt8]) throws {
+        let file = try TempFile(in: directory, for: name)
+        try file.write(bytes)
+        extraPrepared.append(file)
+    }
+
     /// summary.json and report.html, once `prepare` wrote them (and a worker's files for `merge`).
     private var prepared: [TempFile] = []
     private var extraPrepared: [TempFile] = []

@@ -102,6 +102,7 @@ public enum ReportHTML {
                 head(s, hashes) + totals(s) + "<section id=\"charts\"><h2>Charts</h2>"
                     + tally.charts.html(legend: legend)
                     + "</section>\n" + (s.storeEvents.map(storeEvents) ?? "")
+                    + (s.consumptionRequests.map(refundRequests) ?? "")
                     + ordersSection(s, tally) + "<script type=\"application/json\" id=\"data-rows\">[\n"))
         try emit(.data(.rows))
         try emit(

@@ -10,11 +10,14 @@ import IAPBasics
 /// successful run in 26 h" stays one comparison.
 public struct RunMetrics: Sendable {
     public struct Figures: Sendable {
-        public var summary: RunSummary
+        /// A screened night's; nil for `consumption`, which screens none.
+        public var summary: RunSummary?
         /// Findings that count (not exempted), per rule and its severity.
         public var findings: [(rule: String, severity: String, count: Int)]
         /// Store events read, per type (none without `--store-events`).
         public var storeEvents: [(type: String, count: Int)]
+        /// The refund requests answered; nil when none were read.
+        public var requests: RequestFigures?
 
         public init(
             summary: RunSummary, findings: [(rule: String, severity: String, count: Int)],
@@ -23,6 +26,15 @@ public struct RunMetrics: Sendable {
             self.summary = summary
             self.findings = findings
             self.storeEvents = storeEvents
+            requests = summary.consumptionRequests
+        }
+
+        /// `consumption`'s figures: its requests only.
+        public init(requests: RequestFigures) {
+            summary = nil
+            findings = []
+            storeEvents = []
+            self.requests = requests
         }
     }
 
@@ -75,7 +87,22 @@ public struct RunMetrics: Sendable {
                 RunMetrics.seconds(lastSuccess))
         }
         guard let f = figures else { return out }
-        let s = f.summary
+        if let s = f.summary { night(s, f, metric: metric, one: one) }
+        if let r = f.requests {
+            metric(
+                "iapscreen_consumption_requests",
+                "Refund requests (CONSUMPTION_REQUEST) read, answered, late, not believed, and the answers' preferences.",
+                r.states.map { ([("state", $0.name)], String($0.count)) })
+        }
+        return out
+    }
+
+    /// A screened night's metrics.
+    private func night(
+        _ s: RunSummary, _ f: Figures,
+        metric: (_ name: String, _ help: String, _ samples: [(labels: [(String, String)], value: String)]) -> Void,
+        one: (_ name: String, _ help: String, _ value: String) -> Void
+    ) {
         one("iapscreen_orders", "Distinct credited orders screened.", String(s.orders))
         one("iapscreen_receipts", "Credited orders with a receipt.", String(s.receipts))
         one(
@@ -98,7 +125,6 @@ public struct RunMetrics: Sendable {
                 "iapscreen_store_events", "Distinct store events read, per type.",
                 f.storeEvents.map { ([("type", $0.type)], String($0.count)) })
         }
-        return out
     }
 
     /// The value of `iapscreen_last_success_timestamp_seconds` in an earlier file, if any.

@@ -55,6 +55,8 @@ public struct RunSummary: Sendable {
     public var inputs: [Input]
     /// What `--store-events` read (docs/store-events.md); nil without it.
     public var storeEvents: StoreEventFigures?
+    /// The refund requests answered (docs/consumption.md); nil when none were read.
+    public var consumptionRequests: RequestFigures?
     public var rulesSHA256: String
     public var ordersPerSecond: Double
     /// A sharded run's worker: `I/N`, and the run's id (docs/ledger.md).
@@ -107,20 +109,21 @@ public struct RunSummary: Sendable {
                 ("by_rule", counts(byRule)),
                 ("by_severity", counts(bySeverity)),
                 ("at_risk", .object(JSONObject(atRisk.map { (key: $0.0, value: .string($0.1.description)) }))),
-            ] + (storeEvents.map { [("store_events", JSONValue.object($0.json))] } ?? []) + [
-                (
-                    "inputs",
-                    .array(
-                        inputs.map {
-                            .object(
-                                JSONObject([
-                                    ("path", .string($0.path)), ("sha256", .string($0.sha256)),
-                                    ("records", .integer($0.records)),
-                                ]))
-                        })
-                ),
-                ("rules_sha256", .string(rulesSHA256)),
-                ("orders_per_second", .number(rate.isFinite ? String(rate) : "0")),
-            ] + sharded)
+            ] + (storeEvents.map { [("store_events", JSONValue.object($0.json))] } ?? [])
+                + (consumptionRequests.map { [("consumption_requests", JSONValue.object($0.json))] } ?? []) + [
+                    (
+                        "inputs",
+                        .array(
+                            inputs.map {
+                                .object(
+                                    JSONObject([
+                                        ("path", .string($0.path)), ("sha256", .string($0.sha256)),
+                                        ("records", .integer($0.records)),
+                                    ]))
+                            })
+                    ),
+                    ("rules_sha256", .string(rulesSHA256)),
+                    ("orders_per_second", .number(rate.isFinite ? String(rate) : "0")),
+                ] + sharded)
     }
 }

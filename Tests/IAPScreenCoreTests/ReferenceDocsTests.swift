@@ -118,6 +118,11 @@ struct ReferenceDocsTests {
             inputs: [RunSummary.Input(path: "orders.csv", sha256: "", records: 1)], rulesSHA256: "",
             ordersPerSecond: 1)
         summary.storeEvents = StoreEventFigures()
+        summary.consumptionRequests = RequestFigures(
+            states: [
+                "read", "answered", "no_consent", "late", "invalid", "decline", "grant_full", "grant_prorated",
+                "no_preference",
+            ].map { (name: $0, count: 1) }, open: [])
         summary.shard = "1/2"
         summary.runID = "night"
 
@@ -130,6 +135,12 @@ struct ReferenceDocsTests {
             "summary.json's `store_events.\($0)`"
         }
         #expect(missingEventKeys.isEmpty, Self.report("store-events.md", missingEventKeys))
+
+        let requests = try Self.page("consumption.md")
+        let missingRequestKeys = (summary.consumptionRequests?.json.keys ?? []).filter {
+            !requests.contains("`\($0)`")
+        }.map { "summary.json's `consumption_requests.\($0)`" }
+        #expect(missingRequestKeys.isEmpty, Self.report("consumption.md", missingRequestKeys))
 
         let metrics = RunMetrics(
             finishedAt: t, durationSeconds: 1, exitStatus: 0, lastSuccess: t,

@@ -44,9 +44,10 @@ enum StoreEventFixtures {
     }
 
     /// A refund request (`CONSUMPTION_REQUEST`) about transaction `txn` of `com.x.gems`, signed
-    /// 2024-03-04T08:00:00Z by `signer`.
+    /// at `signedDate` (answer by 12 hours later) by `signer`.
     static func consumptionRequest(
-        uuid: String, txn: String, token: String? = nil, bundle: String = bundle, signer: TestPKI
+        uuid: String, txn: String, token: String? = nil, bundle: String = bundle,
+        signedDate: String = "2024-03-04T08:00:00Z", signer: TestPKI
     ) throws -> String {
         var tx = JWSBuilder.Transaction(
             transactionID: txn, bundleID: bundle, productID: "com.x.gems", type: "Consumable",
@@ -54,7 +55,7 @@ enum StoreEventFixtures {
         tx.appAccountToken = token
         var n = JWSBuilder.Notification(
             notificationType: "CONSUMPTION_REQUEST", notificationUUID: uuid, bundleID: bundle,
-            signedDate: t("2024-03-04T08:00:00Z"), transaction: tx)
+            signedDate: t(signedDate), transaction: tx)
         n.consumptionRequestReason = "UNSATISFIED_WITH_PURCHASE"
         return try JWSBuilder.notification(n, with: signer.jwsSigner)
     }

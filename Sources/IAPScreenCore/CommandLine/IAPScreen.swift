@@ -10,6 +10,7 @@ public enum IAPScreen {
         (ScreenCommand.spec, ScreenCommand.run),
         (DecodeCommand.spec, DecodeCommand.run),
         (ExplainCommand.spec, ExplainCommand.run),
+        (ConsumptionCommand.spec, ConsumptionCommand.run),
         (ReconcileCommand.spec, ReconcileCommand.run),
         (ReviewCommand.spec, ReviewCommand.run),
         (LedgerCommand.spec, LedgerCommand.run),

@@ -15,7 +15,7 @@ enum ExplainCommand {
         name: "explain",
         summary: "Say why one order was flagged or not: every rule, its receipt entry, the ledger, exemptions.",
         options: [OptionSpec("--order", .one, valueName: "ID", help: "The order to explain. Required.")]
-            + ScreenSetup.inputOptions + [ScreenSetup.storeEventsOption],
+            + ScreenSetup.inputOptions + [ScreenSetup.storeEventsOption, RequestAnswers.nowOption],
         details: """
             Prints to stdout. The whole night is read, as screen reads it, because whether an order
             replays a transaction depends on the orders credited before it and on the ledger,
@@ -27,6 +27,9 @@ enum ExplainCommand {
     static func run(_ args: ParsedArguments, io: Console) -> ExitStatus {
         guard let orderID = args.one("--order"), !orderID.isEmpty else {
             io.usageError(command: spec, "--order is required: the order id to explain")
+            return .usage
+        }
+        guard let now = RequestAnswers.now(args, command: spec, io: io, otherwise: SystemClock.now()) else {
             return .usage
         }
         let setup: ScreenSetup
@@ -53,6 +56,7 @@ enum ExplainCommand {
         let watched = WatchedOrder(orderID)
         let night: Night
         let claims: NightScreener.Claims
+        let requests: RequestLines?
         let slot: Int
         do {
             night = try Night(setup.inputs, rules: setup.rules, ledger: ledger, watching: watched)
@@ -66,12 +70,15 @@ enum ExplainCommand {
             }
             slot = found
             claims = try night.claims(watching: Int32(found))
+            requests = RequestLines(
+                try night.refundRequests(using: claims), orderID: orderID,
+                settings: setup.rules.rules.settings.consumption, now: now)
         } catch {
             return io.nightFailed(error, command: spec.name)
         }
         let explanation = OrderExplanation(
             night: night, slot: slot, watched: watched, rules: setup.rules, claims: claims, ledger: ledger,
-            ledgerNote: ledgerNote, events: night.events)
+            ledgerNote: ledgerNote, events: night.events, requests: requests)
         io.out.write(explanation.text())
         return .ok
     }

@@ -19,6 +19,8 @@ struct OrderExplanation {
     let ledgerNote: String
     /// The night's store events, when `--store-events` named logs.
     let events: StoreEventNight?
+    /// The refund requests of the order's transaction, each with its answer; nil when none.
+    let requests: RequestLines?
 
     func text() -> String {
         let stored = night.order(at: slot)
@@ -27,6 +29,7 @@ struct OrderExplanation {
         guard row.status == .credited else {
             out.append("")
             out.append("not screened: the order is \(row.status.rawValue), and only credited orders are screened.")
+            if let requests { out += [""] + requests.lines }
             return out.joined(separator: "\n") + "\n"
         }
 
@@ -63,6 +66,7 @@ struct OrderExplanation {
             out.append("")
             out += eventLines(events, keys: Set(keys))
         }
+        if let requests { out += [""] + requests.lines }
         out.append("")
         out += verdictLines(findings)
         return out.joined(separator: "\n") + "\n"

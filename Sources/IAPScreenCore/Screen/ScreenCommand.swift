@@ -19,11 +19,13 @@ enum ScreenCommand {
                 choices: Severity.allCases.map(\.name)),
             OptionSpec("--quiet", .flag, help: "Print nothing, not even the summary."),
             MetricsFile.option,
+            RequestAnswers.nowOption,
         ] + ShardOptions.options,
         details: """
             Writes findings.jsonl, flagged.csv, summary.json and report.html into --out, each under
-            a temporary name first. The ledger remembers which order first took each store
-            transaction; it is updated after the reports are written.
+            a temporary name first, and consumption.jsonl when the store-event logs hold refund
+            requests (see iapscreen consumption). The ledger remembers which order first took each
+            store transaction; it is updated after the reports are written.
             Exit status: 0 done; 1 a finding at or above --fail-on; 2 bad usage or Rules;
             3 an input could not be read; 4 the ledger is in use by another run.
             """)
@@ -54,6 +56,7 @@ enum ScreenCommand {
         figures: inout RunMetrics.Figures?
     ) -> ExitStatus {
         let quiet = args.has("--quiet")
+        guard let now = RequestAnswers.now(args, command: spec, io: io, otherwise: started) else { return .usage }
         let outDir = args.one("--out") ?? "iapscreen-report"
         let setup: ScreenSetup
         let sharding: ShardOptions?
@@ -102,9 +105,18 @@ enum ScreenCommand {
         var status = ExitStatus.ok
         if let failOn, let worst = writer.tally.worst, worst >= failOn { status = .findingsAtThreshold }
         let elapsed = max(SystemClock.monotonicSeconds() - startedMonotonic, 1e-6)
-        let summary = ScreenOutputs.summary(
+        var summary = ScreenOutputs.summary(
             night, outcome, writer: writer, shard: held.shard, started: started, status: status,
             rate: Double(outcome.orders) / elapsed)
+        let answers = ScreenOutputs.answers(night, outcome, now: now)
+        summary.consumptionRequests = answers.map(\.figures)
+        do {
+            try answers.map { a in try writer.attach(ConsumptionOutputs.consumptionFile, a.lines) }
+        } catch {
+            writer.abandon()
+            io.error("iapscreen screen: cannot write the reports in \(outDir): \(error); ledger unchanged")
+            return .unreadableInput
+        }
         if let stop = ScreenOutputs.publish(night, outcome, summary: summary, writer: writer, outDir: outDir, io: io) {
             return stop
         }

@@ -22,6 +22,15 @@ enum ScreenOutputs {
         return summary
     }
 
+    /// The night's refund requests answered at `now` (an unsharded run's: a worker knows only
+    /// its shard's orders; `consumption` answers a sharded night's); nil when none were read.
+    static func answers(_ night: Night, _ outcome: NightScreener.Outcome, now: Timestamp) -> RequestAnswers? {
+        guard night.shard == nil, let events = night.events else { return nil }
+        return RequestAnswers.make(
+            outcome.refundRequests ?? [], invalid: events.invalidRequests,
+            settings: night.rules.rules.settings.consumption, now: now)
+    }
+
     /// The reports wait under their temporary names until the ledger has the run: a ledger
     /// that fails (a server gone) leaves neither new reports nor a half-updated ledger. The
     /// exit status when something could not be done (said here), else nil.
@@ -53,6 +62,11 @@ enum ScreenOutputs {
         }
         do {
             try writer.publish()
+            // Every file in --out is tonight's: last night's answers are not left to be sent again.
+            if summary.consumptionRequests == nil {
+                let stale = (outDir as NSString).appendingPathComponent(ConsumptionOutputs.consumptionFile)
+                if FileManager.default.fileExists(atPath: stale) { try FileManager.default.removeItem(atPath: stale) }
+            }
         } catch {
             writer.abandon()
             let kept = night.ledger == nil ? "" : "; the ledger has the run, so a rerun marks its findings seen"

@@ -36,12 +36,13 @@ struct ScreenSetup {
     }
 
     /// `rules`: already loaded (`backtest` loads and checks both of its own first).
+    /// `requiresOrders` false (`consumption`): tonight's dumps are optional.
     static func make(
         _ args: ParsedArguments, command spec: CommandSpec, io: Console,
-        rules preloaded: RulesDirectory? = nil
+        rules preloaded: RulesDirectory? = nil, requiresOrders: Bool = true
     ) -> Result<ScreenSetup, Stop> {
         let orders = args.many("--orders")
-        guard !orders.isEmpty else {
+        guard !orders.isEmpty || !requiresOrders else {
             io.usageError(command: spec, "--orders is required: the orders dump(s) to screen")
             return .failure(Stop(status: .usage))
         }

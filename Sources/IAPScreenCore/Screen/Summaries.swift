@@ -70,6 +70,12 @@ enum Summaries {
                 + "\(e.reversals) reversal\(e.reversals == 1 ? "" : "s"), "
                 + "\(e.matched) matched, \(e.unmatched) unmatched, \(e.invalid) not believed"
         }
+        if let r = s.consumptionRequests {
+            out +=
+                "\n  refund requests: \(r.count("read")) read, \(r.count("answered")) answered, "
+                + "\(r.count("no_consent")) without consent, \(r.count("late")) late, \(r.count("invalid")) not believed "
+                + "(consumption.jsonl)"
+        }
         out += "\n  reports in \(outDir)"
         if s.exitStatus == ExitStatus.findingsAtThreshold.rawValue {
             out += "\n  exit 1: findings at or above --fail-on"

@@ -22,7 +22,8 @@ extension PostgresLedger {
     /// for a time out of range.
     static func consent(_ r: PostgresResult, _ i: Int, from first: Int) throws(PostgresError) -> RememberedConsent? {
         guard let user = try r.text(i, first), let consented = try r.bool(i, first + 1),
-            let at = try r.int64(i, first + 2).flatMap({ Timestamp(millis: $0) }), let order = try r.text(i, first + 3)
+            let at = try r.int64(i, first + 2).flatMap({ Timestamp(millis: $0, hasMilliseconds: $0 % 1000 != 0) }),
+            let order = try r.text(i, first + 3)
         else { return nil }
         return RememberedConsent(userID: user, consented: consented, saidAt: at, orderID: order)
     }
