@@ -50,6 +50,10 @@ struct PlannedOrder {
     var statesPlatform = true
     /// `created_at` written unreadable: a malformed record.
     var brokenCreatedAt = false
+    /// The columns refund requests are answered from (docs/consumption.md): how much of it the
+    /// customer used, and whether they consent to share it.
+    var consumed: String?
+    var consent: String?
     /// Rules that must flag it (not exempted), rules that must be reviewer-exempted.
     var expected: [String] = []
     var exempted: [String] = []
@@ -81,10 +85,12 @@ enum SampleCatalog {
     ]
 
     static var catalogCSV: String {
-        var out = "item_id,platform,product_id,type,price,currency\n"
+        // The smallest pack is also given away as a sample: a refund request's answer says so.
+        var out = "item_id,platform,product_id,type,price,currency,sample_content\n"
         for i in items {
-            out += "\(i.id),ios,\(i.apple),\(i.type.name),\(i.price),USD\n"
-            out += "\(i.id),android,\(i.google),\(i.type.name),\(i.price),USD\n"
+            let sample = i.id == "gems_100" ? "yes" : "no"
+            out += "\(i.id),ios,\(i.apple),\(i.type.name),\(i.price),USD,\(sample)\n"
+            out += "\(i.id),android,\(i.google),\(i.type.name),\(i.price),USD,\(sample)\n"
         }
         return out
     }

@@ -90,6 +90,9 @@ public struct SampleStoreEvents {
         public var read = 0, distinct = 0, refunds = 0, reversals = 0, matched = 0, unmatched = 0, invalid = 0
         public var byType: [String: Int] = [:]
         public var malformedLines = 0
+        /// What summary.json's `consumption_requests` must say at `consumptionNow`.
+        var consumption = SampleRefundRequests.Tally()
+        var consumptionNow: Timestamp?
         /// Orders planted with an event.
         public var orders = 0
         fileprivate var identities: Set<String> = []
@@ -122,7 +125,11 @@ public struct SampleStoreEvents {
                 ("unmatched", .integer(unmatched)), ("invalid", .integer(invalid)),
             ])
             return .object(
-                JSONObject([("store_events", .object(events)), ("malformed_lines", .integer(malformedLines))]))
+                JSONObject([
+                    ("store_events", .object(events)), ("malformed_lines", .integer(malformedLines)),
+                    ("consumption_requests", .object(consumption.json)),
+                    ("consumption_now", consumptionNow.map { .string($0.iso8601) } ?? .null),
+                ]))
         }
     }
 
@@ -164,12 +171,17 @@ public struct SampleStoreEvents {
     /// An App Store subscription of the world, which the `DID_RENEW` renews.
     private var subscription: Purchase?
     private var voidings = 0
+    private var requests: SampleRefundRequests
+    /// The lost order's transaction id: a stream of its own, the rest of the log unchanged.
+    private var requestIDs: SeededRandom
     private(set) var tally = Tally()
 
     init(directory: String, pki: TestPKI, seed: UInt64, start: Timestamp) throws {
         self.pki = pki
         self.start = start
         random = SeededRandom(seed: seed &+ 0x5EC0_0002)
+        requests = SampleRefundRequests(seed: seed, start: start)
+        requestIDs = SeededRandom(seed: seed &+ 0x5EC0_0005)
         log = try GzipFile((directory as NSString).appendingPathComponent(Self.file))
         // What App Store Connect sends when the notification URL is set up: the log's first line.
         var test = JWSBuilder.Notification(
@@ -207,14 +219,47 @@ public struct SampleStoreEvents {
                 role = google.next()
             } else {
                 if p.apple != nil, isSubscription, subscription == nil { subscription = p }
+                if let tx = p.apple { try plantRequest(&o, tx, type: p.type) }
                 return
             }
         }
         // A refund of an order the dump marks refunded is matched when the dump names its transaction.
         try plant(role, p, createdAt: o.createdAt, namedByDump: o.transactionID == p.transactionID)
+        if role == .refundOfRefunded, let tx = p.apple,
+            let line = try requests.plantOnRefunded(o, transaction: tx, signer: pki.jwsSigner)
+        {
+            try write(line)
+        }
         o.caseName = role.rawValue
         o.expected = role.expected
         tally.orders += 1
+    }
+
+    /// A refund request on a clean App Store order when its turn comes (`SampleRefundRequests`).
+    private mutating func plantRequest(_ o: inout PlannedOrder, _ tx: JWSBuilder.Transaction, type: ProductType)
+        throws
+    {
+        var forger = self.forger
+        defer { self.forger = forger }
+        let made = try requests.plant(&o, transaction: tx, type: type, signer: pki.jwsSigner) {
+            if let forger { return forger.jwsSigner }
+            let keys = try TestPKI()
+            forger = keys
+            return keys.jwsSigner
+        }
+        guard let (role, line) = made else { return }
+        try write(line)
+        o.caseName = role.rawValue
+        o.expected = role == .forged ? [StoreEventInvalid.id.rawValue] : []
+        tally.orders += 1
+    }
+
+    /// A request's line, logged again at the end when it says so.
+    private mutating func write(_ line: SampleRefundRequests.Line) throws {
+        let logged = Logged(
+            identity: "n:" + line.uuid, type: "CONSUMPTION_REQUEST", outcome: line.believed ? .other : .notBelieved)
+        try write(line.text, logged)
+        if line.again { again.append((line.text, logged)) }
     }
 
     private mutating func plant(_ role: Role, _ p: Purchase, createdAt: Timestamp, namedByDump: Bool) throws {
@@ -509,6 +554,14 @@ public struct SampleStoreEvents {
             at: refundDay)
         try write(push.text, Logged(identity: "m:" + push.messageID, type: "rtdn-voided", outcome: .unmatched))
 
+        // A purchase of a consenting user's that no order took: a lost order, found by its token.
+        if let line = try requests.plantLost(
+            transactionID: "9" + String(10_000_000_000_000 + requestIDs.below(1 << 40)),
+            productID: SampleCatalog.items[1].apple, purchased: Self.later(start, seconds: 3_600), signer: pki.jwsSigner
+        ) {
+            try write(line)
+        }
+
         // Apple gave one refund back: the reversal comes last, so its refund is read before it.
         if let (p, refunded) = reversed { try logReversal(of: p, refunded: refunded) }
 
@@ -518,6 +571,8 @@ public struct SampleStoreEvents {
         for (line, logged) in again { try write(line, logged) }
         try log.close()
 
+        tally.consumption = requests.tally
+        tally.consumptionNow = SampleRefundRequests.now(start: start)
         let path = (directory as NSString).appendingPathComponent(Self.expectedFile)
         try Data((tally.json.jsonText + "\n").utf8).write(to: URL(fileURLWithPath: path))
         return tally

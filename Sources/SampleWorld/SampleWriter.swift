@@ -42,7 +42,8 @@ public struct SampleWriter {
         let play = try GzipFile(path(SampleFiles.playOrders))
         let receipts = try GzipFile(path(SampleFiles.receipts))
         try appstore.write(
-            "order_id,user_id,item_id,platform,transaction_id,amount,currency,status,environment,created_at\n")
+            "order_id,user_id,item_id,platform,transaction_id,amount,currency,status,environment,created_at,consumed,"
+                + "consent\n")
         try receipts.write("order_id,receipt,received_at\n")
         try storekit.write(
             "<?xml version=\"1.0\"?>\n<mysqldump xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\">\n<database name=\"shop\">\n<table_data name=\"storekit_orders\">\n"
@@ -67,6 +68,10 @@ public struct SampleWriter {
                 var o = planned
                 if o.caseName != "clean" { counts.planted += 1 }
                 let twisted = stores.add(o)
+                o.consent = SampleRefundRequests.consent(ofUser: o.userID)
+                if SampleCatalog.items.first(where: { $0.id == o.itemID })?.type == .consumable {
+                    o.consumed = SampleRefundRequests.consumed(ofOrder: o.orderID)
+                }
                 // After the stores' side, which draws on the case as planned: an event may change it.
                 try events.add(&o, storeTwisted: twisted)
                 expected += SpreadsheetCSV.row([
@@ -195,7 +200,7 @@ public struct SampleWriter {
     private func csvRow(_ o: PlannedOrder) -> String {
         SpreadsheetCSV.row([
             o.orderID, o.userID, o.itemID, o.statesPlatform ? "ios" : nil, o.transactionID, price(o), "USD", o.status,
-            o.environment, createdText(o),
+            o.environment, createdText(o), o.consumed, o.consent,
         ])
     }
 
@@ -214,7 +219,8 @@ public struct SampleWriter {
             + field("txn_id", o.transactionID)
             + field("price", price(o)) + field("currency", "USD") + field("state", o.status)
             + field("env", o.environment)
-            + field("credited_at", created) + field("receipt_data", payload) + "\t</row>\n"
+            + field("credited_at", created) + field("used", o.consumed) + field("data_consent", o.consent)
+            + field("receipt_data", payload) + "\t</row>\n"
     }
 
     private func jsonLine(_ o: PlannedOrder, _ payload: String?) -> String {
@@ -244,6 +250,8 @@ public struct SampleWriter {
                         ]))
                 ))
         }
+        if let c = o.consumed { obj.members.append(("consumed", .string(c))) }
+        if let c = o.consent { obj.members.append(("consent", .string(c))) }
         if let payload { obj.members.append(("payload", .string(payload))) }
         return JSONValue.object(obj).jsonText + "\n"
     }
@@ -270,6 +278,8 @@ public struct SampleWriter {
                 # The demo world's rules (written by `iapscreen samples`).
                 rule expired-validity severity medium grace_days 1 max_proof_age_days 30
                 exempt reviewers from sandbox-in-production
+                # How refund requests are answered (these are the defaults, said aloud).
+                consumption decline_after_refunds 2 decline_when_consumed 100 prorate no
 
                 """
             ),

@@ -121,7 +121,9 @@ struct ShippedRulesTests {
         }
     }
 
-    @Test("the README's first command screens the shipped samples exactly as samples/expected.csv says")
+    @Test(
+        "the README's first command screens the shipped samples exactly as samples/expected.csv says, and answers its refund requests"
+    )
     func shippedSamples() throws {
         let s = try Scratch()
         let root = ShippedRulesTests.root
@@ -129,7 +131,7 @@ struct ShippedRulesTests {
             "screen", "--rules", root + "/samples/Rules",
             "--orders", root + "/samples/orders-appstore.csv.gz", root + "/samples/orders-storekit.xml.gz",
             root + "/samples/orders-play.jsonl.gz", "--receipts", root + "/samples/receipts-appstore.csv.gz",
-            "--store-events", root + "/samples/store-events.jsonl.gz",
+            "--store-events", root + "/samples/store-events.jsonl.gz", "--now", "2024-03-02T13:00:00Z",
             "--out", s.file("out"), "--ledger", "sqlite:" + s.file("ledger.sqlite"),
         ])
         #expect(r.status == 0, "\(r.stderr)")
@@ -138,7 +140,8 @@ struct ShippedRulesTests {
         #expect(
             readme.contains(
                 "iapscreen screen --rules samples/Rules --orders samples/orders-*.gz "
-                    + "--receipts samples/receipts-appstore.csv.gz --store-events samples/store-events.jsonl.gz\n"),
+                    + "--receipts samples/receipts-appstore.csv.gz --store-events samples/store-events.jsonl.gz "
+                    + "--now 2024-03-02T13:00:00Z\n"),
             "the README's first command is the one this test runs")
         let findings = try FindingLine.read(s.file("out/findings.jsonl"))
         let expectedText = try String(contentsOfFile: root + "/samples/expected.csv", encoding: .utf8)
@@ -161,6 +164,12 @@ struct ShippedRulesTests {
         #expect(
             summary["store_events"] == planted["store_events"],
             "summary.json's store_events against samples/expected-store-events.json")
+        #expect(planted["consumption_now"]?.string == "2024-03-02T13:00:00Z")
+        #expect(summary["consumption_requests"] == planted["consumption_requests"])
+        // Something a reader can look at: answers with a body, and one without.
+        let answers = try s.read("out/consumption.jsonl")
+        #expect(answers.contains("\"status\":\"answer\"") && answers.contains("\"status\":\"no-consent\""))
+        #expect(answers.contains("\"refundPreference\":\"DECLINE\"") && answers.contains("\"GRANT_FULL\""))
     }
 
     @Test(

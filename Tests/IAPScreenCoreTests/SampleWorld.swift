@@ -38,16 +38,31 @@ final class SampleWorld: Sendable {
     var storeEvents: String { path + "/store-events.jsonl.gz" }
 
     func screenArguments(out: String, ledger: String = "none", storeEvents withEvents: Bool = false) -> [String] {
+        // The world's refund requests are judged at the moment it says.
         ["screen", "--rules", path + "/Rules", "--orders"] + orders + ["--receipts", receipts]
-            + (withEvents ? ["--store-events", storeEvents] : []) + ["--out", out, "--ledger", ledger]
+            + (withEvents ? ["--store-events", storeEvents, "--now", (try? consumptionNow()) ?? ""] : [])
+            + ["--out", out, "--ledger", ledger]
     }
 
-    /// expected-store-events.json: summary.json's `store_events` for the world screened with
-    /// its log, and how many of the log's lines are no event.
-    func storeEventExpectations() throws -> (storeEvents: JSONValue, malformedLines: Int) {
+    /// expected-store-events.json: summary.json's `store_events` and `consumption_requests` for
+    /// the world screened with its log (at `consumptionNow`), and how many of the log's lines
+    /// are no event.
+    func storeEventExpectations() throws -> (
+        storeEvents: JSONValue, consumptionRequests: JSONValue, malformedLines: Int
+    ) {
+        let o = try expectedStoreEvents()
+        return (
+            try #require(o["store_events"]), try #require(o["consumption_requests"]),
+            Int(try #require(o["malformed_lines"]?.int64))
+        )
+    }
+
+    /// The moment the world's refund requests are judged at (`--now`).
+    func consumptionNow() throws -> String { try #require(try expectedStoreEvents()["consumption_now"]?.string) }
+
+    private func expectedStoreEvents() throws -> JSONObject {
         let text = try String(contentsOfFile: path + "/expected-store-events.json", encoding: .utf8)
-        let o = try #require(try JSONParser.parse(text).object)
-        return (try #require(o["store_events"]), Int(try #require(o["malformed_lines"]?.int64)))
+        return try #require(try JSONParser.parse(text).object)
     }
 
     /// The cases expected.csv gives orders an event was planted on.
@@ -56,7 +71,8 @@ final class SampleWorld: Sendable {
         "event-refund-history",
         "event-refund-before-credit", "event-forged-refund-notification", "event-voided-purchase-page",
         "event-voided-purchase", "event-rtdn-voided", "event-rtdn-subscription-revoked",
-        "event-refund-of-refunded-order",
+        "event-refund-of-refunded-order", "request-answered", "request-declined", "request-no-consent",
+        "request-late", "request-forged",
     ]
 
     /// expected.csv: order id -> (flagged rules, exempted rules, case).

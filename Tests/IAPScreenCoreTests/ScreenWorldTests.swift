@@ -51,6 +51,13 @@ struct ScreenWorldTests {
         #expect(
             summary["store_events"] == log.storeEvents, "summary.json's store_events against expected-store-events.json"
         )
+        #expect(
+            summary["consumption_requests"] == log.consumptionRequests,
+            "summary.json's consumption_requests against expected-store-events.json")
+        #expect(
+            try s.read("out/consumption.jsonl").split(separator: "\n").count == Int(
+                log.consumptionRequests.object?["answered"]?.int64 ?? -1)
+                + Int(log.consumptionRequests.object?["no_consent"]?.int64 ?? -1))
         // Findings that flag no order: an unreadable row, a receipt without its order, and an
         // event not believed (it names the order its transaction belongs to, and changes nothing).
         let unflagging: Set<String> = ["malformed-record", "orphan-receipt", "store-event-invalid"]
