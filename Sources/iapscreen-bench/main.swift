@@ -38,6 +38,10 @@ case "backtest":
     runBacktestBenchmark(orders: size ?? 1_000_000, say: say)
 case "ledger":
     runLedgerBenchmark(claims: size ?? 1_000_000, say: say)
+case "consumption":
+    runConsumptionBenchmark(requests: size ?? 10_000, claims: second ?? 1_000_000, say: say)
+case "consumption-screen":
+    runConsumptionScreenBenchmark(requests: size ?? 10_000, orders: second ?? 100_000, say: say)
 case "events-log":
     if !writeEventLog(events: size ?? 100_000, orders: second ?? 1_000_000, say: say) { exit(1) }
 default:
@@ -57,6 +61,10 @@ default:
                                  (IAPSCREEN_BENCH_POSTGRES=URI), each run's phases (default 1000000)
           backtest [N]           the screen world of N orders: one screen, then a backtest of a changed Rules directory,
                                  back to back, twice (default 1000000)
+          consumption [N] [claims]  N refund requests (signed, verified) answered against a SQLite ledger of CLAIMS
+                                 claims and their users' consents, without dumps, twice (default 10000, 1000000)
+          consumption-screen [N] [orders]  the screen world of ORDERS orders without and with N refund requests in
+                                 its log, then the requests answered alone (default 10000, 100000)
           ledger [N]             N new claims recorded, then N keys looked up, in SQLite and (IAPSCREEN_BENCH_POSTGRES=URI)
                                  PostgreSQL (default 1000000)
         """)
