@@ -38,7 +38,6 @@ enum RequestFacts {
             zip(requests, keys).compactMap { r, key in key.flatMap { takers[$0] } == nil ? r.transactionID : nil })
         let tokens = Set(requests.compactMap { $0.accountToken.map(RememberedConsent.folded) })
         let tonight = TonightsDump(night, tokens: tokens, transactions: unclaimed)
-        let consents = TonightsConsents.latest(in: night)
         // Users tonight does not name: their consent as the ledger keeps it, and the users of
         // tokens no order of tonight's has (the ledger knows a user by a consent it keeps).
         let tokensOnlyKnownToLedger = tokens.filter { tonight.byToken[$0] == nil }
@@ -67,15 +66,16 @@ enum RequestFacts {
             }
             return facts
         }
-        return try withConsents(gathered, tonight: consents, refunds: refunds, ledger: ledger)
+        let users = Set(gathered.compactMap(\.userID))
+        let consents = TonightsConsents.latest(in: night, of: users)
+        return try withConsents(gathered, users: users, tonight: consents, refunds: refunds, ledger: ledger)
     }
 
     /// Each fact's user's refunds and latest consent: tonight's dump's, else the ledger's.
     private static func withConsents(
-        _ gathered: [ConsumptionFacts], tonight: [String: RememberedConsent], refunds: [String: Int],
-        ledger: (any LedgerStore)?
+        _ gathered: [ConsumptionFacts], users: Set<String>, tonight: [String: RememberedConsent],
+        refunds: [String: Int], ledger: (any LedgerStore)?
     ) throws(LedgerError) -> [ConsumptionFacts] {
-        let users = Set(gathered.compactMap(\.userID))
         let remembered = try ledger?.consents(of: Array(users.filter { tonight[$0] == nil })) ?? [:]
         return gathered.map { f in
             var facts = f
@@ -120,13 +120,15 @@ enum RequestFacts {
 
         init(_ night: NightLoader, tokens: Set<String>, transactions: Set<String>) {
             guard !tokens.isEmpty || !transactions.isEmpty else { return }
+            // Folding keeps the length of an ASCII id: the others cannot be a token's user.
+            let lengths = Set(tokens.map(\.utf8.count))
             for i in night.slots.indices {
                 night.slots.with(i) { s in
-                    let order = s.pointee.order
-                    if let txn = order.transactionID, transactions.contains(txn) { naming[txn] = Int32(i) }
-                    if !tokens.isEmpty {
-                        let folded = RememberedConsent.folded(order.userID)
-                        if tokens.contains(folded) { byToken[folded] = order.userID }
+                    if let txn = s.pointee.order.transactionID, transactions.contains(txn) { naming[txn] = Int32(i) }
+                    let userID = s.pointee.order.userID
+                    if !tokens.isEmpty, lengths.contains(userID.utf8.count) || !userID.utf8.allSatisfy({ $0 < 0x80 }) {
+                        let folded = RememberedConsent.folded(userID)
+                        if tokens.contains(folded) { byToken[folded] = userID }
                     }
                 }
             }

@@ -106,6 +106,15 @@ struct FuzzSeedTests {
             "ONE_TIME_CHARGE", "5f1c0a2e-0000-4000-8000-000000000013", transaction("2000000000000113", revoked: false),
             by: nobody)
         let smallTest = try notification("TEST", "5f1c0a2e-0000-4000-8000-000000000014", nil, by: nobody)
+        // A refund request (§13): its reason and the transaction's account token are what
+        // `consumption` reads of it beyond a refund's keys.
+        var asked = transaction("2000000000000115", revoked: false)
+        asked.appAccountToken = "6F0C3E9E-1B2D-4C5E-8F70-91A2B3C4D5E6"
+        var request = JWSBuilder.Notification(
+            notificationType: "CONSUMPTION_REQUEST", notificationUUID: "5f1c0a2e-0000-4000-8000-000000000015",
+            bundleID: EventWorld.bundle, signedDate: refunded, transaction: asked)
+        request.consumptionRequestReason = "UNSATISFIED_WITH_PURCHASE"
+        let smallRequest = try JWSBuilder.notification(request, with: nobody)
         let historyEntry = AppStoreEventBuilder.HistoryEntry(
             signedPayload: revoke,
             sendAttempts: [
@@ -239,6 +248,10 @@ struct FuzzSeedTests {
             Seed(
                 "small-apple-jws-lines.jsonl", [smallReversed, smallCharge, smallTest].joined(separator: "\n"), .lines,
                 ["REFUND_REVERSED", "ONE_TIME_CHARGE", "TEST"]),
+            Seed(
+                "small-apple-consumption-request.jsonl",
+                AppStoreEventBuilder.webhookBody(signedPayload: smallRequest) + "\n",
+                .lines, ["CONSUMPTION_REQUEST"]),
             Seed("small-apple-jws-quoted.jsonl", JSONValue.string(smallRefund).jsonText + "\n", .lines, ["REFUND"]),
             Seed("small-apple-history-page.jsonl", smallHistory.text + "\n", .lines, ["REFUND"]),
             Seed("apple-history-page-pretty.json", prettyHistory, .document, ["REFUND", "TEST"]),
