@@ -195,30 +195,46 @@ public enum Base64 {
     }
 
     public static func encode(_ bytes: [UInt8], alphabet: Alphabet = .standard) -> String {
-        let chars: [UInt8] =
+        let chars: StaticString =
             alphabet == .standard
-            ? Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-            : Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity((bytes.count + 2) / 3 * 4)
-        var i = 0
-        while i + 3 <= bytes.count {
-            let v = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
-            out.append(chars[Int(v >> 18 & 63)])
-            out.append(chars[Int(v >> 12 & 63)])
-            out.append(chars[Int(v >> 6 & 63)])
-            out.append(chars[Int(v & 63)])
-            i += 3
+            ? "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+            : "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+        let whole = bytes.count / 3
+        let rest = bytes.count - whole * 3
+        let length = whole * 4 + (rest == 0 ? 0 : (alphabet == .standard ? 4 : rest + 1))
+        guard length > 0 else { return "" }
+        // Written straight into the string's storage: every index below is within `length`.
+        return String(unsafeUninitializedCapacity: length) { out in
+            bytes.withUnsafeBufferPointer { input in
+                let table = chars.utf8Start
+                var o = 0
+                var i = 0
+                while i < whole * 3 {
+                    let v = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2])
+                    out[o] = table[Int(v >> 18 & 63)]
+                    out[o + 1] = table[Int(v >> 12 & 63)]
+                    out[o + 2] = table[Int(v >> 6 & 63)]
+                    out[o + 3] = table[Int(v & 63)]
+                    i += 3
+                    o += 4
+                }
+                if rest > 0 {
+                    var v = UInt32(input[i]) << 16
+                    if rest == 2 { v |= UInt32(input[i + 1]) << 8 }
+                    out[o] = table[Int(v >> 18 & 63)]
+                    out[o + 1] = table[Int(v >> 12 & 63)]
+                    o += 2
+                    if rest == 2 {
+                        out[o] = table[Int(v >> 6 & 63)]
+                        o += 1
+                    }
+                    while alphabet == .standard, o < length {
+                        out[o] = 0x3D
+                        o += 1
+                    }
+                }
+            }
+            return length
         }
-        let rest = bytes.count - i
-        if rest > 0 {
-            var v = UInt32(bytes[i]) << 16
-            if rest == 2 { v |= UInt32(bytes[i + 1]) << 8 }
-            out.append(chars[Int(v >> 18 & 63)])
-            out.append(chars[Int(v >> 12 & 63)])
-            if rest == 2 { out.append(chars[Int(v >> 6 & 63)]) }
-            if alphabet == .standard { out.append(contentsOf: rest == 2 ? [0x3D] : [0x3D, 0x3D]) }
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }

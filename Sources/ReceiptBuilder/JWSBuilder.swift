@@ -1,5 +1,6 @@
 import IAPBasics
 import JSONText
+import Synchronization
 
 /// Writes App Store JWS the way Apple does (formats.md §4): header
 /// `{"alg":"ES256","x5c":[…]}` from the identity's certificates, a payload from a spec, and
@@ -8,12 +9,7 @@ public enum JWSBuilder {
     /// Signs any payload: the specs below, or one a test crafted by hand.
     public static func sign(payload: JSONObject, with identity: SigningIdentity, keyID: String? = nil) throws -> String
     {
-        var header = JSONObject([
-            ("alg", .string("ES256")),
-            ("x5c", .array(identity.certificates.map { .string(Base64.encode($0)) })),
-        ])
-        if let keyID { header.members.append(("kid", .string(keyID))) }
-        let signingInput = segment(header) + "." + segment(payload)
+        let signingInput = headerSegment(identity.certificates, keyID: keyID) + "." + segment(payload)
         let signature = try identity.sign(Array(signingInput.utf8))
         return signingInput + "." + Base64.encode(signature, alphabet: .url)
     }
@@ -44,6 +40,42 @@ public enum JWSBuilder {
     {
         try sign(payload: spec.payload, with: identity, keyID: keyID)
     }
+
+    /// The header of an identity's JWS: the same for all it signs, and (its certificates
+    /// twice encoded) most of a small JWS's cost, so it is made once per chain and key id.
+    private static func headerSegment(_ certificates: [[UInt8]], keyID: String?) -> String {
+        let key = HeaderKey(certificates: certificates, keyID: keyID)
+        if let known = headers.withLock({ $0[key] }) { return known }
+        var header = JSONObject([
+            ("alg", .string("ES256")),
+            ("x5c", .array(certificates.map { .string(Base64.encode($0)) })),
+        ])
+        if let keyID { header.members.append(("kid", .string(keyID))) }
+        let made = segment(header)
+        headers.withLock {
+            // A test's many throwaway chains must not pile up.
+            if $0.count >= 32 { $0.removeAll() }
+            $0[key] = made
+        }
+        return made
+    }
+
+    private struct HeaderKey: Hashable {
+        var certificates: [[UInt8]]
+        var keyID: String?
+
+        // A certificate ends in its signature: its last bytes tell chains apart, and hashing
+        // kilobytes a byte at a time would cost more than the cache saves. Equality stays whole.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(keyID)
+            for c in certificates {
+                hasher.combine(c.count)
+                c.suffix(16).withUnsafeBytes { hasher.combine(bytes: $0) }
+            }
+        }
+    }
+
+    private static let headers = Mutex<[HeaderKey: String]>([:])
 
     private static func segment(_ object: JSONObject) -> String {
         Base64.encode(Array(JSONValue.object(object).jsonText.utf8), alphabet: .url)

@@ -1,9 +1,12 @@
 /// Text made safe for HTML element content and quoted attribute values.
 public enum HTMLText {
     public static func escape(_ s: String) -> String {
-        guard s.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 }) else {
-            return s
+        // Most text has nothing to escape (receipts, ids): one pass over the contiguous bytes says so.
+        var text = s
+        let plain = text.withUTF8 { bytes in
+            !bytes.contains { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 }
         }
+        guard !plain else { return text }
         var out = ""
         out.reserveCapacity(s.utf8.count)
         for c in s.unicodeScalars {

@@ -9,13 +9,15 @@ import Screening
 struct SamplePlanner {
     var random: SeededRandom
     let start: Timestamp
+    let mix: SampleStoreMix
     private var next = 0
     private var planted = 0
     private var txn: Int64 = 100_000_000_000_000
 
-    init(seed: UInt64, start: Timestamp) {
+    init(seed: UInt64, start: Timestamp, mix: SampleStoreMix = .classic) {
         random = SeededRandom(seed: seed)
         self.start = start
+        self.mix = mix
     }
 
     /// The cases planted besides clean orders; each appears about equally often.
@@ -29,11 +31,12 @@ struct SamplePlanner {
 
     /// The next group of orders (one order, or a pair for replays and look-alikes).
     mutating func nextGroup(plantRate: Double = 0.2) -> [PlannedOrder] {
-        let store: PlannedOrder.Store = random.below(6) < 3 ? .appReceipt : (random.below(3) == 0 ? .jws : .google)
+        let store = mix.draw(&random)
         guard random.chance(plantRate) else { return [clean(store)] }
         // Round robin: a world with as many planted orders as cases has every case.
         planted += 1
-        return plant(SamplePlanner.cases[planted % SamplePlanner.cases.count], store)
+        let name = SamplePlanner.cases[planted % SamplePlanner.cases.count]
+        return plant(name, mix.store(for: name, drawn: store))
     }
 
     // MARK: Building blocks

@@ -23,7 +23,8 @@ func runScreenBenchmark(orders: Int, jobs: Int?) -> [String] {
     return lines
 }
 
-/// The world `screen` benchmarks: `iapscreen samples` writes it once (seed 1), cached in /tmp by size.
+/// The world `screen` benchmarks: `iapscreen samples` writes it once (seed 1, mostly StoreKit 2
+/// so that millions of orders take minutes), cached in /tmp by size.
 struct BenchWorld {
     let directory: String
     let orders: Int
@@ -35,6 +36,18 @@ struct BenchWorld {
 
     static let orderDumps = ["orders-appstore.csv.gz", "orders-storekit.xml.gz", "orders-play.jsonl.gz"]
     static let receiptDump = "receipts-appstore.csv.gz"
+
+    /// How `samples` is asked for it; written into the cache when it is whole, so a world made
+    /// another way (or cut short) is made again.
+    var samplesArguments: [String] {
+        ["samples", "--out", directory, "--orders", String(orders), "--seed", "1", "--mix", "storekit2"]
+    }
+
+    var stamp: String { directory + "/bench-world.txt" }
+
+    var isCached: Bool {
+        (try? String(contentsOfFile: stamp, encoding: .utf8)) == samplesArguments.dropFirst(3).joined(separator: " ")
+    }
 
     var gzippedBytes: Int {
         (Self.orderDumps + [Self.receiptDump]).map { fileSize(directory + "/" + $0) }.reduce(0, +)
@@ -50,15 +63,20 @@ struct BenchWorld {
 /// The cached world of `orders` orders, generated first if it is not there yet (a line says so).
 func benchWorld(orders: Int, tool: String, lines: inout [String]) -> BenchWorld? {
     let world = BenchWorld(orders: orders)
-    if !FileManager.default.fileExists(atPath: world.directory + "/expected.csv") {
+    if !world.isCached {
+        try? FileManager.default.removeItem(atPath: world.directory)
         let t0 = SystemClock.monotonicSeconds()
-        let r = spawn(tool, ["samples", "--out", world.directory, "--orders", String(orders), "--seed", "1"])
+        let r = spawn(tool, world.samplesArguments)
+        let seconds = SystemClock.monotonicSeconds() - t0
         guard r.status == 0 else {
             lines.append("samples failed (exit \(r.status)) writing \(world.directory)")
             return nil
         }
+        let written = FileManager.default.createFile(
+            atPath: world.stamp, contents: Data(world.samplesArguments.dropFirst(3).joined(separator: " ").utf8))
         lines.append(
-            "world: \(orders) orders generated in \(format2(SystemClock.monotonicSeconds() - t0)) s (cached in \(world.directory))"
+            "world: \(orders) orders generated in \(format2(seconds)) s, \(format2(r.cpuSeconds)) CPU-s, peak RSS "
+                + "\(r.maxRSSKiB / 1024) MiB (cached in \(world.directory)\(written ? "" : "; cannot write its stamp"))"
         )
     }
     return world

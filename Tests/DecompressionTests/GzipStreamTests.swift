@@ -47,6 +47,21 @@ struct GzipStreamTests {
         #expect(try readAll(input.stream, chunk: 1_000) == first + second)
     }
 
+    @Test("ISA-L's fast members (the benchmark worlds' dumps) read back exactly, text, random bytes and nothing")
+    func fastMembers() throws {
+        let files = try TemporaryFiles()
+        var random = SeededRandom(seed: 7)
+        let noise = (0..<300_000).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+        let text = sampleText(lines: 20_000)
+        let bytes =
+            try #require(FastGzip.member(text)) + (try #require(FastGzip.member([])))
+            + (try #require(FastGzip.member(noise)))
+        #expect(bytes.count < text.count / 3 + noise.count + 1_000)
+        let input = try InputOpener.open(path: try files.write("fast.gz", bytes))
+        #expect(input.compression == .gzip)
+        #expect(try readAll(input.stream, chunk: 4_096) == text + noise)
+    }
+
     @Test("a truncated gzip file is an error that says so, after the bytes it could read")
     func truncated() throws {
         let files = try TemporaryFiles()

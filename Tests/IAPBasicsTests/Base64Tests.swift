@@ -16,6 +16,20 @@ struct Base64Tests {
         #expect(try Base64.decode(Base64.encode([1, 2], alphabet: .url), alphabet: .url) == [1, 2])
     }
 
+    @Test("encoding gives RFC 4648's test vectors, padded in the standard alphabet and not in the URL one")
+    func vectors() {
+        let vectors = [
+            ("", "", ""), ("f", "Zg==", "Zg"), ("fo", "Zm8=", "Zm8"), ("foo", "Zm9v", "Zm9v"),
+            ("foob", "Zm9vYg==", "Zm9vYg"), ("fooba", "Zm9vYmE=", "Zm9vYmE"), ("foobar", "Zm9vYmFy", "Zm9vYmFy"),
+        ]
+        for (plain, standard, url) in vectors {
+            #expect(Base64.encode(Array(plain.utf8)) == standard)
+            #expect(Base64.encode(Array(plain.utf8), alphabet: .url) == url)
+        }
+        #expect(Base64.encode([0xFB, 0xFF]) == "+/8=")
+        #expect(Base64.encode([0xFB, 0xFF], alphabet: .url) == "-_8")
+    }
+
     @Test("a byte outside the alphabet is an error at its offset")
     func badByte() {
         #expect(throws: DecodeError("bad-base64", "byte 0x2a is not base64", at: 4)) {

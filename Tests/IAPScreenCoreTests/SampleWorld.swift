@@ -16,11 +16,13 @@ final class SampleWorld: Sendable {
 
     static let shared = Result { try SampleWorld(orders: 600, seed: 11) }
 
-    init(orders: Int, seed: Int) throws {
+    init(orders: Int, seed: Int, mix: String? = nil) throws {
         path = NSTemporaryDirectory() + "iapscreen-world-\(seed)-" + UUID().uuidString
         removeWorldsAtExit
         worldsToRemove.withLock { $0.append(path) }
-        let r = try Tool.run(["samples", "--out", path, "--orders", String(orders), "--seed", String(seed)])
+        let r = try Tool.run(
+            ["samples", "--out", path, "--orders", String(orders), "--seed", String(seed)]
+                + (mix.map { ["--mix", $0] } ?? []))
         guard r.status == 0 else { throw WorldError(message: "samples failed: \(r.stderr)") }
     }
 

@@ -88,6 +88,31 @@ struct ScreenWorldTests {
         try checkWorld(try SampleWorld(orders: 250, seed: 4242), storeEvents: true)
     }
 
+    @Test(
+        "the benchmarks' StoreKit 2 mix: nineteen orders in twenty in the XML dump, every case planted and flagged right"
+    )
+    func storeKit2Mix() throws {
+        let world = try SampleWorld(orders: 1_500, seed: 5, mix: "storekit2")
+        try checkWorld(world, storeEvents: true)
+        let planted = Set(try world.expectations().values.map(\.name))
+        let cases = [
+            "replay", "item-mismatch", "sandbox", "reviewer-sandbox", "expired-subscription", "stale-consumable",
+            "late-lost-order", "revoked", "txn-not-in-receipt", "account-mismatch", "pending", "foreign-app",
+            "missing-receipt", "undecodable", "orphan-receipt", "malformed-row", "unsigned-google", "renewal",
+            "restore", "family-sharing", "duplicate-row", "sandbox-order", "not-credited",
+            "verify-receipt-json", "forged-json", "tampered-receipt", "xcode-receipt",
+        ]
+        for name in cases { #expect(planted.contains(name), "the world should plant \(name)") }
+        // Through the system's gzip: the dumps' many members are one stream to it too.
+        let storeKitRows = try gunzipLines(world.orders[1]).filter { $0 == "\t<row>" }.count
+        #expect(storeKitRows > 1_500 * 85 / 100, "\(storeKitRows) StoreKit 2 rows of 1,500 orders")
+        #expect(storeKitRows < 1_500)
+        let s = try Scratch()
+        let bad = try Tool.run(["samples", "--out", s.file("w"), "--mix", "jws"])
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("--mix takes classic or storekit2, not 'jws'"))
+    }
+
     @Test("reports: flagged.csv, findings.jsonl and summary.json say the same thing")
     func reportsAgree() throws {
         let world = try SampleWorld.shared.get()
