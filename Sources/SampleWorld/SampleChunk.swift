@@ -31,7 +31,7 @@ struct SampleChunk {
                 case .appReceipt:
                     if o.status != "orphan" { appstore += SampleRows.csvRow(o) }
                     if let payload { receipts += SampleRows.receiptRow(o, payload) }
-                case .jws: storekit += SampleRows.xmlRow(o, payload)
+                case .jws: SampleRows.appendXMLRow(o, payload, to: &storekit)
                 case .google: play += SampleRows.jsonLine(o, payload)
                 }
             }

@@ -43,23 +43,41 @@ enum SampleRows {
         ])
     }
 
-    static func xmlRow(_ o: PlannedOrder, _ payload: String?) -> String {
-        func field(_ name: String, _ value: String?) -> String {
-            guard let value else { return "\t\t<field name=\"\(name)\" xsi:nil=\"true\" />\n" }
-            return "\t\t<field name=\"\(name)\">\(HTMLText.escape(value))</field>\n"
+    /// Appends the order's `<row>` to `out` (appended in place: a row is mostly its payload,
+    /// which is copied once).
+    static func appendXMLRow(_ o: PlannedOrder, _ payload: String?, to out: inout String) {
+        func field(_ name: String, _ value: String?) {
+            out += "\t\t<field name=\""
+            out += name
+            guard let value else {
+                out += "\" xsi:nil=\"true\" />\n"
+                return
+            }
+            out += "\">"
+            out += HTMLText.escape(value)
+            out += "</field>\n"
         }
         // mysqldump writes created_at as DATETIME without a zone.
         let created =
             o.brokenCreatedAt
-            ? "yesterday" : String(o.createdAt.iso8601.dropLast()).replacingOccurrences(of: "T", with: " ")
-        return "\t<row>\n" + field("id", String(o.orderID.dropFirst(4))) + field("order_no", o.orderID)
-            + field("uid", o.userID)
-            + field("sku", o.itemID) + field("store", o.statesPlatform ? "appstore" : nil)
-            + field("txn_id", o.transactionID)
-            + field("price", price(o)) + field("currency", "USD") + field("state", o.status)
-            + field("env", o.environment)
-            + field("credited_at", created) + field("used", o.consumed) + field("data_consent", o.consent)
-            + field("receipt_data", payload) + "\t</row>\n"
+            ? "yesterday"
+            : String(decoding: o.createdAt.iso8601.utf8.dropLast().map { $0 == 0x54 ? 0x20 : $0 }, as: UTF8.self)
+        out += "\t<row>\n"
+        field("id", String(o.orderID.dropFirst(4)))
+        field("order_no", o.orderID)
+        field("uid", o.userID)
+        field("sku", o.itemID)
+        field("store", o.statesPlatform ? "appstore" : nil)
+        field("txn_id", o.transactionID)
+        field("price", price(o))
+        field("currency", "USD")
+        field("state", o.status)
+        field("env", o.environment)
+        field("credited_at", created)
+        field("used", o.consumed)
+        field("data_consent", o.consent)
+        field("receipt_data", payload)
+        out += "\t</row>\n"
     }
 
     static func jsonLine(_ o: PlannedOrder, _ payload: String?) -> String {
@@ -100,9 +118,5 @@ enum SampleRows {
 extension String {
     fileprivate func padding(_ width: Int) -> String {
         count >= width ? String(suffix(width)) : String(repeating: "0", count: width - count) + self
-    }
-
-    fileprivate func replacingOccurrences(of target: String, with replacement: String) -> String {
-        split(separator: Character(target), omittingEmptySubsequences: false).joined(separator: replacement)
     }
 }

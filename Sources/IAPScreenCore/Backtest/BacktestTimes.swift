@@ -1,10 +1,6 @@
 import Foundation
 import IAPBasics
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Where a backtest's time and memory went (IAPSCREEN_TIMINGS).
 struct BacktestTimes {
     let started: Double
@@ -21,7 +17,7 @@ struct BacktestTimes {
     mutating func loaded() {
         loadedAt = SystemClock.monotonicSeconds()
         lanesAt = loadedAt
-        loadedRSS = peakRSSMiB()
+        loadedRSS = ProcessMemory.peakRSSMiB()
     }
 
     mutating func lanesDone() { lanesAt = SystemClock.monotonicSeconds() }
@@ -32,13 +28,6 @@ struct BacktestTimes {
                 "timings: load %.2f s, both Rules' claims and reports %.2f s, comparing and writing %.2f s; "
                 + "peak RSS %d MiB after the load, %d MiB at the end",
             loadedAt - started, lanesAt - loadedAt, SystemClock.monotonicSeconds() - lanesAt, loadedRSS,
-            peakRSSMiB())
+            ProcessMemory.peakRSSMiB())
     }
-}
-
-/// The process's peak resident set so far (IAPSCREEN_TIMINGS).
-private func peakRSSMiB() -> Int {
-    var usage = rusage()
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    return usage.ru_maxrss / 1024
 }

@@ -80,12 +80,12 @@ enum ScreenCommand {
         let night: Night
         let writer: ReportWriter
         let outcome: NightScreener.Outcome
-        var loaded = startedMonotonic
+        var loaded = (at: startedMonotonic, peakRSSMiB: 0)
         do {
             night = try Night(
                 setup.inputs, rules: setup.rules, ledger: ledger, records: ledger != nil, shard: held.shard)
             try night.load(progress: progress)
-            loaded = SystemClock.monotonicSeconds()
+            loaded = (SystemClock.monotonicSeconds(), ProcessMemory.peakRSSMiB())
             do {
                 writer = try ReportWriter(
                     directory: outDir, keepsReported: ledger != nil, keepsShardReports: held.shard != nil)

@@ -76,17 +76,18 @@ enum ScreenOutputs {
         return nil
     }
 
-    /// Where the run's time went.
+    /// Where the run's time and memory went.
     static func timings(
-        _ night: Night, _ outcome: NightScreener.Outcome, start: Double, loaded: Double, screened: Double,
-        sharded: Bool
+        _ night: Night, _ outcome: NightScreener.Outcome, start: Double, loaded: (at: Double, peakRSSMiB: Int),
+        screened: Double, sharded: Bool
     ) -> String {
         let now = SystemClock.monotonicSeconds()
         let staged = sharded ? String(format: "shard staging and waiting %.2f s, ", night.shardSeconds) : ""
-        return String(format: "timings: load %.2f s, ", loaded - start) + staged
+        return String(format: "timings: load %.2f s, ", loaded.at - start) + staged
             + String(
-                format: "claims %.2f s, reports %.2f s, summary and ledger %.2f s; %d ES256 key tables",
-                outcome.claimSeconds, screened - loaded - night.shardSeconds - outcome.claimSeconds, now - screened,
-                PublicKey.es256TablesBuilt)
+                format: "claims %.2f s, reports %.2f s, summary and ledger %.2f s; %d ES256 key tables; "
+                    + "peak RSS %d MiB after the load, %d MiB at the end",
+                outcome.claimSeconds, screened - loaded.at - night.shardSeconds - outcome.claimSeconds, now - screened,
+                PublicKey.es256TablesBuilt, loaded.peakRSSMiB, ProcessMemory.peakRSSMiB())
     }
 }
