@@ -13,32 +13,11 @@ import PostgresClient
 func runShardsBenchmark(orders: Int, say: (String) -> Void) {
     var lines: [String] = []
     defer { lines.forEach(say) }
-    guard let tool = iapscreenTool(&lines), let world = benchWorld(orders: orders, tool: tool, lines: &lines) else {
-        return
-    }
-    guard let server = ProcessInfo.processInfo.environment["IAPSCREEN_BENCH_POSTGRES"], !server.isEmpty,
-        var parts = URLComponents(string: server)
-    else {
-        lines.append("shards: IAPSCREEN_BENCH_POSTGRES=$(scripts/postgres-test-cluster.sh start) names the server")
-        return
-    }
-    let scratch = world.directory + "/shards-\(getpid())"
-    try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: scratch) }
-    func database(_ name: String) -> String? {
-        let db = "bench_\(name)_\(getpid())"
-        guard let admin = try? PostgresConnection(uri: server),
-            (try? admin.execute("DROP DATABASE IF EXISTS \(db) WITH (FORCE)")) != nil,
-            (try? admin.execute("CREATE DATABASE \(db)")) != nil
-        else { return nil }
-        parts.path = "/" + db
-        return parts.string
-    }
-    func arguments(out: String, ledger: String) -> [String] {
-        var args = world.screenArguments(out: scratch + "/" + out)
-        if let i = args.firstIndex(of: "--ledger"), i + 1 < args.count { args[i + 1] = ledger }
-        return args
-    }
+    guard let bench = ShardBench(orders: orders, &lines) else { return }
+    let (tool, world, scratch) = (bench.tool, bench.world, bench.scratch)
+    defer { bench.cleanUp() }
+    func arguments(out: String, ledger: String) -> [String] { bench.arguments(out: out, ledger: ledger) }
+    func database(_ name: String) -> String? { bench.database(name) }
     lines.append(
         "shards: \(orders) orders (\(world.gzippedBytes / 1_000_000) MB gzipped), every signature verified, "
             + "a fresh ledger each run")
@@ -46,7 +25,7 @@ func runShardsBenchmark(orders: Int, say: (String) -> Void) {
         [(tool, arguments(out: "sqlite", ledger: "sqlite:" + scratch + "/ledger.sqlite"))], scratch)[0]
     lines.append("  SQLite:           " + sqlite.summary(orders) + sqlite.phases)
     guard let one = database("one"), let two = database("two") else {
-        lines.append("  PostgreSQL: cannot create a database on \(server)")
+        lines.append("  PostgreSQL: cannot create a database on IAPSCREEN_BENCH_POSTGRES's server")
         return
     }
     let postgres = spawnCapturing([(tool, arguments(out: "postgres", ledger: one))], scratch)[0]
@@ -72,14 +51,70 @@ func runShardsBenchmark(orders: Int, say: (String) -> Void) {
                 "  2 shards + merge: %.2f s wall, %.2f CPU-s, %d orders/s (%+.1f%% wall against one PostgreSQL run)",
             all, shards.map(\.cpu).reduce(0, +) + merged.cpu, Int(Double(orders) / all), (all / postgres.wall - 1) * 100
         ))
-    for name in ["one", "two"] {
-        _ = try? PostgresConnection(uri: server).execute(
-            "DROP DATABASE IF EXISTS bench_\(name)_\(getpid()) WITH (FORCE)")
+}
+
+/// What the shard benchmarks share: the world, a scratch folder in it, fresh databases on
+/// IAPSCREEN_BENCH_POSTGRES's server (dropped at the end), and `screen`'s arguments.
+struct ShardBench {
+    let tool: String
+    let world: BenchWorld
+    let scratch: String
+    private let server: String
+    private var parts: URLComponents
+    private let made = Made()
+
+    private final class Made {
+        var databases: [String] = []
+    }
+
+    init?(orders: Int, _ lines: inout [String]) {
+        guard let tool = iapscreenTool(&lines), let world = benchWorld(orders: orders, tool: tool, lines: &lines) else {
+            return nil
+        }
+        guard let server = ProcessInfo.processInfo.environment["IAPSCREEN_BENCH_POSTGRES"], !server.isEmpty,
+            let parts = URLComponents(string: server)
+        else {
+            lines.append("shards: IAPSCREEN_BENCH_POSTGRES=$(scripts/postgres-test-cluster.sh start) names the server")
+            return nil
+        }
+        self.tool = tool
+        self.world = world
+        self.server = server
+        self.parts = parts
+        scratch = world.directory + "/shards-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+    }
+
+    /// A fresh database's URI, nil when the server refuses.
+    func database(_ name: String) -> String? {
+        let db = "bench_\(name)_\(getpid())"
+        guard let admin = try? PostgresConnection(uri: server),
+            (try? admin.execute("DROP DATABASE IF EXISTS \(db) WITH (FORCE)")) != nil,
+            (try? admin.execute("CREATE DATABASE \(db)")) != nil
+        else { return nil }
+        made.databases.append(db)
+        var uri = parts
+        uri.path = "/" + db
+        return uri.string
+    }
+
+    /// `screen` on the whole world with its reports in `out` under the scratch folder.
+    func arguments(out: String, ledger: String) -> [String] {
+        var args = world.screenArguments(out: scratch + "/" + out)
+        if let i = args.firstIndex(of: "--ledger"), i + 1 < args.count { args[i + 1] = ledger }
+        return args
+    }
+
+    func cleanUp() {
+        for db in made.databases {
+            _ = try? PostgresConnection(uri: server).execute("DROP DATABASE IF EXISTS \(db) WITH (FORCE)")
+        }
+        try? FileManager.default.removeItem(atPath: scratch)
     }
 }
 
 /// A run's figures and the phases it printed.
-private struct CapturedRun {
+struct CapturedRun {
     var run: TimedRun
     var timings: String
 
@@ -93,7 +128,7 @@ private struct CapturedRun {
 }
 
 /// Starts every command at once (stderr to a file each, IAPSCREEN_TIMINGS set) and waits for all.
-private func spawnCapturing(_ commands: [(String, [String])], _ scratch: String) -> [CapturedRun] {
+func spawnCapturing(_ commands: [(String, [String])], _ scratch: String) -> [CapturedRun] {
     setenv("IAPSCREEN_TIMINGS", "1", 1)
     defer { unsetenv("IAPSCREEN_TIMINGS") }
     var started: [(pid: pid_t, at: Double, log: String)] = []
