@@ -107,6 +107,15 @@ final class RowCollector {
         fieldText.append(contentsOf: UnsafeBufferPointer(start: bytes, count: count))
     }
 
+    /// Whether a row is open (its fields being read).
+    var isInRow: Bool { rowDepth != nil }
+
+    /// Counts a row that was not given to libxml2, between two rows, as the next one.
+    func skipRow() {
+        rowCount += 1
+        ready.append(XMLDumpRow(number: rowCount, fields: [], isElsewhere: true))
+    }
+
     // MARK: Rows and fields
 
     private func beginRow(_ attributes: AttributeList) {

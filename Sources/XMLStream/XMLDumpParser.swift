@@ -15,6 +15,9 @@ public final class XMLDumpParser {
     private var context: xmlParserCtxtPtr?
     private var ended = false
     private var onlyWhitespaceSoFar = true
+    /// Bytes pushed so far, and the end of the last one that was not whitespace.
+    private var pushed = 0
+    private var contentEnd = 0
 
     public init(limits: Limits = .standard) {
         collector = RowCollector(limits: limits)
@@ -31,9 +34,13 @@ public final class XMLDumpParser {
     public func push(_ bytes: UnsafeRawBufferPointer) {
         guard !isDone, let base = bytes.baseAddress, bytes.count > 0 else { return }
         if onlyWhitespaceSoFar {
-            onlyWhitespaceSoFar = bytes.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+            onlyWhitespaceSoFar = bytes.allSatisfy(Self.isSpace)
         }
         guard let context = parserContext() else { return }
+        var last = bytes.count
+        while last > 0, Self.isSpace(bytes[last - 1]) { last -= 1 }
+        if last > 0 { contentEnd = pushed + last }
+        pushed += bytes.count
         var offset = 0
         while offset < bytes.count, collector.failure == nil {
             let n = min(bytes.count - offset, 1 << 30)
@@ -42,6 +49,25 @@ public final class XMLDumpParser {
             if status != 0 { recordLibraryError(context) }
         }
     }
+
+    /// Whether a row may be counted without being parsed (`skipRow`): libxml2 has parsed all
+    /// that was pushed but trailing whitespace, no row is open, and nothing failed.
+    public var isBetweenRows: Bool {
+        guard !isDone, let context, !collector.isInRow else { return false }
+        let consumed = xmlByteConsumed(context)
+        return consumed >= 0 && Int(consumed) >= contentEnd
+    }
+
+    /// Counts the next row without parsing it (a sharded worker's other shard's row, whose
+    /// bytes are not pushed): `nextRow` gives it in its turn, marked `isElsewhere`. False
+    /// (and nothing counted) unless `isBetweenRows`: then the row must be pushed.
+    public func skipRow() -> Bool {
+        guard isBetweenRows else { return false }
+        collector.skipRow()
+        return true
+    }
+
+    private static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
 
     /// The document is complete: a missing end tag is an error now.
     public func finish() {

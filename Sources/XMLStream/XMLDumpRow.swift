@@ -6,11 +6,14 @@ public struct XMLDumpRow: Sendable, Equatable {
     /// Why the row cannot be used as it is (too long, too many fields, a nested element);
     /// the document itself goes on.
     public var problem: String?
+    /// A row a sharded run's worker left unparsed: another shard's (`XMLDumpParser.skipRow`).
+    public var isElsewhere = false
 
-    public init(number: Int, fields: [XMLDumpField], problem: String? = nil) {
+    public init(number: Int, fields: [XMLDumpField], problem: String? = nil, isElsewhere: Bool = false) {
         self.number = number
         self.fields = fields
         self.problem = problem
+        self.isElsewhere = isElsewhere
     }
 }
 

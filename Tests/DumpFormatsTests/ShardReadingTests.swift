@@ -1,6 +1,8 @@
-import DumpFormats
+import Foundation
 import IAPBasics
 import Testing
+
+@testable import DumpFormats
 
 /// What the two workers of `--shard 1/2` and `--shard 2/2` read of one dump.
 @Suite("Reading a dump as one shard's worker")
@@ -109,19 +111,108 @@ struct ShardReadingTests {
             ])
     }
 
-    @Test("XML is read whole by every worker (its ids are not found alone); rows and reasons as an unsharded reader's")
+    @Test(
+        "XML: another shard's rows in mysqldump's strict form are left unparsed, a bad one with a plain id is its shard's, the rest is read whole"
+    )
     func xml() throws {
         let files = try DumpFixtures()
         let (mine, theirs) = ids
+        func row(_ id: String, _ created: String = "2024-03-01 00:00:00", extra: String = "") -> String {
+            "\t<row>\n\t\t<field name=\"order_id\">\(id)</field>\n\t\t<field name=\"user_id\">u</field>\n"
+                + "\t\t<field name=\"created_at\">\(created)</field>\(extra)\n\t</row>\n"
+        }
         let path = try files.write(
             "o.xml",
             """
             <?xml version="1.0"?>
-            <mysqldump><database name="shop"><table_data name="orders">
-            <row><field name="order_id">\(mine[0])</field><field name="user_id">u</field><field name="created_at">2024-03-01 00:00:00</field></row>
-            <row><field name="order_id">\(theirs[0])</field><field name="user_id">u</field><field name="created_at">2024-03-01 00:00:00</field></row>
+            <mysqldump xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><database name="shop">
+            <table_data name="orders">
+            \(row(mine[0]))\(row(theirs[0]))\(row(theirs[1], "yesterday"))\(row(mine[1], "yesterday"))
+            \t<row><field name="orderId" xsi:nil="true" /><field name="order_id"> \(theirs[2]) </field><field name="user_id">u</field><field name="created_at">2024-03-01 00:00:00</field></row>
+            \(row(theirs[3], extra: "<field name=\"note\">caf\u{E9} &amp; &#233; &lt;ok&gt;\(String(repeating: "x", count: 40_000))</field>"))\
+            \t<row><field name="order_id">\(theirs[4])&#45;</field><field name="user_id">u</field><field name="created_at">2024-03-01 00:00:00</field></row>
+            \t<row a="1"><field name="order_id">\(theirs[5])</field><field name="user_id">u</field><field name="created_at">2024-03-01 00:00:00</field></row>
+            \t<row><!-- \(mine[2]) --><field name="order_id">\(theirs[6])</field><field name="user_id">u</field><field name="created_at">2024-03-01 00:00:00</field></row>
+            <!-- <row><field name="order_id">\(theirs[7])</field></row> -->
+            \(row(mine[3], extra: "<field name=\"n\">a\rb</field>"))\
             </table_data></database></mysqldump>
             """)
-        #expect(try read(path, as: second) == ["row \(mine[0])", "row \(theirs[0])"])
+        // Parsed or not, each row is its id's shard's; a bad one too, once its id is plain.
+        let t4 = theirs[4] + "-"
+        let readFirst = try read(path, as: first)
+        let readSecond = try read(path, as: second)
+        #expect(
+            readFirst == [
+                "row \(mine[0])", "elsewhere", "elsewhere",
+                "malformed own: created_at \"yesterday\" is not a timestamp",
+                "elsewhere", "elsewhere", first.owns(t4) ? "row \(t4)" : "elsewhere", "elsewhere", "elsewhere",
+                "row \(mine[3])",
+            ], "\(readFirst)")
+        #expect(
+            readSecond == [
+                "elsewhere", "row \(theirs[0])", "malformed own: created_at \"yesterday\" is not a timestamp",
+                "elsewhere",
+                "row \(theirs[2])", "row \(theirs[3])", second.owns(t4) ? "row \(t4)" : "elsewhere", "row \(theirs[5])",
+                "row \(theirs[6])", "elsewhere",
+            ], "\(readSecond)")
+        // Left unparsed: the strict rows only. A reference in the id, an attribute on the row,
+        // a comment in it, a CR, or a row inside a comment leave it to libxml2.
+        var skim = XMLShardSkim(shard: first, limits: .standard)
+        let bytes = try #require(FileManager.default.contents(atPath: path).map(Array.init))
+        var strict: [Bool] = []
+        bytes.withUnsafeBytes { all in
+            var at = 0
+            while at < all.count {
+                switch skim.next(UnsafeRawBufferPointer(rebasing: all[at...]), ended: true) {
+                case .push(let n): at += max(n, 1)
+                case .needMore: return
+                case .row(let range, let elsewhere, _, _):
+                    strict.append(elsewhere)
+                    at += range.upperBound
+                }
+            }
+        }
+        #expect(strict == [false, true, true, false, true, true])
+        // In pieces of 16 KiB (a 40 KB row straddles them): the same items.
+        for shard in [first, second] {
+            let small = try DumpReader(bytes: bytes, name: path, buffers: .small)
+            var items: [String] = []
+            while let item = try small.nextOrder(in: shard) { items.append(describe(item)) }
+            #expect(items == (shard == first ? readFirst : readSecond))
+        }
+    }
+
+    @Test("XML: a document broken after rows a worker left unparsed fails at the line and column it does unsharded")
+    func xmlErrorPlace() throws {
+        let files = try DumpFixtures()
+        let (_, theirs) = ids
+        var rows = ""
+        for id in theirs.prefix(6) {
+            rows +=
+                "\t<row>\n\t\t<field name=\"order_id\">\(id)</field>\n\t\t<field name=\"user_id\">u</field>\n"
+                + "\t\t<field name=\"created_at\">2024-03-01</field>\n\t</row>\n"
+        }
+        for broken in ["\t<row><field name=\"order_id\">x</feld></row>\n", "  <oops &nbsp; />\n", "\t<row>\n"] {
+            let path = try files.write(
+                "b.xml",
+                "<?xml version=\"1.0\"?>\n<mysqldump><database><table_data>\n" + rows + "  " + broken
+                    + "</table_data></database></mysqldump>\n")
+            func failure(_ shard: ShardSpec?) -> String {
+                do {
+                    let reader = try DumpReader(path: path)
+                    while true {
+                        if let shard {
+                            guard try reader.nextOrder(in: shard) != nil else { return "no error" }
+                        } else {
+                            guard try reader.nextOrder() != nil else { return "no error" }
+                        }
+                    }
+                } catch { return error.reason }
+            }
+            let unsharded = failure(nil)
+            #expect(unsharded.contains("line "), "\(unsharded)")
+            #expect(failure(first) == unsharded, "\(broken)")
+            #expect(failure(second) == unsharded, "\(broken)")
+        }
     }
 }
