@@ -236,12 +236,12 @@ struct XMLShardSkim {
                 j = lt + 8
                 return Field(name: name, text: isNil == true ? nil : text)
             }
-            let attribute: String
+            let isName: Bool
             if Self.matches(b, at: j, "name=") {
-                attribute = "name"
+                isName = true
                 j += 5
             } else if Self.matches(b, at: j, "xsi:nil=") {
-                attribute = "xsi:nil"
+                isName = false
                 j += 8
             } else {
                 if b.count - j < 9 { j = b.count }
@@ -266,7 +266,7 @@ struct XMLShardSkim {
                 if j >= b.count { j = b.count }
                 return nil
             }
-            if attribute == "name" {
+            if isName {
                 guard name == nil else { return nil }
                 name = value
             } else {
@@ -305,9 +305,8 @@ struct XMLShardSkim {
     /// The end of a reference XML predefines (`&lt;` … `&apos;`, `&#N;`, `&#xH;` of a
     /// character XML allows) at `k`; nil for any other.
     private static func reference(_ text: UnsafeRawBufferPointer, at k: Int) -> Int? {
-        for name in ["&lt;", "&gt;", "&amp;", "&quot;", "&apos;"] where matches(text, at: k, name) {
-            return k + name.utf8.count
-        }
+        let predefined: [StaticString] = ["&lt;", "&gt;", "&amp;", "&quot;", "&apos;"]
+        for name in predefined where matches(text, at: k, name) { return k + name.utf8CodeUnitCount }
         guard k + 3 < text.count, text[k + 1] == 0x23 else { return nil }
         let hex = text[k + 2] == 0x78
         var j = k + (hex ? 3 : 2)
@@ -393,13 +392,6 @@ struct XMLShardSkim {
         guard i >= 0, i + n <= b.count else { return false }
         let p = literal.utf8Start
         for k in 0..<n where b[i + k] != p[k] { return false }
-        return true
-    }
-
-    private static func matches(_ b: UnsafeRawBufferPointer, at i: Int, _ text: String) -> Bool {
-        let u = Array(text.utf8)
-        guard i >= 0, i + u.count <= b.count else { return false }
-        for k in 0..<u.count where b[i + k] != u[k] { return false }
         return true
     }
 
