@@ -13,6 +13,8 @@ final class XMLRecordReader: RecordSource {
     private let limits: Limits
     /// A worker's: the other shards' rows it leaves unparsed (made at the first read).
     private var skim: XMLShardSkim?
+    /// The whitespace that stands for a skipped row, kept from row to row.
+    private var place: [UInt8] = []
 
     init(buffer: RecordBuffer, path: String, limits: Limits) {
         self.buffer = buffer
@@ -92,8 +94,12 @@ final class XMLRecordReader: RecordSource {
                 return
             }
         case .row(let range, let elsewhere, let newlines, let tail):
+            // What stands before the row goes first: libxml2 has then read up to the row.
+            if range.lowerBound > 0 { parser.push(UnsafeRawBufferPointer(rebasing: bytes[0..<range.lowerBound])) }
             if elsewhere, parser.skipRow() {
-                let place = [UInt8](repeating: 0x0A, count: newlines) + [UInt8](repeating: 0x20, count: tail)
+                place.removeAll(keepingCapacity: true)
+                place.append(contentsOf: repeatElement(0x0A, count: newlines))
+                place.append(contentsOf: repeatElement(0x20, count: tail))
                 place.withUnsafeBytes { parser.push($0) }
             } else {
                 parser.push(UnsafeRawBufferPointer(rebasing: bytes[range]))
