@@ -23,10 +23,17 @@ package struct OwnedShard {
     func exchange(_ loader: NightLoader, _ screener: NightScreener, progress: (any NightProgress)?) throws(LedgerError)
         -> ShardOrders
     {
-        try run.stage(screener.stagedOrders(loader))
+        // Made and read one order at a time: the night's orders are not held twice.
+        try run.stage(count: loader.slots.count) { screener.stagedOrder($0, loader) }
         progress?.phase("waiting for the other shards of run \(runID)", count: loader.slots.count)
         try run.waitForAll(timeout: timeout)
-        guard let others = ShardOrders(staged: try run.othersOrders()) else {
+        var others = ShardOrders()
+        var readable = true
+        try run.readOthersOrders {
+            readable = others.add($0)
+            return readable
+        }
+        guard readable else {
             throw LedgerError("run \(runID): another shard's staged orders cannot be read", code: .postgres)
         }
         return others

@@ -26,69 +26,59 @@ struct ShardOrders {
 
     var count: Int { claimants.count }
 
-    /// From the rows the other shards staged; nil when one is not what a worker writes.
-    init?(staged: [PostgresShardRun.StagedOrder]) {
-        claimants.reserveCapacity(staged.count)
-        candidates.reserveCapacity(staged.count)
-        for s in staged {
-            guard let taken = StagedCandidates.decode(s.candidates) else { return nil }
-            if s.catalog == Self.givenBackMarker {
-                for t in taken { if let key = t.candidate.key { givenBack.insert(key) } }
-                continue
-            }
-            claimants.append(
-                Claimant(
-                    orderID: s.orderID, userID: s.userID, createdAt: s.createdAt,
-                    catalogType: s.catalog == 1 ? .nonConsumable : nil))
-            candidates.append(taken.map(\.candidate))
-            for t in taken {
-                if let token = t.token, let key = t.candidate.key {
-                    tokens[token, default: []].append((key, s.createdAt.millis, s.position))
-                }
+    /// None yet: `add` puts in the rows the other shards staged.
+    init() {}
+
+    /// Adds a row another shard staged, as it is read; false when it is not what a worker writes.
+    mutating func add(_ s: PostgresShardRun.StagedOrder) -> Bool {
+        guard let taken = StagedCandidates.decode(s.candidates) else { return false }
+        if s.catalog == Self.givenBackMarker {
+            for t in taken { if let key = t.candidate.key { givenBack.insert(key) } }
+            return true
+        }
+        claimants.append(
+            Claimant(
+                orderID: s.orderID, userID: s.userID, createdAt: s.createdAt,
+                catalogType: s.catalog == 1 ? .nonConsumable : nil))
+        candidates.append(taken.map(\.candidate))
+        for t in taken {
+            if let token = t.token, let key = t.candidate.key {
+                tokens[token, default: []].append((key, s.createdAt.millis, s.position))
             }
         }
+        return true
     }
-
-    init() {}
 }
 
 extension NightScreener {
-    /// This shard's orders as the others claim them: every credited order that was screened
-    /// (for `user.orders`), with what it may take.
-    func stagedOrders(_ night: NightLoader) -> [PostgresShardRun.StagedOrder] {
+    /// This shard's order in slot `i` as the others claim it, nil for none: every credited
+    /// order that was screened (for `user.orders`), with what it may take.
+    func stagedOrder(_ i: Int, _ night: NightLoader) -> PostgresShardRun.StagedOrder? {
         let slots = night.slots
-        var out: [PostgresShardRun.StagedOrder] = []
-        for i in slots.indices {
-            // The status is read in place: most slots are credited, and copying each costs.
-            if slots.with(i, { $0.pointee.order.status == .refunded }) {
-                if let given = givenBack(slots[i].order) { out.append(given) }
-                continue
-            }
-            guard slots.with(i, { $0.pointee.order.status == .credited && $0.pointee.outcomeKind != nil }) else {
-                continue
-            }
-            let candidates: [(candidate: ClaimCandidate, token: String?)]
-            if let box = night.deferred(at: i) {
-                candidates = box.digest.candidates.map {
-                    (ClaimCandidate($0, platform: box.digest.platform), $0.purchaseToken)
-                }
-            } else if let c = slots.with(i, { $0.pointee.candidate }) {
-                candidates = [(c, night.purchaseToken(at: i))]
-            } else {
-                candidates = []
-            }
-            // The catalog's word matters only where the receipt does not say.
-            let asksCatalog = candidates.contains { $0.candidate.nonConsumable == nil }
-            let catalog: Int64? =
-                asksCatalog ? (screenOrder(slots[i], night).catalogType == .nonConsumable ? 1 : 0) : nil
-            let o = slots[i].order
-            out.append(
-                .init(
-                    orderID: o.orderID, userID: o.userID, createdAt: o.createdAt,
-                    position: Int64(slots.with(i) { $0.pointee.position }), catalog: catalog,
-                    candidates: StagedCandidates.encode(candidates)))
+        // The status is read in place: most slots are credited, and copying each costs.
+        if slots.with(i, { $0.pointee.order.status == .refunded }) { return givenBack(slots[i].order) }
+        guard slots.with(i, { $0.pointee.order.status == .credited && $0.pointee.outcomeKind != nil }) else {
+            return nil
         }
-        return out
+        let candidates: [(candidate: ClaimCandidate, token: String?)]
+        if let box = night.deferred(at: i) {
+            candidates = box.digest.candidates.map {
+                (ClaimCandidate($0, platform: box.digest.platform), $0.purchaseToken)
+            }
+        } else if let c = slots.with(i, { $0.pointee.candidate }) {
+            candidates = [(c, night.purchaseToken(at: i))]
+        } else {
+            candidates = []
+        }
+        // The catalog's word matters only where the receipt does not say.
+        let asksCatalog = candidates.contains { $0.candidate.nonConsumable == nil }
+        let catalog: Int64? =
+            asksCatalog ? (screenOrder(slots[i], night).catalogType == .nonConsumable ? 1 : 0) : nil
+        let o = slots[i].order
+        return .init(
+            orderID: o.orderID, userID: o.userID, createdAt: o.createdAt,
+            position: Int64(slots.with(i) { $0.pointee.position }), catalog: catalog,
+            candidates: StagedCandidates.encode(candidates))
     }
 
     /// An order tonight's dump marks refunded that names its transaction, staged so the other

@@ -308,14 +308,20 @@ public final class PostgresShardRun {
 
     /// Stages this shard's orders (replacing any staged before) and says the shard has.
     public func stage(_ orders: [StagedOrder]) throws(LedgerError) {
+        try stage(count: orders.count) { orders[$0] }
+    }
+
+    /// The same, the orders made one at a time as they are sent: `order(i)` for each `i` in
+    /// `0..<count`, nil for none (a night's orders are not held twice).
+    public func stage(count: Int, _ order: (Int) -> StagedOrder?) throws(LedgerError) {
         try machine.staged()
         try inTransaction(db, target) { () throws(LedgerError) in
             try clearStagedOrders()
             try onServer(target) { () throws(PostgresError) in
                 let copy =
                     "COPY iapscreen.shard_orders(run_id, shard, order_id, user_id, created_at, created_ms, position, catalog, candidates) FROM STDIN"
-                try db.copyIn(copy, count: orders.count) { rows, i in
-                    let o = orders[i]
+                try db.copyIn(copy, count: count) { rows, i in
+                    guard let o = order(i) else { return }
                     rows.add(runID)
                     rows.add(Int64(shard.index))
                     rows.add(o.orderID)
@@ -354,17 +360,27 @@ public final class PostgresShardRun {
         }
     }
 
-    /// The orders every other shard staged, in no particular order, read a batch at a time.
+    /// The orders every other shard staged, in no particular order.
     public func othersOrders() throws(LedgerError) -> [StagedOrder] {
+        var out: [StagedOrder] = []
+        try readOthersOrders {
+            out.append($0)
+            return true
+        }
+        return out
+    }
+
+    /// The same, each handed to `take` as it is read, a batch at a time (a night's orders are
+    /// not held twice); `take` returning false stops the reading there.
+    public func readOthersOrders(_ take: (StagedOrder) -> Bool) throws(LedgerError) {
         try machine.mayReadOthers()
-        return try inTransaction(db, target) { () throws(LedgerError) in
+        try inTransaction(db, target) { () throws(LedgerError) in
             try onServer(target) { () throws(PostgresError) in
                 try db.query(
                     """
                     DECLARE others NO SCROLL CURSOR FOR SELECT order_id, user_id, created_at, created_ms, position, catalog, candidates
                     FROM iapscreen.shard_orders WHERE run_id = $1 AND shard <> $2
                     """, [.text(runID), .int64(Int64(shard.index))])
-                var out: [StagedOrder] = []
                 while true {
                     let r = try db.query("FETCH 20000 FROM others")
                     guard r.rowCount > 0 else { break }
@@ -375,14 +391,16 @@ public final class PostgresShardRun {
                         else {
                             throw PostgresError("a staged order of run \(runID) is not one a worker wrote")
                         }
-                        out.append(
-                            StagedOrder(
-                                orderID: order, userID: user, createdAt: at, position: position,
-                                catalog: try r.int64(i, 5), candidates: candidates))
+                        let staged = StagedOrder(
+                            orderID: order, userID: user, createdAt: at, position: position,
+                            catalog: try r.int64(i, 5), candidates: candidates)
+                        guard take(staged) else {
+                            try db.execute("CLOSE others")
+                            return
+                        }
                     }
                 }
                 try db.execute("CLOSE others")
-                return out
             }
         }
     }

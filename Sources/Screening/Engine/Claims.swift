@@ -120,14 +120,15 @@ public struct ClaimBook {
         self.init(claimOf: { _ in Claim(orderID: "", userID: "", createdAt: Timestamp(clampingMillis: 0)) })
     }
 
-    /// Keys newly taken tonight (not remembered from the ledger), with their claim and the
-    /// claimant's handle when it had one, in no particular order, for the ledger to remember.
-    public var newClaims: [(key: String, claim: Claim, handle: Int32?)] {
-        taken.compactMap { key, v in
-            guard v >= 0 || Int(-v) > remembered else { return nil }
-            return holder(key).map { (key, $0, v >= 0 ? v : nil) }
-        }
+    /// The keys newly taken tonight by claimants with a handle, in no particular order, for
+    /// the ledger to remember (`claim(ofHandle:)` gives each claim, so none is copied here).
+    /// Claimants without one are a sharded run's other shards' orders: theirs to hand over.
+    public var newHandledClaims: [(key: String, handle: Int32)] {
+        taken.compactMap { key, v in v >= 0 ? (key, v) : nil }
     }
+
+    /// The claim of the claimant with this handle (as `claimOf` gives it).
+    public func claim(ofHandle handle: Int32) -> Claim { claimOf(handle) }
 
     /// Room for `count` keys at once: a night of a million claims then never holds the
     /// table twice while it grows.
