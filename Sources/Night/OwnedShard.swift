@@ -29,9 +29,29 @@ package struct OwnedShard {
         try run.waitForAll(timeout: timeout)
         var others = ShardOrders()
         var readable = true
-        try run.readOthersOrders {
-            readable = others.add($0)
-            return readable
+        if let own = screener.ownKeys(loader) {
+            // Read twice: first what ties keys together, then only the orders tied to this shard's.
+            var linked = LinkedKeys(seeds: own)
+            try run.readOthersOrders {
+                guard let several = ShardOrders.severalKeys($0) else {
+                    readable = false
+                    return false
+                }
+                if let several { linked.link(several) }
+                return true
+            }
+            if readable {
+                let keys = linked.linked()
+                try run.readOthersOrders {
+                    readable = others.add($0, linked: keys)
+                    return readable
+                }
+            }
+        } else {
+            try run.readOthersOrders {
+                readable = others.add($0)
+                return readable
+            }
         }
         guard readable else {
             throw LedgerError("run \(runID): another shard's staged orders cannot be read", code: .postgres)

@@ -30,10 +30,20 @@ struct ShardOrders {
     init() {}
 
     /// Adds a row another shard staged, as it is read; false when it is not what a worker writes.
-    mutating func add(_ s: PostgresShardRun.StagedOrder) -> Bool {
+    /// With `linked` (`LinkedKeys`), an order none of whose keys is among them is left out of
+    /// the claims (its tokens and given-back keys are kept).
+    mutating func add(_ s: PostgresShardRun.StagedOrder, linked: Set<String>? = nil) -> Bool {
         guard let taken = StagedCandidates.decode(s.candidates) else { return false }
         if s.catalog == Self.givenBackMarker {
             for t in taken { if let key = t.candidate.key { givenBack.insert(key) } }
+            return true
+        }
+        for t in taken {
+            if let token = t.token, let key = t.candidate.key {
+                tokens[token, default: []].append((key, s.createdAt.millis, s.position))
+            }
+        }
+        if let linked, !taken.contains(where: { $0.candidate.key.map(linked.contains) ?? false }) {
             return true
         }
         claimants.append(
@@ -41,16 +51,37 @@ struct ShardOrders {
                 orderID: s.orderID, userID: s.userID, createdAt: s.createdAt,
                 catalogType: s.catalog == 1 ? .nonConsumable : nil))
         candidates.append(taken.map(\.candidate))
-        for t in taken {
-            if let token = t.token, let key = t.candidate.key {
-                tokens[token, default: []].append((key, s.createdAt.millis, s.position))
-            }
-        }
         return true
+    }
+
+    /// The keys of a row another shard staged that may take any of several, for `LinkedKeys`;
+    /// nil when the row is not what a worker writes.
+    static func severalKeys(_ s: PostgresShardRun.StagedOrder) -> [String]?? {
+        guard let taken = StagedCandidates.decode(s.candidates) else { return nil }
+        guard s.catalog != givenBackMarker, taken.count > 1 else { return .some(nil) }
+        return .some(taken.compactMap(\.candidate.key))
     }
 }
 
 extension NightScreener {
+    /// The keys this shard's orders may take, from which `LinkedKeys` grows; nil when the
+    /// claims need every other shard's order: a rule counts `user.orders` or `user.refunds`
+    /// (a user's orders span the shards), or store events are judged (a refund may name a
+    /// key only another shard's order took).
+    func ownKeys(_ night: NightLoader) -> [String]? {
+        guard !evaluator.needsOrdersPerUser, !evaluator.needsStoreEventFields, events == nil else { return nil }
+        var keys: [String] = []
+        let slots = night.slots
+        for i in slots.indices {
+            if let box = night.deferred(at: i) {
+                keys += ClaimBook.keys(of: box.digest)
+            } else if let key = slots.with(i, { $0.pointee.candidate?.key }) {
+                keys.append(key)
+            }
+        }
+        return keys
+    }
+
     /// This shard's order in slot `i` as the others claim it, nil for none: every credited
     /// order that was screened (for `user.orders`), with what it may take.
     func stagedOrder(_ i: Int, _ night: NightLoader) -> PostgresShardRun.StagedOrder? {

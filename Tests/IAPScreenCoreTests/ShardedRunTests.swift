@@ -16,9 +16,9 @@ struct ShardedRunTests {
     /// The world's night for one shard (or unsharded), with its store events.
     static func arguments(
         _ world: SampleWorld, out: String, ledger: String, shard: (Int, Int)?, runID: String = "night-1",
-        extra: [String] = []
+        events: Bool = true, extra: [String] = []
     ) -> [String] {
-        world.screenArguments(out: out, ledger: ledger, storeEvents: true) + ["--quiet"]
+        world.screenArguments(out: out, ledger: ledger, storeEvents: events) + ["--quiet"]
             + (shard.map { ["--shard", "\($0.0)/\($0.1)", "--run-id", runID] } ?? []) + extra
     }
 
@@ -47,6 +47,33 @@ struct ShardedRunTests {
         }
     }
 
+    /// One night screened unsharded on `single` and by `workers` workers at once on `sharded`,
+    /// then merged: the same findings.jsonl and flagged.csv. Reports in one-NIGHT, NIGHT-sI and
+    /// merged-NIGHT.
+    static func night(
+        _ world: SampleWorld, _ night: String, workers count: Int, _ s: Scratch, single: TestDatabase,
+        sharded: TestDatabase, events: Bool = true, mergeReversed: Bool = false,
+        sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) throws {
+        let one = try Tool.run(
+            Self.arguments(world, out: s.file("one-\(night)"), ledger: single.uri, shard: nil, events: events))
+        #expect(one.status == 0, "\(one.stderr)", sourceLocation: sourceLocation)
+        let workers = Self.together(
+            (1...count).map { i in
+                Self.arguments(
+                    world, out: s.file("\(night)-s\(i)"), ledger: sharded.uri, shard: (i, count),
+                    runID: "night-\(night)", events: events)
+            })
+        for (k, r) in workers.enumerated() {
+            #expect(r?.status == 0, "shard \(k + 1): \(r?.stderr ?? "did not run")", sourceLocation: sourceLocation)
+        }
+        let parts = (1...count).map { s.file("\(night)-s\($0)") }
+        let merged = try Tool.run(
+            ["merge", "--out", s.file("merged-\(night)"), "--quiet"] + (mergeReversed ? parts.reversed() : parts))
+        #expect(merged.status == 0, "\(merged.stderr)", sourceLocation: sourceLocation)
+        try Self.expectSame(s.file("one-\(night)"), s.file("merged-\(night)"), sourceLocation: sourceLocation)
+    }
+
     @Test(
         "three workers at once, then merge: the findings.jsonl and flagged.csv of one unsharded run, replays across shards included, and again on a second night"
     )
@@ -56,22 +83,8 @@ struct ShardedRunTests {
         let single = try TestDatabase()
         let sharded = try TestDatabase()
         for night in ["n1", "n2"] {
-            let one = try Tool.run(Self.arguments(world, out: s.file("one-\(night)"), ledger: single.uri, shard: nil))
-            #expect(one.status == 0, "\(one.stderr)")
-            let workers = Self.together(
-                (1...3).map { i in
-                    Self.arguments(
-                        world, out: s.file("\(night)-s\(i)"), ledger: sharded.uri, shard: (i, 3),
-                        runID: "night-\(night)")
-                })
-            for (k, r) in workers.enumerated() {
-                #expect(r?.status == 0, "shard \(k + 1): \(r?.stderr ?? "did not run")")
-            }
-            let merged = try Tool.run(
-                ["merge", "--out", s.file("merged-\(night)"), "--quiet"]
-                    + (1...3).reversed().map { s.file("\(night)-s\($0)") })
-            #expect(merged.status == 0, "\(merged.stderr)")
-            try Self.expectSame(s.file("one-\(night)"), s.file("merged-\(night)"))
+            // Merged in reverse: merge puts the shards in order itself.
+            try Self.night(world, night, workers: 3, s, single: single, sharded: sharded, mergeReversed: true)
             // Every worker counts the whole log as one run does, refunds of orders the dump
             // marks refunded (another shard's) matched among them.
             func storeEvents(_ dir: String) throws -> JSONValue? {
@@ -98,6 +111,28 @@ struct ShardedRunTests {
             try FindingLine.read(s.file("merged-n2/findings.jsonl")).contains {
                 $0.object["review"]?.object?["status"]?.string == "seen"
             })
+    }
+
+    @Test(
+        "four workers on a night without store events (each keeps only the other shards' orders tied to its own keys), after a night with them: the reports of one unsharded run, replays across shards included"
+    )
+    func fourWorkersWithoutEvents() throws {
+        let world = try SampleWorld.shared.get()
+        let s = try Scratch()
+        let single = try TestDatabase()
+        let sharded = try TestDatabase()
+        // The first night leaves refunds in the ledger that the second, without events, judges.
+        for (night, events) in [("n1", true), ("n2", false)] {
+            try Self.night(world, night, workers: 4, s, single: single, sharded: sharded, events: events)
+        }
+        let across = try FindingLine.read(s.file("merged-n2/findings.jsonl")).filter { f in
+            guard f.rule == "replayed-transaction", let order = f.orderID,
+                let original = f.object["evidence"]?.object?["original_order_id"]?.string,
+                let spec = ShardSpec(index: 1, count: 4)
+            else { return false }
+            return spec.shard(of: order) != spec.shard(of: original)
+        }
+        #expect(!across.isEmpty, "a replay across shards")
     }
 
     @Test(
