@@ -140,7 +140,7 @@ let package = Package(
             name: "IAPScreenCoreTests",
             dependencies: [
                 "IAPScreenCore", "Night", "ReceiptBuilder", "JSONText", "Ledger", "Decompression", "PostgresClient",
-                "PostgresTestSupport", "IAPBasics",
+                "PostgresTestSupport", "IAPBasics", "SQLiteClient",
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -24,14 +24,10 @@ final class FindingSpill {
     private var pendingStart: Int64 = 0
 
     init() throws {
-        let path = NSTemporaryDirectory() + "iapscreen-spill-\(getpid())-\(UUID().uuidString)"
-        fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            throw SpillError(
-                description:
-                    "cannot create a spill file in \(NSTemporaryDirectory()): \(String(cString: strerror(errno)))")
+        switch UnlinkedFile.create("iapscreen-spill", naming: "a spill file") {
+        case .success(let fd): self.fd = fd
+        case .failure(let f): throw SpillError(description: f.description)
         }
-        unlink(path)
     }
 
     deinit { close(fd) }
@@ -85,15 +81,8 @@ final class FindingSpill {
     }
 
     private func flush() throws {
-        var offset = 0
-        while offset < pending.count {
-            let n = pending.withUnsafeBytes {
-                pwrite(fd, $0.baseAddress.map { $0 + offset }, $0.count - offset, off_t(pendingStart) + off_t(offset))
-            }
-            guard n > 0 else {
-                throw SpillError(description: "cannot write the spill file: \(String(cString: strerror(errno)))")
-            }
-            offset += n
+        if let reason = UnlinkedFile.write(fd, pending, at: pendingStart) {
+            throw SpillError(description: "cannot write the spill file: \(reason)")
         }
         pendingStart += Int64(pending.count)
         pending.removeAll(keepingCapacity: true)

@@ -24,12 +24,16 @@ package final class Night {
         package var storeEvents: [String]
         /// Worker threads.
         package var jobs: Int
+        /// How many parts `screen` reads and screens the night in, one held at a time
+        /// (`NightPasses`); 1: the whole night at once. Only without store events.
+        package var passes: Int
 
-        package init(orders: [String], receipts: [String], storeEvents: [String], jobs: Int) {
+        package init(orders: [String], receipts: [String], storeEvents: [String], jobs: Int, passes: Int = 1) {
             self.orders = orders
             self.receipts = receipts
             self.storeEvents = storeEvents
             self.jobs = jobs
+            self.passes = passes
         }
 
         /// Every dump, orders first (what the progress line counts the bytes of).
@@ -40,6 +44,9 @@ package final class Night {
     package let rules: NightRules
     package let ledger: (any LedgerStore)?
     let loader: NightLoader
+    /// A night read in parts: then `loader` holds none of its orders.
+    private let passes: NightPasses?
+    private let screening: ReceiptScreening
     /// The night's store events, read and verified under `rules`; nil without logs. Set by `load`.
     package private(set) var events: StoreEventNight?
     /// Seconds spent staging this shard's orders and waiting for the others' (a worker).
@@ -68,10 +75,13 @@ package final class Night {
     }
 
     /// How many distinct orders the dumps held (this shard's, for a worker). Set by `load`.
-    package var orderCount: Int { loader.slots.count }
+    package var orderCount: Int { passes?.orderCount ?? loader.slots.count }
 
     /// Every input read, with its digest and records: the dumps, then the store-event logs.
-    package var inputRecords: [InputRecord] { loader.inputs + (events?.inputs ?? []) }
+    package var inputRecords: [InputRecord] { (passes?.inputs ?? loader.inputs) + (events?.inputs ?? []) }
+
+    /// How many parts the night was read in (1: at once).
+    package var partCount: Int { passes?.count ?? 1 }
 
     /// The slot of order `orderID` (its latest row), nil when the dumps do not hold it.
     package func slot(of orderID: String) -> Int? {
@@ -116,11 +126,18 @@ package final class Night {
             candidate = nil
         }
         // With a ledger, a refund it keeps by token finds tonight's purchase.
-        let screening = rules.screening.forNight(storeEvents: reading != nil, ledger: ledger != nil)
+        screening = rules.screening.forNight(storeEvents: reading != nil, ledger: ledger != nil)
+        let inParts = inputs.passes > 1 && reading == nil && shard == nil && watching == nil && candidateRules == nil
         do {
-            loader = try NightLoader(
-                screening: screening, limits: .standard, jobs: inputs.jobs,
-                owned: shard.map { .shard($0.spec) } ?? .all, watching: watching, candidate: candidateVerdicts)
+            if inParts {
+                passes = try NightPasses(count: min(inputs.passes, ShardSpec.maxCount))
+                loader = try NightLoader(emptyFor: screening, limits: .standard)
+            } else {
+                passes = nil
+                loader = try NightLoader(
+                    screening: screening, limits: .standard, jobs: inputs.jobs,
+                    owned: shard.map { .shard($0.spec) } ?? .all, watching: watching, candidate: candidateVerdicts)
+            }
         } catch {
             for r in readings { r.abandon() }
             throw NightFailure(.unreadable, "\(error)")
@@ -130,7 +147,22 @@ package final class Night {
     /// Reads the dumps and waits for the store events.
     package func load(progress: (any NightProgress)? = nil) throws(NightFailure) {
         do {
-            try loader.load(orders: inputs.orders, receipts: inputs.receipts, progress: progress)
+            if let passes {
+                let (screening, jobs) = (self.screening, inputs.jobs)
+                try passes.load(
+                    { (owned) throws(InputError) in
+                        do {
+                            return try NightLoader(
+                                screening: screening, limits: .standard, jobs: jobs, owned: owned, pool: passes.pool,
+                                spill: passes.spill)
+                        } catch {
+                            throw InputError(path: "night", reason: "\(error)")
+                        }
+                    }, orders: inputs.orders, receipts: inputs.receipts, screener: makeScreener(rules, events: nil),
+                    progress: progress)
+            } else {
+                try loader.load(orders: inputs.orders, receipts: inputs.receipts, progress: progress)
+            }
         } catch {
             for r in readings { r.abandon() }
             throw .input(error)
@@ -152,6 +184,21 @@ package final class Night {
         -> NightScreener.Outcome
     {
         var screener = makeScreener(rules, events: events)
+        if let passes {
+            let screening = self.screening
+            do {
+                return try passes.screen(
+                    screener,
+                    restore: { (f, owned) throws(PassFile.Failure) in
+                        try NightLoader(
+                            restoring: f, screening: screening, limits: .standard, owned: owned, pool: passes.pool,
+                            spill: passes.spill)
+                    }, into: sink, progress: progress)
+            } catch {
+                sink.abandon()
+                throw NightFailure(.unreadable, "\(error)")
+            }
+        }
         let claiming = "claiming transactions and writing the reports"
         progress?.phase(claiming, count: loader.slots.count)
         if let shard {
@@ -229,7 +276,7 @@ package final class Night {
     /// Each user's latest consent as this night's dumps (this shard's orders) state it, for
     /// the ledger to keep: the users of no order of tonight's with a `consent` are not in it.
     package func consents() -> [RememberedConsent] {
-        TonightsConsents.latest(in: loader).values.sorted { $0.userID < $1.userID }
+        passes?.latestConsents ?? TonightsConsents.latest(in: loader).values.sorted { $0.userID < $1.userID }
     }
 
     /// The claims and reports of this night under `r`, with the store events read for it.

@@ -187,14 +187,15 @@ final class NightLoader {
     private var orphanIDs: Set<String> = []
     package private(set) var inputs: [InputRecord] = []
     private var position = 0
-    let pool = StringPool()
+    let pool: StringPool
     let spill: FindingSpill
     /// The one order `explain` asks about, told which receipt the join chose for it.
     private let watched: WatchedOrder?
 
     let screening: ReceiptScreening
     let limits: Limits
-    private let batcher: ReceiptBatcher
+    /// nil for a part restored from a pass file: nothing is left to decode.
+    private let batcher: ReceiptBatcher?
     /// `backtest`: the candidate Rules directory's verdicts, kept slot for slot beside.
     private let candidateRules: CandidateVerdicts?
 
@@ -202,13 +203,16 @@ final class NightLoader {
     /// orphans). A malformed record is the shard's of the id found so, else the first shard's.
     let owned: OwnedOrders
 
+    /// `pool` and `spill`: the night's, when it is read in parts (`NightPasses`), else new.
     init(
         screening: ReceiptScreening, limits: Limits, jobs: Int, owned: OwnedOrders = .all,
-        watching watched: WatchedOrder? = nil, candidate: CandidateVerdicts? = nil
+        watching watched: WatchedOrder? = nil, candidate: CandidateVerdicts? = nil, pool: StringPool? = nil,
+        spill: FindingSpill? = nil
     ) throws {
         self.watched = watched
         self.owned = owned
-        spill = try FindingSpill()
+        self.spill = try spill ?? FindingSpill()
+        self.pool = pool ?? StringPool()
         self.screening = screening
         self.limits = limits
         candidateRules = candidate
@@ -217,6 +221,110 @@ final class NightLoader {
             candidate: candidate.map {
                 ReceiptBatcher.CandidateRules(screening: $0.screening, reverifies: $0.reverifies)
             })
+    }
+
+    /// A loader of no orders: a night read in parts (`NightPasses`) holds them elsewhere.
+    init(emptyFor screening: ReceiptScreening, limits: Limits) throws {
+        watched = nil
+        candidateRules = nil
+        batcher = nil
+        owned = .all
+        pool = StringPool()
+        spill = try FindingSpill()
+        self.screening = screening
+        self.limits = limits
+    }
+
+    /// A part of the night as `save` left it, read back whole (`NightPasses`).
+    init(
+        restoring f: PassFile, screening: ReceiptScreening, limits: Limits, owned: OwnedOrders, pool: StringPool,
+        spill: FindingSpill
+    ) throws(PassFile.Failure) {
+        watched = nil
+        candidateRules = nil
+        batcher = nil
+        self.owned = owned
+        self.pool = pool
+        self.spill = spill
+        self.screening = screening
+        self.limits = limits
+        try f.rewind()
+        for _ in 0..<(try f.count()) { slots.append(try Slot(from: f)) }
+        for _ in 0..<(try f.count()) {
+            var r = Rare()
+            r.spilled = try f.optional { () throws(PassFile.Failure) in
+                FindingSpill.Ref(offset: try f.int64(), length: try f.uint32())
+            }
+            r.deferred = try f.optional { () throws(PassFile.Failure) in ReceiptDigestBox(try f.digest()) }
+            r.purchaseToken = try f.optionalString()
+            rare.append(r)
+        }
+        for _ in 0..<(try f.count()) { tokenHashes.append(try f.uint64()) }
+        for _ in 0..<(try f.count()) {
+            let position = try f.int()
+            let location = try f.location()
+            malformed.append(MalformedItem(position: position, location: location, reason: try f.string()))
+        }
+        for _ in 0..<(try f.count()) {
+            let position = try f.int()
+            let id = try f.string()
+            orphans.append((position, id, try f.location()))
+        }
+        for _ in 0..<(try f.count()) {
+            let path = try f.string()
+            let sha = try f.string()
+            inputs.append(InputRecord(path: path, sha256: sha, records: try f.int()))
+        }
+        guard f.atEnd else {
+            throw PassFile.Failure(description: "a pass file of the night's orders holds more than was saved")
+        }
+        for i in slots.indices {
+            let r = slots.with(i) { $0.pointee.rareIndex }
+            guard r >= -1, Int(r) < rare.count else {
+                throw PassFile.Failure(description: "a pass file of the night's orders points past its own parts")
+            }
+        }
+    }
+
+    /// Everything the claims and reports need of this part of the night, once it is loaded
+    /// (its findings are in the night's spill file, flushed here).
+    func save(to f: PassFile) throws(PassFile.Failure) {
+        do {
+            try spill.flushPending()
+        } catch {
+            throw PassFile.Failure(description: "\(error)")
+        }
+        try f.put(slots.count)
+        for i in slots.indices { try slots[i].write(to: f) }
+        try f.put(rare.count)
+        for r in rare {
+            try f.put(r.spilled) { (ref) throws(PassFile.Failure) in
+                try f.put(ref.offset)
+                try f.put(ref.length)
+            }
+            try f.put(r.deferred) { (box) throws(PassFile.Failure) in try f.put(box.digest) }
+            try f.put(r.purchaseToken)
+        }
+        try f.put(tokenHashes.count)
+        for h in tokenHashes { try f.put(h) }
+        try f.put(malformed.count)
+        for m in malformed {
+            try f.put(m.position)
+            try f.put(m.location)
+            try f.put(m.reason)
+        }
+        try f.put(orphans.count)
+        for o in orphans {
+            try f.put(o.position)
+            try f.put(o.orderID)
+            try f.put(o.location)
+        }
+        try f.put(inputs.count)
+        for r in inputs {
+            try f.put(r.path)
+            try f.put(r.sha256)
+            try f.put(r.records)
+        }
     }
 
     /// Puts the candidate's verdicts in place of the slots' own (which the candidate keeps):
@@ -241,9 +349,9 @@ final class NightLoader {
         for path in receipts {
             try read(path, { (r) throws(InputError) in try owned.nextReceipt(r) }, addReceipt, progress: progress)
         }
-        try apply(batcher.drain())
+        try apply(batcher?.drain() ?? [])
         // Every receipt is decoded: the workers end here, not whenever the loader goes away.
-        batcher.stop()
+        batcher?.stop()
         // Credited orders whose receipt never came: screened as missing (no decoding).
         for i in slots.indices where slots.with(i, { $0.pointee.order.status == .credited }) {
             let missing = slots.with(i) { $0.pointee.outcomeKind == nil }
@@ -278,7 +386,7 @@ final class NightLoader {
                         case .malformed(let m, let ownID): addMalformed(m, ownID: ownID)
                         case .row(let row): add(row)
                         }
-                        if position % 50_000 == 0 { try apply(batcher.poll()) }
+                        if position % 50_000 == 0 { try apply(batcher?.poll() ?? []) }
                     }
                     progress?.tick(count: slots.count)
                 }
@@ -328,7 +436,7 @@ final class NightLoader {
         if let payload, row.status == .credited {
             var bare = row
             bare.receipt = nil
-            batcher.submit(
+            batcher?.submit(
                 ReceiptBatcher.Job(
                     slot: index, generation: slots[index].generation, row: bare,
                     position: Int(slots[index].position), payload: payload))
@@ -358,7 +466,7 @@ final class NightLoader {
         candidateRules?.verdicts[index] = Slot.Verdict()
         watched?.took(r)
         guard slots[index].order.status == .credited else { return }
-        batcher.submit(
+        batcher?.submit(
             ReceiptBatcher.Job(
                 slot: index, generation: slots[index].generation, row: slots[index].order.row(pool: pool),
                 position: Int(slots[index].position), payload: r.receipt))
@@ -418,5 +526,92 @@ final class NightLoader {
         }
         verdict.outcome = kept
         return verdict
+    }
+}
+
+extension NightLoader.Slot {
+    /// As a pass file keeps it, once the night is loaded (the generation no longer matters).
+    func write(to f: PassFile) throws(PassFile.Failure) {
+        try order.write(to: f)
+        try f.put(position)
+        try f.put(dumpReceivedAt?.millis)
+        try f.put(hasOwnReceipt)
+        try f.put(dumpReceiptSeen)
+        try verdict.write(to: f)
+    }
+
+    init(from f: PassFile) throws(PassFile.Failure) {
+        self.init(order: try StoredOrder(from: f), position: try f.int32(), hasOwnReceipt: false)
+        dumpReceivedAt = try f.optionalInt64().map { Timestamp(clampingMillis: $0) }
+        hasOwnReceipt = try f.bool()
+        dumpReceiptSeen = try f.bool()
+        verdict = try Verdict(from: f)
+    }
+}
+
+extension NightLoader.Slot.Verdict {
+    func write(to f: PassFile) throws(PassFile.Failure) {
+        try f.put(candidateKey)
+        try f.put(candidateDate)
+        try f.put(rareIndex)
+        try f.put(kind?.rawValue ?? 0xFF)
+        try f.put(receiptPlatform?.rawValue)
+        // nil, unknown, consumable, non-consumable.
+        let nonConsumable: UInt8 =
+            switch candidateNonConsumable {
+            case nil: 0
+            case .some(nil): 1
+            case .some(false): 2
+            case .some(true): 3
+            }
+        try f.put(nonConsumable)
+        try f.put(candidateFamilyShared)
+    }
+
+    init(from f: PassFile) throws(PassFile.Failure) {
+        self.init()
+        candidateKey = try f.optionalString()
+        candidateDate = try f.int64()
+        rareIndex = try f.int32()
+        let kind = try f.uint8()
+        if kind != 0xFF {
+            guard let k = ReceiptScreening.Outcome.Kind(rawValue: kind) else {
+                throw PassFile.Failure(description: "a pass file holds \(kind) for a verdict")
+            }
+            self.kind = k
+        }
+        if let p = try f.optionalString() {
+            guard let platform = Platform(rawValue: p) else {
+                throw PassFile.Failure(description: "a pass file holds \(p) for a platform")
+            }
+            receiptPlatform = platform
+        }
+        switch try f.uint8() {
+        case 0: candidateNonConsumable = nil
+        case 1: candidateNonConsumable = .some(nil)
+        case 2: candidateNonConsumable = .some(false)
+        case 3: candidateNonConsumable = .some(true)
+        case let b: throw PassFile.Failure(description: "a pass file holds \(b) for a product type")
+        }
+        candidateFamilyShared = try f.bool()
+    }
+}
+
+extension PassFile {
+    func put(_ l: SourceLocation) throws(Failure) {
+        try put(l.file)
+        switch l.position {
+        case .line(let n):
+            try put(false)
+            try put(n)
+        case .row(let n):
+            try put(true)
+            try put(n)
+        }
+    }
+
+    func location() throws(Failure) -> SourceLocation {
+        let file = try string()
+        return try bool() ? SourceLocation(file: file, row: try int()) : SourceLocation(file: file, line: try int())
     }
 }

@@ -27,33 +27,11 @@ package struct OwnedShard {
         try run.stage(count: loader.slots.count) { screener.stagedOrder($0, loader) }
         progress?.phase("waiting for the other shards of run \(runID)", count: loader.slots.count)
         try run.waitForAll(timeout: timeout)
-        var others = ShardOrders()
-        var readable = true
-        if let own = screener.ownKeys(loader) {
-            // Read twice: first what ties keys together, then only the orders tied to this shard's.
-            var linked = LinkedKeys(seeds: own)
-            try run.readOthersOrders {
-                guard let several = ShardOrders.severalKeys($0) else {
-                    readable = false
-                    return false
-                }
-                if let several { linked.link(several) }
-                return true
-            }
-            if readable {
-                let keys = linked.linked()
-                try run.readOthersOrders {
-                    readable = others.add($0, linked: keys)
-                    return readable
-                }
-            }
-        } else {
-            try run.readOthersOrders {
-                readable = others.add($0)
-                return readable
-            }
+        let others = try ShardOrders.gathered(ownKeys: screener.ownKeys(loader)) {
+            (take: (PostgresShardRun.StagedOrder) -> Bool) throws(LedgerError) in
+            try run.readOthersOrders(take)
         }
-        guard readable else {
+        guard let others else {
             throw LedgerError("run \(runID): another shard's staged orders cannot be read", code: .postgres)
         }
         return others

@@ -26,13 +26,15 @@ struct ShardOrders {
 
     var count: Int { claimants.count }
 
+    typealias StagedOrder = PostgresShardRun.StagedOrder
+
     /// None yet: `add` puts in the rows the other shards staged.
     init() {}
 
     /// Adds a row another shard staged, as it is read; false when it is not what a worker writes.
     /// With `linked` (`LinkedKeys`), an order none of whose keys is among them is left out of
     /// the claims (its tokens and given-back keys are kept).
-    mutating func add(_ s: PostgresShardRun.StagedOrder, linked: Set<String>? = nil) -> Bool {
+    mutating func add(_ s: StagedOrder, linked: Set<String>? = nil) -> Bool {
         guard let taken = StagedCandidates.decode(s.candidates) else { return false }
         if s.catalog == Self.givenBackMarker {
             for t in taken { if let key = t.candidate.key { givenBack.insert(key) } }
@@ -54,9 +56,43 @@ struct ShardOrders {
         return true
     }
 
+    /// The other shards' orders as `readOthers` hands them, one row at a time to `take` until
+    /// it says stop. With `ownKeys` (`NightScreener.ownKeys`) they are read twice: first what
+    /// ties keys together (`LinkedKeys`), then only the orders tied to these keys. nil when a
+    /// row is not what a worker writes.
+    static func gathered<E: Error>(
+        ownKeys: [String]?, readOthers: ((StagedOrder) -> Bool) throws(E) -> Void
+    ) throws(E) -> ShardOrders? {
+        var others = ShardOrders()
+        var readable = true
+        guard let own = ownKeys else {
+            try readOthers {
+                readable = others.add($0)
+                return readable
+            }
+            return readable ? others : nil
+        }
+        var linked = LinkedKeys(seeds: own)
+        try readOthers {
+            guard let several = severalKeys($0) else {
+                readable = false
+                return false
+            }
+            if let several { linked.link(several) }
+            return true
+        }
+        guard readable else { return nil }
+        let keys = linked.linked()
+        try readOthers {
+            readable = others.add($0, linked: keys)
+            return readable
+        }
+        return readable ? others : nil
+    }
+
     /// The keys of a row another shard staged that may take any of several, for `LinkedKeys`;
     /// nil when the row is not what a worker writes.
-    static func severalKeys(_ s: PostgresShardRun.StagedOrder) -> [String]?? {
+    static func severalKeys(_ s: StagedOrder) -> [String]?? {
         guard let taken = StagedCandidates.decode(s.candidates) else { return nil }
         guard s.catalog != givenBackMarker, taken.count > 1 else { return .some(nil) }
         return .some(taken.compactMap(\.candidate.key))

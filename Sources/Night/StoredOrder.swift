@@ -109,3 +109,57 @@ struct StoredOrder {
             environment: environment, receipt: nil, consumed: consumed, consent: consent, location: location)
     }
 }
+
+extension StoredOrder {
+    /// As a pass file keeps it (`NightPasses`); the pool's ids stay valid, the pool is the night's.
+    func write(to f: PassFile) throws(PassFile.Failure) {
+        try f.put(orderID)
+        try f.put(userID)
+        try f.put(transactionID)
+        try f.put(createdAtMillis)
+        for id in [itemID, productID, amount, currency, file] { try f.put(id) }
+        try f.put(place)
+        try f.put(placeIsRow)
+        try f.put(createdAtHasMilliseconds)
+        try f.put(platform?.rawValue)
+        try f.put(status.rawValue)
+        try f.put(environment?.rawValue)
+        try f.put(consumption)
+        try f.put(UInt32(consumedLow))
+    }
+
+    init(from f: PassFile) throws(PassFile.Failure) {
+        orderID = try f.string()
+        userID = try f.string()
+        transactionID = try f.optionalString()
+        createdAtMillis = try f.int64()
+        itemID = try f.uint32()
+        productID = try f.uint32()
+        amount = try f.uint32()
+        currency = try f.uint32()
+        file = try f.uint32()
+        place = try f.int32()
+        placeIsRow = try f.bool()
+        createdAtHasMilliseconds = try f.bool()
+        platform = try Self.value(OrderPlatform.self, try f.optionalString())
+        guard let status = OrderStatus(rawValue: try f.string()) else {
+            throw PassFile.Failure(description: "a pass file holds an unknown order status")
+        }
+        self.status = status
+        environment = try Self.value(OrderEnvironment.self, try f.optionalString())
+        consumption = try f.uint8()
+        let low = try f.uint32()
+        guard let low16 = UInt16(exactly: low) else {
+            throw PassFile.Failure(description: "a pass file holds \(low) for 16 bits")
+        }
+        consumedLow = low16
+    }
+
+    private static func value<T: RawRepresentable<String>>(_: T.Type, _ raw: String?) throws(PassFile.Failure) -> T? {
+        guard let raw else { return nil }
+        guard let v = T(rawValue: raw) else {
+            throw PassFile.Failure(description: "a pass file holds \(raw) for \(T.self)")
+        }
+        return v
+    }
+}

@@ -73,18 +73,9 @@ enum MergeCommand {
                 streams.append(
                     try ShardReportStream((f.path as NSString).appendingPathComponent(ShardReportLines.reportsFile)))
             }
-            // The next report of each shard; the smallest key goes first.
-            var heads = try streams.map { try $0.next() }
-            while true {
-                var best: Int?
-                for k in heads.indices {
-                    guard let h = heads[k] else { continue }
-                    if best.map({ h.key < (heads[$0]?.key ?? .max) }) ?? true { best = k }
-                }
-                guard let k = best, let head = heads[k] else { break }
-                try writer.append(head.formatted, of: head.report)
-                heads[k] = try streams[k].next()
-            }
+            try KeyedMerge.run(
+                parts: streams.count, key: \.key, next: { try streams[$0].next() },
+                emit: { try writer.append($0.formatted, of: $0.report) })
             let summary = try summarize(folders, tally: writer.tally)
             let legend = RuleLegend(sentences: pairs(folders[0].run["legend"]))
             try writer.prepare(summary: summary, legend: legend)

@@ -66,6 +66,8 @@ enum ScreenCommand {
         case .success(let (s, o)): (setup, sharding) = (s, o)
         case .failure(let stop): return stop.status
         }
+        guard let (inputs, parts) = NightParts.split(setup.inputs, sharded: sharding != nil, command: spec, io: io)
+        else { return .usage }
         let held: (ledger: LockedLedger?, shard: OwnedShard?)
         switch hold(setup.ledgerSpec, sharding, io: io) {
         case .success(let h): held = h
@@ -75,7 +77,7 @@ enum ScreenCommand {
         let ledger = held.ledger?.ledger
         let progress = ProgressLine(
             enabled: ProgressLine.wanted(quiet: quiet), console: io,
-            totalBytes: ProgressLine.totalSize(of: setup.inputs.dumps))
+            totalBytes: ProgressLine.totalSize(of: inputs.dumps) * parts)
         let consequence = "nothing written, ledger unchanged"
         let night: Night
         let writer: ReportWriter
@@ -83,7 +85,7 @@ enum ScreenCommand {
         var loaded = (at: startedMonotonic, peakRSSMiB: 0)
         do {
             night = try Night(
-                setup.inputs, rules: setup.rules, ledger: ledger, records: ledger != nil, shard: held.shard)
+                inputs, rules: setup.rules, ledger: ledger, records: ledger != nil, shard: held.shard)
             try night.load(progress: progress)
             loaded = (SystemClock.monotonicSeconds(), ProcessMemory.peakRSSMiB())
             do {

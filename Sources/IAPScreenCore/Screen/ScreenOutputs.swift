@@ -83,7 +83,8 @@ enum ScreenOutputs {
     ) -> String {
         let now = SystemClock.monotonicSeconds()
         let staged = sharded ? String(format: "shard staging and waiting %.2f s, ", night.shardSeconds) : ""
-        return String(format: "timings: load %.2f s, ", loaded.at - start) + staged
+        let parts = night.partCount > 1 ? "in \(night.partCount) parts, " : ""
+        return "timings: " + parts + String(format: "load %.2f s, ", loaded.at - start) + staged
             + String(
                 format: "claims %.2f s, reports %.2f s, summary and ledger %.2f s; %d ES256 key tables; "
                     + "peak RSS %d MiB after the load, %d MiB at the end",

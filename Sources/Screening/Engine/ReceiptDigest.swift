@@ -56,6 +56,26 @@ public struct ReceiptDigest: Sendable {
         }
     }
 
+    /// A digest from its parts, as one was kept on disk between the passes over a big night.
+    public init(
+        kind: Receipt.Kind, platform: Platform, jwsType: Receipt.JWSType?, environment: String?, appID: String?,
+        status: Int64?, signature: SignatureStatus, forgery: String?, purchaseCount: Int, candidates: [Purchase],
+        holdsOrderTransaction: Bool?, products: [String]
+    ) {
+        self.kind = kind
+        self.platform = platform
+        self.jwsType = jwsType
+        self.environment = environment
+        self.appID = appID
+        self.status = status
+        self.signature = signature
+        self.forgery = forgery
+        self.purchaseCount = purchaseCount
+        self.candidates = candidates
+        self.holdsOrderTransaction = holdsOrderTransaction
+        self.products = products
+    }
+
     /// Sandbox, Xcode, LocalTesting, or a Google test purchase.
     public var isSandbox: Bool {
         if status == 21007 { return true }

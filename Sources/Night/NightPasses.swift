@@ -1,0 +1,202 @@
+import Decompression
+import DumpFormats
+import IAPBasics
+import JSONText
+import Ledger
+import Reporting
+
+/// A night too big to hold at once, read and screened in parts (docs/commands.md, "Big
+/// nights"): each part is the orders of one shard of the night (`ShardSpec`), so the decisions
+/// are those of a sharded run's workers, which are one unsharded run's.
+///
+/// First every part is read (its receipts decoded and verified on every core), what claiming
+/// needs of its orders written to a pass file, and the part itself saved to another, so that
+/// only one part is ever held. Then each part is read back, claims beside the other parts'
+/// staged orders, and writes its reports to a third pass file. Last the parts' reports are
+/// joined in the night's order into the one sink. Memory is about one part's, not the night's;
+/// the price is reading the dumps once a part.
+final class NightPasses {
+    let count: Int
+    /// The night's, shared by the parts: their ids and spill references stay valid.
+    let pool = StringPool()
+    let spill: FindingSpill
+    private var saved: [PassFile] = []
+    private var staged: [PassFile] = []
+    private(set) var inputs: [InputRecord] = []
+    private(set) var orderCount = 0
+    /// Each user's latest consent over the parts, with the stating order's position (ties).
+    private var consents: [String: (consent: RememberedConsent, position: Int32)] = [:]
+
+    init(count: Int) throws {
+        self.count = count
+        spill = try FindingSpill()
+    }
+
+    /// Part `k`'s orders (1…count).
+    func spec(_ k: Int) -> ShardSpec? { ShardSpec(index: k, count: count) }
+
+    /// Reads every part with a loader `make` gives it, stages and saves it, and lets it go.
+    func load(
+        _ make: (OwnedOrders) throws(InputError) -> NightLoader, orders: [String], receipts: [String],
+        screener: NightScreener, progress: (any NightProgress)?
+    ) throws(InputError) {
+        for k in 1...count {
+            guard let spec = spec(k) else { throw InputError(path: "night", reason: "no part \(k) of \(count)") }
+            progress?.phase("reading part \(k) of \(count)", count: orderCount)
+            let part = try make(.shard(spec))
+            try part.load(orders: orders, receipts: receipts, progress: progress)
+            if k == 1 { inputs = part.inputs }
+            orderCount += part.slots.count
+            keepConsents(part)
+            do {
+                let staging = try PassFile()
+                for i in part.slots.indices {
+                    guard let s = screener.stagedOrder(i, part) else { continue }
+                    try staging.put(s)
+                }
+                staged.append(staging)
+                let snapshot = try PassFile()
+                try part.save(to: snapshot)
+                saved.append(snapshot)
+            } catch {
+                throw InputError(path: "pass file", reason: error.description)
+            }
+        }
+    }
+
+    private func keepConsents(_ part: NightLoader) {
+        for i in part.slots.indices {
+            part.slots.with(i) { s in
+                guard let consent = s.pointee.order.consent else { return }
+                let order = s.pointee.order
+                // The later statement wins; on equal times the later order (as one run's loop).
+                if let kept = consents[order.userID],
+                    kept.consent.saidAt.millis > order.createdAt.millis
+                        || (kept.consent.saidAt.millis == order.createdAt.millis && kept.position > s.pointee.position)
+                {
+                    return
+                }
+                consents[order.userID] = (
+                    RememberedConsent(
+                        userID: order.userID, consented: consent == .yes, saidAt: order.createdAt,
+                        orderID: order.orderID),
+                    s.pointee.position
+                )
+            }
+        }
+    }
+
+    /// Each user's latest consent tonight, as one run's `TonightsConsents` gives it.
+    var latestConsents: [RememberedConsent] { consents.values.map(\.consent).sorted { $0.userID < $1.userID } }
+
+    /// Screens every part beside the others' staged orders, then hands the reports to `sink`
+    /// in the night's order. `restore` reads a saved part back.
+    func screen(
+        _ screener: NightScreener,
+        restore: (PassFile, OwnedOrders) throws(PassFile.Failure) -> NightLoader, into sink: any ReportSink,
+        progress: (any NightProgress)?
+    ) throws -> NightScreener.Outcome {
+        var total = NightScreener.Outcome(newClaims: [], orders: 0, receipts: 0, claimSeconds: 0, events: nil)
+        var parts: [PassFile] = []
+        for k in 1...count {
+            guard let spec = spec(k) else { throw PassFile.Failure(description: "no part \(k) of \(count)") }
+            progress?.phase("claiming and writing the reports of part \(k) of \(count)", count: orderCount)
+            let part = try restore(saved[k - 1], .shard(spec))
+            saved[k - 1] = try PassFile()  // Read once: its disk space goes now.
+            var s = screener
+            s.owned = .shard(spec)
+            s.others = try others(of: k, part, s)
+            let reports = try PartReports()
+            let outcome = try s.screen(part, writer: reports)
+            total.newClaims += outcome.newClaims
+            total.orders += outcome.orders
+            total.receipts += outcome.receipts
+            total.claimSeconds += outcome.claimSeconds
+            parts.append(reports.file)
+        }
+        staged = []
+        try join(parts, into: sink)
+        return total
+    }
+
+    /// The other parts' staged orders, as a sharded worker reads the other shards'.
+    private func others(of k: Int, _ part: NightLoader, _ screener: NightScreener) throws(PassFile.Failure)
+        -> ShardOrders
+    {
+        let gathered = try ShardOrders.gathered(ownKeys: screener.ownKeys(part)) {
+            (take: (PostgresShardRun.StagedOrder) -> Bool) throws(PassFile.Failure) in
+            for j in staged.indices where j != k - 1 {
+                let f = staged[j]
+                try f.rewind()
+                while !f.atEnd {
+                    guard take(try f.stagedOrder()) else { return }
+                }
+            }
+        }
+        guard let gathered else { throw PassFile.Failure(description: "a part's staged orders cannot be read back") }
+        return gathered
+    }
+
+    /// The parts' reports, smallest key first (each part's are in order already).
+    private func join(_ parts: [PassFile], into sink: any ReportSink) throws {
+        for f in parts { try f.rewind() }
+        try KeyedMerge.run(
+            parts: parts.count, key: \.key, next: { try PartReports.next(parts[$0]) },
+            emit: {
+                try sink.append(sink.formatsReports ? ReportWriter.format($0.report) : nil, of: $0.report, key: $0.key)
+            })
+    }
+}
+
+/// One part's reports, whole and with their keys, as `merge` reads a shard's.
+private final class PartReports: ReportSink {
+    let file: PassFile
+    private let writer = JSONWriter()
+    private var line: [UInt8] = []
+
+    init() throws(PassFile.Failure) { file = try PassFile() }
+
+    var formatsReports: Bool { false }
+    var wantsKeys: Bool { true }
+
+    func append(_ formatted: ReportWriter.Formatted?, of r: OrderReport, key: Int64) throws {
+        line.removeAll(keepingCapacity: true)
+        writer.write(.object(OrderReportLine.line(r, key: key)), to: &line)
+        try file.put(line.count)
+        try file.put(line)
+    }
+
+    func abandon() {}
+
+    static func next(_ f: PassFile) throws -> (key: Int64, report: OrderReport)? {
+        guard !f.atEnd else { return nil }
+        let n = try f.count()
+        let object = try f.take(n) { try? JSONParser.parse(Array($0), limits: .standard).object }
+        guard let object, let r = OrderReportLine.report(object) else {
+            throw PassFile.Failure(description: "a part's reports cannot be read back")
+        }
+        return r
+    }
+}
+
+extension PassFile {
+    func put(_ s: PostgresShardRun.StagedOrder) throws(Failure) {
+        try put(s.orderID)
+        try put(s.userID)
+        try put(s.createdAt.millis)
+        try put(s.createdAt.hasMilliseconds)
+        try put(s.position)
+        try put(s.catalog)
+        try put(s.candidates)
+    }
+
+    func stagedOrder() throws(Failure) -> PostgresShardRun.StagedOrder {
+        let orderID = try string()
+        let userID = try string()
+        let millis = try int64()
+        let createdAt = Timestamp(clampingMillis: millis, hasMilliseconds: try bool())
+        return .init(
+            orderID: orderID, userID: userID, createdAt: createdAt, position: try int64(), catalog: try optionalInt64(),
+            candidates: try string())
+    }
+}
