@@ -22,6 +22,8 @@ final class NightPasses {
     let spill: FindingSpill
     private var saved: [PassFile] = []
     private var staged: [PassFile] = []
+    /// The staged orders of each part that may take any of several (what links keys).
+    private var several: [PassFile] = []
     private(set) var inputs: [InputRecord] = []
     private(set) var orderCount = 0
     /// Each user's latest consent over the parts, with the stating order's position (ties).
@@ -50,11 +52,14 @@ final class NightPasses {
             keepConsents(part)
             do {
                 let staging = try PassFile()
+                let linking = try PassFile()
                 for i in part.slots.indices {
                     guard let s = screener.stagedOrder(i, part) else { continue }
                     try staging.put(s)
+                    if case .some(.some) = ShardOrders.severalKeys(s) { try linking.put(s) }
                 }
                 staged.append(staging)
+                several.append(linking)
                 let snapshot = try PassFile()
                 try part.save(to: snapshot)
                 saved.append(snapshot)
@@ -114,7 +119,7 @@ final class NightPasses {
             total.claimSeconds += outcome.claimSeconds
             parts.append(reports.file)
         }
-        staged = []
+        (staged, several) = ([], [])
         try join(parts, into: sink)
         return total
     }
@@ -124,9 +129,9 @@ final class NightPasses {
         -> ShardOrders
     {
         let gathered = try ShardOrders.gathered(ownKeys: screener.ownKeys(part)) {
-            (take: (PostgresShardRun.StagedOrder) -> Bool) throws(PassFile.Failure) in
+            (linking: Bool, take: (PostgresShardRun.StagedOrder) -> Bool) throws(PassFile.Failure) in
             for j in staged.indices where j != k - 1 {
-                let f = staged[j]
+                let f = linking ? several[j] : staged[j]
                 try f.rewind()
                 while !f.atEnd {
                     guard take(try f.stagedOrder()) else { return }

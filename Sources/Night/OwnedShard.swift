@@ -28,7 +28,7 @@ package struct OwnedShard {
         progress?.phase("waiting for the other shards of run \(runID)", count: loader.slots.count)
         try run.waitForAll(timeout: timeout)
         let others = try ShardOrders.gathered(ownKeys: screener.ownKeys(loader)) {
-            (take: (PostgresShardRun.StagedOrder) -> Bool) throws(LedgerError) in
+            (_, take: (PostgresShardRun.StagedOrder) -> Bool) throws(LedgerError) in
             try run.readOthersOrders(take)
         }
         guard let others else {

@@ -58,22 +58,23 @@ struct ShardOrders {
 
     /// The other shards' orders as `readOthers` hands them, one row at a time to `take` until
     /// it says stop. With `ownKeys` (`NightScreener.ownKeys`) they are read twice: first what
-    /// ties keys together (`LinkedKeys`), then only the orders tied to these keys. nil when a
-    /// row is not what a worker writes.
+    /// ties keys together (`LinkedKeys`; `linking` is true, and rows that may take one key
+    /// alone may be left out), then only the orders tied to these keys. nil when a row is not
+    /// what a worker writes.
     static func gathered<E: Error>(
-        ownKeys: [String]?, readOthers: ((StagedOrder) -> Bool) throws(E) -> Void
+        ownKeys: [String]?, readOthers: (_ linking: Bool, _ take: (StagedOrder) -> Bool) throws(E) -> Void
     ) throws(E) -> ShardOrders? {
         var others = ShardOrders()
         var readable = true
         guard let own = ownKeys else {
-            try readOthers {
+            try readOthers(false) {
                 readable = others.add($0)
                 return readable
             }
             return readable ? others : nil
         }
         var linked = LinkedKeys(seeds: own)
-        try readOthers {
+        try readOthers(true) {
             guard let several = severalKeys($0) else {
                 readable = false
                 return false
@@ -83,7 +84,7 @@ struct ShardOrders {
         }
         guard readable else { return nil }
         let keys = linked.linked()
-        try readOthers {
+        try readOthers(false) {
             readable = others.add($0, linked: keys)
             return readable
         }

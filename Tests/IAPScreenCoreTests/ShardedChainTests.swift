@@ -13,7 +13,7 @@ import Testing
 struct ShardedChainTests {
     static let bundle = "com.example.game"
 
-    @Test("an order decided through another shard's two orders is a replay, as in one unsharded run")
+    @Test("an order decided through another shard's two orders is a replay, as in one unsharded run and in two parts")
     func chainAcrossShards() throws {
         let s = try Scratch()
         let pki = try TestPKI()
@@ -56,6 +56,16 @@ struct ShardedChainTests {
         let replays = try FindingLine.read(s.file("merged/findings.jsonl")).filter { $0.rule == "replayed-transaction" }
         #expect(replays.map(\.orderID) == [o])
         #expect(replays.first?.object["evidence"]?.object?["original_order_id"]?.string == q)
+        // A night read in two parts splits its orders as two shards do (docs/commands.md).
+        let size = try FileManager.default.attributesOfItem(atPath: s.file("orders.jsonl"))[.size] as? Int ?? 0
+        let parts = try Tool.run(
+            screen("parts", "none"),
+            environment: ["IAPSCREEN_PART_MB": String(Double(size) / 2 / 1_048_576 * 1.0001), "IAPSCREEN_TIMINGS": "1"])
+        #expect(parts.status == 0 && parts.stderr.contains("in 2 parts"), "\(parts.stderr)")
+        let alone = try Tool.run(screen("alone", "none"))
+        #expect(alone.status == 0, "\(alone.stderr)")
+        try ShardedRunTests.expectSame(s.file("alone"), s.file("parts"))
+        #expect(try s.read("parts/findings.jsonl").contains("\"original_order_id\":\"\(q)\""))
     }
 
     /// The first `count` ids ORD-C-n that `spec`'s partition puts in shard `shard`.
