@@ -3,15 +3,35 @@
 /// first of its candidates nobody holds, so what it takes hangs on all of them). Another
 /// shard's order none of whose keys is among these cannot change a decision of this worker's,
 /// and is not kept (docs/ledger.md).
+///
+/// The own keys are held as their hashes, sorted (8 bytes a key, not a string and a table
+/// entry): a hash that two keys share only keeps an order more, which is always safe.
 struct LinkedKeys {
-    /// Union-find over the keys seen: each key's index, and each index's parent.
+    private let own: [Int]
+    /// Union-find over the keys of the orders that may take several: each key's index, and
+    /// each index's parent.
     private var index: [String: Int32] = [:]
     private var parent: [Int32] = []
     private var seeded: [Bool] = []
 
-    /// This worker's own orders' keys.
-    init(seeds: some Sequence<String>) {
-        for key in seeds { seeded[Int(id(key))] = true }
+    /// This worker's own orders' keys, as `ownHashes` gives them.
+    init(ownHashes: [Int]) {
+        own = ownHashes.sorted()
+    }
+
+    init(own keys: some Sequence<String>) {
+        self.init(ownHashes: keys.map(\.hashValue))
+    }
+
+    /// Whether `key` is (or shares its hash with) one of this worker's own keys.
+    func isOwn(_ key: String) -> Bool {
+        let h = key.hashValue
+        var (low, high) = (0, own.count)
+        while low < high {
+            let mid = (low + high) / 2
+            if own[mid] < h { low = mid + 1 } else { high = mid }
+        }
+        return low < own.count && own[low] == h
     }
 
     /// Another shard's order that may take any of `keys`: they stand or fall together.
@@ -21,7 +41,7 @@ struct LinkedKeys {
         for key in keys.dropFirst() {
             let other = find(id(key))
             guard other != root else { continue }
-            // The smaller index stays the root; a group with a seed in it is seeded.
+            // The smaller index stays the root; a group with an own key in it is seeded.
             let (low, high) = root < other ? (root, other) : (other, root)
             parent[Int(high)] = low
             seeded[Int(low)] = seeded[Int(low)] || seeded[Int(high)]
@@ -29,11 +49,19 @@ struct LinkedKeys {
         }
     }
 
-    /// This worker's keys and every key tied to one, once every order is linked.
-    mutating func linked() -> Set<String> {
-        var out: Set<String> = []
-        for (key, i) in index where seeded[Int(find(i))] { out.insert(key) }
-        return out
+    /// What to keep, once every order that may take several is linked: an order with a key
+    /// of this worker's or one tied to them.
+    mutating func linked() -> Filter {
+        var tied: Set<String> = []
+        for (key, i) in index where seeded[Int(find(i))] { tied.insert(key) }
+        return Filter(keys: self, tied: tied)
+    }
+
+    struct Filter {
+        fileprivate let keys: LinkedKeys
+        fileprivate let tied: Set<String>
+
+        func keeps(_ key: String) -> Bool { keys.isOwn(key) || tied.contains(key) }
     }
 
     private mutating func id(_ key: String) -> Int32 {
@@ -41,7 +69,7 @@ struct LinkedKeys {
         let i = Int32(parent.count)
         index[key] = i
         parent.append(i)
-        seeded.append(false)
+        seeded.append(isOwn(key))
         return i
     }
 

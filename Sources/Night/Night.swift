@@ -130,7 +130,7 @@ package final class Night {
         let inParts = inputs.passes > 1 && reading == nil && shard == nil && watching == nil && candidateRules == nil
         do {
             if inParts {
-                passes = try NightPasses(count: min(inputs.passes, ShardSpec.maxCount))
+                passes = try NightPasses(count: min(inputs.passes, ShardSpec.maxCount), keepsConsents: ledger != nil)
                 loader = try NightLoader(emptyFor: screening, limits: .standard)
             } else {
                 passes = nil

@@ -29,8 +29,12 @@ final class NightPasses {
     /// Each user's latest consent over the parts, with the stating order's position (ties).
     private var consents: [String: (consent: RememberedConsent, position: Int32)] = [:]
 
-    init(count: Int) throws {
+    /// Whether the ledger will keep tonight's consents (else they are not gathered).
+    private let keepsConsents: Bool
+
+    init(count: Int, keepsConsents: Bool) throws {
         self.count = count
+        self.keepsConsents = keepsConsents
         spill = try FindingSpill()
     }
 
@@ -49,7 +53,7 @@ final class NightPasses {
             try part.load(orders: orders, receipts: receipts, progress: progress)
             if k == 1 { inputs = part.inputs }
             orderCount += part.slots.count
-            keepConsents(part)
+            if keepsConsents { keepConsents(part) }
             do {
                 let staging = try PassFile()
                 let linking = try PassFile()
@@ -142,38 +146,37 @@ final class NightPasses {
         return gathered
     }
 
-    /// The parts' reports, smallest key first (each part's are in order already).
+    /// The parts' reports, smallest key first (each part's are in order already), each part
+    /// read back and formatted a little ahead on a thread of its own.
     private func join(_ parts: [PassFile], into sink: any ReportSink) throws {
         for f in parts { try f.rewind() }
+        let streams = parts.map { PartReportStream($0, format: sink.formatter) }
         try KeyedMerge.run(
-            parts: parts.count, key: \.key, next: { try PartReports.next(parts[$0]) },
-            emit: {
-                try sink.append(sink.formatsReports ? ReportWriter.format($0.report) : nil, of: $0.report, key: $0.key)
-            })
+            parts: streams.count, key: \.key, next: { try streams[$0].next() },
+            emit: { try sink.append($0.formatted, of: $0.report, key: $0.key) })
     }
 }
 
-/// One part's reports, whole and with their keys, as `merge` reads a shard's.
+/// One part's reports, whole and with their keys, as `merge` reads a shard's: each a JSON
+/// line made on every core (the screener's formatting), kept in a pass file.
 private final class PartReports: ReportSink {
     let file: PassFile
-    private let writer = JSONWriter()
-    private var line: [UInt8] = []
 
     init() throws(PassFile.Failure) { file = try PassFile() }
 
-    var formatsReports: Bool { false }
+    var formatter: (@Sendable (OrderReport) -> ReportWriter.Formatted)? { nil }
     var wantsKeys: Bool { true }
 
     func append(_ formatted: ReportWriter.Formatted?, of r: OrderReport, key: Int64) throws {
-        line.removeAll(keepingCapacity: true)
-        writer.write(.object(OrderReportLine.line(r, key: key)), to: &line)
+        var line: [UInt8] = []
+        JSONWriter().write(.object(OrderReportLine.line(r, key: key)), to: &line)
         try file.put(line.count)
         try file.put(line)
     }
 
     func abandon() {}
 
-    static func next(_ f: PassFile) throws -> (key: Int64, report: OrderReport)? {
+    static func next(_ f: PassFile) throws(PassFile.Failure) -> (key: Int64, report: OrderReport)? {
         guard !f.atEnd else { return nil }
         let n = try f.count()
         let object = try f.take(n) { try? JSONParser.parse(Array($0), limits: .standard).object }
@@ -181,6 +184,39 @@ private final class PartReports: ReportSink {
             throw PassFile.Failure(description: "a part's reports cannot be read back")
         }
         return r
+    }
+}
+
+/// A part's reports read back, parsed and formatted a small batch ahead (memory stays a part's).
+private final class PartReportStream {
+    typealias Item = (key: Int64, report: OrderReport, formatted: ReportWriter.Formatted?)
+    private let ahead: ReadAhead<[Item]>
+    private var batch: [Item] = []
+    private var index = 0
+
+    init(_ file: PassFile, format: (@Sendable (OrderReport) -> ReportWriter.Formatted)?) {
+        // Only the reading thread touches the file from now on.
+        nonisolated(unsafe) let f = file
+        ahead = ReadAhead(depth: 2) { () throws(InputError) -> [Item]? in
+            var out: [Item] = []
+            do throws(PassFile.Failure) {
+                while out.count < 64, let (key, report) = try PartReports.next(f) {
+                    out.append((key, report, format?(report)))
+                }
+            } catch {
+                throw InputError(path: "pass file", reason: error.description)
+            }
+            return out.isEmpty ? nil : out
+        }
+    }
+
+    func next() throws(InputError) -> Item? {
+        if index == batch.count {
+            guard let next = try ahead.next() else { return nil }
+            (batch, index) = (next, 0)
+        }
+        defer { index += 1 }
+        return batch[index]
     }
 }
 

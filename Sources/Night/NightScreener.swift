@@ -349,21 +349,21 @@ package struct NightScreener {
                     case .afterNight(let k): ShardReportLines.afterNightKey(claims.events?.afterNightOrder[k] ?? k)
                     }
                 }
-            let formats = writer.formatsReports
+            let format = writer.formatter
             guard ledger != nil else {
                 // Nothing to mark: each report is formatted where it is built, in one pass.
                 let built = try shared.parallelMap(chunk) { item throws -> (OrderReport, ReportWriter.Formatted?)? in
-                    try shared.report(item).map { ($0, formats ? ReportWriter.format($0) : nil) }
+                    try shared.report(item).map { ($0, format?($0)) }
                 }
                 try appender.append(built.map { $0?.0 }, built.map { $0?.1 }, keys: keys)
                 continue
             }
             var reports = try shared.parallelMap(chunk) { item throws -> OrderReport? in try shared.report(item) }
             try mark(&reports)
-            let formatted =
-                formats
-                ? try shared.parallelMap(reports) { r -> ReportWriter.Formatted? in r.map(ReportWriter.format) }
-                : [ReportWriter.Formatted?](repeating: nil, count: reports.count)
+            var formatted = [ReportWriter.Formatted?](repeating: nil, count: reports.count)
+            if let format {
+                formatted = try shared.parallelMap(reports) { r -> ReportWriter.Formatted? in r.map(format) }
+            }
             try appender.append(reports, formatted, keys: keys)
         }
         try appender.finish()

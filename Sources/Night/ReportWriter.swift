@@ -73,7 +73,7 @@ package final class ReportWriter: ReportSink {
             jsonl: line, csv: r.isFlagged ? Array(FlaggedCSV.row(r).utf8) : nil, page: ReportHTML.elements(r))
     }
 
-    package var formatsReports: Bool { true }
+    package var formatter: (@Sendable (OrderReport) -> Formatted)? { { Self.format($0) } }
     package var wantsKeys: Bool { shardReports != nil }
 
     /// Writes a formatted report, in the order reports come.
@@ -277,8 +277,8 @@ package struct Tally {
 
 /// Where `NightScreener`'s reports go, one at a time in input order, on one thread.
 package protocol ReportSink: AnyObject {
-    /// Whether the reports come formatted as the report files' lines (made on every core).
-    var formatsReports: Bool { get }
+    /// How the reports come formatted, on every core, before they are appended (nil: not).
+    var formatter: (@Sendable (OrderReport) -> ReportWriter.Formatted)? { get }
     /// Whether each report comes with where it stood in the night (`merge`, `backtest`).
     var wantsKeys: Bool { get }
     func append(_ formatted: ReportWriter.Formatted?, of r: OrderReport, key: Int64) throws

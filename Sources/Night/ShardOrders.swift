@@ -34,7 +34,7 @@ struct ShardOrders {
     /// Adds a row another shard staged, as it is read; false when it is not what a worker writes.
     /// With `linked` (`LinkedKeys`), an order none of whose keys is among them is left out of
     /// the claims (its tokens and given-back keys are kept).
-    mutating func add(_ s: StagedOrder, linked: Set<String>? = nil) -> Bool {
+    mutating func add(_ s: StagedOrder, linked: LinkedKeys.Filter? = nil) -> Bool {
         guard let taken = StagedCandidates.decode(s.candidates) else { return false }
         if s.catalog == Self.givenBackMarker {
             for t in taken { if let key = t.candidate.key { givenBack.insert(key) } }
@@ -45,7 +45,7 @@ struct ShardOrders {
                 tokens[token, default: []].append((key, s.createdAt.millis, s.position))
             }
         }
-        if let linked, !taken.contains(where: { $0.candidate.key.map(linked.contains) ?? false }) {
+        if let linked, !taken.contains(where: { $0.candidate.key.map(linked.keeps) ?? false }) {
             return true
         }
         claimants.append(
@@ -62,7 +62,7 @@ struct ShardOrders {
     /// alone may be left out), then only the orders tied to these keys. nil when a row is not
     /// what a worker writes.
     static func gathered<E: Error>(
-        ownKeys: [String]?, readOthers: (_ linking: Bool, _ take: (StagedOrder) -> Bool) throws(E) -> Void
+        ownKeys: [Int]?, readOthers: (_ linking: Bool, _ take: (StagedOrder) -> Bool) throws(E) -> Void
     ) throws(E) -> ShardOrders? {
         var others = ShardOrders()
         var readable = true
@@ -73,7 +73,7 @@ struct ShardOrders {
             }
             return readable ? others : nil
         }
-        var linked = LinkedKeys(seeds: own)
+        var linked = LinkedKeys(ownHashes: own)
         try readOthers(true) {
             guard let several = severalKeys($0) else {
                 readable = false
@@ -101,22 +101,23 @@ struct ShardOrders {
 }
 
 extension NightScreener {
-    /// The keys this shard's orders may take, from which `LinkedKeys` grows; nil when the
-    /// claims need every other shard's order: a rule counts `user.orders` or `user.refunds`
-    /// (a user's orders span the shards), or store events are judged (a refund may name a
-    /// key only another shard's order took).
-    func ownKeys(_ night: NightLoader) -> [String]? {
+    /// The hashes of the keys this shard's orders may take, from which `LinkedKeys` grows; nil
+    /// when the claims need every other shard's order: a rule counts `user.orders` or
+    /// `user.refunds` (a user's orders span the shards), or store events are judged (a refund
+    /// may name a key only another shard's order took).
+    func ownKeys(_ night: NightLoader) -> [Int]? {
         guard !evaluator.needsOrdersPerUser, !evaluator.needsStoreEventFields, events == nil else { return nil }
-        var keys: [String] = []
+        var hashes: [Int] = []
+        hashes.reserveCapacity(night.slots.count)
         let slots = night.slots
         for i in slots.indices {
             if let box = night.deferred(at: i) {
-                keys += ClaimBook.keys(of: box.digest)
-            } else if let key = slots.with(i, { $0.pointee.candidate?.key }) {
-                keys.append(key)
+                for key in ClaimBook.keys(of: box.digest) { hashes.append(key.hashValue) }
+            } else if let h = slots.with(i, { $0.pointee.candidate?.key?.hashValue }) {
+                hashes.append(h)
             }
         }
-        return keys
+        return hashes
     }
 
     /// This shard's order in slot `i` as the others claim it, nil for none: every credited

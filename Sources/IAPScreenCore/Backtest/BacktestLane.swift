@@ -67,7 +67,7 @@ final class BacktestLane: ReportSink {
         self.texts = texts
     }
 
-    var formatsReports: Bool { false }
+    var formatter: (@Sendable (OrderReport) -> ReportWriter.Formatted)? { nil }
     var wantsKeys: Bool { true }
 
     func append(_ formatted: ReportWriter.Formatted?, of r: OrderReport, key: Int64) throws {
