@@ -530,21 +530,16 @@ final class NightLoader {
 }
 
 extension NightLoader.Slot {
-    /// As a pass file keeps it, once the night is loaded (the generation no longer matters).
+    /// As a pass file keeps it, once the night is loaded: the join's state (the generation,
+    /// which receipt row won) is over by then, and a restored part reads nothing more.
     func write(to f: PassFile) throws(PassFile.Failure) {
         try order.write(to: f)
         try f.put(position)
-        try f.put(dumpReceivedAt?.millis)
-        try f.put(hasOwnReceipt)
-        try f.put(dumpReceiptSeen)
         try verdict.write(to: f)
     }
 
     init(from f: PassFile) throws(PassFile.Failure) {
         self.init(order: try StoredOrder(from: f), position: try f.int32(), hasOwnReceipt: false)
-        dumpReceivedAt = try f.optionalInt64().map { Timestamp(clampingMillis: $0) }
-        hasOwnReceipt = try f.bool()
-        dumpReceiptSeen = try f.bool()
         verdict = try Verdict(from: f)
     }
 }
@@ -580,12 +575,7 @@ extension NightLoader.Slot.Verdict {
             }
             self.kind = k
         }
-        if let p = try f.optionalString() {
-            guard let platform = Platform(rawValue: p) else {
-                throw PassFile.Failure(description: "a pass file holds \(p) for a platform")
-            }
-            receiptPlatform = platform
-        }
+        receiptPlatform = try f.optionalRawValue(Platform.self)
         switch try f.uint8() {
         case 0: candidateNonConsumable = nil
         case 1: candidateNonConsumable = .some(nil)

@@ -27,7 +27,7 @@ final class NightPasses {
     private(set) var inputs: [InputRecord] = []
     private(set) var orderCount = 0
     /// Each user's latest consent over the parts, with the stating order's position (ties).
-    private var consents: [String: (consent: RememberedConsent, position: Int32)] = [:]
+    private var consents: TonightsConsents.Latest = [:]
 
     /// Whether the ledger will keep tonight's consents (else they are not gathered).
     private let keepsConsents: Bool
@@ -53,14 +53,19 @@ final class NightPasses {
             try part.load(orders: orders, receipts: receipts, progress: progress)
             if k == 1 { inputs = part.inputs }
             orderCount += part.slots.count
-            if keepsConsents { keepConsents(part) }
+            if keepsConsents { TonightsConsents.fold(part, into: &consents) }
             do {
                 let staging = try PassFile()
                 let linking = try PassFile()
                 for i in part.slots.indices {
                     guard let s = screener.stagedOrder(i, part) else { continue }
                     try staging.put(s)
-                    if case .some(.some) = ShardOrders.severalKeys(s) { try linking.put(s) }
+                    // What `ShardOrders.severalKeys` picks out, told by the slot (not decoded again).
+                    if s.catalog != ShardOrders.givenBackMarker,
+                        (part.deferred(at: i)?.digest.candidates.count ?? 0) > 1
+                    {
+                        try linking.put(s)
+                    }
                 }
                 staged.append(staging)
                 several.append(linking)
@@ -69,28 +74,6 @@ final class NightPasses {
                 saved.append(snapshot)
             } catch {
                 throw InputError(path: "pass file", reason: error.description)
-            }
-        }
-    }
-
-    private func keepConsents(_ part: NightLoader) {
-        for i in part.slots.indices {
-            part.slots.with(i) { s in
-                guard let consent = s.pointee.order.consent else { return }
-                let order = s.pointee.order
-                // The later statement wins; on equal times the later order (as one run's loop).
-                if let kept = consents[order.userID],
-                    kept.consent.saidAt.millis > order.createdAt.millis
-                        || (kept.consent.saidAt.millis == order.createdAt.millis && kept.position > s.pointee.position)
-                {
-                    return
-                }
-                consents[order.userID] = (
-                    RememberedConsent(
-                        userID: order.userID, consented: consent == .yes, saidAt: order.createdAt,
-                        orderID: order.orderID),
-                    s.pointee.position
-                )
             }
         }
     }
@@ -161,6 +144,8 @@ final class NightPasses {
 /// line made on every core (the screener's formatting), kept in a pass file.
 private final class PartReports: ReportSink {
     let file: PassFile
+    private let writer = JSONWriter()
+    private var line: [UInt8] = []
 
     init() throws(PassFile.Failure) { file = try PassFile() }
 
@@ -168,8 +153,8 @@ private final class PartReports: ReportSink {
     var wantsKeys: Bool { true }
 
     func append(_ formatted: ReportWriter.Formatted?, of r: OrderReport, key: Int64) throws {
-        var line: [UInt8] = []
-        JSONWriter().write(.object(OrderReportLine.line(r, key: key)), to: &line)
+        line.removeAll(keepingCapacity: true)
+        writer.write(.object(OrderReportLine.line(r, key: key)), to: &line)
         try file.put(line.count)
         try file.put(line)
     }
@@ -190,34 +175,21 @@ private final class PartReports: ReportSink {
 /// A part's reports read back, parsed and formatted a small batch ahead (memory stays a part's).
 private final class PartReportStream {
     typealias Item = (key: Int64, report: OrderReport, formatted: ReportWriter.Formatted?)
-    private let ahead: ReadAhead<[Item]>
-    private var batch: [Item] = []
-    private var index = 0
+    private let ahead: BatchedReadAhead<Item>
 
     init(_ file: PassFile, format: (@Sendable (OrderReport) -> ReportWriter.Formatted)?) {
         // Only the reading thread touches the file from now on.
         nonisolated(unsafe) let f = file
-        ahead = ReadAhead(depth: 2) { () throws(InputError) -> [Item]? in
-            var out: [Item] = []
+        ahead = BatchedReadAhead(depth: 2, batch: 64) { () throws(InputError) -> Item? in
             do throws(PassFile.Failure) {
-                while out.count < 64, let (key, report) = try PartReports.next(f) {
-                    out.append((key, report, format?(report)))
-                }
+                return try PartReports.next(f).map { ($0.key, $0.report, format?($0.report)) }
             } catch {
                 throw InputError(path: "pass file", reason: error.description)
             }
-            return out.isEmpty ? nil : out
         }
     }
 
-    func next() throws(InputError) -> Item? {
-        if index == batch.count {
-            guard let next = try ahead.next() else { return nil }
-            (batch, index) = (next, 0)
-        }
-        defer { index += 1 }
-        return batch[index]
-    }
+    func next() throws(InputError) -> Item? { try ahead.next() }
 }
 
 extension PassFile {

@@ -24,13 +24,13 @@ extension PassFile {
     }
 
     func digest() throws(Failure) -> ReceiptDigest {
-        let kind = try raw(Receipt.Kind.self, try string())
-        let platform = try raw(Platform.self, try string())
-        let jwsType = try optionalString().map { (s) throws(Failure) in try raw(Receipt.JWSType.self, s) }
+        let kind = try rawValue(Receipt.Kind.self)
+        let platform = try rawValue(Platform.self)
+        let jwsType = try optionalRawValue(Receipt.JWSType.self)
         let environment = try optionalString()
         let appID = try optionalString()
         let status = try optionalInt64()
-        let verdict = try raw(SignatureStatus.Verdict.self, try string())
+        let verdict = try rawValue(SignatureStatus.Verdict.self)
         let reason = try string()
         let forgery = try optionalString()
         let purchaseCount = try int()
@@ -105,19 +105,5 @@ extension PassFile {
         p.purchaseState = try optionalInt64()
         p.purchaseType = try optionalInt64()
         return p
-    }
-
-    /// A count of things that follow, each at least a byte: never more than the file holds.
-    func count() throws(Failure) -> Int {
-        let n = try int()
-        guard n >= 0, n <= Int(clamping: writtenBytes) else {
-            throw Failure(description: "a pass file holds a count of \(n)")
-        }
-        return n
-    }
-
-    private func raw<T: RawRepresentable<String>>(_: T.Type, _ s: String) throws(Failure) -> T {
-        guard let v = T(rawValue: s) else { throw Failure(description: "a pass file holds \(s) for \(T.self)") }
-        return v
     }
 }

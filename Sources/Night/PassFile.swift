@@ -169,4 +169,24 @@ final class PassFile {
 
     func optionalString() throws(Failure) -> String? { try optional { () throws(Failure) in try string() } }
     func optionalInt64() throws(Failure) -> Int64? { try optional { () throws(Failure) in try int64() } }
+
+    /// A count of things that follow, each at least a byte: never more than the file holds.
+    func count() throws(Failure) -> Int {
+        let n = try int()
+        guard n >= 0, n <= Int(clamping: writtenBytes) else {
+            throw Failure(description: "a pass file holds a count of \(n)")
+        }
+        return n
+    }
+
+    /// An enum kept as its raw text.
+    func rawValue<T: RawRepresentable<String>>(_: T.Type) throws(Failure) -> T {
+        let s = try string()
+        guard let v = T(rawValue: s) else { throw Failure(description: "a pass file holds \(s) for \(T.self)") }
+        return v
+    }
+
+    func optionalRawValue<T: RawRepresentable<String>>(_: T.Type) throws(Failure) -> T? {
+        try optional { () throws(Failure) in try rawValue(T.self) }
+    }
 }

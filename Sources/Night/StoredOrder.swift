@@ -141,25 +141,14 @@ extension StoredOrder {
         place = try f.int32()
         placeIsRow = try f.bool()
         createdAtHasMilliseconds = try f.bool()
-        platform = try Self.value(OrderPlatform.self, try f.optionalString())
-        guard let status = OrderStatus(rawValue: try f.string()) else {
-            throw PassFile.Failure(description: "a pass file holds an unknown order status")
-        }
-        self.status = status
-        environment = try Self.value(OrderEnvironment.self, try f.optionalString())
+        platform = try f.optionalRawValue(OrderPlatform.self)
+        status = try f.rawValue(OrderStatus.self)
+        environment = try f.optionalRawValue(OrderEnvironment.self)
         consumption = try f.uint8()
         let low = try f.uint32()
         guard let low16 = UInt16(exactly: low) else {
             throw PassFile.Failure(description: "a pass file holds \(low) for 16 bits")
         }
         consumedLow = low16
-    }
-
-    private static func value<T: RawRepresentable<String>>(_: T.Type, _ raw: String?) throws(PassFile.Failure) -> T? {
-        guard let raw else { return nil }
-        guard let v = T(rawValue: raw) else {
-            throw PassFile.Failure(description: "a pass file holds \(raw) for \(T.self)")
-        }
-        return v
     }
 }

@@ -10,9 +10,7 @@ import Reporting
 /// the one writing the merged reports.
 final class ShardReportStream {
     typealias Item = (key: Int64, report: OrderReport, formatted: ReportWriter.Formatted)
-    private let ahead: ReadAhead<[Item]>
-    private var batch: [Item] = []
-    private var index = 0
+    private let ahead: BatchedReadAhead<Item>
 
     init(_ path: String) throws(MergeCommand.Problem) {
         let lines: LogLineReader
@@ -23,27 +21,17 @@ final class ShardReportStream {
         }
         // Only the reading thread touches the reader.
         nonisolated(unsafe) let reader = lines
-        ahead = ReadAhead(depth: 4) { () throws(InputError) -> [Item]? in
-            var out: [Item] = []
-            out.reserveCapacity(256)
-            while out.count < 256, let (key, report) = try Self.report(reader) {
-                out.append((key, report, ReportWriter.format(report)))
-            }
-            return out.isEmpty ? nil : out
+        ahead = BatchedReadAhead(depth: 4, batch: 256) { () throws(InputError) -> Item? in
+            try Self.report(reader).map { ($0.key, $0.report, ReportWriter.format($0.report)) }
         }
     }
 
     func next() throws(MergeCommand.Problem) -> Item? {
-        if index == batch.count {
-            do {
-                guard let next = try ahead.next() else { return nil }
-                (batch, index) = (next, 0)
-            } catch {
-                throw MergeCommand.Problem(message: error.reason, status: .unreadableInput)
-            }
+        do {
+            return try ahead.next()
+        } catch {
+            throw MergeCommand.Problem(message: error.reason, status: .unreadableInput)
         }
-        defer { index += 1 }
-        return batch[index]
     }
 
     /// The next line's report; a line that is none ends the merge (its whole message in the reason).
