@@ -28,6 +28,9 @@ public struct LedgerError: Error, Sendable, CustomStringConvertible {
         case shardMismatch
         /// The other shards of a run did not stage in time; the message names them.
         case shardTimeout
+        /// Tonight's rows kept on disk for the ledger (`RunRows`) could not be read back;
+        /// the run's transaction was rolled back.
+        case unreadableRows
     }
 
     public var code: Code

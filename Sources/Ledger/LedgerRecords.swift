@@ -67,25 +67,25 @@ public struct RunRecord: Sendable {
     public var finishedAt: Timestamp
     public var orders: Int
     public var flagged: Int
-    /// Claims to remember; a key the ledger has keeps its first taker.
-    public var newClaims: [NewClaim]
-    /// (order id, rule) of every finding reported, so the next run can say `seen`.
-    public var reported: [(orderID: String, rule: String)]
+    /// Claims to remember, smallest key first; a key the ledger has keeps its first taker.
+    public var newClaims: RunRows<NewClaim>
+    /// Every finding reported, so the next run can say `seen`.
+    public var reported: RunRows<ReportedFinding>
     /// Refunds read tonight. A key the ledger already has keeps the earlier refund.
     public var refunds: [RememberedRefund]
     /// Apple's reversals of refunds: sets the refund's `reversedAt` (the earliest stays).
     public var reversals: [(key: String, at: Timestamp)]
     /// Every distinct store event read tonight; one the ledger knows keeps its first run.
     public var events: [(identity: String, type: String)]
-    /// Each user's latest consent stated in tonight's dumps (one per user); the ledger keeps
-    /// the later of its own and this one.
-    public var consents: [RememberedConsent]
+    /// Each user's latest consent stated in tonight's dumps (one per user, in user order);
+    /// the ledger keeps the later of its own and this one.
+    public var consents: RunRows<RememberedConsent>
 
     public init(
         startedAt: Timestamp, finishedAt: Timestamp, orders: Int, flagged: Int,
-        newClaims: [NewClaim], reported: [(orderID: String, rule: String)], refunds: [RememberedRefund] = [],
+        newClaims: RunRows<NewClaim>, reported: RunRows<ReportedFinding>, refunds: [RememberedRefund] = [],
         reversals: [(key: String, at: Timestamp)] = [], events: [(identity: String, type: String)] = [],
-        consents: [RememberedConsent] = []
+        consents: RunRows<RememberedConsent> = .none
     ) {
         self.startedAt = startedAt
         self.finishedAt = finishedAt
@@ -97,6 +97,20 @@ public struct RunRecord: Sendable {
         self.reversals = reversals
         self.events = events
         self.consents = consents
+    }
+
+    /// The same from rows in memory, in any order (tests, benchmarks).
+    public init(
+        startedAt: Timestamp, finishedAt: Timestamp, orders: Int, flagged: Int,
+        newClaims: [NewClaim], reported: [(orderID: String, rule: String)], refunds: [RememberedRefund] = [],
+        reversals: [(key: String, at: Timestamp)] = [], events: [(identity: String, type: String)] = [],
+        consents: [RememberedConsent] = []
+    ) {
+        self.init(
+            startedAt: startedAt, finishedAt: finishedAt, orders: orders, flagged: flagged,
+            newClaims: .inKeyOrder(newClaims),
+            reported: RunRows(reported.map { ReportedFinding(orderID: $0, rule: $1) }),
+            refunds: refunds, reversals: reversals, events: events, consents: .inUserOrder(consents))
     }
 }
 

@@ -101,8 +101,8 @@ extension SQLiteLedger {
         try db.writing { () throws(LedgerError) in
             let rows = try SQLiteRowWriter(db)
             // In key order: each insert lands beside the last one, on pages already in cache.
-            for new in run.newClaims.sorted(by: { $0.key < $1.key }) { try rows.add(new) }
-            for r in run.reported { try rows.add(ReportedFinding(orderID: r.orderID, rule: r.rule)) }
+            try run.newClaims.forEachRow { (new) throws(LedgerError) in try rows.add(new) }
+            try run.reported.forEachRow { (r) throws(LedgerError) in try rows.add(r) }
             let runID = try rows.add(
                 RecordedRun(
                     id: 0, startedAt: run.startedAt.iso8601, finishedAt: run.finishedAt.iso8601,
@@ -113,7 +113,7 @@ extension SQLiteLedger {
             for r in run.refunds { try rows.add(r) }
             // After the refunds: a refund and its reversal may arrive on the same night.
             for r in run.reversals { try rows.reverse(r.key, at: r.at) }
-            for c in run.consents.sorted(by: { $0.userID < $1.userID }) { try rows.add(c) }
+            try run.consents.forEachRow { (c) throws(LedgerError) in try rows.add(c) }
         }
     }
 

@@ -130,7 +130,7 @@ package final class Night {
         let inParts = inputs.passes > 1 && reading == nil && shard == nil && watching == nil && candidateRules == nil
         do {
             if inParts {
-                passes = try NightPasses(count: min(inputs.passes, ShardSpec.maxCount), keepsConsents: ledger != nil)
+                passes = try NightPasses(count: min(inputs.passes, ShardSpec.maxCount), forLedger: ledger != nil)
                 loader = try NightLoader(emptyFor: screening, limits: .standard)
             } else {
                 passes = nil
@@ -275,8 +275,8 @@ package final class Night {
 
     /// Each user's latest consent as this night's dumps (this shard's orders) state it, for
     /// the ledger to keep: the users of no order of tonight's with a `consent` are not in it.
-    package func consents() -> [RememberedConsent] {
-        passes?.latestConsents ?? TonightsConsents.latest(in: loader).values.sorted { $0.userID < $1.userID }
+    package func consents() -> RunRows<RememberedConsent> {
+        passes?.latestConsents ?? .inUserOrder(Array(TonightsConsents.latest(in: loader).values))
     }
 
     /// The claims and reports of this night under `r`, with the store events read for it.

@@ -26,15 +26,12 @@ final class NightPasses {
     private var several: [PassFile] = []
     private(set) var inputs: [InputRecord] = []
     private(set) var orderCount = 0
-    /// Each user's latest consent over the parts, with the stating order's position (ties).
-    private var consents: TonightsConsents.Latest = [:]
+    /// What the ledger will keep of the night, a part at a time; nil without a ledger.
+    private let ledgerRows: PartLedgerRows?
 
-    /// Whether the ledger will keep tonight's consents (else they are not gathered).
-    private let keepsConsents: Bool
-
-    init(count: Int, keepsConsents: Bool) throws {
+    init(count: Int, forLedger: Bool) throws {
         self.count = count
-        self.keepsConsents = keepsConsents
+        ledgerRows = forLedger ? PartLedgerRows() : nil
         spill = try FindingSpill()
     }
 
@@ -53,8 +50,8 @@ final class NightPasses {
             try part.load(orders: orders, receipts: receipts, progress: progress)
             if k == 1 { inputs = part.inputs }
             orderCount += part.slots.count
-            if keepsConsents { TonightsConsents.fold(part, into: &consents) }
             do {
+                try ledgerRows?.addConsents(of: part)
                 let staging = try PassFile()
                 let linking = try PassFile()
                 for i in part.slots.indices {
@@ -78,8 +75,8 @@ final class NightPasses {
         }
     }
 
-    /// Each user's latest consent tonight, as one run's `TonightsConsents` gives it.
-    var latestConsents: [RememberedConsent] { consents.values.map(\.consent).sorted { $0.userID < $1.userID } }
+    /// Each user's latest consent tonight, in user order, as one run's `TonightsConsents` gives it.
+    var latestConsents: RunRows<RememberedConsent> { ledgerRows?.latestConsents ?? .none }
 
     /// Screens every part beside the others' staged orders, then hands the reports to `sink`
     /// in the night's order. `restore` reads a saved part back.
@@ -88,7 +85,7 @@ final class NightPasses {
         restore: (PassFile, OwnedOrders) throws(PassFile.Failure) -> NightLoader, into sink: any ReportSink,
         progress: (any NightProgress)?
     ) throws -> NightScreener.Outcome {
-        var total = NightScreener.Outcome(newClaims: [], orders: 0, receipts: 0, claimSeconds: 0, events: nil)
+        var total = NightScreener.Outcome(newClaims: .none, orders: 0, receipts: 0, claimSeconds: 0, events: nil)
         var parts: [PassFile] = []
         for k in 1...count {
             guard let spec = spec(k) else { throw PassFile.Failure(description: "no part \(k) of \(count)") }
@@ -100,13 +97,14 @@ final class NightPasses {
             s.others = try others(of: k, part, s)
             let reports = try PartReports()
             let outcome = try s.screen(part, writer: reports)
-            total.newClaims += outcome.newClaims
+            try ledgerRows?.addClaims(outcome.newClaims)
             total.orders += outcome.orders
             total.receipts += outcome.receipts
             total.claimSeconds += outcome.claimSeconds
             parts.append(reports.file)
         }
         (staged, several) = ([], [])
+        total.newClaims = ledgerRows?.newClaims ?? .none
         try join(parts, into: sink)
         return total
     }
@@ -115,7 +113,9 @@ final class NightPasses {
     private func others(of k: Int, _ part: NightLoader, _ screener: NightScreener) throws(PassFile.Failure)
         -> ShardOrders
     {
-        let gathered = try ShardOrders.gathered(ownKeys: screener.ownKeys(part)) {
+        let gathered = try ShardOrders.gathered(
+            ownKeys: screener.ownKeys(part), keepsTokens: screener.events != nil
+        ) {
             (linking: Bool, take: (PostgresShardRun.StagedOrder) -> Bool) throws(PassFile.Failure) in
             for j in staged.indices where j != k - 1 {
                 let f = linking ? several[j] : staged[j]

@@ -24,7 +24,8 @@ package struct NightScreener {
     var others = ShardOrders()
 
     package struct Outcome {
-        package var newClaims: [NewClaim]
+        /// Smallest key first, as the ledger records them.
+        package var newClaims: RunRows<NewClaim>
         /// Distinct credited orders, and those with a receipt.
         package var orders: Int
         package var receipts: Int
@@ -369,7 +370,7 @@ package struct NightScreener {
         try appender.finish()
         // Without a ledger nothing remembers them: not worth a million lookups.
         return Outcome(
-            newClaims: ledger == nil ? [] : newClaims(book, night), orders: orders, receipts: receipts,
+            newClaims: ledger == nil ? .none : newClaims(book, night), orders: orders, receipts: receipts,
             claimSeconds: claimSeconds,
             events: claims.events)
     }
@@ -426,7 +427,7 @@ package struct NightScreener {
 
     /// Tonight's new claims with what each order bought, for the ledger (built on every core:
     /// a night of a million claims resolves a million orders).
-    private func newClaims(_ book: ClaimBook, _ night: NightLoader) -> [NewClaim] {
+    private func newClaims(_ book: ClaimBook, _ night: NightLoader) -> RunRows<NewClaim> {
         // Claims without a handle are the other shards' orders': theirs to hand over.
         let taken = book.newHandledClaims
         let parts = taken.count < 1024 ? 1 : 8
@@ -436,7 +437,7 @@ package struct NightScreener {
         nonisolated(unsafe) let night = night
         nonisolated(unsafe) let book = book
         // Each built in place, once: a million claims are not copied again to drop an Optional.
-        return [NewClaim](unsafeUninitializedCapacity: taken.count) { out, initialized in
+        var claims = [NewClaim](unsafeUninitializedCapacity: taken.count) { out, initialized in
             guard let base = out.baseAddress else { return }
             nonisolated(unsafe) let start = base
             DispatchQueue.concurrentPerform(iterations: parts) { part in
@@ -450,6 +451,9 @@ package struct NightScreener {
             }
             initialized = taken.count
         }
+        // Sorted in place: a copy of a million claims would cost more than the sort.
+        claims.sort { $0.key < $1.key }
+        return RunRows(claims)
     }
 
     /// What the order in slot `i` bought, as the ledger keeps it beside its claim of `key`.

@@ -27,7 +27,9 @@ package struct OwnedShard {
         try run.stage(count: loader.slots.count) { screener.stagedOrder($0, loader) }
         progress?.phase("waiting for the other shards of run \(runID)", count: loader.slots.count)
         try run.waitForAll(timeout: timeout)
-        let others = try ShardOrders.gathered(ownKeys: screener.ownKeys(loader)) {
+        let others = try ShardOrders.gathered(
+            ownKeys: screener.ownKeys(loader), keepsTokens: screener.events != nil
+        ) {
             (_, take: (PostgresShardRun.StagedOrder) -> Bool) throws(LedgerError) in
             try run.readOthersOrders(take)
         }

@@ -1,6 +1,7 @@
 import Foundation
 import IAPBasics
 import JSONText
+import Ledger
 import Reporting
 import Screening
 import StoreCrypto
@@ -30,18 +31,21 @@ package final class ReportWriter: ReportSink {
     package private(set) var tally = Tally()
     private var page = ReportHTML.Tally()
     private var strings = SharedStrings()
-    /// (order id, rule) of every finding, for the ledger.
-    package private(set) var reported: [(orderID: String, rule: String)] = []
-    /// Whether a ledger will want `reported` (without one, it is not kept).
-    private let keepsReported: Bool
+    /// (order id, rule) of every finding, for the ledger: on disk, since a big night's
+    /// findings would not fit (nil without a ledger, which is all that wants them).
+    private let reportedFile: PassFile?
     private let writer = JSONWriter()
 
     /// A sharded run's worker's reports, whole, for `merge` (`ShardReportLines`).
     private let shardReports: TempFile?
 
     package init(directory: String, keepsReported: Bool = true, keepsShardReports: Bool = false) throws {
-        self.keepsReported = keepsReported
         self.directory = directory
+        do {
+            reportedFile = keepsReported ? try PassFile() : nil
+        } catch {
+            throw WriteError(description: error.description)
+        }
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
@@ -56,6 +60,17 @@ package final class ReportWriter: ReportSink {
         ]
         try flagged.write(Array(FlaggedCSV.header.utf8))
         shardReports = keepsShardReports ? try TempFile(in: directory, for: ShardReportLines.reportsFile) : nil
+    }
+
+    /// Every finding written, for the ledger (none when it was made not to keep them).
+    package var reported: RunRows<ReportedFinding> {
+        guard let f = reportedFile else { return .none }
+        return SpooledRows.rows { () throws(PassFile.Failure) in
+            try f.rewind()
+            return { () throws(PassFile.Failure) in
+                f.atEnd ? nil : ReportedFinding(orderID: try f.string(), rule: try f.string())
+            }
+        }
     }
 
     /// A report's lines, made on any thread.
@@ -88,8 +103,12 @@ package final class ReportWriter: ReportSink {
         }
         tally.add(r)
         page.add(r)
-        for f in r.findings {
-            if keepsReported, let id = f.orderID { reported.append((id, f.rule)) }
+        if let reportedFile {
+            for f in r.findings {
+                guard let id = f.orderID else { continue }
+                try reportedFile.put(id)
+                try reportedFile.put(f.rule)
+            }
         }
         if let csv = f.csv { try flagged.write(csv) }
         for (section, element) in f.page {

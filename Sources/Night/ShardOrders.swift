@@ -14,7 +14,7 @@ struct ShardOrders {
     /// Empty for an order that claims nothing (no receipt); it still counts for its user.
     var candidates: [[ClaimCandidate]] = []
     /// Google purchase tokens their purchases hold: token -> (claim key, the order's time
-    /// and input position), for store events that name only a token.
+    /// and input position), for store events that name only a token (kept only with events).
     var tokens: [String: [(key: String, at: Int64, position: Int64)]] = [:]
     /// The keys of the transactions the other shards' orders marked `refunded` tonight name:
     /// a refund of one is matched (no finding), on every worker alike.
@@ -33,14 +33,15 @@ struct ShardOrders {
 
     /// Adds a row another shard staged, as it is read; false when it is not what a worker writes.
     /// With `linked` (`LinkedKeys`), an order none of whose keys is among them is left out of
-    /// the claims (its tokens and given-back keys are kept).
-    mutating func add(_ s: StagedOrder, linked: LinkedKeys.Filter? = nil) -> Bool {
+    /// the claims (its tokens and given-back keys are kept). `keepsTokens`: store events are
+    /// judged, so the purchase tokens are wanted.
+    mutating func add(_ s: StagedOrder, linked: LinkedKeys.Filter? = nil, keepsTokens: Bool = true) -> Bool {
         guard let taken = StagedCandidates.decode(s.candidates) else { return false }
         if s.catalog == Self.givenBackMarker {
             for t in taken { if let key = t.candidate.key { givenBack.insert(key) } }
             return true
         }
-        for t in taken {
+        for t in taken where keepsTokens {
             if let token = t.token, let key = t.candidate.key {
                 tokens[token, default: []].append((key, s.createdAt.millis, s.position))
             }
@@ -60,15 +61,16 @@ struct ShardOrders {
     /// it says stop. With `ownKeys` (`NightScreener.ownKeys`) they are read twice: first what
     /// ties keys together (`LinkedKeys`; `linking` is true, and rows that may take one key
     /// alone may be left out), then only the orders tied to these keys. nil when a row is not
-    /// what a worker writes.
+    /// what a worker writes. `keepsTokens`: as `add` takes it.
     static func gathered<E: Error>(
-        ownKeys: [Int]?, readOthers: (_ linking: Bool, _ take: (StagedOrder) -> Bool) throws(E) -> Void
+        ownKeys: [Int]?, keepsTokens: Bool,
+        readOthers: (_ linking: Bool, _ take: (StagedOrder) -> Bool) throws(E) -> Void
     ) throws(E) -> ShardOrders? {
         var others = ShardOrders()
         var readable = true
         guard let own = ownKeys else {
             try readOthers(false) {
-                readable = others.add($0)
+                readable = others.add($0, keepsTokens: keepsTokens)
                 return readable
             }
             return readable ? others : nil
@@ -85,7 +87,7 @@ struct ShardOrders {
         guard readable else { return nil }
         let keys = linked.linked()
         try readOthers(false) {
-            readable = others.add($0, linked: keys)
+            readable = others.add($0, linked: keys, keepsTokens: keepsTokens)
             return readable
         }
         return readable ? others : nil

@@ -1,5 +1,6 @@
 import Foundation
 import JSONText
+import PostgresTestSupport
 import SQLiteClient
 import Testing
 
@@ -28,34 +29,61 @@ struct NightPartsTests {
         "two nights on one SQLite ledger, at once and in three parts: the same findings.jsonl, flagged.csv and summary.json, and the same ledger"
     )
     func partsOnALedger() throws {
-        let world = try SampleWorld.shared.get()
         let s = try Scratch()
+        try Self.twoNights(s, partsLedger: "sqlite:" + s.file("parts.sqlite"))
+        try Self.expectSameLedger(s)
+    }
+
+    @Test(
+        "two nights in three parts on a PostgreSQL ledger: the reports, and the ledger (copied to SQLite), of the same nights at once on SQLite"
+    )
+    func partsOnPostgres() throws {
+        let database = try TestDatabase()
+        let s = try Scratch()
+        try Self.twoNights(s, partsLedger: database.uri)
+        let copy = try Tool.run(["ledger", "copy", "--from", database.uri, "--to", "sqlite:" + s.file("parts.sqlite")])
+        #expect(copy.status == 0, "\(copy.stderr)")
+        try Self.expectSameLedger(s)
+    }
+
+    /// Two nights of the sample world, at once on the SQLite ledger `whole.sqlite` and in three
+    /// parts on `partsLedger`: the same findings.jsonl, flagged.csv and summary.json each night.
+    static func twoNights(_ s: Scratch, partsLedger: String, storeEvents: Bool = false) throws {
+        let world = try SampleWorld.shared.get()
         let environment = try Self.partSize(world, parts: 3)
         for night in ["n1", "n2"] {
             let whole = try Tool.run(
-                world.screenArguments(out: s.file("whole-\(night)"), ledger: "sqlite:" + s.file("whole.sqlite"))
+                world.screenArguments(
+                    out: s.file("whole-\(night)"), ledger: "sqlite:" + s.file("whole.sqlite"), storeEvents: storeEvents)
                     + ["--quiet"], environment: ["IAPSCREEN_TIMINGS": "1"])
             #expect(whole.status == 0, "\(whole.stderr)")
             #expect(!whole.stderr.contains(" parts, "), "\(whole.stderr)")
             let parts = try Tool.run(
-                world.screenArguments(out: s.file("parts-\(night)"), ledger: "sqlite:" + s.file("parts.sqlite"))
+                world.screenArguments(out: s.file("parts-\(night)"), ledger: partsLedger, storeEvents: storeEvents)
                     + ["--quiet"], environment: environment)
             #expect(parts.status == 0, "\(parts.stderr)")
             #expect(parts.stderr.contains("timings: in 3 parts, "), "\(parts.stderr)")
             try ShardedRunTests.expectSame(s.file("whole-\(night)"), s.file("parts-\(night)"))
             #expect(try Self.summary(s, "whole-\(night)") == Self.summary(s, "parts-\(night)"))
         }
-        for query in [
-            "SELECT key, order_id, user_id, created_at, product_id, amount, currency, purchase_token FROM claims ORDER BY key",
-            "SELECT order_id, rule FROM reported ORDER BY 1, 2",
-            "SELECT user_id, consent, said_at, order_id FROM consents ORDER BY 1",
-            "SELECT orders, flagged FROM runs ORDER BY id",
-        ] {
+    }
+
+    /// `whole.sqlite` and `parts.sqlite` hold the same claims, findings, consents and runs.
+    static func expectSameLedger(_ s: Scratch, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        for query in Self.ledgerQueries {
             let whole = try Self.rows(s.file("whole.sqlite"), query)
-            #expect(!whole.isEmpty, "\(query)")
-            #expect(whole == (try Self.rows(s.file("parts.sqlite"), query)), "\(query)")
+            #expect(!whole.isEmpty, "\(query)", sourceLocation: sourceLocation)
+            #expect(whole == (try Self.rows(s.file("parts.sqlite"), query)), "\(query)", sourceLocation: sourceLocation)
         }
     }
+
+    /// What a night leaves in the ledger, comparable between two ledgers.
+    static let ledgerQueries = [
+        "SELECT key, order_id, user_id, created_at, product_id, amount, currency, purchase_token FROM claims ORDER BY key",
+        "SELECT order_id, rule FROM reported ORDER BY 1, 2",
+        "SELECT user_id, consent, said_at, order_id FROM consents ORDER BY 1",
+        "SELECT orders, flagged FROM runs ORDER BY id",
+    ]
 
     @Test("a rule on user.orders, and a night in more parts than it has orders of some platform: the same reports")
     func userOrdersInParts() throws {

@@ -68,10 +68,8 @@ enum MergeCommand {
     private static func merge(_ folders: [ShardFolder], into outDir: String) throws -> RunSummary {
         let writer = try ReportWriter(directory: outDir, keepsReported: false)
         do {
-            var streams: [ShardReportStream] = []
-            for f in folders {
-                streams.append(
-                    try ShardReportStream((f.path as NSString).appendingPathComponent(ShardReportLines.reportsFile)))
+            let streams = try folders.map { f in
+                try ShardReportStream((f.path as NSString).appendingPathComponent(ShardReportLines.reportsFile))
             }
             try KeyedMerge.run(
                 parts: streams.count, key: \.key, next: { try streams[$0].next() },

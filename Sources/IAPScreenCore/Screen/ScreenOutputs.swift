@@ -55,7 +55,7 @@ enum ScreenOutputs {
                     startedAt: summary.startedAt, finishedAt: summary.finishedAt, orders: outcome.orders,
                     flagged: summary.flagged, newClaims: outcome.newClaims, reported: writer.reported,
                     refunds: memory.refunds, reversals: memory.reversals, events: memory.events,
-                    consents: night.ledger == nil ? [] : night.consents()))
+                    consents: night.ledger == nil ? .none : night.consents()))
         } catch {
             writer.abandon()
             return io.nightFailed(error, command: "screen", consequence: "nothing written, ledger unchanged")

@@ -65,18 +65,16 @@ extension PostgresLedger {
             try onServer(target) { () throws(PostgresError) in
                 try db.execute(staging)
                 try db.execute(sortInMemory)
-                let claims = run.newClaims
-                try db.copyIn("COPY pg_temp.night_claims FROM STDIN", count: claims.count) { rows, i in
-                    rows.add(Int64(i))
-                    rows.add(claims[i])
-                    rows.endRow()
-                }
+            }
+            try copyRows(db, target, "COPY pg_temp.night_claims FROM STDIN", run.newClaims) { rows, n, claim in
+                rows.add(n)
+                rows.add(claim)
+            }
+            try copyRows(db, target, "COPY pg_temp.night_reported FROM STDIN", run.reported) { rows, _, f in
+                rows.add(f)
+            }
+            try onServer(target) { () throws(PostgresError) in
                 try db.execute(mergeClaims)
-                let reported = run.reported
-                try db.copyIn("COPY pg_temp.night_reported FROM STDIN", count: reported.count) { rows, i in
-                    rows.add(ReportedFinding(orderID: reported[i].orderID, rule: reported[i].rule))
-                    rows.endRow()
-                }
                 try db.execute(mergeReported)
                 let runID = try db.query(
                     "INSERT INTO iapscreen.runs(started_at, finished_at, orders, flagged) "
@@ -88,10 +86,15 @@ extension PostgresLedger {
                 ).int64(0, 0)
                 try recordStoreEvents(run, runID: runID)
             }
+            try copyRows(db, target, "COPY pg_temp.night_consents FROM STDIN", run.consents) { rows, n, c in
+                rows.add(n)
+                rows.add(c)
+            }
+            try onServer(target) { () throws(PostgresError) in try db.execute(mergeConsents) }
         }
     }
 
-    /// The store-event part of `record` and the users' consents, inside its transaction.
+    /// The store-event part of `record`, inside its transaction.
     private func recordStoreEvents(_ run: RunRecord, runID: Int64?) throws(PostgresError) {
         let events = run.events
         try db.copyIn("COPY pg_temp.night_events FROM STDIN", count: events.count) { rows, i in
@@ -115,13 +118,6 @@ extension PostgresLedger {
             rows.endRow()
         }
         try db.execute(mergeReversals)
-        let consents = run.consents
-        try db.copyIn("COPY pg_temp.night_consents FROM STDIN", count: consents.count) { rows, i in
-            rows.add(Int64(i))
-            rows.add(consents[i])
-            rows.endRow()
-        }
-        try db.execute(mergeConsents)
     }
 
     public func recordReview(orderID: String, _ review: Review) throws(LedgerError) {
@@ -137,6 +133,24 @@ extension PostgresLedger {
                     .text(review.at),
                 ])
         }
+    }
+}
+
+/// `rows` into the table `sql` copies to, a COPY a batch (rows in memory are one), each row
+/// written by `row` with its number among them.
+func copyRows<Row>(
+    _ db: PostgresConnection, _ target: String, _ sql: String, _ rows: RunRows<Row>,
+    _ row: (inout PostgresCopyRows, Int64, Row) -> Void
+) throws(LedgerError) {
+    var n: Int64 = 0
+    try rows.forEachBatch { (batch) throws(LedgerError) in
+        try onServer(target) { () throws(PostgresError) in
+            _ = try db.copyIn(sql, count: batch.count) { out, i in
+                row(&out, n + Int64(i), batch[i])
+                out.endRow()
+            }
+        }
+        n += Int64(batch.count)
     }
 }
 

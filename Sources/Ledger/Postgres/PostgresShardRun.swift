@@ -427,7 +427,7 @@ public final class PostgresShardRun {
                 throw error
             }
             try clearFinishedPart()
-            try onServer(target) { () throws(PostgresError) in try copyPart(part) }
+            try copyPart(part)
             let finished = try onServer(target) { () throws(PostgresError) in
                 try db.query(
                     """
@@ -476,55 +476,51 @@ public final class PostgresShardRun {
 
     /// This shard's part into the staging tables, in the columns `record` writes after
     /// (run id, shard), with the same row writers.
-    private func copyPart(_ run: RunRecord) throws(PostgresError) {
+    private func copyPart(_ run: RunRecord) throws(LedgerError) {
         let runID = self.runID
         let index = Int64(shard.index)
-        func into(_ table: String, _ columns: String, count: Int, _ row: (inout PostgresCopyRows, Int) -> Void)
-            throws(PostgresError)
+        let (db, target) = (self.db, self.target)
+        func into<Row>(
+            _ table: String, _ columns: String, _ rows: RunRows<Row>,
+            _ row: (inout PostgresCopyRows, Int64, Row) -> Void
+        )
+            throws(LedgerError)
         {
-            try db.copyIn("COPY iapscreen.\(table)(run_id, shard, \(columns)) FROM STDIN", count: count) { rows, i in
-                rows.add(runID)
-                rows.add(index)
-                row(&rows, i)
-                rows.endRow()
+            try copyRows(db, target, "COPY iapscreen.\(table)(run_id, shard, \(columns)) FROM STDIN", rows) {
+                out, n, r in
+                out.add(runID)
+                out.add(index)
+                row(&out, n, r)
             }
         }
-        let claims = run.newClaims
-        let reported = run.reported
-        let events = run.events
-        let refunds = run.refunds
-        let reversals = run.reversals
         try into(
             "shard_claims",
             "n, key, order_id, user_id, created_at, product_id, amount, currency, purchase_token, platform",
-            count: claims.count
-        ) { rows, i in
-            rows.add(Int64(i))
-            rows.add(claims[i])
+            run.newClaims
+        ) { out, n, claim in
+            out.add(n)
+            out.add(claim)
         }
-        try into("shard_reported", "order_id, rule", count: reported.count) { rows, i in
-            rows.add(ReportedFinding(orderID: reported[i].orderID, rule: reported[i].rule))
-        }
-        try into("shard_events", "n, identity, type", count: events.count) { rows, i in
-            rows.add(Int64(i))
-            rows.add(events[i].identity)
-            rows.add(events[i].type)
+        try into("shard_reported", "order_id, rule", run.reported) { out, _, f in out.add(f) }
+        try into("shard_events", "n, identity, type", RunRows(run.events)) { out, n, e in
+            out.add(n)
+            out.add(e.identity)
+            out.add(e.type)
         }
         try into(
-            "shard_refunds", "n, key, refunded_at, event, reason, source, identity, reversed_at", count: refunds.count
-        ) { rows, i in
-            rows.add(Int64(i))
-            rows.add(refunds[i])
-            rows.add(refunds[i].reversedAt?.millis)
+            "shard_refunds", "n, key, refunded_at, event, reason, source, identity, reversed_at", RunRows(run.refunds)
+        ) { out, n, r in
+            out.add(n)
+            out.add(r)
+            out.add(r.reversedAt?.millis)
         }
-        try into("shard_reversals", "key, at", count: reversals.count) { rows, i in
-            rows.add(reversals[i].key)
-            rows.add(reversals[i].at.millis)
+        try into("shard_reversals", "key, at", RunRows(run.reversals)) { out, _, r in
+            out.add(r.key)
+            out.add(r.at.millis)
         }
-        let consents = run.consents
-        try into("shard_consents", "n, user_id, folded, consent, said_at, order_id", count: consents.count) { rows, i in
-            rows.add(Int64(i))
-            rows.add(consents[i])
+        try into("shard_consents", "n, user_id, folded, consent, said_at, order_id", run.consents) { out, n, c in
+            out.add(n)
+            out.add(c)
         }
     }
 
