@@ -8,11 +8,12 @@
 /// entry): a hash that two keys share only keeps an order more, which is always safe.
 struct LinkedKeys {
     private let own: [Int]
+    /// Keys found own while linking (another shard's purchase a store event names by its token).
+    private var alsoOwn: Set<String> = []
     /// Union-find over the keys of the orders that may take several: each key's index, and
     /// each index's parent.
     private var index: [String: Int32] = [:]
     private var parent: [Int32] = []
-    private var seeded: [Bool] = []
 
     /// This worker's own orders' keys, as `ownHashes` gives them.
     init(ownHashes: [Int]) {
@@ -25,6 +26,7 @@ struct LinkedKeys {
 
     /// Whether `key` is (or shares its hash with) one of this worker's own keys.
     func isOwn(_ key: String) -> Bool {
+        if alsoOwn.contains(key) { return true }
         let h = key.hashValue
         var (low, high) = (0, own.count)
         while low < high {
@@ -34,6 +36,9 @@ struct LinkedKeys {
         return low < own.count && own[low] == h
     }
 
+    /// Keys this worker's decisions hang on though no order of its own may take them.
+    mutating func addOwn(_ keys: [String]) { alsoOwn.formUnion(keys) }
+
     /// Another shard's order that may take any of `keys`: they stand or fall together.
     mutating func link(_ keys: [String]) {
         guard let first = keys.first else { return }
@@ -41,10 +46,9 @@ struct LinkedKeys {
         for key in keys.dropFirst() {
             let other = find(id(key))
             guard other != root else { continue }
-            // The smaller index stays the root; a group with an own key in it is seeded.
+            // The smaller index stays the root.
             let (low, high) = root < other ? (root, other) : (other, root)
             parent[Int(high)] = low
-            seeded[Int(low)] = seeded[Int(low)] || seeded[Int(high)]
             root = low
         }
     }
@@ -52,6 +56,9 @@ struct LinkedKeys {
     /// What to keep, once every order that may take several is linked: an order with a key
     /// of this worker's or one tied to them.
     mutating func linked() -> Filter {
+        // A group with an own key in it is seeded: all its keys are tied to this worker's.
+        var seeded = [Bool](repeating: false, count: parent.count)
+        for (key, i) in index where isOwn(key) { seeded[Int(find(i))] = true }
         var tied: Set<String> = []
         for (key, i) in index where seeded[Int(find(i))] { tied.insert(key) }
         return Filter(keys: self, tied: tied)
@@ -69,7 +76,6 @@ struct LinkedKeys {
         let i = Int32(parent.count)
         index[key] = i
         parent.append(i)
-        seeded.append(isOwn(key))
         return i
     }
 

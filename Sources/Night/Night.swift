@@ -25,7 +25,7 @@ package final class Night {
         /// Worker threads.
         package var jobs: Int
         /// How many parts `screen` reads and screens the night in, one held at a time
-        /// (`NightPasses`); 1: the whole night at once. Only without store events.
+        /// (`NightPasses`); 1: the whole night at once.
         package var passes: Int
 
         package init(orders: [String], receipts: [String], storeEvents: [String], jobs: Int, passes: Int = 1) {
@@ -127,10 +127,11 @@ package final class Night {
         }
         // With a ledger, a refund it keeps by token finds tonight's purchase.
         screening = rules.screening.forNight(storeEvents: reading != nil, ledger: ledger != nil)
-        let inParts = inputs.passes > 1 && reading == nil && shard == nil && watching == nil && candidateRules == nil
+        let inParts = inputs.passes > 1 && shard == nil && watching == nil && candidateRules == nil
         do {
             if inParts {
-                passes = try NightPasses(count: min(inputs.passes, ShardSpec.maxCount), forLedger: ledger != nil)
+                passes = try NightPasses(
+                    count: min(inputs.passes, ShardSpec.maxCount), forLedger: ledger != nil, withEvents: reading != nil)
                 loader = try NightLoader(emptyFor: screening, limits: .standard)
             } else {
                 passes = nil

@@ -22,16 +22,25 @@ final class NightPasses {
     let spill: FindingSpill
     private var saved: [PassFile] = []
     private var staged: [PassFile] = []
-    /// The staged orders of each part that may take any of several (what links keys).
+    /// The staged orders of each part that may take any of several (what links keys), and
+    /// with store events those holding a Google purchase token (an event may name it alone).
     private var several: [PassFile] = []
     private(set) var inputs: [InputRecord] = []
     private(set) var orderCount = 0
     /// What the ledger will keep of the night, a part at a time; nil without a ledger.
-    private let ledgerRows: PartLedgerRows?
+    private let ledgerRows = PartLedgerRows()
+    /// Whether the users' consents are kept: for the ledger, or the refund requests' answers.
+    private let keepsConsents: Bool
+    private let withEvents: Bool
+    /// Each part's facts of the night's refund requests, and the users' refunds (the same in
+    /// every part), to be joined once all are screened.
+    private var requests: (parts: [[RequestFacts.Found]], refunds: [String: Int]) = ([], [:])
 
-    init(count: Int, forLedger: Bool) throws {
+    /// `forLedger`: a ledger will keep the night. `withEvents`: store events are judged.
+    init(count: Int, forLedger: Bool, withEvents: Bool) throws {
         self.count = count
-        ledgerRows = forLedger ? PartLedgerRows() : nil
+        keepsConsents = forLedger || withEvents
+        self.withEvents = withEvents
         spill = try FindingSpill()
     }
 
@@ -51,18 +60,20 @@ final class NightPasses {
             if k == 1 { inputs = part.inputs }
             orderCount += part.slots.count
             do {
-                try ledgerRows?.addConsents(of: part)
+                if keepsConsents { try ledgerRows.addConsents(of: part) }
                 let staging = try PassFile()
                 let linking = try PassFile()
                 for i in part.slots.indices {
                     guard let s = screener.stagedOrder(i, part) else { continue }
                     try staging.put(s)
-                    // What `ShardOrders.severalKeys` picks out, told by the slot (not decoded again).
-                    if s.catalog != ShardOrders.givenBackMarker,
-                        (part.deferred(at: i)?.digest.candidates.count ?? 0) > 1
-                    {
-                        try linking.put(s)
+                    // What `ShardOrders.gathered` links by, told by the slot (not decoded again).
+                    guard s.catalog != ShardOrders.givenBackMarker else { continue }
+                    let digest = part.deferred(at: i)?.digest
+                    let holdsToken = {
+                        digest.map { $0.candidates.contains { $0.purchaseToken != nil } }
+                            ?? (part.purchaseToken(at: i) != nil)
                     }
+                    if (digest?.candidates.count ?? 0) > 1 || (withEvents && holdsToken()) { try linking.put(s) }
                 }
                 staged.append(staging)
                 several.append(linking)
@@ -76,7 +87,7 @@ final class NightPasses {
     }
 
     /// Each user's latest consent tonight, in user order, as one run's `TonightsConsents` gives it.
-    var latestConsents: RunRows<RememberedConsent> { ledgerRows?.latestConsents ?? .none }
+    var latestConsents: RunRows<RememberedConsent> { ledgerRows.latestConsents }
 
     /// Screens every part beside the others' staged orders, then hands the reports to `sink`
     /// in the night's order. `restore` reads a saved part back.
@@ -94,19 +105,51 @@ final class NightPasses {
             saved[k - 1] = try PassFile()  // Read once: its disk space goes now.
             var s = screener
             s.owned = .shard(spec)
+            s.isPartOfNight = true
             s.others = try others(of: k, part, s)
             let reports = try PartReports()
             let outcome = try s.screen(part, writer: reports)
-            try ledgerRows?.addClaims(outcome.newClaims)
+            try ledgerRows.addClaims(outcome.newClaims)
+            // Every part judges every event alike; the first keeps what the night reports of them.
+            if k == 1, let e = outcome.events { total.events = Self.counted(e) }
+            if let r = outcome.requestsInPart {
+                requests.parts.append(r.facts)
+                if k == 1 { requests.refunds = r.refunds }
+            }
             total.orders += outcome.orders
             total.receipts += outcome.receipts
             total.claimSeconds += outcome.claimSeconds
             parts.append(reports.file)
         }
         (staged, several) = ([], [])
-        total.newClaims = ledgerRows?.newClaims ?? .none
+        total.newClaims = ledgerRows.newClaims
+        if let asked = screener.events?.requests, !asked.isEmpty {
+            let facts = try RequestFacts.joined(
+                requests.parts, refunds: requests.refunds, tonight: consents(of:), ledger: screener.ledger)
+            total.refundRequests = Array(zip(asked, facts))
+        }
         try join(parts, into: sink)
         return total
+    }
+
+    /// What the summary and the ledger take of the events' outcome (not the placed reports).
+    private static func counted(_ e: EventOutcome) -> EventOutcome {
+        var kept = EventOutcome()
+        kept.counts = e.counts
+        kept.matched = e.matched
+        kept.unmatched = e.unmatched
+        kept.memory = e.memory
+        return kept
+    }
+
+    /// The latest consent tonight of each of `users`, over every part.
+    private func consents(of users: Set<String>) throws -> [String: RememberedConsent] {
+        var found: [String: RememberedConsent] = [:]
+        guard !users.isEmpty else { return found }
+        try ledgerRows.latestConsents.forEachRow { (c) throws(LedgerError) in
+            if users.contains(c.userID) { found[c.userID] = c }
+        }
+        return found
     }
 
     /// The other parts' staged orders, as a sharded worker reads the other shards'.
@@ -114,7 +157,7 @@ final class NightPasses {
         -> ShardOrders
     {
         let gathered = try ShardOrders.gathered(
-            ownKeys: screener.ownKeys(part), keepsTokens: screener.events != nil
+            ownKeys: screener.ownKeys(part), tokens: screener.events?.unresolvedTokens ?? []
         ) {
             (linking: Bool, take: (PostgresShardRun.StagedOrder) -> Bool) throws(PassFile.Failure) in
             for j in staged.indices where j != k - 1 {

@@ -22,6 +22,9 @@ package struct NightScreener {
     /// shards' orders, claimed beside its own (none unsharded).
     var owned = OwnedOrders.all
     var others = ShardOrders()
+    /// A part of a night read in parts (`NightPasses`), not a sharded run's worker: its
+    /// refund requests' facts are gathered from its orders, to be joined with the others'.
+    var isPartOfNight = false
 
     package struct Outcome {
         /// Smallest key first, as the ledger records them.
@@ -35,6 +38,8 @@ package struct NightScreener {
         /// The night's refund requests with what is known of each, gathered from these claims;
         /// nil for a sharded run's worker, which knows only its shard's orders (and none read).
         package var refundRequests: [(request: ConsumptionRequest, facts: ConsumptionFacts)]? = nil
+        /// A part of a night's facts of the night's refund requests (`RequestFacts.joined`).
+        var requestsInPart: (facts: [RequestFacts.Found], refunds: [String: Int])? = nil
     }
 
     /// The night's claims: which purchase each order took, the replays they make, and the
@@ -61,12 +66,22 @@ package struct NightScreener {
         let claimSeconds = SystemClock.monotonicSeconds() - started
         // Asked of these claims, not of a second pass over the night.
         var requests: [(request: ConsumptionRequest, facts: ConsumptionFacts)]?
-        if let asked = events?.requests, !asked.isEmpty, owned.shard == nil {
-            requests = Array(
-                zip(asked, try RequestFacts.gather(asked, night: night, claims: claims, rules: rules, ledger: ledger)))
+        var inPart: (facts: [RequestFacts.Found], refunds: [String: Int])?
+        if let asked = events?.requests, !asked.isEmpty {
+            if owned.shard == nil {
+                requests = Array(
+                    zip(
+                        asked,
+                        try RequestFacts.gather(asked, night: night, claims: claims, rules: rules, ledger: ledger)
+                    ))
+            } else if isPartOfNight {
+                inPart = try RequestFacts.gatherInPart(
+                    asked, night: night, claims: claims, rules: rules, ledger: ledger)
+            }
         }
         var outcome = try report(night, claims: claims, claimSeconds: claimSeconds, writer: writer)
         outcome.refundRequests = requests
+        outcome.requestsInPart = inPart
         return outcome
     }
 

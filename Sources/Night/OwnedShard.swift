@@ -28,7 +28,7 @@ package struct OwnedShard {
         progress?.phase("waiting for the other shards of run \(runID)", count: loader.slots.count)
         try run.waitForAll(timeout: timeout)
         let others = try ShardOrders.gathered(
-            ownKeys: screener.ownKeys(loader), keepsTokens: screener.events != nil
+            ownKeys: screener.ownKeys(loader), tokens: screener.events?.unresolvedTokens ?? []
         ) {
             (_, take: (PostgresShardRun.StagedOrder) -> Bool) throws(LedgerError) in
             try run.readOthersOrders(take)

@@ -16,10 +16,33 @@ enum RequestFacts {
         _ requests: [ConsumptionRequest], night: NightLoader, claims: NightScreener.Claims, rules: RulesDirectory,
         ledger: (any LedgerStore)?
     ) throws(LedgerError) -> [ConsumptionFacts] {
-        guard !requests.isEmpty else { return [] }
+        let found = try gatherInPart(requests, night: night, claims: claims, rules: rules, ledger: ledger)
+        let users = Set(found.facts.compactMap(\.facts.userID))
+        return try withConsents(
+            found.facts.map(\.facts), users: users, tonight: TonightsConsents.latest(in: night, of: users),
+            refunds: found.refunds, ledger: ledger)
+    }
+
+    /// A request's facts as one part of a night (or the whole night) found them, and how much
+    /// of them that part holds: the order that took the transaction (3), else an order that
+    /// names it (2), else the user whose id is the request's account token (1), each of the
+    /// later input position above an earlier one; 0: only what the claims and the ledger say,
+    /// which every part says alike.
+    struct Found {
+        var facts: ConsumptionFacts
+        var weight: (Int, Int64)
+    }
+
+    /// Each request's facts from one part's orders, without the user's consent; the users'
+    /// refunds as the claims counted them.
+    static func gatherInPart(
+        _ requests: [ConsumptionRequest], night: NightLoader, claims: NightScreener.Claims, rules: RulesDirectory,
+        ledger: (any LedgerStore)?
+    ) throws(LedgerError) -> (facts: [Found], refunds: [String: Int]) {
+        guard !requests.isEmpty else { return ([], [:]) }
         let keys = requests.map { ClaimKey.apple(transactionID: $0.transactionID) }
-        // Tonight's claims hold the ledger's claims of the keys tonight's orders may take; the
-        // others are asked of the ledger.
+        // Tonight's claims hold the ledger's claims of the keys tonight's orders may take (and
+        // the requests name); the others are asked of the ledger.
         var takers: [String: (claim: Claim, tonight: Int32?)] = [:]
         for key in keys.compactMap({ $0 }) {
             if let t = claims.book.taker(of: key) { takers[key] = (t.claim, t.handle) }
@@ -42,15 +65,18 @@ enum RequestFacts {
         // tokens no order of tonight's has (the ledger knows a user by a consent it keeps).
         let tokensOnlyKnownToLedger = tokens.filter { tonight.byToken[$0] == nil }
         let ledgerByToken = try ledger?.consents(ofAccountTokens: Array(tokensOnlyKnownToLedger)) ?? [:]
+        func position(_ slot: Int32) -> Int64 { night.slots.with(Int(slot)) { Int64($0.pointee.position) } }
 
-        let gathered = zip(requests, keys).map { request, key in
+        let found = zip(requests, keys).map { request, key in
             var facts = ConsumptionFacts()
+            var weight = (0, Int64(0))
             if let key, let taker = takers[key] {
                 let slot = taker.tonight ?? tonightsSlots[taker.claim.orderID]
                 facts.order = takingOrder(request, taker.claim, slot: slot, night: night, rules: rules)
                 facts.userID = taker.claim.userID
                 facts.userSource = "the order's user"
                 facts.verdict = verdicts[taker.claim.orderID]?.verdict
+                if slot != nil { weight = (3, 0) }
             } else if let slot = tonight.naming[request.transactionID] {
                 // An order that names the transaction but took nothing: not credited tonight.
                 let o = night.slots[Int(slot)].order
@@ -58,17 +84,33 @@ enum RequestFacts {
                 facts.order = takingOrder(request, claim, slot: slot, night: night, rules: rules)
                 facts.userID = o.userID
                 facts.userSource = "the order's user"
+                weight = (2, position(slot))
             } else if let token = request.accountToken.map(RememberedConsent.folded),
-                let user = tonight.byToken[token] ?? ledgerByToken[token]?.userID
+                let user = tonight.byToken[token]?.userID ?? ledgerByToken[token]?.userID
             {
                 facts.userID = user
                 facts.userSource = "the user whose id is the transaction's appAccountToken"
+                if let slot = tonight.byToken[token]?.slot { weight = (1, position(slot)) }
             }
-            return facts
+            return Found(facts: facts, weight: weight)
         }
-        let users = Set(gathered.compactMap(\.userID))
-        let consents = TonightsConsents.latest(in: night, of: users)
-        return try withConsents(gathered, users: users, tonight: consents, refunds: refunds, ledger: ledger)
+        return (found, refunds)
+    }
+
+    /// The facts of a night read in parts: of each request, what the part that holds the most
+    /// of it found (on a tie, the earlier part), then each user's latest consent tonight
+    /// (`tonight` gives those of these users), else the ledger's.
+    static func joined(
+        _ parts: [[Found]], refunds: [String: Int], tonight: (Set<String>) throws -> [String: RememberedConsent],
+        ledger: (any LedgerStore)?
+    ) throws -> [ConsumptionFacts] {
+        guard var best = parts.first else { return [] }
+        for part in parts.dropFirst() {
+            for (k, f) in part.enumerated() where k < best.count && f.weight > best[k].weight { best[k] = f }
+        }
+        let users = Set(best.compactMap(\.facts.userID))
+        return try withConsents(
+            best.map(\.facts), users: users, tonight: try tonight(users), refunds: refunds, ledger: ledger)
     }
 
     /// Each fact's user's refunds and latest consent: tonight's dump's, else the ledger's.
@@ -115,7 +157,8 @@ enum RequestFacts {
     /// account token (folded), and the orders that name a transaction no order took (their
     /// row's `transaction_id`: not credited). One pass over the night.
     private struct TonightsDump {
-        var byToken: [String: String] = [:]
+        /// The user whose id folds to each token, with the slot of the (last) order saying it.
+        var byToken: [String: (userID: String, slot: Int32)] = [:]
         var naming: [String: Int32] = [:]
 
         init(_ night: NightLoader, tokens: Set<String>, transactions: Set<String>) {
@@ -128,7 +171,7 @@ enum RequestFacts {
                     let userID = s.pointee.order.userID
                     if !tokens.isEmpty, lengths.contains(userID.utf8.count) || !userID.utf8.allSatisfy({ $0 < 0x80 }) {
                         let folded = RememberedConsent.folded(userID)
-                        if tokens.contains(folded) { byToken[folded] = userID }
+                        if tokens.contains(folded) { byToken[folded] = (userID, Int32(i)) }
                     }
                 }
             }

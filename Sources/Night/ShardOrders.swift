@@ -13,8 +13,8 @@ struct ShardOrders {
     var claimants: [Claimant] = []
     /// Empty for an order that claims nothing (no receipt); it still counts for its user.
     var candidates: [[ClaimCandidate]] = []
-    /// Google purchase tokens their purchases hold: token -> (claim key, the order's time
-    /// and input position), for store events that name only a token (kept only with events).
+    /// The Google purchase tokens a store event names alone that their purchases hold:
+    /// token -> (claim key, the order's time and input position).
     var tokens: [String: [(key: String, at: Int64, position: Int64)]] = [:]
     /// The keys of the transactions the other shards' orders marked `refunded` tonight name:
     /// a refund of one is matched (no finding), on every worker alike.
@@ -33,16 +33,16 @@ struct ShardOrders {
 
     /// Adds a row another shard staged, as it is read; false when it is not what a worker writes.
     /// With `linked` (`LinkedKeys`), an order none of whose keys is among them is left out of
-    /// the claims (its tokens and given-back keys are kept). `keepsTokens`: store events are
-    /// judged, so the purchase tokens are wanted.
-    mutating func add(_ s: StagedOrder, linked: LinkedKeys.Filter? = nil, keepsTokens: Bool = true) -> Bool {
+    /// the claims (its tokens and given-back keys are kept). `tokens`: the purchase tokens
+    /// tonight's store events name alone (`tokens` keeps those).
+    mutating func add(_ s: StagedOrder, linked: LinkedKeys.Filter? = nil, tokens wanted: Set<String> = []) -> Bool {
         guard let taken = StagedCandidates.decode(s.candidates) else { return false }
         if s.catalog == Self.givenBackMarker {
             for t in taken { if let key = t.candidate.key { givenBack.insert(key) } }
             return true
         }
-        for t in taken where keepsTokens {
-            if let token = t.token, let key = t.candidate.key {
+        for t in taken where !wanted.isEmpty {
+            if let token = t.token, wanted.contains(token), let key = t.candidate.key {
                 tokens[token, default: []].append((key, s.createdAt.millis, s.position))
             }
         }
@@ -61,56 +61,54 @@ struct ShardOrders {
     /// it says stop. With `ownKeys` (`NightScreener.ownKeys`) they are read twice: first what
     /// ties keys together (`LinkedKeys`; `linking` is true, and rows that may take one key
     /// alone may be left out), then only the orders tied to these keys. nil when a row is not
-    /// what a worker writes. `keepsTokens`: as `add` takes it.
+    /// what a worker writes. `tokens`: as `add` takes them; a purchase holding one is as if
+    /// it were this worker's own (its key is what the event's refund turns out to name).
     static func gathered<E: Error>(
-        ownKeys: [Int]?, keepsTokens: Bool,
+        ownKeys: [Int]?, tokens: Set<String>,
         readOthers: (_ linking: Bool, _ take: (StagedOrder) -> Bool) throws(E) -> Void
     ) throws(E) -> ShardOrders? {
         var others = ShardOrders()
         var readable = true
         guard let own = ownKeys else {
             try readOthers(false) {
-                readable = others.add($0, keepsTokens: keepsTokens)
+                readable = others.add($0, tokens: tokens)
                 return readable
             }
             return readable ? others : nil
         }
         var linked = LinkedKeys(ownHashes: own)
         try readOthers(true) {
-            guard let several = severalKeys($0) else {
+            guard let taken = StagedCandidates.decode($0.candidates) else {
                 readable = false
                 return false
             }
-            if let several { linked.link(several) }
+            guard $0.catalog != givenBackMarker else { return true }
+            if taken.count > 1 { linked.link(taken.compactMap(\.candidate.key)) }
+            if !tokens.isEmpty, taken.contains(where: { $0.token.map(tokens.contains) ?? false }) {
+                linked.addOwn(taken.compactMap(\.candidate.key))
+            }
             return true
         }
         guard readable else { return nil }
         let keys = linked.linked()
         try readOthers(false) {
-            readable = others.add($0, linked: keys, keepsTokens: keepsTokens)
+            readable = others.add($0, linked: keys, tokens: tokens)
             return readable
         }
         return readable ? others : nil
     }
-
-    /// The keys of a row another shard staged that may take any of several, for `LinkedKeys`;
-    /// nil when the row is not what a worker writes.
-    static func severalKeys(_ s: StagedOrder) -> [String]?? {
-        guard let taken = StagedCandidates.decode(s.candidates) else { return nil }
-        guard s.catalog != givenBackMarker, taken.count > 1 else { return .some(nil) }
-        return .some(taken.compactMap(\.candidate.key))
-    }
 }
 
 extension NightScreener {
-    /// The hashes of the keys this shard's orders may take, from which `LinkedKeys` grows; nil
-    /// when the claims need every other shard's order: a rule counts `user.orders` or
-    /// `user.refunds` (a user's orders span the shards), or store events are judged (a refund
-    /// may name a key only another shard's order took).
+    /// The hashes of the keys this shard's decisions hang on, from which `LinkedKeys` grows:
+    /// those its orders may take, and those tonight's store events name (whose first taker
+    /// decides a refund's finding, a request's answer and the events' counts on every worker
+    /// alike). nil when the claims need every other shard's order: a rule counts
+    /// `user.orders`, `user.refunds` or `event.reason` (a user's orders span the shards).
     func ownKeys(_ night: NightLoader) -> [Int]? {
-        guard !evaluator.needsOrdersPerUser, !evaluator.needsStoreEventFields, events == nil else { return nil }
-        var hashes: [Int] = []
-        hashes.reserveCapacity(night.slots.count)
+        guard !evaluator.needsOrdersPerUser, !evaluator.needsStoreEventFields else { return nil }
+        var hashes = events.map(Self.namedKeys) ?? []
+        hashes.reserveCapacity(hashes.count + night.slots.count)
         let slots = night.slots
         for i in slots.indices {
             if let box = night.deferred(at: i) {
@@ -118,6 +116,21 @@ extension NightScreener {
             } else if let h = slots.with(i, { $0.pointee.candidate?.key?.hashValue }) {
                 hashes.append(h)
             }
+        }
+        return hashes
+    }
+
+    /// The hashes of the claim keys tonight's events name: their refunds' and reversals', the
+    /// transactions of events not believed, the refund requests'.
+    private static func namedKeys(_ events: StoreEventNight) -> [Int] {
+        var hashes: [Int] = []
+        for i in 0..<events.refunds.count {
+            let key = events.refunds[i].refund.key
+            if !key.isEmpty { hashes.append(key.hashValue) }
+        }
+        for case (_, .invalid(_, let transaction?, _, _)) in events.others { hashes.append(transaction.hashValue) }
+        for r in events.requests {
+            if let key = ClaimKey.apple(transactionID: r.transactionID) { hashes.append(key.hashValue) }
         }
         return hashes
     }

@@ -3,14 +3,13 @@ import Night
 
 /// How many parts `screen` reads a night in (docs/commands.md, "Big nights"): one part for
 /// every `IAPSCREEN_PART_MB` (default 512) megabytes of dumps as they lie on disk, so memory
-/// stays about one part's however big the night grows. A night with store events, and a
-/// sharded worker's, is read at once.
+/// stays about one part's however big the night grows. A sharded worker's night is read at once.
 enum NightParts {
     static let variable = "IAPSCREEN_PART_MB"
     static let defaultMegabytes = 512.0
 
     /// nil when the variable is set to something that is not a positive number of megabytes.
-    /// `atOnce`: the night has store events or is a sharded worker's.
+    /// `atOnce`: the night is a sharded worker's.
     static func count(dumps: [String], atOnce: Bool, environment: [String: String]) -> Int? {
         var megabytes = defaultMegabytes
         if let text = environment[variable] {
@@ -30,7 +29,7 @@ enum NightParts {
     )? {
         guard
             let parts = count(
-                dumps: inputs.dumps, atOnce: !inputs.storeEvents.isEmpty || sharded,
+                dumps: inputs.dumps, atOnce: sharded,
                 environment: ProcessInfo.processInfo.environment)
         else {
             io.usageError(command: command, "\(variable) must be a positive number of megabytes")
