@@ -109,7 +109,7 @@ final class NightPasses {
             s.others = try others(of: k, part, s)
             let reports = try PartReports()
             let outcome = try s.screen(part, writer: reports)
-            try ledgerRows.addClaims(outcome.newClaims)
+            if let f = outcome.claimsFile { ledgerRows.addClaims(f) }
             // Every part judges every event alike; the first keeps what the night reports of them.
             if k == 1, let e = outcome.events { total.events = Self.counted(e) }
             if let r = outcome.requestsInPart {

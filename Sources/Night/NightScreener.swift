@@ -40,6 +40,8 @@ package struct NightScreener {
         package var refundRequests: [(request: ConsumptionRequest, facts: ConsumptionFacts)]? = nil
         /// A part of a night's facts of the night's refund requests (`RequestFacts.joined`).
         var requestsInPart: (facts: [RequestFacts.Found], refunds: [String: Int])? = nil
+        /// The pass file `newClaims` reads (a night in parts merges the parts' files).
+        var claimsFile: PassFile? = nil
     }
 
     /// The night's claims: which purchase each order took, the replays they make, and the
@@ -384,10 +386,10 @@ package struct NightScreener {
         }
         try appender.finish()
         // Without a ledger nothing remembers them: not worth a million lookups.
+        let spooled = ledger == nil ? nil : try newClaims(book, night)
         return Outcome(
-            newClaims: ledger == nil ? .none : newClaims(book, night), orders: orders, receipts: receipts,
-            claimSeconds: claimSeconds,
-            events: claims.events)
+            newClaims: spooled?.rows ?? .none, orders: orders, receipts: receipts, claimSeconds: claimSeconds,
+            events: claims.events, claimsFile: spooled?.file)
     }
 
     /// The malformed records' and orphan receipts' findings, by where they stood.
@@ -438,50 +440,6 @@ package struct NightScreener {
             next += 1
         }
         return items
-    }
-
-    /// Tonight's new claims with what each order bought, for the ledger (built on every core:
-    /// a night of a million claims resolves a million orders).
-    private func newClaims(_ book: ClaimBook, _ night: NightLoader) -> RunRows<NewClaim> {
-        // Claims without a handle are the other shards' orders': theirs to hand over.
-        let taken = book.newHandledClaims
-        let parts = taken.count < 1024 ? 1 : 8
-        let size = (taken.count + parts - 1) / parts
-        // Nothing they read changes while they run.
-        nonisolated(unsafe) let screener = self
-        nonisolated(unsafe) let night = night
-        nonisolated(unsafe) let book = book
-        // Each built in place, once: a million claims are not copied again to drop an Optional.
-        var claims = [NewClaim](unsafeUninitializedCapacity: taken.count) { out, initialized in
-            guard let base = out.baseAddress else { return }
-            nonisolated(unsafe) let start = base
-            DispatchQueue.concurrentPerform(iterations: parts) { part in
-                for k in min(taken.count, part * size)..<min(taken.count, (part + 1) * size) {
-                    let t = taken[k]
-                    (start + k).initialize(
-                        to: NewClaim(
-                            key: t.key, claim: book.claim(ofHandle: t.handle),
-                            details: screener.details(of: t.handle, key: t.key, night)))
-                }
-            }
-            initialized = taken.count
-        }
-        // Sorted in place: a copy of a million claims would cost more than the sort.
-        claims.sort { $0.key < $1.key }
-        return RunRows(claims)
-    }
-
-    /// What the order in slot `i` bought, as the ledger keeps it beside its claim of `key`.
-    private func details(of i: Int32, key: String, _ night: NightLoader) -> ClaimDetails {
-        let slot = night.slots[Int(i)]
-        let o = screenOrder(slot, night)
-        var token = night.purchaseToken(at: Int(i))
-        if token == nil, let digest = night.deferred(slot)?.digest, digest.platform == .android {
-            token = digest.candidates.first { claimKey($0, platform: .android) == key }?.purchaseToken
-        }
-        return ClaimDetails(
-            productID: o.expectedProductID, amount: o.amount, currency: o.currency, purchaseToken: token,
-            platform: (o.platform ?? slot.outcome?.receiptPlatform)?.rawValue)
     }
 
     /// Writes chunks of reports in order on a serial queue of its own, one chunk behind

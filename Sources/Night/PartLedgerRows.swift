@@ -10,12 +10,8 @@ final class PartLedgerRows {
     private var claims: [PassFile] = []
     private var consents: [PassFile] = []
 
-    /// A part's new claims (in key order, as the screener gives them).
-    func addClaims(_ rows: RunRows<NewClaim>) throws(PassFile.Failure) {
-        let f = try PassFile()
-        try SpooledRows.spool(rows, to: f) { (f, c) throws(PassFile.Failure) in try f.put(c) }
-        claims.append(f)
-    }
+    /// A part's new claims, in key order, as the screener spooled them (`newClaims`).
+    func addClaims(_ file: PassFile) { claims.append(file) }
 
     /// The latest consent of each user of a part's orders, with the stating order's position.
     func addConsents(of part: NightLoader) throws(PassFile.Failure) {

@@ -25,25 +25,6 @@ enum SpooledRows {
         }
     }
 
-    /// Writes `rows` to `file` with `put`, for `rows(open:)` to read back.
-    static func spool<Row>(
-        _ rows: RunRows<Row>, to file: PassFile, _ put: (PassFile, Row) throws(PassFile.Failure) -> Void
-    ) throws(PassFile.Failure) {
-        var failure: PassFile.Failure?
-        do {
-            try rows.forEachBatch { (batch) throws(LedgerError) in
-                do throws(PassFile.Failure) {
-                    for r in batch { try put(file, r) }
-                } catch {
-                    failure = error
-                    throw LedgerError(error.description, code: .unreadableRows)
-                }
-            }
-        } catch {
-            throw failure ?? PassFile.Failure(description: error.description)
-        }
-    }
-
     /// A pass file's failure as the ledger's (its transaction then rolls back).
     private static func readable<T>(_ body: () throws(PassFile.Failure) -> T) throws(LedgerError) -> T {
         do {
