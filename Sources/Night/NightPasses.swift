@@ -239,8 +239,7 @@ extension PassFile {
     func put(_ s: PostgresShardRun.StagedOrder) throws(Failure) {
         try put(s.orderID)
         try put(s.userID)
-        try put(s.createdAt.millis)
-        try put(s.createdAt.hasMilliseconds)
+        try put(s.createdAt)
         try put(s.position)
         try put(s.catalog)
         try put(s.candidates)
@@ -249,8 +248,7 @@ extension PassFile {
     func stagedOrder() throws(Failure) -> PostgresShardRun.StagedOrder {
         let orderID = try string()
         let userID = try string()
-        let millis = try int64()
-        let createdAt = Timestamp(clampingMillis: millis, hasMilliseconds: try bool())
+        let createdAt = try timestamp()
         return .init(
             orderID: orderID, userID: userID, createdAt: createdAt, position: try int64(), catalog: try optionalInt64(),
             candidates: try string())
