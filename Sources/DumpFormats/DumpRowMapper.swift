@@ -198,7 +198,7 @@ private func trim(_ text: String) -> String {
 }
 
 /// A value shown in a reason: JSON-quoted (control characters escaped), cut at 40 characters.
-func quoted(_ text: String) -> String {
+package func quoted(_ text: String) -> String {
     let cut = text.count > 40 ? String(text.prefix(40)) + "…" : text
     return JSONValue.string(cut).jsonText
 }

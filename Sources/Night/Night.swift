@@ -137,7 +137,7 @@ package final class Night {
                 passes = nil
                 loader = try NightLoader(
                     screening: screening, limits: .standard, jobs: inputs.jobs,
-                    owned: shard.map { .shard($0.spec) } ?? .all, watching: watching, candidate: candidateVerdicts)
+                    owned: shard?.owned ?? .all, watching: watching, candidate: candidateVerdicts)
             }
         } catch {
             for r in readings { r.abandon() }
@@ -212,7 +212,7 @@ package final class Night {
                 sink.abandon()
                 throw NightFailure(.ledger(error), "\(error)")
             }
-            screener.owned = .shard(shard.spec)
+            screener.owned = shard.owned
             progress?.phase(claiming, count: loader.slots.count)
         }
         do {

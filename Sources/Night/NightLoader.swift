@@ -187,6 +187,10 @@ final class NightLoader {
     private var orphanIDs: Set<String> = []
     package private(set) var inputs: [InputRecord] = []
     private var position = 0
+    /// How many records the orders dumps held (after `load`).
+    private var orderRecords = 0
+    /// A position as the other workers of a sharded run and `merge` compare it.
+    func sharedPosition(_ position: Int) -> Int64 { owned.sharedPosition(position, orderRecords: orderRecords) }
     let pool: StringPool
     let spill: FindingSpill
     /// The one order `explain` asks about, told which receipt the join chose for it.
@@ -346,6 +350,7 @@ final class NightLoader {
         for path in orders {
             try read(path, { (r) throws(InputError) in try owned.nextOrder(r) }, addOrder, progress: progress)
         }
+        orderRecords = position
         for path in receipts {
             try read(path, { (r) throws(InputError) in try owned.nextReceipt(r) }, addReceipt, progress: progress)
         }

@@ -328,7 +328,7 @@ extension NightScreener {
         }
         func found(_ token: String, _ key: String, slot i: Int) {
             let (at, position) = night.slots.with(i) {
-                (Int64($0.pointee.order.createdAt.millis), Int64($0.pointee.position))
+                (Int64($0.pointee.order.createdAt.millis), night.sharedPosition(Int($0.pointee.position)))
             }
             found(token, key, at: at, position: position)
         }

@@ -362,8 +362,8 @@ package struct NightScreener {
                 ? nil
                 : chunk.map { item -> Int64 in
                     switch item {
-                    case .slot(let i): Int64(slots.with(Int(i)) { $0.pointee.position })
-                    case .extra(let k): Int64(extra[k].position)
+                    case .slot(let i): night.sharedPosition(Int(slots.with(Int(i)) { $0.pointee.position }))
+                    case .extra(let k): night.sharedPosition(extra[k].position)
                     case .afterNight(let k): ShardReportLines.afterNightKey(claims.events?.afterNightOrder[k] ?? k)
                     }
                 }

@@ -11,13 +11,19 @@ package struct OwnedShard {
     /// How long to wait for the other shards, in seconds.
     package let timeout: Double
     package let run: PostgresShardRun
+    /// `--split-dumps`: the worker's dumps hold its shard's records alone.
+    package let splitDumps: Bool
 
-    package init(spec: ShardSpec, runID: String, timeout: Double, run: PostgresShardRun) {
+    package init(spec: ShardSpec, runID: String, timeout: Double, run: PostgresShardRun, splitDumps: Bool = false) {
         self.spec = spec
         self.runID = runID
         self.timeout = timeout
         self.run = run
+        self.splitDumps = splitDumps
     }
+
+    /// Which orders the worker reads and reports.
+    var owned: OwnedOrders { .shard(spec, splitDumps: splitDumps) }
 
     /// Stages this worker's orders and reads back every other shard's, once all are staged.
     func exchange(_ loader: NightLoader, _ screener: NightScreener, progress: (any NightProgress)?) throws(LedgerError)

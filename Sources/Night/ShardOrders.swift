@@ -161,7 +161,7 @@ extension NightScreener {
         let o = slots[i].order
         return .init(
             orderID: o.orderID, userID: o.userID, createdAt: o.createdAt,
-            position: Int64(slots.with(i) { $0.pointee.position }), catalog: catalog,
+            position: night.sharedPosition(Int(slots.with(i) { $0.pointee.position })), catalog: catalog,
             candidates: StagedCandidates.encode(candidates))
     }
 

@@ -105,6 +105,43 @@ struct ShardBench {
         return args
     }
 
+    /// The world's dumps split into `count` shards as an export job writes them
+    /// (scripts/split-dumps-by-shard.py, run once and cached beside the world); nil, and a line
+    /// saying why, when they cannot be written.
+    func splitDumps(count: Int, _ lines: inout [String]) -> String? {
+        let dir = world.directory + "/split-\(count)"
+        let stamp = dir + "/split.txt"
+        if FileManager.default.fileExists(atPath: stamp) { return dir }
+        try? FileManager.default.removeItem(atPath: dir)
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("scripts/split-dumps-by-shard.py").path
+        let t0 = SystemClock.monotonicSeconds()
+        let r = spawn(
+            "/usr/bin/python3",
+            [script, String(count), dir]
+                + (BenchWorld.orderDumps + [BenchWorld.receiptDump]).map {
+                    world.directory + "/" + $0
+                })
+        guard r.status == 0, FileManager.default.createFile(atPath: stamp, contents: Data()) else {
+            lines.append("cannot split the world's dumps by shard with \(script) (exit \(r.status))")
+            return nil
+        }
+        lines.append(
+            "world split into \(count) shards' dumps in \(format2(SystemClock.monotonicSeconds() - t0)) s (cached in \(dir))"
+        )
+        return dir
+    }
+
+    /// `screen --shard I/N --split-dumps` on shard I's own dumps under `split`.
+    func splitArguments(out: String, ledger: String, split: String, shard i: Int, of count: Int, runID: String)
+        -> [String]
+    {
+        ["screen", "--rules", world.directory + "/Rules", "--orders"]
+            + BenchWorld.orderDumps.map { "\(split)/shard-\(i)/\($0)" }
+            + ["--receipts", "\(split)/shard-\(i)/\(BenchWorld.receiptDump)", "--out", scratch + "/" + out]
+            + ["--ledger", ledger, "--quiet", "--shard", "\(i)/\(count)", "--run-id", runID, "--split-dumps"]
+    }
+
     func cleanUp() {
         for db in made.databases {
             _ = try? PostgresConnection(uri: server).execute("DROP DATABASE IF EXISTS \(db) WITH (FORCE)")

@@ -62,7 +62,8 @@ default:
           shards [N]             the screen world of N orders on SQLite, PostgreSQL, and 2 shards at once then merge
                                  (IAPSCREEN_BENCH_POSTGRES=URI), each run's phases (default 1000000)
           shards-pinned [N]      two hosts simulated by pinning to a core each: one run on core 0 against shards 1/2
-                                 and 2/2 on cores 0 and 1 at once then merge, twice; speed-up and peak RSS (default 200000)
+                                 and 2/2 on cores 0 and 1 at once then merge, given every dump, then their own
+                                 (--split-dumps), twice; speed-up and peak RSS (default 200000)
           backtest [N]           the screen world of N orders: one screen, then a backtest of a changed Rules directory,
                                  back to back, twice (default 1000000)
           consumption [N] [claims]  N refund requests (signed, verified) answered against a SQLite ledger of CLAIMS

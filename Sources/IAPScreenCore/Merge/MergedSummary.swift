@@ -41,13 +41,7 @@ extension MergeCommand {
         }
         let orders = folders.reduce(0) { $0 + int($1.summary, "orders") }
         let receipts = folders.reduce(0) { $0 + int($1.summary, "receipts") }
-        var inputs: [InputRecord] = []
-        if case .array(let list)? = first["inputs"] {
-            for i in list {
-                guard let o = i.object, let path = o["path"]?.string else { continue }
-                inputs.append(InputRecord(path: path, sha256: o["sha256"]?.string ?? "", records: int(o, "records")))
-            }
-        }
+        let inputs = try mergedInputs(folders)
         let seconds = Double(finished.millis - started.millis) / 1000
         var summary = Summaries.make(
             tally: tally, orders: orders, receipts: receipts, inputs: inputs,
@@ -73,5 +67,30 @@ extension MergeCommand {
             summary.storeEvents = figures
         }
         return summary
+    }
+}
+
+extension MergeCommand {
+    /// The inputs as one run over the same dumps lists them: every worker's when each read
+    /// every dump; with `--split-dumps`, every shard's orders dumps in shard order, then every
+    /// shard's receipts dumps, then the store-event logs (which every worker reads).
+    static func mergedInputs(_ folders: [ShardFolder]) throws(Problem) -> [InputRecord] {
+        guard let first = folders.first else { return [] }
+        guard first.splitDumps != nil else { return first.inputs }
+        var orders: [InputRecord] = []
+        var receipts: [InputRecord] = []
+        var logs: [InputRecord] = []
+        for (k, f) in folders.enumerated() {
+            let inputs = f.inputs
+            guard let (o, r) = f.splitDumps, o + r <= inputs.count else {
+                throw Problem(
+                    message: "\(f.path): \(ShardReportLines.runFile) and summary.json disagree on the shard's dumps",
+                    status: .usage)
+            }
+            orders += inputs[0..<o]
+            receipts += inputs[o..<(o + r)]
+            if k == 0 { logs = Array(inputs[(o + r)...]) }
+        }
+        return orders + receipts + logs
     }
 }

@@ -67,6 +67,33 @@ struct ShardFolder {
         }
         let rules = Set(folders.map { $0.summary["rules_sha256"]?.string ?? "" })
         guard rules.count == 1 else { return "the shards of run \(first.runID) were screened with different Rules" }
+        let split = Set(folders.map { $0.splitDumps != nil })
+        guard split.count == 1 else {
+            return
+                "the shards of run \(first.runID) read their dumps differently: some their own alone (--split-dumps), "
+                + "some every shard's"
+        }
         return nil
+    }
+
+    /// With `--split-dumps`: how many of the summary's inputs were the shard's orders dumps,
+    /// and how many its receipts dumps (they come first); nil when the worker read every dump.
+    var splitDumps: (orders: Int, receipts: Int)? {
+        guard case .array(let counts)? = run[ShardReportLines.splitDumpsKey], counts.count == 2,
+            let o = counts[0].int64.flatMap({ Int(exactly: $0) }),
+            let r = counts[1].int64.flatMap({ Int(exactly: $0) }),
+            o >= 0, r >= 0
+        else { return nil }
+        return (o, r)
+    }
+
+    /// The inputs its summary lists.
+    var inputs: [InputRecord] {
+        guard case .array(let list)? = summary["inputs"] else { return [] }
+        return list.compactMap { i in
+            guard let o = i.object, let path = o["path"]?.string else { return nil }
+            let records = o["records"]?.int64.flatMap { Int(exactly: $0) } ?? 0
+            return InputRecord(path: path, sha256: o["sha256"]?.string ?? "", records: records)
+        }
     }
 }

@@ -42,7 +42,9 @@ enum ScreenOutputs {
             let legend = RuleLegend(night.rules.rules.settings)
             try writer.prepare(
                 summary: summary, legend: legend,
-                shardRun: night.shard.map { ShardReportLines.run($0, legend: legend, summary: summary) })
+                shardRun: night.shard.map {
+                    ShardReportLines.run($0, inputs: night.inputs, legend: legend, summary: summary)
+                })
         } catch {
             writer.abandon()
             io.error("iapscreen screen: cannot write the reports in \(outDir): \(error); ledger unchanged")

@@ -9,6 +9,8 @@ struct ShardOptions {
     let runID: String
     /// How long to wait for the other shards, in seconds.
     let timeout: Double
+    /// `--split-dumps`: the dumps given hold this shard's records alone.
+    let splitDumps: Bool
 
     static let options: [OptionSpec] = [
         OptionSpec(
@@ -20,6 +22,9 @@ struct ShardOptions {
         OptionSpec(
             "--shard-timeout", .one, valueName: "SECONDS", help: "How long to wait for the other shards (default 3600)."
         ),
+        OptionSpec(
+            "--split-dumps", .flag,
+            help: "The --orders and --receipts given hold this shard's records alone (an export split by shard)."),
     ]
 
     /// Longer run ids are no one's naming scheme.
@@ -37,6 +42,7 @@ struct ShardOptions {
         guard let text = args.one("--shard") else {
             if args.one("--run-id") != nil { return refuse("--run-id names a sharded run: it goes with --shard I/N") }
             if args.one("--shard-timeout") != nil { return refuse("--shard-timeout goes with --shard I/N") }
+            if args.has("--split-dumps") { return refuse("--split-dumps goes with --shard I/N: a shard's own dumps") }
             return .success(nil)
         }
         guard let shard = ShardSpec(text) else {
@@ -60,7 +66,8 @@ struct ShardOptions {
         guard case .postgres = ledger else {
             return refuse("--shard needs a postgres:// ledger, where the workers of a run meet, not \(ledger.shown)")
         }
-        return .success(ShardOptions(shard: shard, runID: runID, timeout: timeout))
+        return .success(
+            ShardOptions(shard: shard, runID: runID, timeout: timeout, splitDumps: args.has("--split-dumps")))
     }
 
     /// Joins the run on the ledger (no run lock: the run's state in the ledger keeps other
@@ -69,7 +76,8 @@ struct ShardOptions {
         do {
             let ledger = try PostgresLedger(uri: uri)
             let run = try PostgresShardRun(ledger: ledger, runID: runID, shard: shard, abandonedAfter: timeout)
-            return .success((ledger, OwnedShard(spec: shard, runID: runID, timeout: timeout, run: run)))
+            return .success(
+                (ledger, OwnedShard(spec: shard, runID: runID, timeout: timeout, run: run, splitDumps: splitDumps)))
         } catch {
             io.error("iapscreen screen: \(error); nothing written")
             return .failure(LockedLedger.Refusal(status: LockedLedger.status(of: error)))
