@@ -104,7 +104,7 @@ struct ShardedSplitDumpsTests {
     }
 
     @Test(
-        "a worker given another shard's dump is exit 3 naming the record, its shard and the file, writes nothing and leaves the ledger as it was; merge refuses shards that read their dumps differently"
+        "a worker given another shard's dump is exit 3 naming the record, its shard and the file, writes nothing and leaves the ledger as it was; a run whose workers read their dumps differently is refused by the ledger (exit 2) and by merge"
     )
     func wrongShardAndMixedRuns() throws {
         let world = try SampleWorld.shared.get()
@@ -126,17 +126,39 @@ struct ShardedSplitDumpsTests {
         let alone = try Tool.run(world.screenArguments(out: s.file("alone")) + ["--split-dumps"])
         #expect(alone.status == 2 && alone.stderr.contains("--split-dumps goes with --shard"), "\(alone.stderr)")
 
-        // Shard 1 on its own dumps, shard 2 on every dump: a run merge refuses (on a ledger of
-        // its own: the refused run above stays in progress until --shard-timeout).
+        // Shard 2 given every dump, then shard 1 its own alone: the run's workers read their
+        // dumps differently, and the second is refused before it reads anything (on a ledger
+        // of its own: the refused run above stays in progress until its --shard-timeout).
         let other = try TestDatabase()
-        let workers = ShardedRunTests.together([
+        let first = try Tool.run(
+            ShardedRunTests.arguments(world, out: s.file("m2"), ledger: other.uri, shard: (2, 2), runID: "mixed")
+                + ["--shard-timeout", "1"])
+        #expect(first.status == 3 && first.stderr.contains("shards 1 of 2 have not staged"), "\(first.stderr)")
+        #expect(first.stderr.components(separatedBy: "nothing written").count == 2, "said once: \(first.stderr)")
+        let second = try Tool.run(
             try Self.arguments(
                 world, orders: Self.orders(dumps, shard: 1), receipts: [Self.receipts(dumps, shard: 1)],
-                out: s.file("m1"), ledger: other.uri) + ["--shard", "1/2", "--run-id", "mixed", "--split-dumps"],
-            ShardedRunTests.arguments(world, out: s.file("m2"), ledger: other.uri, shard: (2, 2), runID: "mixed"),
-        ])
+                out: s.file("m1"), ledger: other.uri) + ["--shard", "1/2", "--run-id", "mixed", "--split-dumps"])
+        #expect(second.status == 2, "\(second.stderr)")
+        #expect(second.stderr.contains("every worker of a run gives --split-dumps, or none does"), "\(second.stderr)")
+
+        // merge, too, refuses the folders of shards that read their dumps differently.
+        let third = try TestDatabase()
+        let workers = ShardedRunTests.together(
+            try (1...2).map { i in
+                try Self.arguments(
+                    world, orders: Self.orders(dumps, shard: i), receipts: [Self.receipts(dumps, shard: i)],
+                    out: s.file("ok\(i)"), ledger: third.uri)
+                    + ["--shard", "\(i)/2", "--run-id", "ok", "--split-dumps"]
+            })
         for r in workers { #expect(r?.status == 0, "\(r?.stderr ?? "did not run")") }
-        let merged = try Tool.run(["merge", "--out", s.file("merged"), s.file("m1"), s.file("m2")])
+        let runFile = s.file("ok2/shard-run.json")
+        let run = try String(contentsOfFile: runFile, encoding: .utf8)
+        let edited = run.replacingOccurrences(
+            of: #"(,\s*)?"split_dumps"\s*:\s*\[[0-9, ]*\]"#, with: "", options: .regularExpression)
+        #expect(edited != run)
+        try edited.write(toFile: runFile, atomically: true, encoding: .utf8)
+        let merged = try Tool.run(["merge", "--out", s.file("merged"), s.file("ok1"), s.file("ok2")])
         #expect(merged.status == 2 && merged.stderr.contains("read their dumps differently"), "\(merged.stderr)")
     }
 

@@ -51,6 +51,20 @@ struct ShardRunStateMachineTests {
             error?.code == .inUse && error?.message.contains("sharded run night-0: shard 2 by iapscreen 9@h") == true)
     }
 
+    @Test("join is refused when the run's workers read their dumps otherwise (--split-dumps on some, not all)")
+    func refusedSplitDumps() throws {
+        var whole = try Self.machine()
+        var view = Self.clear
+        view.runSplitDumps = true
+        let error = #expect(throws: LedgerError.self) { try whole.join(view) }
+        #expect(error?.code == .shardMismatch && error?.message.contains("their own shard's dumps") == true)
+        var split = ShardRunStateMachine(
+            runID: "night-1", shard: try #require(ShardSpec(index: 2, count: 3)), target: "postgres://db",
+            splitDumps: true)
+        try split.join(view)
+        #expect(split.state == .joined)
+    }
+
     @Test("join is refused for a completed run and for another number of shards")
     func refusedRun() throws {
         var done = try Self.machine()

@@ -75,7 +75,8 @@ struct ShardOptions {
     func join(_ uri: String, io: Console) -> Result<(PostgresLedger, OwnedShard), LockedLedger.Refusal> {
         do {
             let ledger = try PostgresLedger(uri: uri)
-            let run = try PostgresShardRun(ledger: ledger, runID: runID, shard: shard, abandonedAfter: timeout)
+            let run = try PostgresShardRun(
+                ledger: ledger, runID: runID, shard: shard, abandonedAfter: timeout, splitDumps: splitDumps)
             return .success(
                 (ledger, OwnedShard(spec: shard, runID: runID, timeout: timeout, run: run, splitDumps: splitDumps)))
         } catch {

@@ -55,11 +55,15 @@ public final class PostgresShardRun {
     /// `abandonedAfter` seconds; an older one is dropped, its staging with it), or while
     /// another worker runs this shard; with `.shardMismatch` when the run has another number
     /// of shards or was committed already.
-    public init(ledger: PostgresLedger, runID: String, shard: ShardSpec, abandonedAfter: Double) throws(LedgerError) {
+    /// `splitDumps`: this worker reads its own shard's dumps alone; a run's workers all do, or
+    /// none does (`.shardMismatch`).
+    public init(
+        ledger: PostgresLedger, runID: String, shard: ShardSpec, abandonedAfter: Double, splitDumps: Bool = false
+    ) throws(LedgerError) {
         self.ledger = ledger
         self.runID = runID
         self.shard = shard
-        machine = ShardRunStateMachine(runID: runID, shard: shard, target: ledger.target)
+        machine = ShardRunStateMachine(runID: runID, shard: shard, target: ledger.target, splitDumps: splitDumps)
         var view = ShardRunStateMachine.JoinView(runShards: nil, runCommitted: false)
         /// Refuses now if what was seen so far refuses (a copy of the machine is asked), so
         /// that nothing more is done — the shard's lock not taken — for a refused worker.
@@ -81,9 +85,15 @@ public final class PostgresShardRun {
                 // committing the run must not wait for a worker joining it.
                 if try db.query("SELECT to_regclass('iapscreen.shard_runs') IS NULL").bool(0, 0) == true {
                     try db.execute(PostgresShardTables.create)
-                } else if try !PostgresShardRun.hasLedgerRunColumn(db) {
-                    // Made by an iapscreen before runs were named by their run id.
-                    try db.execute(PostgresShardTables.addLedgerRun)
+                } else {
+                    // Made by an iapscreen before runs were named by their run id, or before
+                    // dumps could be split by shard.
+                    if try !PostgresShardRun.hasRunColumn(db, "ledger_run") {
+                        try db.execute(PostgresShardTables.addLedgerRun)
+                    }
+                    if try !PostgresShardRun.hasRunColumn(db, "split_dumps") {
+                        try db.execute(PostgresShardTables.addSplitDumps)
+                    }
                 }
             }
             // An unsharded run holds the run lock for all its length.
@@ -108,17 +118,23 @@ public final class PostgresShardRun {
             }
             try onServer(target) { () throws(PostgresError) in
                 try db.query(
-                    "INSERT INTO iapscreen.shard_runs(run_id, shards) VALUES ($1, $2) ON CONFLICT (run_id) DO NOTHING",
-                    [.text(runID), .int64(Int64(shard.count))])
+                    """
+                    INSERT INTO iapscreen.shard_runs(run_id, shards, split_dumps) VALUES ($1, $2, $3::boolean)
+                    ON CONFLICT (run_id) DO NOTHING
+                    """, [.text(runID), .int64(Int64(shard.count)), .text(splitDumps ? "true" : "false")])
             }
             let run = try onServer(target) { () throws(PostgresError) in
                 try db.query(
-                    "SELECT shards, committed IS NOT NULL FROM iapscreen.shard_runs WHERE run_id = $1 FOR UPDATE",
-                    [.text(runID)])
+                    """
+                    SELECT shards, committed IS NOT NULL, split_dumps FROM iapscreen.shard_runs WHERE run_id = $1 FOR UPDATE
+                    """, [.text(runID)])
             }
-            let shards = try onServer(target) { () throws(PostgresError) in (try run.int64(0, 0), try run.bool(0, 1)) }
+            let shards = try onServer(target) { () throws(PostgresError) in
+                (try run.int64(0, 0), try run.bool(0, 1), try run.bool(0, 2))
+            }
             view.runShards = shards.0
             view.runCommitted = shards.1 == true
+            view.runSplitDumps = shards.2
             try refuseEarly()
             let taken = try onServer(target) { () throws(PostgresError) in
                 try db.query(
@@ -234,15 +250,15 @@ public final class PostgresShardRun {
 
     /// Whether `shard_runs` says which ledger run each committed sharded run became.
     static func hasLedgerRuns(_ db: PostgresConnection, _ target: String) throws(LedgerError) -> Bool {
-        try onServer(target) { () throws(PostgresError) in try hasLedgerRunColumn(db) }
+        try onServer(target) { () throws(PostgresError) in try hasRunColumn(db, "ledger_run") }
     }
 
-    fileprivate static func hasLedgerRunColumn(_ db: PostgresConnection) throws(PostgresError) -> Bool {
+    fileprivate static func hasRunColumn(_ db: PostgresConnection, _ column: String) throws(PostgresError) -> Bool {
         try db.query(
             """
             SELECT EXISTS (SELECT 1 FROM information_schema.columns
-                           WHERE table_schema = 'iapscreen' AND table_name = 'shard_runs' AND column_name = 'ledger_run')
-            """
+                           WHERE table_schema = 'iapscreen' AND table_name = 'shard_runs' AND column_name = $1)
+            """, [.text(column)]
         ).bool(0, 0) == true
     }
 

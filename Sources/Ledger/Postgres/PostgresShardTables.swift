@@ -15,7 +15,7 @@ enum PostgresShardTables {
         CREATE TABLE IF NOT EXISTS iapscreen.shard_runs(
             run_id text COLLATE "C" PRIMARY KEY, shards integer NOT NULL,
             started timestamptz NOT NULL DEFAULT now(), touched timestamptz NOT NULL DEFAULT now(),
-            committed timestamptz, ledger_run bigint);
+            committed timestamptz, ledger_run bigint, split_dumps boolean NOT NULL DEFAULT false);
         CREATE UNLOGGED TABLE IF NOT EXISTS iapscreen.shard_states(
             run_id text COLLATE "C" NOT NULL, shard integer NOT NULL, staged boolean NOT NULL DEFAULT false,
             finished boolean NOT NULL DEFAULT false, worker text, orders bigint, flagged bigint,
@@ -51,6 +51,9 @@ enum PostgresShardTables {
 
     /// `ledger_run`, the `runs` row a committed run became, on a table made before it.
     static let addLedgerRun = "ALTER TABLE iapscreen.shard_runs ADD COLUMN ledger_run bigint"
+
+    /// `split_dumps`, whether the run's workers read dumps split by shard, on a table made before it.
+    static let addSplitDumps = "ALTER TABLE iapscreen.shard_runs ADD COLUMN split_dumps boolean NOT NULL DEFAULT false"
 
     /// Every table that holds a run's rows, for clearing a shard's part or the whole run.
     static let partTables = [

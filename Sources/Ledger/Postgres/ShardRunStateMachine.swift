@@ -36,13 +36,17 @@ public struct ShardRunStateMachine: Sendable, Equatable {
         /// The run's number of shards, as its first worker made it.
         public var runShards: Int64?
         public var runCommitted: Bool
+        /// Whether the run's workers read dumps split by shard (`--split-dumps`), as its first
+        /// worker said; nil: not read yet.
+        public var runSplitDumps: Bool?
         /// Another worker holds this shard's lock: its name, when it left one.
         public var shardHeldBy: String??
 
         public init(
             unshardedHolder: String?? = .none, otherRun: String? = nil, runShards: Int64?, runCommitted: Bool,
-            shardHeldBy: String?? = .none
+            shardHeldBy: String?? = .none, runSplitDumps: Bool? = nil
         ) {
+            self.runSplitDumps = runSplitDumps
             self.unshardedHolder = unshardedHolder
             self.otherRun = otherRun
             self.runShards = runShards
@@ -55,12 +59,15 @@ public struct ShardRunStateMachine: Sendable, Equatable {
     public let shard: ShardSpec
     /// The ledger as messages name it.
     public let target: String
+    /// This worker reads its own shard's dumps alone (`--split-dumps`).
+    public let splitDumps: Bool
     public private(set) var state = State.joining
 
-    public init(runID: String, shard: ShardSpec, target: String) {
+    public init(runID: String, shard: ShardSpec, target: String, splitDumps: Bool = false) {
         self.runID = runID
         self.shard = shard
         self.target = target
+        self.splitDumps = splitDumps
     }
 
     /// joining -> joined, or a refusal: in use by an unsharded run, another live sharded run or
@@ -86,6 +93,12 @@ public struct ShardRunStateMachine: Sendable, Equatable {
                 throw LedgerError(
                     "run \(runID) of ledger \(target) has \(view.runShards.map(String.init) ?? "?") shards, "
                         + "not \(shard.count): every worker of a run gives the same --shard I/N", code: .shardMismatch)
+            }
+            if let split = view.runSplitDumps, split != splitDumps {
+                throw LedgerError(
+                    "run \(runID) of ledger \(target) is screened by workers given "
+                        + (split ? "their own shard's dumps (--split-dumps)" : "every dump (no --split-dumps)")
+                        + ": every worker of a run gives --split-dumps, or none does", code: .shardMismatch)
             }
             if case .some(let worker) = view.shardHeldBy {
                 throw LedgerError(
@@ -120,7 +133,7 @@ public struct ShardRunStateMachine: Sendable, Equatable {
         state = .abandoned
         throw LedgerError(
             "run \(runID): shards \(missing.map(String.init).joined(separator: ", ")) of \(shard.count) have not "
-                + "staged their orders after \(Int(timeout)) s (--shard-timeout); nothing written, ledger unchanged",
+                + "staged their orders after \(Int(timeout)) s (--shard-timeout)",
             code: .shardTimeout)
     }
 
