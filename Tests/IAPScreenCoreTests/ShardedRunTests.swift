@@ -114,6 +114,21 @@ struct ShardedRunTests {
     }
 
     @Test(
+        "one worker (--shard 1/1) and two workers, on two nights of one ledger each with store events: merged, the reports of one unsharded run"
+    )
+    func oneAndTwoWorkers() throws {
+        let world = try SampleWorld.shared.get()
+        for count in [1, 2] {
+            let s = try Scratch()
+            let single = try TestDatabase()
+            let sharded = try TestDatabase()
+            for night in ["n1", "n2"] {
+                try Self.night(world, night, workers: count, s, single: single, sharded: sharded)
+            }
+        }
+    }
+
+    @Test(
         "four workers on a night without store events (each keeps only the other shards' orders tied to its own keys), after a night with them: the reports of one unsharded run, replays across shards included"
     )
     func fourWorkersWithoutEvents() throws {
