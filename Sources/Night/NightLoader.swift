@@ -391,7 +391,7 @@ final class NightLoader {
                         case .malformed(let m, let ownID): addMalformed(m, ownID: ownID)
                         case .row(let row): add(row)
                         }
-                        if position % 50_000 == 0 { try apply(batcher?.poll() ?? []) }
+                        if position % 4096 == 0 { try apply(batcher?.poll() ?? []) }
                     }
                     progress?.tick(count: slots.count)
                 }

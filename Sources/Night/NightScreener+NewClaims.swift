@@ -12,7 +12,7 @@ extension NightScreener {
         // Claims without a handle are the other shards' orders': theirs to hand over.
         let taken = book.newHandledClaims.sorted { $0.key < $1.key }
         let file = try PassFile()
-        let chunk = 1 << 16
+        let chunk = 1 << 13
         // Nothing they read changes while they run.
         nonisolated(unsafe) let screener = self
         nonisolated(unsafe) let night = night
