@@ -429,7 +429,12 @@ public final class PostgresShardRun {
         // Moved on only once the transaction is: a failed hand-over leaves the worker ready.
         var next = machine
         let committed = try inTransaction(db, target) { () throws(LedgerError) in
-            // Finishers one at a time: the last one sees every part.
+            // The part first, beside the other finishers' (each its own shard's rows): only
+            // what follows waits for the run's row.
+            try clearFinishedPart()
+            try copyPart(part)
+            // Finishers one at a time from here: the last one sees every part (each statement
+            // reads what the others committed before it got the row).
             let committed = try onServer(target) { () throws(PostgresError) in
                 try db.query(
                     "SELECT committed IS NOT NULL FROM iapscreen.shard_runs WHERE run_id = $1 FOR UPDATE",
@@ -442,8 +447,6 @@ public final class PostgresShardRun {
                 machine = next
                 throw error
             }
-            try clearFinishedPart()
-            try copyPart(part)
             let finished = try onServer(target) { () throws(PostgresError) in
                 try db.query(
                     """
