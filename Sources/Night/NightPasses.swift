@@ -157,7 +157,8 @@ final class NightPasses {
         -> ShardOrders
     {
         let gathered = try ShardOrders.gathered(
-            ownKeys: screener.ownKeys(part), tokens: screener.events?.unresolvedTokens ?? []
+            ownKeys: screener.ownKeys(part), tokens: screener.events?.unresolvedTokens ?? [],
+            users: screener.ownUsers(part)
         ) {
             (linking: Bool, take: (PostgresShardRun.StagedOrder) -> Bool) throws(PassFile.Failure) in
             for j in staged.indices where j != k - 1 {

@@ -96,7 +96,7 @@ package struct NightScreener {
         var evaluator = self.evaluator
         if evaluator.needsOrdersPerUser {
             for i in scan.slots { evaluator.ordersPerUser[night.slots[Int(i)].order.userID, default: 0] += 1 }
-            for c in others.claimants { evaluator.ordersPerUser[c.userID, default: 0] += 1 }
+            for (user, count) in others.ordersOfUsers { evaluator.ordersPerUser[user, default: 0] += count }
         }
         // Refunds the ledger remembers are looked up for the keys tonight's orders take.
         let refundCount = try ledger?.refundCount() ?? 0

@@ -34,7 +34,8 @@ package struct OwnedShard {
         progress?.phase("waiting for the other shards of run \(runID)", count: loader.slots.count)
         try run.waitForAll(timeout: timeout)
         let others = try ShardOrders.gathered(
-            ownKeys: screener.ownKeys(loader), tokens: screener.events?.unresolvedTokens ?? []
+            ownKeys: screener.ownKeys(loader), tokens: screener.events?.unresolvedTokens ?? [],
+            users: screener.ownUsers(loader)
         ) {
             (_, take: (PostgresShardRun.StagedOrder) -> Bool) throws(LedgerError) in
             try run.readOthersOrders(take)

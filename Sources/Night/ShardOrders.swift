@@ -19,6 +19,11 @@ struct ShardOrders {
     /// The keys of the transactions the other shards' orders marked `refunded` tonight name:
     /// a refund of one is matched (no finding), on every worker alike.
     var givenBack: Set<String> = []
+    /// `user.orders`: how many credited orders the other shards screened for each of this
+    /// worker's users (`countedUsers`), whether or not claiming keeps them.
+    var ordersOfUsers: [String: Int] = [:]
+    /// The users whose orders elsewhere are counted; nil when no rule asks `user.orders`.
+    private let countedUsers: Set<String>?
 
     /// A staged row's `catalog` that marks an order tonight's dump says was refunded: it
     /// claims nothing and counts for nobody; its candidates' keys are what it names.
@@ -28,8 +33,11 @@ struct ShardOrders {
 
     typealias StagedOrder = PostgresShardRun.StagedOrder
 
-    /// None yet: `add` puts in the rows the other shards staged.
-    init() {}
+    /// None yet: `add` puts in the rows the other shards staged. `countedUsers`: the users
+    /// whose orders elsewhere `ordersOfUsers` counts.
+    init(countedUsers: Set<String>? = nil) {
+        self.countedUsers = countedUsers
+    }
 
     /// Adds a row another shard staged, as it is read; false when it is not what a worker writes.
     /// With `linked` (`LinkedKeys`), an order none of whose keys is among them is left out of
@@ -41,6 +49,7 @@ struct ShardOrders {
             for t in taken { if let key = t.candidate.key { givenBack.insert(key) } }
             return true
         }
+        if let countedUsers, countedUsers.contains(s.userID) { ordersOfUsers[s.userID, default: 0] += 1 }
         for t in taken where !wanted.isEmpty {
             if let token = t.token, wanted.contains(token), let key = t.candidate.key {
                 tokens[token, default: []].append((key, s.createdAt.millis, s.position))
@@ -63,11 +72,12 @@ struct ShardOrders {
     /// alone may be left out), then only the orders tied to these keys. nil when a row is not
     /// what a worker writes. `tokens`: as `add` takes them; a purchase holding one is as if
     /// it were this worker's own (its key is what the event's refund turns out to name).
+    /// `users`: this worker's, whose orders elsewhere are counted (`NightScreener.ownUsers`).
     static func gathered<E: Error>(
-        ownKeys: [Int]?, tokens: Set<String>,
+        ownKeys: [Int]?, tokens: Set<String>, users: Set<String>?,
         readOthers: (_ linking: Bool, _ take: (StagedOrder) -> Bool) throws(E) -> Void
     ) throws(E) -> ShardOrders? {
-        var others = ShardOrders()
+        var others = ShardOrders(countedUsers: users)
         var readable = true
         guard let own = ownKeys else {
             try readOthers(false) {
@@ -103,10 +113,11 @@ extension NightScreener {
     /// The hashes of the keys this shard's decisions hang on, from which `LinkedKeys` grows:
     /// those its orders may take, and those tonight's store events name (whose first taker
     /// decides a refund's finding, a request's answer and the events' counts on every worker
-    /// alike). nil when the claims need every other shard's order: a rule counts
-    /// `user.orders`, `user.refunds` or `event.reason` (a user's orders span the shards).
+    /// alike). nil when the claims need every other shard's order: a rule asks `user.refunds`
+    /// or `event.reason` (what refunds a user's orders on other shards had). `user.orders`
+    /// needs only how many orders each user has elsewhere (`ownUsers`).
     func ownKeys(_ night: NightLoader) -> [Int]? {
-        guard !evaluator.needsOrdersPerUser, !evaluator.needsStoreEventFields else { return nil }
+        guard !evaluator.needsStoreEventFields else { return nil }
         var hashes = events.map(Self.namedKeys) ?? []
         hashes.reserveCapacity(hashes.count + night.slots.count)
         let slots = night.slots
@@ -133,6 +144,15 @@ extension NightScreener {
             if let key = ClaimKey.apple(transactionID: r.transactionID) { hashes.append(key.hashValue) }
         }
         return hashes
+    }
+
+    /// The users of this shard's orders, whose orders on the other shards `user.orders`
+    /// counts; nil when no rule asks it.
+    func ownUsers(_ night: NightLoader) -> Set<String>? {
+        guard evaluator.needsOrdersPerUser else { return nil }
+        var users: Set<String> = []
+        for i in night.slots.indices { users.insert(night.slots.with(i) { $0.pointee.order.userID }) }
+        return users
     }
 
     /// This shard's order in slot `i` as the others claim it, nil for none: every credited

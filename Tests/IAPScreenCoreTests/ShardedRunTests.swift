@@ -129,6 +129,33 @@ struct ShardedRunTests {
     }
 
     @Test(
+        "three workers with a rule on user.orders (each counts its users' orders on the other shards, keeping only the orders tied to its keys): the reports of one unsharded run"
+    )
+    func userOrdersAcrossShards() throws {
+        let world = try SampleWorld.shared.get()
+        let s = try Scratch()
+        try FileManager.default.copyItem(atPath: world.path + "/Rules", toPath: s.file("Rules"))
+        let rules = try s.read("Rules/default.rules") + "flag medium many-orders if user.orders >= 3\n"
+        _ = try s.write("Rules/default.rules", rules)
+        let single = try TestDatabase()
+        let sharded = try TestDatabase()
+        func arguments(_ out: String, _ ledger: String, _ shard: Int?) -> [String] {
+            ["screen", "--rules", s.file("Rules"), "--orders"] + world.orders
+                + ["--receipts", world.receipts, "--out", s.file(out), "--ledger", ledger, "--quiet"]
+                + (shard.map { ["--shard", "\($0)/3", "--run-id", "users"] } ?? [])
+        }
+        let one = try Tool.run(arguments("one", single.uri, nil))
+        #expect(one.status == 0, "\(one.stderr)")
+        let many = try FindingLine.read(s.file("one/findings.jsonl")).filter { $0.rule == "many-orders" }
+        #expect(!many.isEmpty)
+        let workers = Self.together((1...3).map { (i: Int) in arguments("s\(i)", sharded.uri, i) })
+        for (k, r) in workers.enumerated() { #expect(r?.status == 0, "shard \(k + 1): \(r?.stderr ?? "did not run")") }
+        let merged = try Tool.run(["merge", "--out", s.file("merged"), "--quiet"] + (1...3).map { s.file("s\($0)") })
+        #expect(merged.status == 0, "\(merged.stderr)")
+        try Self.expectSame(s.file("one"), s.file("merged"))
+    }
+
+    @Test(
         "four workers on a night without store events (each keeps only the other shards' orders tied to its own keys), after a night with them: the reports of one unsharded run, replays across shards included"
     )
     func fourWorkersWithoutEvents() throws {
