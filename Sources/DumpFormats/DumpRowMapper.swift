@@ -26,50 +26,53 @@ public final class DumpRowMapper {
         var platform: OrderPlatform?
         if let text = v.text(.platform) {
             guard let p = OrderPlatform(dumpText: text) else {
-                throw fail("platform \(quoted(text)) is not ios or android")
+                throw fail("platform \(quotedValue(text)) is not ios or android")
             }
             platform = p
         }
         var status = OrderStatus.credited
         if let text = v.text(.status) {
             guard let s = OrderStatus(dumpText: text) else {
-                throw fail("status \(quoted(text)) is not credited, pending, refunded or failed")
+                throw fail("status \(quotedValue(text)) is not credited, pending, refunded or failed")
             }
             status = s
         }
         var environment: OrderEnvironment?
         if let text = v.text(.environment) {
             guard let e = OrderEnvironment(dumpText: text) else {
-                throw fail("environment \(quoted(text)) is not production or sandbox")
+                throw fail("environment \(quotedValue(text)) is not production or sandbox")
             }
             environment = e
         }
         let amount = v.text(.amount)
         if let amount, !DumpRowMapper.isDecimal(amount) {
-            throw fail("amount \(quoted(amount)) is not a decimal number")
+            throw fail("amount \(quotedValue(amount)) is not a decimal number")
         }
         // Money is summed exactly; an amount past what that holds is not a price.
         if let amount, DecimalAmount(amount) == nil {
-            throw fail("amount \(quoted(amount)) has more than 12 whole digits or 6 decimals")
+            throw fail("amount \(quotedValue(amount)) has more than 12 whole digits or 6 decimals")
         }
         var currency = v.text(.currency)
         if let text = currency {
             let upper = text.uppercased()
             guard upper.utf8.count == 3, upper.utf8.allSatisfy({ $0 >= 0x41 && $0 <= 0x5A }) else {
-                throw fail("currency \(quoted(text)) is not a three-letter code")
+                throw fail("currency \(quotedValue(text)) is not a three-letter code")
             }
             currency = upper
         }
         var consumed: ConsumedShare?
         if let text = v.text(.consumed) {
             guard let c = ConsumedShare(dumpText: text) else {
-                throw fail("consumed \(quoted(text)) is not a fraction from 0 to 1 or a percentage from 0% to 100%")
+                throw fail(
+                    "consumed \(quotedValue(text)) is not a fraction from 0 to 1 or a percentage from 0% to 100%")
             }
             consumed = c
         }
         var consent: OrderConsent?
         if let text = v.text(.consent) {
-            guard let c = OrderConsent(dumpText: text) else { throw fail("consent \(quoted(text)) is not yes or no") }
+            guard let c = OrderConsent(dumpText: text) else {
+                throw fail("consent \(quotedValue(text)) is not yes or no")
+            }
             consent = c
         }
         return OrderRow(
@@ -178,7 +181,7 @@ private struct ColumnValues {
                 return .failure(
                     UnreadableRecord(
                         location: location,
-                        reason: "\(column.contractName) \(quoted(trim(t))) is not a timestamp"))
+                        reason: "\(column.contractName) \(quotedValue(trim(t))) is not a timestamp"))
             }
             return .success(parsed)
         case .null, .none:
@@ -198,7 +201,7 @@ private func trim(_ text: String) -> String {
 }
 
 /// A value shown in a reason: JSON-quoted (control characters escaped), cut at 40 characters.
-package func quoted(_ text: String) -> String {
+public func quotedValue(_ text: String) -> String {
     let cut = text.count > 40 ? String(text.prefix(40)) + "…" : text
     return JSONValue.string(cut).jsonText
 }

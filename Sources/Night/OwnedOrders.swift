@@ -74,7 +74,7 @@ package struct OwnedOrders: Sendable {
                 throw InputError(
                     path: row[keyPath: location].description,
                     reason:
-                        "order \(quoted(row[keyPath: id])) is shard \(other)/\(shard.count)'s "
+                        "order \(quotedValue(row[keyPath: id])) is shard \(other)/\(shard.count)'s "
                         + "(fnv1a64 of its order_id mod \(shard.count)), not shard \(shard)'s: with --split-dumps "
                         + "a worker's dumps hold its own shard's records alone",
                     code: "wrong-shard")
