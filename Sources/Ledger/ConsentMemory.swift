@@ -9,12 +9,18 @@ public struct RememberedConsent: Sendable, Equatable {
     /// The `created_at` of the order that stated it: a later one replaces it, an earlier not.
     public var saidAt: Timestamp
     public var orderID: String
+    /// Where the stating order stood among the night's records, as a sharded run's workers
+    /// compare them: the run's commit breaks a tie of `saidAt` between shards by it (the later
+    /// order's statement stays, as in one run). 0 where no tie is broken with it: a consent the
+    /// ledger gives back, or one a night records itself.
+    public var position: Int64
 
-    public init(userID: String, consented: Bool, saidAt: Timestamp, orderID: String) {
+    public init(userID: String, consented: Bool, saidAt: Timestamp, orderID: String, position: Int64 = 0) {
         self.userID = userID
         self.consented = consented
         self.saidAt = saidAt
         self.orderID = orderID
+        self.position = position
     }
 
     /// A user id or account token as the ledger matches them: case-insensitively, since

@@ -97,10 +97,13 @@ extension PassFile {
         try put(c.consented)
         try put(c.saidAt)
         try put(c.orderID)
+        try put(c.position)
     }
 
     func rememberedConsent() throws(Failure) -> RememberedConsent {
-        RememberedConsent(userID: try string(), consented: try bool(), saidAt: try timestamp(), orderID: try string())
+        RememberedConsent(
+            userID: try string(), consented: try bool(), saidAt: try timestamp(), orderID: try string(),
+            position: try int64())
     }
 
     func put(_ t: Timestamp) throws(Failure) {

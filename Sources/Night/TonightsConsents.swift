@@ -31,7 +31,7 @@ enum TonightsConsents {
                 latest[order.userID] = (
                     RememberedConsent(
                         userID: order.userID, consented: consent == .yes, saidAt: order.createdAt,
-                        orderID: order.orderID),
+                        orderID: order.orderID, position: night.sharedPosition(Int(s.pointee.position))),
                     s.pointee.position
                 )
             }

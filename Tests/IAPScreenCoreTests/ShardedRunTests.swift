@@ -156,6 +156,49 @@ struct ShardedRunTests {
     }
 
     @Test(
+        "a user's consents stated at one time by orders on two shards: the ledger keeps the later order's, as one run does, whichever shard holds it"
+    )
+    func consentTieAcrossShards() throws {
+        let world = try SampleWorld.shared.get()
+        let s = try Scratch()
+        // ORD-T1 is shard 1/2's, ORD-T2 shard 2/2's (fnv1a64 of the id mod 2).
+        let spec = try #require(ShardSpec(index: 1, count: 2))
+        #expect(spec.shard(of: "ORD-T1") == 1 && spec.shard(of: "ORD-T2") == 2)
+        let header =
+            "order_id,user_id,item_id,platform,transaction_id,amount,currency,status,environment,created_at,consent\n"
+        func row(_ id: String, _ consent: String) -> String {
+            "\(id),user-tie,no_ads,ios,,2.99,USD,credited,,2024-03-01T10:00:00Z,\(consent)\n"
+        }
+        let receipts = try s.write("receipts.csv", "order_id,receipt,received_at\n")
+        for (night, rows) in [
+            ("a", row("ORD-T2", "yes") + row("ORD-T1", "no")), ("b", row("ORD-T1", "no") + row("ORD-T2", "yes")),
+        ] {
+            let orders = try s.write("orders-\(night).csv", header + rows)
+            let single = try TestDatabase()
+            let sharded = try TestDatabase()
+            func arguments(_ ledger: String, _ out: String) -> [String] {
+                ["screen", "--rules", world.path + "/Rules", "--orders", orders, "--receipts", receipts]
+                    + ["--out", s.file(out), "--ledger", ledger, "--quiet"]
+            }
+            let one = try Tool.run(arguments(single.uri, "one-\(night)"))
+            #expect(one.status == 0, "\(one.stderr)")
+            let workers = Self.together(
+                (1...2).map { (i: Int) in
+                    arguments(sharded.uri, "\(night)-s\(i)") + ["--shard", "\(i)/2", "--run-id", "tie-\(night)"]
+                })
+            for r in workers { #expect(r?.status == 0, "\(r?.stderr ?? "did not run")") }
+            func consents(_ uri: String) throws -> [String?] {
+                let r = try PostgresConnection(uri: uri).query(
+                    "SELECT user_id, consent::text, said_at::text, order_id FROM iapscreen.consents ORDER BY 1")
+                return try (0..<r.rowCount).flatMap { i in try (0..<4).map { try r.text(i, $0) } }
+            }
+            let kept = try consents(single.uri)
+            #expect(kept.last == (night == "a" ? "ORD-T1" : "ORD-T2"), "night \(night): \(kept)")
+            #expect(try consents(sharded.uri) == kept, "night \(night)")
+        }
+    }
+
+    @Test(
         "four workers on a night without store events (each keeps only the other shards' orders tied to its own keys), after a night with them: the reports of one unsharded run, replays across shards included"
     )
     func fourWorkersWithoutEvents() throws {

@@ -88,11 +88,14 @@ public final class PostgresShardRun {
                 } else {
                     // Made by an iapscreen before runs were named by their run id, or before
                     // dumps could be split by shard.
-                    if try !PostgresShardRun.hasRunColumn(db, "ledger_run") {
+                    if try !PostgresShardRun.hasColumn(db, "shard_runs", "ledger_run") {
                         try db.execute(PostgresShardTables.addLedgerRun)
                     }
-                    if try !PostgresShardRun.hasRunColumn(db, "split_dumps") {
+                    if try !PostgresShardRun.hasColumn(db, "shard_runs", "split_dumps") {
                         try db.execute(PostgresShardTables.addSplitDumps)
+                    }
+                    if try !PostgresShardRun.hasColumn(db, "shard_consents", "position") {
+                        try db.execute(PostgresShardTables.addConsentPosition)
                     }
                 }
             }
@@ -250,15 +253,17 @@ public final class PostgresShardRun {
 
     /// Whether `shard_runs` says which ledger run each committed sharded run became.
     static func hasLedgerRuns(_ db: PostgresConnection, _ target: String) throws(LedgerError) -> Bool {
-        try onServer(target) { () throws(PostgresError) in try hasRunColumn(db, "ledger_run") }
+        try onServer(target) { () throws(PostgresError) in try hasColumn(db, "shard_runs", "ledger_run") }
     }
 
-    fileprivate static func hasRunColumn(_ db: PostgresConnection, _ column: String) throws(PostgresError) -> Bool {
+    fileprivate static func hasColumn(_ db: PostgresConnection, _ table: String, _ column: String)
+        throws(PostgresError) -> Bool
+    {
         try db.query(
             """
             SELECT EXISTS (SELECT 1 FROM information_schema.columns
-                           WHERE table_schema = 'iapscreen' AND table_name = 'shard_runs' AND column_name = $1)
-            """, [.text(column)]
+                           WHERE table_schema = 'iapscreen' AND table_name = $1 AND column_name = $2)
+            """, [.text(table), .text(column)]
         ).bool(0, 0) == true
     }
 
@@ -537,9 +542,11 @@ public final class PostgresShardRun {
             out.add(r.key)
             out.add(r.at.millis)
         }
-        try into("shard_consents", "n, user_id, folded, consent, said_at, order_id", run.consents) { out, n, c in
+        try into("shard_consents", "n, user_id, folded, consent, said_at, order_id, position", run.consents) {
+            out, n, c in
             out.add(n)
             out.add(c)
+            out.add(c.position)
         }
     }
 
@@ -589,11 +596,13 @@ public final class PostgresShardRun {
             UNION ALL SELECT key, at FROM iapscreen.shard_reversals WHERE run_id = $1
             """, [id])
         try db.execute(mergeReversals)
-        // A user's orders may sit in several shards: the latest said of all of them stays.
+        // A user's orders may sit in several shards: the latest said of all of them stays, and
+        // of two said at one time the later order's, as in one run (numbered so that
+        // `mergeConsents` keeps the highest).
         try db.query(
             """
-            INSERT INTO pg_temp.night_consents SELECT row_number() OVER (ORDER BY shard, n), user_id, folded, consent,
-                said_at, order_id FROM iapscreen.shard_consents WHERE run_id = $1
+            INSERT INTO pg_temp.night_consents SELECT row_number() OVER (ORDER BY said_at, position, shard, n), user_id,
+                folded, consent, said_at, order_id FROM iapscreen.shard_consents WHERE run_id = $1
             """, [id])
         try db.execute(mergeConsents)
         try db.query("DELETE FROM iapscreen.shard_states WHERE run_id = $1", [id])

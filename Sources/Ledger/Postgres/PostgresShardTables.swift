@@ -46,11 +46,16 @@ enum PostgresShardTables {
             run_id text COLLATE "C" NOT NULL, shard integer NOT NULL, key text NOT NULL, at bigint NOT NULL);
         CREATE UNLOGGED TABLE IF NOT EXISTS iapscreen.shard_consents(
             run_id text COLLATE "C" NOT NULL, shard integer NOT NULL, n bigint NOT NULL, user_id text NOT NULL,
-            folded text NOT NULL, consent boolean NOT NULL, said_at bigint NOT NULL, order_id text NOT NULL);
+            folded text NOT NULL, consent boolean NOT NULL, said_at bigint NOT NULL, order_id text NOT NULL,
+            position bigint NOT NULL DEFAULT 0);
         """
 
     /// `ledger_run`, the `runs` row a committed run became, on a table made before it.
     static let addLedgerRun = "ALTER TABLE iapscreen.shard_runs ADD COLUMN ledger_run bigint"
+
+    /// `position`, where a consent's stating order stood (ties between shards), on a table made before it.
+    static let addConsentPosition =
+        "ALTER TABLE iapscreen.shard_consents ADD COLUMN position bigint NOT NULL DEFAULT 0"
 
     /// `split_dumps`, whether the run's workers read dumps split by shard, on a table made before it.
     static let addSplitDumps = "ALTER TABLE iapscreen.shard_runs ADD COLUMN split_dumps boolean NOT NULL DEFAULT false"
