@@ -1,3 +1,5 @@
+import IAPBasics
+
 /// The claim keys a worker's own orders can be decided by: their own keys and every key tied
 /// to one through another shard's order that may take any of several (an order takes the
 /// first of its candidates nobody holds, so what it takes hangs on all of them). Another
@@ -5,9 +7,11 @@
 /// and is not kept (docs/ledger.md).
 ///
 /// The own keys are held as their hashes, sorted (8 bytes a key, not a string and a table
-/// entry): a hash that two keys share only keeps an order more, which is always safe.
+/// entry): a hash that two keys share only keeps an order more, which is always safe. The
+/// hash is FNV-1a, the same in every process, so that the ledger's server can filter the
+/// other shards' staged orders by it (`PostgresShardRun.OthersFilter`).
 struct LinkedKeys {
-    private let own: [Int]
+    private let own: [Int64]
     /// Keys found own while linking (another shard's purchase a store event names by its token).
     private var alsoOwn: Set<String> = []
     /// Union-find over the keys of the orders that may take several: each key's index, and
@@ -15,19 +19,22 @@ struct LinkedKeys {
     private var index: [String: Int32] = [:]
     private var parent: [Int32] = []
 
+    /// A key's hash, as staged orders carry theirs.
+    static func hash(_ key: String) -> Int64 { Int64(bitPattern: ShardSpec.fnv1a64(key)) }
+
     /// This worker's own orders' keys, as `ownHashes` gives them.
-    init(ownHashes: [Int]) {
+    init(ownHashes: [Int64]) {
         own = ownHashes.sorted()
     }
 
     init(own keys: some Sequence<String>) {
-        self.init(ownHashes: keys.map(\.hashValue))
+        self.init(ownHashes: keys.map(Self.hash))
     }
 
     /// Whether `key` is (or shares its hash with) one of this worker's own keys.
     func isOwn(_ key: String) -> Bool {
         if alsoOwn.contains(key) { return true }
-        let h = key.hashValue
+        let h = Self.hash(key)
         var (low, high) = (0, own.count)
         while low < high {
             let mid = (low + high) / 2
@@ -69,6 +76,9 @@ struct LinkedKeys {
         fileprivate let tied: Set<String>
 
         func keeps(_ key: String) -> Bool { keys.isOwn(key) || tied.contains(key) }
+
+        /// The hashes of every key kept: what the server filters the others' orders by.
+        var hashes: [Int64] { keys.own + keys.alsoOwn.map(LinkedKeys.hash) + tied.map(LinkedKeys.hash) }
     }
 
     private mutating func id(_ key: String) -> Int32 {

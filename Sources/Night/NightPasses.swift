@@ -160,7 +160,8 @@ final class NightPasses {
             ownKeys: screener.ownKeys(part), tokens: screener.events?.unresolvedTokens ?? [],
             users: screener.ownUsers(part)
         ) {
-            (linking: Bool, take: (PostgresShardRun.StagedOrder) -> Bool) throws(PassFile.Failure) in
+            (reading, take: (PostgresShardRun.StagedOrder) -> Bool) throws(PassFile.Failure) in
+            let linking = if case .linking = reading { true } else { false }
             for j in staged.indices where j != k - 1 {
                 let f = linking ? several[j] : staged[j]
                 try f.rewind()

@@ -33,16 +33,22 @@ package struct OwnedShard {
         try run.stage(count: loader.slots.count) { screener.stagedOrder($0, loader) }
         progress?.phase("waiting for the other shards of run \(runID)", count: loader.slots.count)
         try run.waitForAll(timeout: timeout)
-        let others = try ShardOrders.gathered(
-            ownKeys: screener.ownKeys(loader), tokens: screener.events?.unresolvedTokens ?? [],
-            users: screener.ownUsers(loader)
-        ) {
-            (_, take: (PostgresShardRun.StagedOrder) -> Bool) throws(LedgerError) in
-            try run.readOthersOrders(take)
+        let tokens = screener.events?.unresolvedTokens ?? []
+        // The server sends only the rows that can matter, and counts the users' orders itself.
+        let users = screener.ownUsers(loader)
+        let others = try ShardOrders.gathered(ownKeys: screener.ownKeys(loader), tokens: tokens, users: nil) {
+            (reading, take: (PostgresShardRun.StagedOrder) -> Bool) throws(LedgerError) in
+            switch reading {
+            case .linking: try run.readOthersOrders(.linking(tokens: !tokens.isEmpty), take)
+            case .keeping(nil): try run.readOthersOrders(.every, take)
+            case .keeping(let filter?):
+                try run.readOthersOrders(.tied(keyHashes: filter.hashes, tokens: !tokens.isEmpty), take)
+            }
         }
-        guard let others else {
+        guard var others else {
             throw LedgerError("run \(runID): another shard's staged orders cannot be read", code: .postgres)
         }
+        if let users { others.ordersOfUsers = try run.countOthersOrders(ofUsers: Array(users)) }
         return others
     }
 }

@@ -66,6 +66,17 @@ struct ShardOrders {
         return true
     }
 
+    /// Which of the other shards' rows `gathered` asks for; a reader may hand over more (they
+    /// are judged here all the same), never fewer.
+    enum Reading {
+        /// Those that tie keys together: orders that may take several, and orders holding a
+        /// Google token (when the events name one alone). Orders marked refunded are not asked.
+        case linking
+        /// Those that may take a key `filter` keeps (nil: every row), the orders marked refunded,
+        /// and orders holding a Google token (when the events name one alone).
+        case keeping(_ filter: LinkedKeys.Filter?)
+    }
+
     /// The other shards' orders as `readOthers` hands them, one row at a time to `take` until
     /// it says stop. With `ownKeys` (`NightScreener.ownKeys`) they are read twice: first what
     /// ties keys together (`LinkedKeys`; `linking` is true, and rows that may take one key
@@ -74,20 +85,20 @@ struct ShardOrders {
     /// it were this worker's own (its key is what the event's refund turns out to name).
     /// `users`: this worker's, whose orders elsewhere are counted (`NightScreener.ownUsers`).
     static func gathered<E: Error>(
-        ownKeys: [Int]?, tokens: Set<String>, users: Set<String>?,
-        readOthers: (_ linking: Bool, _ take: (StagedOrder) -> Bool) throws(E) -> Void
+        ownKeys: [Int64]?, tokens: Set<String>, users: Set<String>?,
+        readOthers: (_ reading: Reading, _ take: (StagedOrder) -> Bool) throws(E) -> Void
     ) throws(E) -> ShardOrders? {
         var others = ShardOrders(countedUsers: users)
         var readable = true
         guard let own = ownKeys else {
-            try readOthers(false) {
+            try readOthers(.keeping(nil)) {
                 readable = others.add($0, tokens: tokens)
                 return readable
             }
             return readable ? others : nil
         }
         var linked = LinkedKeys(ownHashes: own)
-        try readOthers(true) {
+        try readOthers(.linking) {
             guard let taken = StagedCandidates.decode($0.candidates) else {
                 readable = false
                 return false
@@ -101,7 +112,7 @@ struct ShardOrders {
         }
         guard readable else { return nil }
         let keys = linked.linked()
-        try readOthers(false) {
+        try readOthers(.keeping(keys)) {
             readable = others.add($0, linked: keys, tokens: tokens)
             return readable
         }
@@ -116,15 +127,15 @@ extension NightScreener {
     /// alike). nil when the claims need every other shard's order: a rule asks `user.refunds`
     /// or `event.reason` (what refunds a user's orders on other shards had). `user.orders`
     /// needs only how many orders each user has elsewhere (`ownUsers`).
-    func ownKeys(_ night: NightLoader) -> [Int]? {
+    func ownKeys(_ night: NightLoader) -> [Int64]? {
         guard !evaluator.needsStoreEventFields else { return nil }
         var hashes = events.map(Self.namedKeys) ?? []
         hashes.reserveCapacity(hashes.count + night.slots.count)
         let slots = night.slots
         for i in slots.indices {
             if let box = night.deferred(at: i) {
-                for key in ClaimBook.keys(of: box.digest) { hashes.append(key.hashValue) }
-            } else if let h = slots.with(i, { $0.pointee.candidate?.key?.hashValue }) {
+                for key in ClaimBook.keys(of: box.digest) { hashes.append(LinkedKeys.hash(key)) }
+            } else if let h = slots.with(i, { $0.pointee.candidate?.key.map(LinkedKeys.hash) }) {
                 hashes.append(h)
             }
         }
@@ -133,15 +144,17 @@ extension NightScreener {
 
     /// The hashes of the claim keys tonight's events name: their refunds' and reversals', the
     /// transactions of events not believed, the refund requests'.
-    private static func namedKeys(_ events: StoreEventNight) -> [Int] {
-        var hashes: [Int] = []
+    private static func namedKeys(_ events: StoreEventNight) -> [Int64] {
+        var hashes: [Int64] = []
         for i in 0..<events.refunds.count {
             let key = events.refunds[i].refund.key
-            if !key.isEmpty { hashes.append(key.hashValue) }
+            if !key.isEmpty { hashes.append(LinkedKeys.hash(key)) }
         }
-        for case (_, .invalid(_, let transaction?, _, _)) in events.others { hashes.append(transaction.hashValue) }
+        for case (_, .invalid(_, let transaction?, _, _)) in events.others {
+            hashes.append(LinkedKeys.hash(transaction))
+        }
         for r in events.requests {
-            if let key = ClaimKey.apple(transactionID: r.transactionID) { hashes.append(key.hashValue) }
+            if let key = ClaimKey.apple(transactionID: r.transactionID) { hashes.append(LinkedKeys.hash(key)) }
         }
         return hashes
     }
@@ -182,7 +195,9 @@ extension NightScreener {
         return .init(
             orderID: o.orderID, userID: o.userID, createdAt: o.createdAt,
             position: night.sharedPosition(Int(slots.with(i) { $0.pointee.position })), catalog: catalog,
-            candidates: StagedCandidates.encode(candidates))
+            candidates: StagedCandidates.encode(candidates),
+            keyHashes: candidates.compactMap { $0.candidate.key.map(LinkedKeys.hash) }, several: candidates.count > 1,
+            holdsToken: candidates.contains { $0.token != nil })
     }
 
     /// An order tonight's dump marks refunded that names its transaction, staged so the other

@@ -26,9 +26,17 @@ public final class PostgresShardRun {
         public var position: Int64
         public var catalog: Int64?
         public var candidates: String
+        /// What the server filters the others' reading by (`OthersFilter`), staged beside the
+        /// row and not read back: the stable hashes of the keys it may take, whether it may
+        /// take several, whether one of them holds a Google purchase token. The defaults keep
+        /// the row in every reading.
+        public var keyHashes: [Int64]?
+        public var several: Bool
+        public var holdsToken: Bool
 
         public init(
-            orderID: String, userID: String, createdAt: Timestamp, position: Int64, catalog: Int64?, candidates: String
+            orderID: String, userID: String, createdAt: Timestamp, position: Int64, catalog: Int64?, candidates: String,
+            keyHashes: [Int64]? = nil, several: Bool = true, holdsToken: Bool = true
         ) {
             self.orderID = orderID
             self.userID = userID
@@ -36,7 +44,25 @@ public final class PostgresShardRun {
             self.position = position
             self.catalog = catalog
             self.candidates = candidates
+            self.keyHashes = keyHashes
+            self.several = several
+            self.holdsToken = holdsToken
         }
+    }
+
+    /// Which of the other shards' staged orders a worker reads (the server leaves out the
+    /// rest, so that what a worker reads falls with N). Each returns at least the rows the
+    /// worker would keep of all of them; `tokens`: the worker looks for purchases holding
+    /// Google tokens tonight's events name alone.
+    public enum OthersFilter: Sendable {
+        /// Every row.
+        case every
+        /// The rows that tie keys together: those that may take several, and (with `tokens`)
+        /// those holding a token. Not the orders tonight's dump marks refunded.
+        case linking(tokens: Bool)
+        /// The rows that may take a key of these hashes, the orders marked refunded, and (with
+        /// `tokens`) those holding a token.
+        case tied(keyHashes: [Int64], tokens: Bool)
     }
 
     public let runID: String
@@ -96,6 +122,9 @@ public final class PostgresShardRun {
                     }
                     if try !PostgresShardRun.hasColumn(db, "shard_consents", "position") {
                         try db.execute(PostgresShardTables.addConsentPosition)
+                    }
+                    if try !PostgresShardRun.hasColumn(db, "shard_orders", "keys") {
+                        try db.execute(PostgresShardTables.addOrderFilters)
                     }
                 }
             }
@@ -339,8 +368,10 @@ public final class PostgresShardRun {
         try inTransaction(db, target) { () throws(LedgerError) in
             try clearStagedOrders()
             try onServer(target) { () throws(PostgresError) in
-                let copy =
-                    "COPY iapscreen.shard_orders(run_id, shard, order_id, user_id, created_at, created_ms, position, catalog, candidates) FROM STDIN"
+                let copy = """
+                    COPY iapscreen.shard_orders(run_id, shard, order_id, user_id, created_at, created_ms, position, catalog,
+                        candidates, keys, several, has_token) FROM STDIN
+                    """
                 try db.copyIn(copy, count: count) { rows, i in
                     guard let o = order(i) else { return }
                     rows.add(runID)
@@ -352,6 +383,9 @@ public final class PostgresShardRun {
                     rows.add(o.position)
                     rows.add(o.catalog)
                     rows.add(o.candidates)
+                    rows.add(o.keyHashes.map { "{" + $0.map(String.init).joined(separator: ",") + "}" })
+                    rows.add(o.several ? "t" : "f")
+                    rows.add(o.holdsToken ? "t" : "f")
                     rows.endRow()
                 }
                 try db.query(
@@ -392,16 +426,48 @@ public final class PostgresShardRun {
     }
 
     /// The same, each handed to `take` as it is read, a batch at a time (a night's orders are
-    /// not held twice); `take` returning false stops the reading there.
-    public func readOthersOrders(_ take: (StagedOrder) -> Bool) throws(LedgerError) {
+    /// not held twice); `take` returning false stops the reading there. `filter`: which rows
+    /// the server sends (a row staged by an iapscreen before the filters is always sent).
+    public func readOthersOrders(_ filter: OthersFilter = .every, _ take: (StagedOrder) -> Bool) throws(LedgerError) {
         try machine.mayReadOthers()
         try inTransaction(db, target) { () throws(LedgerError) in
             try onServer(target) { () throws(PostgresError) in
+                var parameters: [PostgresParameter] = [.text(runID), .int64(Int64(shard.index))]
+                var condition = ""
+                switch filter {
+                case .every: break
+                case .linking(let tokens):
+                    condition = "AND catalog IS DISTINCT FROM 2 AND (several OR ($3::boolean AND has_token))"
+                    parameters.append(.text(tokens ? "t" : "f"))
+                case .tied(let hashes, let tokens):
+                    try db.execute(
+                        "CREATE TEMP TABLE IF NOT EXISTS tied(h bigint) ON COMMIT DROP; TRUNCATE pg_temp.tied")
+                    try db.copyIn("COPY pg_temp.tied FROM STDIN", count: hashes.count) { rows, i in
+                        rows.add(hashes[i])
+                        rows.endRow()
+                    }
+                    try db.execute("ANALYZE pg_temp.tied")
+                    // In two steps: the rows a tied key meets, found by one join over the
+                    // others' keys, then looked up by a hash of them. (Asked row by row, the
+                    // planner joins the whole of `tied` for each row.)
+                    try db.query(
+                        """
+                        CREATE TEMP TABLE hit ON COMMIT DROP AS SELECT DISTINCT x.shard, x.order_id
+                        FROM iapscreen.shard_orders x CROSS JOIN LATERAL unnest(x.keys) AS k(h)
+                        WHERE x.run_id = $1 AND x.shard <> $2 AND k.h IN (SELECT h FROM pg_temp.tied)
+                        """, [.text(runID), .int64(Int64(shard.index))])
+                    try db.execute("ANALYZE pg_temp.hit")
+                    condition = """
+                        AND (catalog = 2 OR keys IS NULL OR ($3::boolean AND has_token)
+                             OR (shard, order_id) IN (SELECT shard, order_id FROM pg_temp.hit))
+                        """
+                    parameters.append(.text(tokens ? "t" : "f"))
+                }
                 try db.query(
                     """
                     DECLARE others NO SCROLL CURSOR FOR SELECT order_id, user_id, created_at, created_ms, position, catalog, candidates
-                    FROM iapscreen.shard_orders WHERE run_id = $1 AND shard <> $2
-                    """, [.text(runID), .int64(Int64(shard.index))])
+                    FROM iapscreen.shard_orders WHERE run_id = $1 AND shard <> $2 \(condition)
+                    """, parameters)
                 while true {
                     let r = try db.query("FETCH 20000 FROM others")
                     guard r.rowCount > 0 else { break }
@@ -422,6 +488,40 @@ public final class PostgresShardRun {
                     }
                 }
                 try db.execute("CLOSE others")
+            }
+        }
+    }
+
+    /// How many orders each of `users` has on the other shards (the orders tonight's dump
+    /// marks refunded left out): `user.orders` without reading those orders. Users of none
+    /// are not in it.
+    public func countOthersOrders(ofUsers users: [String]) throws(LedgerError) -> [String: Int] {
+        try machine.mayReadOthers()
+        guard !users.isEmpty else { return [:] }
+        return try inTransaction(db, target) { () throws(LedgerError) in
+            try onServer(target) { () throws(PostgresError) in
+                try db.execute(
+                    "CREATE TEMP TABLE IF NOT EXISTS counted(u text COLLATE \"C\") ON COMMIT DROP; TRUNCATE pg_temp.counted"
+                )
+                try db.copyIn("COPY pg_temp.counted FROM STDIN", count: users.count) { rows, i in
+                    rows.add(users[i])
+                    rows.endRow()
+                }
+                try db.execute("ANALYZE pg_temp.counted")
+                let r = try db.query(
+                    """
+                    SELECT user_id, count(*) FROM iapscreen.shard_orders
+                    WHERE run_id = $1 AND shard <> $2 AND catalog IS DISTINCT FROM 2 AND user_id IN (SELECT u FROM pg_temp.counted)
+                    GROUP BY user_id
+                    """, [.text(runID), .int64(Int64(shard.index))])
+                var out: [String: Int] = [:]
+                for i in 0..<r.rowCount {
+                    guard let user = try r.text(i, 0), let n = try r.int64(i, 1), let count = Int(exactly: n) else {
+                        throw PostgresError("a count of run \(runID)'s staged orders is not one the server gives")
+                    }
+                    out[user] = count
+                }
+                return out
             }
         }
     }

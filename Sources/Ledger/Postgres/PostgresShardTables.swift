@@ -24,7 +24,8 @@ enum PostgresShardTables {
             run_id text COLLATE "C" NOT NULL, shard integer NOT NULL, order_id text COLLATE "C" NOT NULL,
             user_id text COLLATE "C" NOT NULL, created_at bigint NOT NULL, created_ms boolean NOT NULL, position bigint NOT NULL,
             catalog integer,
-            candidates text NOT NULL);
+            candidates text NOT NULL, keys bigint[], several boolean NOT NULL DEFAULT true,
+            has_token boolean NOT NULL DEFAULT true);
         CREATE INDEX IF NOT EXISTS shard_orders_by_run ON iapscreen.shard_orders(run_id, shard);
         CREATE UNLOGGED TABLE IF NOT EXISTS iapscreen.shard_claims(
             run_id text COLLATE "C" NOT NULL, shard integer NOT NULL, n bigint NOT NULL, key text COLLATE "C" NOT NULL,
@@ -52,6 +53,13 @@ enum PostgresShardTables {
 
     /// `ledger_run`, the `runs` row a committed run became, on a table made before it.
     static let addLedgerRun = "ALTER TABLE iapscreen.shard_runs ADD COLUMN ledger_run bigint"
+
+    /// What the others' reading is filtered by (`OthersFilter`), on a table made before it:
+    /// rows staged without it are sent to every reading.
+    static let addOrderFilters = """
+        ALTER TABLE iapscreen.shard_orders ADD COLUMN keys bigint[],
+            ADD COLUMN several boolean NOT NULL DEFAULT true, ADD COLUMN has_token boolean NOT NULL DEFAULT true
+        """
 
     /// `position`, where a consent's stating order stood (ties between shards), on a table made before it.
     static let addConsentPosition =
