@@ -11,16 +11,16 @@ package struct OwnedShard {
     /// How long to wait for the other shards, in seconds.
     package let timeout: Double
     package let run: PostgresShardRun
-    /// `--split-dumps`: the worker's dumps hold its shard's records alone.
-    package let splitDumps: Bool
 
-    package init(spec: ShardSpec, runID: String, timeout: Double, run: PostgresShardRun, splitDumps: Bool = false) {
+    package init(spec: ShardSpec, runID: String, timeout: Double, run: PostgresShardRun) {
         self.spec = spec
         self.runID = runID
         self.timeout = timeout
         self.run = run
-        self.splitDumps = splitDumps
     }
+
+    /// `--split-dumps`: the worker's dumps hold its shard's records alone (as it joined the run).
+    package var splitDumps: Bool { run.machine.splitDumps }
 
     /// Which orders the worker reads and reports.
     var owned: OwnedOrders { .shard(spec, splitDumps: splitDumps) }

@@ -79,8 +79,8 @@ struct ShardOrders {
 
     /// The other shards' orders as `readOthers` hands them, one row at a time to `take` until
     /// it says stop. With `ownKeys` (`NightScreener.ownKeys`) they are read twice: first what
-    /// ties keys together (`LinkedKeys`; `linking` is true, and rows that may take one key
-    /// alone may be left out), then only the orders tied to these keys. nil when a row is not
+    /// ties keys together (`LinkedKeys`; `Reading.linking`), then only the orders tied to
+    /// these keys (`Reading.keeping`). nil when a row is not
     /// what a worker writes. `tokens`: as `add` takes them; a purchase holding one is as if
     /// it were this worker's own (its key is what the event's refund turns out to name).
     /// `users`: this worker's, whose orders elsewhere are counted (`NightScreener.ownUsers`).

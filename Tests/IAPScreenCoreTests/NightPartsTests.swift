@@ -94,11 +94,9 @@ struct NightPartsTests {
     func userOrdersInParts() throws {
         let world = try SampleWorld.shared.get()
         let s = try Scratch()
-        try FileManager.default.copyItem(atPath: world.path + "/Rules", toPath: s.file("Rules"))
-        let rules = try s.read("Rules/default.rules") + "flag medium many-orders if user.orders >= 3\n"
-        _ = try s.write("Rules/default.rules", rules)
+        let rules = try world.rulesCountingUserOrders(in: s)
         func arguments(_ out: String) -> [String] {
-            ["screen", "--rules", s.file("Rules"), "--orders"] + world.orders
+            ["screen", "--rules", rules, "--orders"] + world.orders
                 + ["--receipts", world.receipts, "--out", s.file(out), "--ledger", "none", "--quiet"]
         }
         let whole = try Tool.run(arguments("whole"))

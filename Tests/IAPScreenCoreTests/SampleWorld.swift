@@ -30,6 +30,15 @@ final class SampleWorld: Sendable {
         var message: String
     }
 
+    /// A copy of the world's Rules in `s`/Rules with a rule on `user.orders` added
+    /// (`many-orders`, medium, at 3 orders); its path.
+    func rulesCountingUserOrders(in s: Scratch) throws -> String {
+        try FileManager.default.copyItem(atPath: path + "/Rules", toPath: s.file("Rules"))
+        let rules = try s.read("Rules/default.rules") + "flag medium many-orders if user.orders >= 3\n"
+        _ = try s.write("Rules/default.rules", rules)
+        return s.file("Rules")
+    }
+
     var orders: [String] {
         ["orders-appstore.csv.gz", "orders-storekit.xml.gz", "orders-play.jsonl.gz"].map { path + "/" + $0 }
     }

@@ -134,13 +134,11 @@ struct ShardedRunTests {
     func userOrdersAcrossShards() throws {
         let world = try SampleWorld.shared.get()
         let s = try Scratch()
-        try FileManager.default.copyItem(atPath: world.path + "/Rules", toPath: s.file("Rules"))
-        let rules = try s.read("Rules/default.rules") + "flag medium many-orders if user.orders >= 3\n"
-        _ = try s.write("Rules/default.rules", rules)
+        let rules = try world.rulesCountingUserOrders(in: s)
         let single = try TestDatabase()
         let sharded = try TestDatabase()
         func arguments(_ out: String, _ ledger: String, _ shard: Int?) -> [String] {
-            ["screen", "--rules", s.file("Rules"), "--orders"] + world.orders
+            ["screen", "--rules", rules, "--orders"] + world.orders
                 + ["--receipts", world.receipts, "--out", s.file(out), "--ledger", ledger, "--quiet"]
                 + (shard.map { ["--shard", "\($0)/3", "--run-id", "users"] } ?? [])
         }

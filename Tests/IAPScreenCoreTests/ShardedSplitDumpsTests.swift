@@ -42,6 +42,18 @@ struct ShardedSplitDumpsTests {
             + ["--out", out, "--ledger", ledger, "--quiet"]
     }
 
+    /// Worker `i` of `count`, given shard `own`'s dumps (its own, unless a test says otherwise)
+    /// and `--split-dumps`.
+    static func worker(
+        _ world: SampleWorld, _ dumps: String, _ i: Int, of count: Int, own: Int? = nil, out: String, ledger: String,
+        runID: String
+    ) throws -> [String] {
+        let own = own ?? i
+        return try arguments(
+            world, orders: orders(dumps, shard: own), receipts: [receipts(dumps, shard: own)], out: out, ledger: ledger)
+            + ["--shard", "\(i)/\(count)", "--run-id", runID, "--split-dumps"]
+    }
+
     static func inputs(_ summary: String) throws -> [String] {
         let o = try JSONParser.parse(Array(try Data(contentsOf: URL(fileURLWithPath: summary)))).object
         guard case .array(let list)? = o?["inputs"] else { return [] }
@@ -67,10 +79,9 @@ struct ShardedSplitDumpsTests {
             #expect(one.status == 0, "\(one.stderr)")
             let workers = ShardedRunTests.together(
                 try (1...3).map { i in
-                    try Self.arguments(
-                        world, orders: Self.orders(dumps, shard: i), receipts: [Self.receipts(dumps, shard: i)],
-                        out: s.file("\(night)-s\(i)"), ledger: sharded.uri)
-                        + ["--shard", "\(i)/3", "--run-id", "split-\(night)", "--split-dumps"]
+                    try Self.worker(
+                        world, dumps, i, of: 3, out: s.file("\(night)-s\(i)"), ledger: sharded.uri,
+                        runID: "split-\(night)")
                 })
             for (k, r) in workers.enumerated() {
                 #expect(r?.status == 0, "shard \(k + 1): \(r?.stderr ?? "did not run")")
@@ -113,9 +124,7 @@ struct ShardedSplitDumpsTests {
         let dumps = s.file("dumps")
         let database = try TestDatabase()
         let wrong = try Tool.run(
-            try Self.arguments(
-                world, orders: Self.orders(dumps, shard: 2), receipts: [Self.receipts(dumps, shard: 2)],
-                out: s.file("wrong"), ledger: database.uri) + ["--shard", "1/2", "--run-id", "w", "--split-dumps"])
+            try Self.worker(world, dumps, 1, of: 2, own: 2, out: s.file("wrong"), ledger: database.uri, runID: "w"))
         #expect(wrong.status == 3, "\(wrong.stderr)")
         #expect(wrong.stderr.contains("shard-2/orders-appstore.csv.gz:2: order \"ORD-"), "\(wrong.stderr)")
         #expect(wrong.stderr.contains("is shard 2/2's"), "\(wrong.stderr)")
@@ -136,9 +145,7 @@ struct ShardedSplitDumpsTests {
         #expect(first.status == 3 && first.stderr.contains("shards 1 of 2 have not staged"), "\(first.stderr)")
         #expect(first.stderr.components(separatedBy: "nothing written").count == 2, "said once: \(first.stderr)")
         let second = try Tool.run(
-            try Self.arguments(
-                world, orders: Self.orders(dumps, shard: 1), receipts: [Self.receipts(dumps, shard: 1)],
-                out: s.file("m1"), ledger: other.uri) + ["--shard", "1/2", "--run-id", "mixed", "--split-dumps"])
+            try Self.worker(world, dumps, 1, of: 2, out: s.file("m1"), ledger: other.uri, runID: "mixed"))
         #expect(second.status == 2, "\(second.stderr)")
         #expect(second.stderr.contains("every worker of a run gives --split-dumps, or none does"), "\(second.stderr)")
 
@@ -146,10 +153,7 @@ struct ShardedSplitDumpsTests {
         let third = try TestDatabase()
         let workers = ShardedRunTests.together(
             try (1...2).map { i in
-                try Self.arguments(
-                    world, orders: Self.orders(dumps, shard: i), receipts: [Self.receipts(dumps, shard: i)],
-                    out: s.file("ok\(i)"), ledger: third.uri)
-                    + ["--shard", "\(i)/2", "--run-id", "ok", "--split-dumps"]
+                try Self.worker(world, dumps, i, of: 2, out: s.file("ok\(i)"), ledger: third.uri, runID: "ok")
             })
         for r in workers { #expect(r?.status == 0, "\(r?.stderr ?? "did not run")") }
         let runFile = s.file("ok2/shard-run.json")

@@ -78,7 +78,7 @@ struct ShardOptions {
             let run = try PostgresShardRun(
                 ledger: ledger, runID: runID, shard: shard, abandonedAfter: timeout, splitDumps: splitDumps)
             return .success(
-                (ledger, OwnedShard(spec: shard, runID: runID, timeout: timeout, run: run, splitDumps: splitDumps)))
+                (ledger, OwnedShard(spec: shard, runID: runID, timeout: timeout, run: run)))
         } catch {
             io.error("iapscreen screen: \(error); nothing written")
             return .failure(LockedLedger.Refusal(status: LockedLedger.status(of: error)))

@@ -39,15 +39,7 @@ final class PostgresBulkLookup {
                     }
                 }
                 if staged {
-                    try db.execute(
-                        "CREATE TEMP TABLE IF NOT EXISTS wanted(key text COLLATE \"C\") ON COMMIT DROP; "
-                            + "TRUNCATE pg_temp.wanted")
-                    try db.copyIn("COPY pg_temp.wanted FROM STDIN", count: keys.count) { rows, i in
-                        rows.add(keys[i])
-                        rows.endRow()
-                    }
-                    // So the planner knows how many: a hash join for many, index probes for few.
-                    try db.execute("ANALYZE pg_temp.wanted")
+                    try db.temporaryColumn("wanted", "key text COLLATE \"C\"", count: keys.count) { $0.add(keys[$1]) }
                     try take(db.query(byTable))
                     return out
                 }

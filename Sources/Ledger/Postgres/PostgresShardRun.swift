@@ -440,13 +440,7 @@ public final class PostgresShardRun {
                     condition = "AND catalog IS DISTINCT FROM 2 AND (several OR ($3::boolean AND has_token))"
                     parameters.append(.text(tokens ? "t" : "f"))
                 case .tied(let hashes, let tokens):
-                    try db.execute(
-                        "CREATE TEMP TABLE IF NOT EXISTS tied(h bigint) ON COMMIT DROP; TRUNCATE pg_temp.tied")
-                    try db.copyIn("COPY pg_temp.tied FROM STDIN", count: hashes.count) { rows, i in
-                        rows.add(hashes[i])
-                        rows.endRow()
-                    }
-                    try db.execute("ANALYZE pg_temp.tied")
+                    try db.temporaryColumn("tied", "h bigint", count: hashes.count) { $0.add(hashes[$1]) }
                     // In two steps: the rows a tied key meets, found by one join over the
                     // others' keys, then looked up by a hash of them. (Asked row by row, the
                     // planner joins the whole of `tied` for each row.)
@@ -500,14 +494,7 @@ public final class PostgresShardRun {
         guard !users.isEmpty else { return [:] }
         return try inTransaction(db, target) { () throws(LedgerError) in
             try onServer(target) { () throws(PostgresError) in
-                try db.execute(
-                    "CREATE TEMP TABLE IF NOT EXISTS counted(u text COLLATE \"C\") ON COMMIT DROP; TRUNCATE pg_temp.counted"
-                )
-                try db.copyIn("COPY pg_temp.counted FROM STDIN", count: users.count) { rows, i in
-                    rows.add(users[i])
-                    rows.endRow()
-                }
-                try db.execute("ANALYZE pg_temp.counted")
+                try db.temporaryColumn("counted", "u text COLLATE \"C\"", count: users.count) { $0.add(users[$1]) }
                 let r = try db.query(
                     """
                     SELECT user_id, count(*) FROM iapscreen.shard_orders
