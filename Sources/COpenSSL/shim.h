@@ -20,3 +20,8 @@
    only call that gives a point other than a curve's own generator a precomputed table of
    multiples. StoreCrypto's P256KeyTable uses it for keys that sign many receipts. */
 int EC_GROUP_precompute_mult(EC_GROUP *group, BN_CTX *ctx);
+
+/* Deprecated and exported alike: a point's Jacobian coordinates (x = X/Z², y = Y/Z³), so that
+   P256KeyTable can compare an ECDSA check's x with r without the inversion of Z. */
+int EC_POINT_get_Jprojective_coordinates_GFp(const EC_GROUP *group, const EC_POINT *p, BIGNUM *x, BIGNUM *y,
+                                             BIGNUM *z, BN_CTX *ctx);

@@ -6,7 +6,7 @@ import COpenSSL
 /// Here Q gets a table too: a copy of the P-256 group whose generator is Q, precomputed by
 /// OpenSSL (about 150 KB). The check is then ECDSA's own (SEC 1 §4.1.4) with both products
 /// read from tables: R = u1·G + u2·Q with u1 = e/s, u2 = r/s (mod n, `P256Scalar`); valid
-/// when R is a finite point whose x mod n is r.
+/// when R is a finite point whose x mod n is r, compared in Jacobian coordinates.
 ///
 /// `@unchecked Sendable`: both groups are only read after init (each check has its own
 /// BN_CTX and points), as OpenSSL allows from several threads.
@@ -16,6 +16,9 @@ final class P256KeyTable: @unchecked Sendable {
 
     private let curve: OpaquePointer
     private let keyGroup: OpaquePointer
+    /// The field's prime p, and p - n: an x in [n, p) is r + n for an r below p - n.
+    private let prime: OpaquePointer
+    private let primeMinusOrder: OpaquePointer
 
     /// Nil when the key is not a P-256 point OpenSSL accepts.
     init?(key: OpaquePointer) {
@@ -28,11 +31,29 @@ final class P256KeyTable: @unchecked Sendable {
             EC_GROUP_free(curve)
             return nil
         }
+        guard let prime = BN_new() else {
+            EC_GROUP_free(keyGroup)
+            EC_GROUP_free(curve)
+            return nil
+        }
+        guard let primeMinusOrder = BN_new(), let order = EC_GROUP_get0_order(curve),
+            EC_GROUP_get_curve(curve, prime, nil, nil, nil) == 1, BN_sub(primeMinusOrder, prime, order) == 1
+        else {
+            OpenSSLErrorQueue.clear()
+            BN_free(prime)
+            EC_GROUP_free(keyGroup)
+            EC_GROUP_free(curve)
+            return nil
+        }
         self.curve = curve
         self.keyGroup = keyGroup
+        self.prime = prime
+        self.primeMinusOrder = primeMinusOrder
     }
 
     deinit {
+        BN_free(primeMinusOrder)
+        BN_free(prime)
         EC_GROUP_free(keyGroup)
         EC_GROUP_free(curve)
     }
@@ -80,8 +101,7 @@ final class P256KeyTable: @unchecked Sendable {
         BN_CTX_start(ctx)
         defer { BN_CTX_end(ctx) }
         guard let bnU1 = BN_CTX_get(ctx), let bnU2 = BN_CTX_get(ctx), let x = BN_CTX_get(ctx),
-            let bnR = BN_CTX_get(ctx),
-            let n = EC_GROUP_get0_order(curve),
+            let z = BN_CTX_get(ctx), let expected = BN_CTX_get(ctx), let bnR = BN_CTX_get(ctx),
             BN_bin2bn(u1, 32, bnU1) != nil, BN_bin2bn(u2, 32, bnU2) != nil,
             BN_bin2bn(r.bigEndianBytes, 32, bnR) != nil
         else { return nil }
@@ -94,9 +114,16 @@ final class P256KeyTable: @unchecked Sendable {
             EC_POINT_add(curve, sum, sum, keyPart, ctx) == 1
         else { return nil }
         guard EC_POINT_is_at_infinity(curve, sum) == 0 else { return false }
-        guard EC_POINT_get_affine_coordinates(curve, sum, x, nil, ctx) == 1, BN_nnmod(x, x, n, ctx) == 1 else {
-            return nil
-        }
-        return BN_cmp(x, bnR) == 0
+        // R's affine x is X/Z² (Jacobian), and x mod n = r means x = r or x = r + n (x < p).
+        // Comparing X with r·Z² and (r + n)·Z² spares the inversion of Z that affine x takes.
+        guard EC_POINT_get_Jprojective_coordinates_GFp(curve, sum, x, nil, z, ctx) == 1,
+            BN_mod_sqr(z, z, prime, ctx) == 1, BN_mod_mul(expected, bnR, z, prime, ctx) == 1
+        else { return nil }
+        if BN_cmp(expected, x) == 0 { return true }
+        guard BN_cmp(bnR, primeMinusOrder) < 0 else { return false }
+        guard let n = EC_GROUP_get0_order(curve), BN_add(bnR, bnR, n) == 1,
+            BN_mod_mul(expected, bnR, z, prime, ctx) == 1
+        else { return nil }
+        return BN_cmp(expected, x) == 0
     }
 }

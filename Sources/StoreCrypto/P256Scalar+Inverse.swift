@@ -22,9 +22,16 @@ extension P256Scalar {
             var g0: UInt64 = 0
             var f1: UInt64 = 0
             var g1: UInt64 = 1
-            for _ in 0..<31 {
-                let odd = 0 &- (x & 1)
-                let swaps = odd & (0 &- UInt64(x < y ? 1 : 0))
+            // A step halves x; when x is odd it first becomes x - y (after a swap if x < y),
+            // which leaves it even. The halvings of a row of even steps are done at once (the
+            // values are public): f1, g1 double with each, f0, g0 stay. The swap is by masks
+            // (its choice is as good as random, and a wrong guess costs more than the swap).
+            var steps = min(x.trailingZeroBitCount, 31)
+            x >>= UInt64(steps)
+            f1 <<= UInt64(steps)
+            g1 <<= UInt64(steps)
+            while steps < 31 {
+                let swaps = 0 &- UInt64(x < y ? 1 : 0)
                 let dx = (x ^ y) & swaps
                 let df = (f0 ^ f1) & swaps
                 let dg = (g0 ^ g1) & swaps
@@ -34,11 +41,14 @@ extension P256Scalar {
                 f1 ^= df
                 g0 ^= dg
                 g1 ^= dg
-                x = (x &- (y & odd)) >> 1
-                f0 = f0 &- (f1 & odd)
-                g0 = g0 &- (g1 & odd)
-                f1 <<= 1
-                g1 <<= 1
+                x &-= y
+                f0 &-= f1
+                g0 &-= g1
+                let halvings = min(x.trailingZeroBitCount, 31 - steps)
+                x >>= UInt64(halvings)
+                f1 <<= UInt64(halvings)
+                g1 <<= UInt64(halvings)
+                steps += halvings
             }
             var (f0s, g0s, f1s, g1s) = (
                 Int64(bitPattern: f0), Int64(bitPattern: g0), Int64(bitPattern: f1), Int64(bitPattern: g1)
