@@ -53,6 +53,38 @@ func readDump(_ bytes: [UInt8], name: String, limits: Limits) {
         _ = error.description
     }
     readSharded(bytes, name: name, limits: limits)
+    if name.hasSuffix(".xml") { readStrictRowsAgainstLibxml2(bytes, name: name, limits: limits) }
+}
+
+/// Reads an XML dump twice, its strict rows read without libxml2 and every row through it,
+/// and traps unless both give the same items and end alike (the same error, or none).
+private func readStrictRowsAgainstLibxml2(_ bytes: [UInt8], name: String, limits: Limits) {
+    let fast = try? DumpReader(bytes: bytes, name: name, limits: limits, buffers: .small)
+    let plain = try? DumpReader(bytes: bytes, name: name, limits: limits, buffers: .small, xmlStrictRows: false)
+    guard let fast, let plain else {
+        if fast != nil || plain != nil { fatalError("one XML reader opened what the other did not") }
+        return
+    }
+    for _ in 0..<10_000_000 {
+        let a: Result<DumpItem?, InputError>
+        let b: Result<DumpItem?, InputError>
+        do { a = .success(try fast.next()) } catch { a = .failure(error) }
+        do { b = .success(try plain.next()) } catch { b = .failure(error) }
+        switch (a, b) {
+        case (.success(let x), .success(let y)):
+            guard x == y else { fatalError("a strict XML row read without libxml2 differs: \(String(describing: x))") }
+            if x == nil { return }
+        case (.failure(let x), .failure(let y)):
+            // At one place: libxml2's words for an error there depend on how its input was cut.
+            func place(_ e: InputError) -> Substring { e.reason.prefix { $0 != ":" } }
+            guard x.code == y.code, place(x) == place(y) else {
+                fatalError("the XML readers fail differently: \(x.reason) / \(y.reason)")
+            }
+            return
+        default:
+            fatalError("one XML reader failed where the other read on")
+        }
+    }
 }
 
 /// Reads `bytes` again as the three workers of `--shard I/3`, in step with an unsharded

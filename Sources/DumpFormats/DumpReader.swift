@@ -32,17 +32,20 @@ public final class DumpReader {
     }
 
     /// Reads `bytes` as the file `name` would be read (its extension picks the format as a
-    /// path's does; `name` is the file in every location and message).
+    /// path's does; `name` is the file in every location and message). `xmlStrictRows` off
+    /// leaves every XML row to libxml2: what the rows read without it are checked against.
     public convenience init(
         bytes: [UInt8], name: String, limits: Limits = .standard,
-        buffers: ReadBuffers = .standard
+        buffers: ReadBuffers = .standard, xmlStrictRows: Bool = true
     ) throws(InputError) {
         try self.init(
             try InputOpener.open(bytes: bytes, name: name, limits: limits, buffers: buffers),
-            path: name, limits: limits, buffers: buffers)
+            path: name, limits: limits, buffers: buffers, xmlStrictRows: xmlStrictRows)
     }
 
-    private init(_ input: OpenedInput, path: String, limits: Limits, buffers: ReadBuffers) throws(InputError) {
+    private init(
+        _ input: OpenedInput, path: String, limits: Limits, buffers: ReadBuffers, xmlStrictRows: Bool = true
+    ) throws(InputError) {
         self.path = path
         self.input = input
         compression = input.compression
@@ -56,7 +59,8 @@ public final class DumpReader {
         switch format {
         case .csv, .tsv: source = DelimitedRecordReader(buffer: buffer, path: path, limits: limits, format: format)
         case .jsonLines: source = JSONLinesRecordReader(buffer: buffer, path: path, limits: limits)
-        case .xml: source = XMLRecordReader(buffer: buffer, path: path, limits: limits)
+        case .xml:
+            source = XMLRecordReader(buffer: buffer, path: path, limits: limits, readsStrictRows: xmlStrictRows)
         }
     }
 

@@ -2,31 +2,41 @@ import Decompression
 import IAPBasics
 import XMLStream
 
-/// `mysqldump --xml` rows, pushed through `XMLDumpParser` one buffer-full at a time.
-/// A row is located by its 1-based row number. A row the parser could not use (too long,
-/// a nested element) is a malformed item; a document that stops being XML ends the file
-/// with an `InputError` naming libxml2's line and column, after the rows before it.
+/// `mysqldump --xml` rows, pushed through `XMLDumpParser` one buffer-full at a time, but
+/// for the rows in mysqldump's strict form, which `XMLShardSkim` finds and reads (libxml2,
+/// given the whitespace that keeps its place instead, still checks the document around
+/// them). A row is located by its 1-based row number. A row the parser could not use (too
+/// long, a nested element) is a malformed item; a document that stops being XML ends the
+/// file with an `InputError` naming libxml2's line and column, after the rows before it.
 final class XMLRecordReader: RecordSource {
     private let buffer: RecordBuffer
     private let path: String
     private let parser: XMLDumpParser
     private let limits: Limits
-    /// A worker's: the other shards' rows it leaves unparsed (made at the first read).
+    /// Finds the strict rows (made at the first read; never when `readsStrictRows` is off).
     private var skim: XMLShardSkim?
-    /// The whitespace that stands for a skipped row, kept from row to row.
-    private var place: [UInt8] = []
+    /// Off: every row is libxml2's, as the check of the strict rows' reading compares.
+    private let readsStrictRows: Bool
+    /// Whitespace libxml2 is owed (rows read here, the blanks between them): its newlines,
+    /// then the characters after the last one. It is given collapsed, and only before other
+    /// bytes or the end: libxml2 looks back through its buffer for a `<` at every push.
+    private var owedNewlines = 0
+    private var owedColumns = 0
+    /// Newlines or spaces to give them from, filled once.
+    private var blanks: [UInt8] = []
 
-    init(buffer: RecordBuffer, path: String, limits: Limits) {
+    init(buffer: RecordBuffer, path: String, limits: Limits, readsStrictRows: Bool = true) {
         self.buffer = buffer
         self.path = path
         self.limits = limits
+        self.readsStrictRows = readsStrictRows
         parser = XMLDumpParser(limits: limits)
     }
 
-    /// A worker leaves the other shards' rows in mysqldump's strict form unparsed
-    /// (`XMLShardSkim`); the rest come out of libxml2 whole, their order id with them.
+    /// Rows in mysqldump's strict form are read here (`XMLShardSkim`), and a worker leaves
+    /// the other shards' unread; the rest come out of libxml2 whole, their order id with them.
     func read(shard: ShardSpec?) throws(InputError) -> SourceItem? {
-        if let shard, skim == nil { skim = XMLShardSkim(shard: shard, limits: limits) }
+        if skim == nil, readsStrictRows || shard != nil { skim = XMLShardSkim(shard: shard, limits: limits) }
         while true {
             let row: XMLDumpRow?
             do {
@@ -45,6 +55,7 @@ final class XMLRecordReader: RecordSource {
             }
             if parser.isDone { return nil }
             if buffer.unconsumed.isEmpty, !(try buffer.fill()) {
+                payOwedWhitespace()
                 parser.finish()
                 continue
             }
@@ -53,7 +64,7 @@ final class XMLRecordReader: RecordSource {
                 buffer.discardAll()
                 continue
             }
-            try pushSkimming()
+            if let item = try pushSkimming(shard: shard) { return item }
         }
     }
 
@@ -80,32 +91,91 @@ final class XMLRecordReader: RecordSource {
         return nil
     }
 
-    /// Pushes the next piece the skim finds: text and markup as they are, a strict row of
-    /// another shard as the whitespace that keeps libxml2's place.
-    private func pushSkimming() throws(InputError) {
+    /// Pushes the next piece the skim finds: text and markup as they are, a strict row as the
+    /// whitespace that keeps libxml2's place; the row read here, unless another shard's.
+    private func pushSkimming(shard: ShardSpec?) throws(InputError) -> SourceItem? {
         let bytes = buffer.unconsumed
         switch skim?.next(bytes, ended: buffer.exhausted) ?? .push(bytes.count) {
         case .push(let n):
-            parser.push(UnsafeRawBufferPointer(rebasing: bytes[0..<min(max(n, 1), bytes.count)]))
+            give(UnsafeRawBufferPointer(rebasing: bytes[0..<min(max(n, 1), bytes.count)]))
             buffer.consume(max(n, 1))
         case .needMore:
             if !(try buffer.fill()) {
                 // Ended: the skim pushes what is left on the next call.
-                return
+                return nil
             }
         case .row(let range, let elsewhere, let newlines, let tail):
             // What stands before the row goes first: libxml2 has then read up to the row.
-            if range.lowerBound > 0 { parser.push(UnsafeRawBufferPointer(rebasing: bytes[0..<range.lowerBound])) }
+            if range.lowerBound > 0 { give(UnsafeRawBufferPointer(rebasing: bytes[0..<range.lowerBound])) }
             if elsewhere, parser.skipRow() {
-                place.removeAll(keepingCapacity: true)
-                place.append(contentsOf: repeatElement(0x0A, count: newlines))
-                place.append(contentsOf: repeatElement(0x20, count: tail))
-                place.withUnsafeBytes { parser.push($0) }
+                keepPlace(newlines: newlines, tail: tail)
+            } else if !elsewhere, parser.isBetweenRows, parser.hasRowsReady {
+                // Rows libxml2 finished before this one go first; it is scanned again after them.
+                buffer.consume(range.lowerBound)
+                return nil
+            } else if !elsewhere, let skim, let number = parser.countRow() {
+                let item = strictItem(number: number, fields: skim.fields)
+                keepPlace(newlines: newlines, tail: tail)
+                buffer.consume(range.upperBound)
+                return .item(item, ownID: shard != nil)
             } else {
-                parser.push(UnsafeRawBufferPointer(rebasing: bytes[range]))
+                give(UnsafeRawBufferPointer(rebasing: bytes[range]))
             }
             buffer.consume(range.upperBound)
         }
+        return nil
+    }
+
+    /// Owes libxml2 the newlines and characters of a row it is not given.
+    private func keepPlace(newlines: Int, tail: Int) {
+        owedNewlines += newlines
+        owedColumns = newlines > 0 ? tail : owedColumns + tail
+    }
+
+    /// Pushes `bytes` to libxml2; blanks between rows (where no field holds them), without a
+    /// CR (which libxml2 counts as a newline too), are owed instead.
+    private func give(_ bytes: UnsafeRawBufferPointer) {
+        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A }), parser.isBetweenRows {
+            for c in bytes {
+                if c == 0x0A {
+                    owedNewlines += 1
+                    owedColumns = 0
+                } else {
+                    owedColumns += 1
+                }
+            }
+            return
+        }
+        payOwedWhitespace()
+        parser.push(bytes)
+    }
+
+    /// Pushes what libxml2 is owed: its newlines, then spaces for the characters after them.
+    private func payOwedWhitespace() {
+        let chunk = 64 << 10
+        if blanks.isEmpty { blanks = [UInt8](repeating: 0x0A, count: chunk) + [UInt8](repeating: 0x20, count: chunk) }
+        blanks.withUnsafeBytes { all in
+            while owedNewlines > 0 {
+                let n = min(owedNewlines, chunk)
+                parser.push(UnsafeRawBufferPointer(rebasing: all[0..<n]))
+                owedNewlines -= n
+            }
+            while owedColumns > 0 {
+                let n = min(owedColumns, chunk)
+                parser.push(UnsafeRawBufferPointer(rebasing: all[chunk..<(chunk + n)]))
+                owedColumns -= n
+            }
+        }
+    }
+
+    /// A strict row as libxml2 would have given it (`XMLShardSkim.decodedText`).
+    private func strictItem(number: Int, fields: [XMLShardSkim.StrictField]) -> DumpItem {
+        let fields = fields.map { field in
+            DumpField(
+                name: String(decoding: field.name, as: UTF8.self),
+                value: field.text.map { .text(XMLShardSkim.decodedText($0)) } ?? .null)
+        }
+        return .record(DumpRecord(location: SourceLocation(file: path, row: number), ordinal: number, fields: fields))
     }
 
     private func item(_ row: XMLDumpRow) -> DumpItem {

@@ -4,12 +4,13 @@ import IAPBasics
     import Glibc
 #endif
 
-/// Finds, in the raw bytes of a `mysqldump --xml` document, the rows a sharded run's worker
-/// can leave unparsed: rows in mysqldump's own strict form (`<row>`, then only
-/// `<field name="…">text</field>` or `<field name="…" xsi:nil="true" />`) whose order id is
-/// plain and hashes to another shard. libxml2 then sees, instead of such a row, the newlines
-/// and spaces that keep its lines and columns where they were, so an error later in the
-/// document reads as it would unsharded; the row is counted in its turn.
+/// Finds, in the raw bytes of a `mysqldump --xml` document, the rows in mysqldump's own
+/// strict form (`<row>`, then only `<field name="…">text</field>` or
+/// `<field name="…" xsi:nil="true" />`) with a plain order id, and where their fields are:
+/// such a row is read here, not by libxml2, and a sharded run's worker leaves it unread when
+/// the id hashes to another shard. libxml2 then sees, instead of the row, the newlines and
+/// spaces that keep its lines and columns where they were, so an error later in the
+/// document reads as it would have; the row is counted in its turn.
 ///
 /// Everything the strict form does not cover is pushed as it is and parsed as before: a row
 /// with anything else in it (an entity other than the five, a character XML forbids, bytes
@@ -22,13 +23,17 @@ struct XMLShardSkim {
         case push(Int)
         /// A strict row at `range`, after bytes to push as they are: `elsewhere` when its
         /// order id is another shard's. In its place, `newlines` newlines and `tail` spaces.
+        /// Its fields are `fields`, until the next step.
         case row(Range<Int>, elsewhere: Bool, newlines: Int, tail: Int)
         /// The bytes end inside a construct: read more (never given once the input ended).
         case needMore
     }
 
     private let limits: Limits
-    private let shard: ShardSpec
+    /// A sharded run's worker's shard; nil when every row is the reader's own.
+    private let shard: ShardSpec?
+    /// The last strict row's fields, where `next`'s bytes hold them.
+    private(set) var fields: [StrictField] = []
     /// Elements open before the next byte, and where `xmlns:xsi` was declared (XSI's URI).
     private var depth = 0
     private var xsiDepth: Int?
@@ -40,7 +45,7 @@ struct XMLShardSkim {
     static let maxConstruct = 1 << 20
     private static let xsiURI = Array("http://www.w3.org/2001/XMLSchema-instance".utf8)
 
-    init(shard: ShardSpec, limits: Limits) {
+    init(shard: ShardSpec?, limits: Limits) {
         self.shard = shard
         self.limits = limits
     }
@@ -152,10 +157,10 @@ struct XMLShardSkim {
         case row(end: Int, elsewhere: Bool, newlines: Int, tail: Int)
     }
 
-    /// The row starting at `i` in the strict form, or why not.
-    private func strictRow(_ b: UnsafeRawBufferPointer, at i: Int, ended: Bool) -> RowScan {
+    /// The row starting at `i` in the strict form (its fields in `fields`), or why not.
+    private mutating func strictRow(_ b: UnsafeRawBufferPointer, at i: Int, ended: Bool) -> RowScan {
         var j = i + 5
-        var fields = 0
+        fields.removeAll(keepingCapacity: true)
         var orderID: UnsafeRawBufferPointer?
         var undecided = false
         // The bytes end inside the row: wait for more, unless it can no longer be strict (the
@@ -171,8 +176,8 @@ struct XMLShardSkim {
             guard Self.matches(b, at: j, "<field"), Self.isSpace(b[j + 6]) else { return .notStrict }
             j += 7
             guard let field = strictField(b, at: &j) else { return j >= b.count ? notYet : .notStrict }
-            fields += 1
-            guard fields <= limits.maxFields else { return .notStrict }
+            guard fields.count < limits.maxFields else { return .notStrict }
+            fields.append(field)
             guard orderID == nil, !undecided else { continue }
             switch OrderIDBytes.isOrderIDName(field.name) {
             case nil: undecided = true
@@ -199,18 +204,20 @@ struct XMLShardSkim {
         }
         // Columns count characters: the spaces stand for an ASCII last line only.
         guard b[lastLine..<j].allSatisfy({ $0 < 0x80 }) else { return .notStrict }
-        return .row(end: j, elsewhere: !shard.owns(utf8: orderID), newlines: newlines, tail: j - lastLine)
+        let elsewhere = shard.map { !$0.owns(utf8: orderID) } ?? false
+        return .row(end: j, elsewhere: elsewhere, newlines: newlines, tail: j - lastLine)
     }
 
-    private struct Field {
+    struct StrictField {
+        /// The name attribute's value: UTF-8 that libxml2 reads as it is.
         var name: UnsafeRawBufferPointer
-        /// nil for `xsi:nil="true"` (or "1"); the raw text otherwise.
+        /// nil for `xsi:nil="true"` (or "1"); the raw text otherwise (`isPlainText`).
         var text: UnsafeRawBufferPointer?
     }
 
     /// One field after `<field `: its attributes, then `/>` or `>text</field>`; `j` ends after
     /// it. nil when it is not strict, or (with `j` at the end of `b`) when the bytes end first.
-    private func strictField(_ b: UnsafeRawBufferPointer, at j: inout Int) -> Field? {
+    private func strictField(_ b: UnsafeRawBufferPointer, at j: inout Int) -> StrictField? {
         var name: UnsafeRawBufferPointer?
         var isNil: Bool?
         while true {
@@ -222,7 +229,7 @@ struct XMLShardSkim {
             if b[j] == 0x2F {
                 guard b[j + 1] == 0x3E, let name else { return nil }
                 j += 2
-                return Field(name: name, text: isNil == true ? nil : UnsafeRawBufferPointer(rebasing: b[j..<j]))
+                return StrictField(name: name, text: isNil == true ? nil : UnsafeRawBufferPointer(rebasing: b[j..<j]))
             }
             if b[j] == 0x3E {
                 guard let name else { return nil }
@@ -238,7 +245,7 @@ struct XMLShardSkim {
                 let text = UnsafeRawBufferPointer(rebasing: b[start..<lt])
                 guard Self.matches(b, at: lt, "</field>"), Self.isPlainText(text) else { return nil }
                 j = lt + 8
-                return Field(name: name, text: isNil == true ? nil : text)
+                return StrictField(name: name, text: isNil == true ? nil : text)
             }
             let isName: Bool
             if Self.matches(b, at: j, "name=") {
@@ -332,8 +339,18 @@ struct XMLShardSkim {
     /// The end of a reference XML predefines (`&lt;` … `&apos;`, `&#N;`, `&#xH;` of a
     /// character XML allows) at `k`; nil for any other.
     private static func reference(_ text: UnsafeRawBufferPointer, at k: Int) -> Int? {
-        let predefined: [StaticString] = ["&lt;", "&gt;", "&amp;", "&quot;", "&apos;"]
-        for name in predefined where matches(text, at: k, name) { return k + name.utf8CodeUnitCount }
+        referenced(text, at: k)?.end
+    }
+
+    /// The character a reference at `k` stands for, and where it ends; nil for a reference
+    /// XML does not predefine.
+    private static func referenced(_ text: UnsafeRawBufferPointer, at k: Int) -> (scalar: UInt32, end: Int)? {
+        let predefined: [(StaticString, UInt32)] = [
+            ("&lt;", 0x3C), ("&gt;", 0x3E), ("&amp;", 0x26), ("&quot;", 0x22), ("&apos;", 0x27),
+        ]
+        for (name, scalar) in predefined where matches(text, at: k, name) {
+            return (scalar, k + name.utf8CodeUnitCount)
+        }
         guard k + 3 < text.count, text[k + 1] == 0x23 else { return nil }
         let hex = text[k + 2] == 0x78
         var j = k + (hex ? 3 : 2)
@@ -354,7 +371,31 @@ struct XMLShardSkim {
             j += 1
         }
         guard j < text.count, digits > 0, isXMLChar(value) else { return nil }
-        return j + 1
+        return (value, j + 1)
+    }
+
+    /// The characters libxml2 gives for a strict field's text (`isPlainText`): the text with
+    /// its references replaced by what they stand for.
+    static func decodedText(_ text: UnsafeRawBufferPointer) -> String {
+        guard var amp = find(0x26, in: text, from: 0) else { return String(decoding: text, as: UTF8.self) }
+        var out: [UInt8] = []
+        out.reserveCapacity(text.count)
+        var k = 0
+        while true {
+            out.append(contentsOf: text[k..<amp])
+            if let (scalar, end) = referenced(text, at: amp), let character = Unicode.Scalar(scalar) {
+                UTF8.encode(character) { out.append($0) }
+                k = end
+            } else {
+                // Not a reference (`isPlainText` lets none through): the byte as it is.
+                out.append(0x26)
+                k = amp + 1
+            }
+            guard let next = find(0x26, in: text, from: k) else { break }
+            amp = next
+        }
+        out.append(contentsOf: text[k...])
+        return String(decoding: out, as: UTF8.self)
     }
 
     static func isXMLChar(_ v: UInt32) -> Bool {

@@ -116,6 +116,14 @@ final class RowCollector {
         ready.append(XMLDumpRow(number: rowCount, fields: [], isElsewhere: true))
     }
 
+    var hasReadyRows: Bool { readyHead < ready.count }
+
+    /// Counts a row read without libxml2 as the next one; its number.
+    func countRow() -> Int {
+        rowCount += 1
+        return rowCount
+    }
+
     // MARK: Rows and fields
 
     private func beginRow(_ attributes: AttributeList) {

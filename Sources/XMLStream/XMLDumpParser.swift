@@ -67,6 +67,17 @@ public final class XMLDumpParser {
         return true
     }
 
+    /// Counts the next row as one read without libxml2 (a row in mysqldump's strict form),
+    /// and gives its number; nil (and nothing counted) unless `isBetweenRows` and every row
+    /// parsed before it was taken with `nextRow`, so that rows come out in order.
+    public func countRow() -> Int? {
+        guard isBetweenRows, !hasRowsReady else { return nil }
+        return collector.countRow()
+    }
+
+    /// Whether rows libxml2 finished wait for `nextRow`.
+    public var hasRowsReady: Bool { collector.hasReadyRows }
+
     private static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
 
     /// The document is complete: a missing end tag is an error now.

@@ -163,4 +163,49 @@ struct XMLReadingTests {
         #expect(try readItems(try files.write("w.xml", "  \n\n")).isEmpty)
         #expect(try readItems(try files.write("r.xml", "<mysqldump></mysqldump>")).isEmpty)
     }
+
+    @Test(
+        "rows in mysqldump's strict form, read without libxml2, are the rows libxml2 reads: references, null, empty, non-ASCII, tabs and newlines in text; an error after them is at the same place"
+    )
+    func strictRowsAsLibxml2ReadsThem() throws {
+        func row(_ id: Int, _ fields: String) -> String {
+            "\t<row>\n\t\t<field name=\"order_id\">ORD-\(id)</field>\n\(fields)\t</row>\n"
+        }
+        let rows = [
+            row(1, "\t\t<field name=\"note\">a &amp; b &lt;c&gt; &quot;d&quot; &apos;e&apos;</field>\n"),
+            row(2, "\t\t<field name=\"note\">&#233;&#xE9;&#x1F600;&#13;&#10;&#9;x</field>\n"),
+            row(
+                3,
+                "\t\t<field name=\"gone\" xsi:nil=\"true\" />\n\t\t<field name=\"kept\" xsi:nil=\"false\">v</field>\n"),
+            row(4, "\t\t<field name=\"empty\"></field><field name=\"closed\" />\n"),
+            row(5, "\t\t<field name=\"caf\u{E9}\">\u{65E5}\u{672C} \t tab\nnext line</field>\n"),
+            // Not strict (a comment, an attribute on the row): libxml2 reads these.
+            "\t<row><!-- c --><field name=\"order_id\">ORD-6</field></row>\n",
+            "\t<row n=\"1\"><field name=\"order_id\">ORD-7</field></row>\n",
+            row(8, "\t\t<field name=\"note\">   </field>\n"),
+            "<row><field name=\"order_id\">ORD-9</field></row><row><field name=\"order_id\">ORD-10</field></row>",
+        ]
+        let head = "<?xml version=\"1.0\"?>\n<mysqldump xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\">\n"
+        for tail in [
+            "</mysqldump>\n", "\t<row><field name=\"order_id\">x</feld></row>\n</mysqldump>\n", "  <oops &nbsp; />",
+        ] {
+            let bytes = Array((head + rows.joined() + tail).utf8)
+            for buffers in [ReadBuffers.standard, .small] {
+                func items(strict: Bool) -> [String] {
+                    var out: [String] = []
+                    do {
+                        let reader = try DumpReader(
+                            bytes: bytes, name: "o.xml", buffers: buffers, xmlStrictRows: strict)
+                        while let item = try reader.next() { out.append(String(describing: item)) }
+                    } catch {
+                        out.append("\(error.code): \(error.reason.prefix { $0 != ":" })")
+                    }
+                    return out
+                }
+                let fast = items(strict: true)
+                #expect(fast == items(strict: false))
+                #expect(fast.count == (tail.hasPrefix("<") ? 10 : 11), "\(fast)")
+            }
+        }
+    }
 }
