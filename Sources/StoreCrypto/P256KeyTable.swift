@@ -1,4 +1,5 @@
 import COpenSSL
+import Synchronization
 
 /// ES256 checks for a key that signs many receipts: every App Store JWS of a period is
 /// signed by one leaf key. OpenSSL multiplies the curve's generator G from a precomputed
@@ -8,8 +9,8 @@ import COpenSSL
 /// read from tables: R = u1·G + u2·Q with u1 = e/s, u2 = r/s (mod n, `P256Scalar`); valid
 /// when R is a finite point whose x mod n is r, compared in Jacobian coordinates.
 ///
-/// `@unchecked Sendable`: both groups are only read after init (each check has its own
-/// BN_CTX and points), as OpenSSL allows from several threads.
+/// `@unchecked Sendable`: both groups are only read after init (each check works in a
+/// scratch BN_CTX and points of its own), as OpenSSL allows from several threads.
 final class P256KeyTable: @unchecked Sendable {
     /// Tables built in this process; each costs memory and a few milliseconds to build.
     static let maxTables = 64
@@ -52,6 +53,8 @@ final class P256KeyTable: @unchecked Sendable {
     }
 
     deinit {
+        // The scratch points go before the groups they were made on.
+        idle.withLock { $0.removeAll() }
         BN_free(primeMinusOrder)
         BN_free(prime)
         EC_GROUP_free(keyGroup)
@@ -94,21 +97,18 @@ final class P256KeyTable: @unchecked Sendable {
         // r and s in [1, n-1]; a 256-bit digest is used whole (n has 256 bits), reduced mod n.
         guard !r.isZero, !s.isZero, r.isReduced, s.isReduced else { return false }
         let w = s.inverse()
-        let u1 = e.reduced.multipliedMod(w).bigEndianBytes
-        let u2 = r.multipliedMod(w).bigEndianBytes
-        guard let ctx = BN_CTX_new() else { return nil }
-        defer { BN_CTX_free(ctx) }
+        let u1 = e.reduced.multipliedMod(w)
+        let u2 = r.multipliedMod(w)
+        guard let scratch = takeScratch() else { return nil }
+        defer { giveBack(scratch) }
+        let ctx = scratch.context
         BN_CTX_start(ctx)
         defer { BN_CTX_end(ctx) }
         guard let bnU1 = BN_CTX_get(ctx), let bnU2 = BN_CTX_get(ctx), let x = BN_CTX_get(ctx),
             let z = BN_CTX_get(ctx), let expected = BN_CTX_get(ctx), let bnR = BN_CTX_get(ctx),
-            BN_bin2bn(u1, 32, bnU1) != nil, BN_bin2bn(u2, 32, bnU2) != nil,
-            BN_bin2bn(r.bigEndianBytes, 32, bnR) != nil
+            Self.load(u1, into: bnU1), Self.load(u2, into: bnU2), Self.load(r, into: bnR)
         else { return nil }
-        guard let sum = EC_POINT_new(curve) else { return nil }
-        defer { EC_POINT_free(sum) }
-        guard let keyPart = EC_POINT_new(keyGroup) else { return nil }
-        defer { EC_POINT_free(keyPart) }
+        let (sum, keyPart) = (scratch.sum, scratch.keyPart)
         guard EC_POINT_mul(curve, sum, bnU1, nil, nil, ctx) == 1,
             EC_POINT_mul(keyGroup, keyPart, bnU2, nil, nil, ctx) == 1,
             EC_POINT_add(curve, sum, sum, keyPart, ctx) == 1
@@ -125,5 +125,58 @@ final class P256KeyTable: @unchecked Sendable {
             BN_mod_mul(expected, bnR, z, prime, ctx) == 1
         else { return nil }
         return BN_cmp(expected, x) == 0
+    }
+
+    /// A scalar into a BIGNUM, from its limbs' bytes (no array on the way).
+    private static func load(_ scalar: P256Scalar, into number: OpaquePointer) -> Bool {
+        var words = scalar.littleEndianWords
+        return withUnsafeBytes(of: &words) { bytes in
+            BN_lebin2bn(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), 32, number) != nil
+        }
+    }
+
+    // MARK: Scratch
+
+    /// What one check works in: a BN_CTX and the two points, kept for the next check (each
+    /// made anew was a dozen allocations a check). Used by one thread at a time.
+    private final class Scratch: @unchecked Sendable {
+        let context: OpaquePointer
+        let sum: OpaquePointer
+        let keyPart: OpaquePointer
+
+        init?(curve: OpaquePointer, keyGroup: OpaquePointer) {
+            guard let context = BN_CTX_new() else { return nil }
+            guard let sum = EC_POINT_new(curve) else {
+                BN_CTX_free(context)
+                return nil
+            }
+            guard let keyPart = EC_POINT_new(keyGroup) else {
+                EC_POINT_free(sum)
+                BN_CTX_free(context)
+                return nil
+            }
+            (self.context, self.sum, self.keyPart) = (context, sum, keyPart)
+        }
+
+        deinit {
+            EC_POINT_free(keyPart)
+            EC_POINT_free(sum)
+            BN_CTX_free(context)
+        }
+    }
+
+    /// Scratches not in use; at most as many are kept as there are checks at once.
+    private let idle = Mutex<[Scratch]>([])
+    private static let maxIdle = 16
+
+    private func takeScratch() -> Scratch? {
+        if let kept = idle.withLock({ $0.popLast() }) { return kept }
+        return Scratch(curve: curve, keyGroup: keyGroup)
+    }
+
+    private func giveBack(_ scratch: Scratch) {
+        idle.withLock { kept in
+            if kept.count < Self.maxIdle { kept.append(scratch) }
+        }
     }
 }

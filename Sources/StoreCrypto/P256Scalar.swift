@@ -27,12 +27,31 @@ struct P256Scalar: Equatable {
     /// 32 big-endian bytes; nil for any other length.
     init?(bigEndian bytes: some Collection<UInt8>) {
         guard bytes.count == 32 else { return nil }
-        var limbs: [UInt64] = [0, 0, 0, 0]
-        for (k, b) in bytes.enumerated() {
-            let limb = 3 - k / 8
-            limbs[limb] = limbs[limb] << 8 | UInt64(b)
+        if let read = bytes.withContiguousStorageIfAvailable({ P256Scalar(bigEndian32: UnsafeRawBufferPointer($0)) }) {
+            self = read
+            return
         }
-        self.init(l0: limbs[0], l1: limbs[1], l2: limbs[2], l3: limbs[3])
+        var limbs = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        for (k, b) in bytes.enumerated() {
+            switch k / 8 {
+            case 0: limbs.3 = limbs.3 << 8 | UInt64(b)
+            case 1: limbs.2 = limbs.2 << 8 | UInt64(b)
+            case 2: limbs.1 = limbs.1 << 8 | UInt64(b)
+            default: limbs.0 = limbs.0 << 8 | UInt64(b)
+            }
+        }
+        self.init(l0: limbs.0, l1: limbs.1, l2: limbs.2, l3: limbs.3)
+    }
+
+    /// From exactly 32 big-endian bytes (the caller checked the count).
+    private init(bigEndian32 b: UnsafeRawBufferPointer) {
+        func word(_ at: Int) -> UInt64 { UInt64(bigEndian: b.loadUnaligned(fromByteOffset: at, as: UInt64.self)) }
+        self.init(l0: word(24), l1: word(16), l2: word(8), l3: word(0))
+    }
+
+    /// The 32 bytes little-endian, as a value to borrow (no array).
+    var littleEndianWords: (UInt64, UInt64, UInt64, UInt64) {
+        (l0.littleEndian, l1.littleEndian, l2.littleEndian, l3.littleEndian)
     }
 
     var bigEndianBytes: [UInt8] {
