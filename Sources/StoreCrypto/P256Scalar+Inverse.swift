@@ -1,179 +1,248 @@
 extension P256Scalar {
-    /// self⁻¹ mod n (zero for zero), by Pornin's optimised binary GCD ("Optimized Binary GCD
-    /// for Modular Inversion", 2020): 31 steps of the binary GCD at a time run on 64-bit
-    /// approximations of a and b (their top 33 and low 31 bits), and what they did — a matrix
-    /// of small signed factors — is then applied once to the full values and to the
-    /// coefficients u, v, each divided by 2³¹ (exactly for a, b; by a Montgomery step mod n
-    /// for u, v). Invariants: a ≡ u·self and b ≡ v·self (mod n); 17 rounds (527 ≥ 2·256 − 1
-    /// steps) bring a to 0 and b to gcd(self, n). Its time depends on self, public here.
+    /// self⁻¹ mod n (zero for zero), by Bernstein and Yang's "safegcd" divsteps ("Fast
+    /// constant-time gcd computation and modular inversion", 2019) in the variable-time form
+    /// libsecp256k1 uses (`modinv64_var`), on signed 62-bit limbs: each round does 62 divsteps
+    /// on the low 64 bits of f and g alone, as a 2×2 matrix of 64-bit factors, then applies
+    /// the matrix once to the full f, g (exactly divided by 2⁶²) and to d, e (mod n, divided
+    /// by 2⁶² with a multiple of n that clears the low bits). Invariants: f ≡ d·self and
+    /// g ≡ e·self (mod n); when g reaches 0, f is ±1 and d is ±self⁻¹. Its time depends on
+    /// self, public here (signatures only), and it stops as soon as g is 0.
     func inverse() -> P256Scalar {
-        var a = self
-        var b = P256Scalar.n
-        var u = P256Scalar.one
-        var v = P256Scalar.zero
-        for _ in 0..<17 {
-            let length = max(a.bitLength, b.bitLength, 64)
-            var x = a.approximation(length)
-            var y = b.approximation(length)
-            // b stays odd (it starts as n and is only ever swapped with an odd a), so y is odd.
-            // Without branches (the steps' choices are as good as random, and a wrong guess
-            // costs more than the step): masks of all ones or zeros pick what each step does.
-            var f0: UInt64 = 1
-            var g0: UInt64 = 0
-            var f1: UInt64 = 0
-            var g1: UInt64 = 1
-            // A step halves x; when x is odd it first becomes x - y (after a swap if x < y),
-            // which leaves it even. The halvings of a row of even steps are done at once (the
-            // values are public): f1, g1 double with each, f0, g0 stay. The swap is by masks
-            // (its choice is as good as random, and a wrong guess costs more than the swap).
-            var steps = min(x.trailingZeroBitCount, 31)
-            x >>= UInt64(steps)
-            f1 <<= UInt64(steps)
-            g1 <<= UInt64(steps)
-            while steps < 31 {
-                let swaps = 0 &- UInt64(x < y ? 1 : 0)
-                let dx = (x ^ y) & swaps
-                let df = (f0 ^ f1) & swaps
-                let dg = (g0 ^ g1) & swaps
-                x ^= dx
-                y ^= dx
-                f0 ^= df
-                f1 ^= df
-                g0 ^= dg
-                g1 ^= dg
-                x &-= y
-                f0 &-= f1
-                g0 &-= g1
-                let halvings = min(x.trailingZeroBitCount, 31 - steps)
-                x >>= UInt64(halvings)
-                f1 <<= UInt64(halvings)
-                g1 <<= UInt64(halvings)
-                steps += halvings
-            }
-            var (f0s, g0s, f1s, g1s) = (
-                Int64(bitPattern: f0), Int64(bitPattern: g0), Int64(bitPattern: f1), Int64(bitPattern: g1)
-            )
-            var newA = (SignedWide(a, times: f0s) + SignedWide(b, times: g0s)).dividedBy2To31
-            var newB = (SignedWide(a, times: f1s) + SignedWide(b, times: g1s)).dividedBy2To31
-            if newA.isNegative {
-                newA = newA.negated
-                (f0s, g0s) = (-f0s, -g0s)
-            }
-            if newB.isNegative {
-                newB = newB.negated
-                (f1s, g1s) = (-f1s, -g1s)
-            }
-            (a, b) = (newA.low256, newB.low256)
-            (u, v) = (
-                (SignedWide(u, times: f0s) + SignedWide(v, times: g0s)).montgomeryDividedBy2To31,
-                (SignedWide(u, times: f1s) + SignedWide(v, times: g1s)).montgomeryDividedBy2To31
-            )
-        }
-        return b == .one ? v : .zero
-    }
-
-    /// The number of bits up to the highest one (0 for zero).
-    @inline(__always)
-    var bitLength: Int {
-        if l3 != 0 { return 256 - l3.leadingZeroBitCount }
-        if l2 != 0 { return 192 - l2.leadingZeroBitCount }
-        if l1 != 0 { return 128 - l1.leadingZeroBitCount }
-        return 64 - l0.leadingZeroBitCount
-    }
-
-    /// The low 31 bits, and above them the 33 bits below bit `length` (self < 2^length,
-    /// length ≥ 64): self itself when it fits in 64 bits.
-    @inline(__always)
-    private func approximation(_ length: Int) -> UInt64 {
-        let top = bits(from: length - 33) & (1 << 33 - 1)
-        return l0 & (1 << 31 - 1) | top << 31
-    }
-
-    /// The 64 bits from bit `start` up (zeros above bit 255).
-    @inline(__always)
-    private func bits(from start: Int) -> UInt64 {
-        func limb(_ k: Int) -> UInt64 {
-            switch k {
-            case 0: l0
-            case 1: l1
-            case 2: l2
-            case 3: l3
-            default: 0
+        guard !isZero else { return .zero }
+        var d = Signed62.zero
+        var e = Signed62.one
+        var f = Signed62.n
+        var g = Signed62(reduced)
+        var length = 5
+        var eta: Int64 = -1
+        // 590 divsteps always suffice for 256-bit inputs (Bernstein–Yang's bound): 10 rounds;
+        // the cap only keeps a broken invariant from looping.
+        for _ in 0..<12 {
+            let t = Transition.divsteps62(eta: &eta, f: UInt64(bitPattern: f.v0), g: UInt64(bitPattern: g.v0))
+            Signed62.updateDE(&d, &e, t)
+            Signed62.updateFG(&f, &g, t, length: length)
+            if g.v0 == 0, g.isZero(length: length) { break }
+            // Both tops 0 or −1: one limb fewer, its sign carried into the limb below.
+            let fn = f[length - 1]
+            let gn = g[length - 1]
+            if length > 1, fn ^ (fn >> 63) == 0, gn ^ (gn >> 63) == 0 {
+                f[length - 2] |= Int64(bitPattern: UInt64(bitPattern: fn) << 62)
+                g[length - 2] |= Int64(bitPattern: UInt64(bitPattern: gn) << 62)
+                length -= 1
             }
         }
-        let k = start / 64
-        let shift = start % 64
-        guard shift > 0 else { return limb(k) }
-        return limb(k) >> UInt64(shift) | limb(k + 1) << UInt64(64 - shift)
+        // f = ±gcd(self, n) = ±1 (n is prime), its sign in its top limb; d = ±self⁻¹.
+        guard g.isZero(length: length) else { return .zero }
+        return d.normalized(negate: f[length - 1] < 0).scalar
     }
 }
 
-/// A signed number of 320 bits in two's complement: the sums a·f + b·g of the inversion,
-/// with a, b below 2²⁵⁶ and |f|, |g| ≤ 2³², stay within 2²⁹⁰ in size.
-private struct SignedWide {
-    var l0, l1, l2, l3, l4: UInt64
+/// The matrix of one round's 62 divsteps: [u v; q r] · [f; g] = 2⁶² · [f'; g'].
+private struct Transition {
+    var u, v, q, r: Int64
 
-    init(l0: UInt64, l1: UInt64, l2: UInt64, l3: UInt64, l4: UInt64) {
-        (self.l0, self.l1, self.l2, self.l3, self.l4) = (l0, l1, l2, l3, l4)
-    }
-
-    /// a·f.
+    /// 62 divsteps on the low bits of f (odd) and g, several at once where they only halve g.
     @inline(__always)
-    init(_ a: P256Scalar, times f: Int64) {
-        let m = f.magnitude
-        var carry: UInt64 = 0
-        func limb(_ x: UInt64) -> UInt64 {
-            let (hi, lo) = x.multipliedFullWidth(by: m)
-            let (sum, o) = lo.addingReportingOverflow(carry)
-            carry = hi &+ (o ? 1 : 0)
-            return sum
+    static func divsteps62(eta: inout Int64, f f0: UInt64, g g0: UInt64) -> Transition {
+        var (u, v, q, r): (UInt64, UInt64, UInt64, UInt64) = (1, 0, 0, 1)
+        var f = f0
+        var g = g0
+        var left = 62
+        while true {
+            // A sentinel bit stops the count of zeros at the steps left.
+            let zeros = (g | (UInt64.max << UInt64(left))).trailingZeroBitCount
+            g >>= UInt64(zeros)
+            u <<= UInt64(zeros)
+            v <<= UInt64(zeros)
+            eta -= Int64(zeros)
+            left -= zeros
+            if left == 0 { break }
+            let w: UInt64
+            if eta < 0 {
+                // f, g become g, −f: then up to six low bits of g are cancelled at once (no
+                // more than the steps left, nor than eta + 1, past which eta turns again).
+                eta = -eta
+                (f, g) = (g, 0 &- f)
+                (u, q) = (q, 0 &- u)
+                (v, r) = (r, 0 &- v)
+                let limit = Int(min(eta + 1, Int64(left)))
+                w = (f &* g &* (f &* f &- 2)) & (UInt64.max >> UInt64(64 - limit)) & 63
+            } else {
+                // Up to four bits: eta tends to be small here.
+                let limit = Int(min(eta + 1, Int64(left)))
+                let fw = f &+ (((f &+ 1) & 4) << 1)
+                w = (0 &- fw &* g) & (UInt64.max >> UInt64(64 - limit)) & 15
+            }
+            g &+= f &* w
+            q &+= u &* w
+            r &+= v &* w
         }
-        let product = SignedWide(l0: limb(a.l0), l1: limb(a.l1), l2: limb(a.l2), l3: limb(a.l3), l4: carry)
-        self = f < 0 ? product.negated : product
+        return Transition(
+            u: Int64(bitPattern: u), v: Int64(bitPattern: v), q: Int64(bitPattern: q), r: Int64(bitPattern: r))
+    }
+}
+
+/// A signed number in five limbs of 62 bits (the top one signed, the others in [0, 2⁶²)
+/// once normalised; intermediate limbs may hold more, as in libsecp256k1).
+private struct Signed62 {
+    var v0, v1, v2, v3, v4: Int64
+
+    static let mask62: Int64 = Int64(bitPattern: UInt64.max >> 2)
+    static let zero = Signed62(v0: 0, v1: 0, v2: 0, v3: 0, v4: 0)
+    static let one = Signed62(v0: 1, v1: 0, v2: 0, v3: 0, v4: 0)
+    static let n = Signed62(P256Scalar.n)
+    /// n⁻¹ mod 2⁶² (n is odd): from −n⁻¹ mod 2⁶⁴, which the Montgomery products keep.
+    static let nInverse62 = (0 &- P256Scalar.nPrime) & (UInt64.max >> 2)
+
+    init(v0: Int64, v1: Int64, v2: Int64, v3: Int64, v4: Int64) {
+        (self.v0, self.v1, self.v2, self.v3, self.v4) = (v0, v1, v2, v3, v4)
     }
 
-    var isNegative: Bool { l4 >> 63 == 1 }
-
-    @inline(__always)
-    var negated: SignedWide {
-        SignedWide(l0: ~l0, l1: ~l1, l2: ~l2, l3: ~l3, l4: ~l4) + SignedWide(l0: 1, l1: 0, l2: 0, l3: 0, l4: 0)
+    init(_ s: P256Scalar) {
+        let m = UInt64.max >> 2
+        self.init(
+            v0: Int64(bitPattern: s.l0 & m), v1: Int64(bitPattern: (s.l0 >> 62 | s.l1 << 2) & m),
+            v2: Int64(bitPattern: (s.l1 >> 60 | s.l2 << 4) & m), v3: Int64(bitPattern: (s.l2 >> 58 | s.l3 << 6) & m),
+            v4: Int64(bitPattern: s.l3 >> 56))
     }
 
-    @inline(__always)
-    static func + (x: SignedWide, y: SignedWide) -> SignedWide {
-        var carry = false
-        func limb(_ a: UInt64, _ b: UInt64) -> UInt64 {
-            let (s1, o1) = a.addingReportingOverflow(b)
-            let (s2, o2) = s1.addingReportingOverflow(carry ? 1 : 0)
-            carry = o1 || o2
-            return s2
+    /// The four 64-bit limbs of a normalised value (every limb in [0, 2⁶²), below n).
+    var scalar: P256Scalar {
+        let (a, b, c, d, e) = (
+            UInt64(bitPattern: v0), UInt64(bitPattern: v1), UInt64(bitPattern: v2), UInt64(bitPattern: v3),
+            UInt64(bitPattern: v4)
+        )
+        return P256Scalar(l0: a | b << 62, l1: b >> 2 | c << 60, l2: c >> 4 | d << 58, l3: d >> 6 | e << 56)
+    }
+
+    subscript(i: Int) -> Int64 {
+        get {
+            switch i {
+            case 0: v0
+            case 1: v1
+            case 2: v2
+            case 3: v3
+            default: v4
+            }
         }
-        return SignedWide(
-            l0: limb(x.l0, y.l0), l1: limb(x.l1, y.l1), l2: limb(x.l2, y.l2), l3: limb(x.l3, y.l3),
-            l4: limb(x.l4, y.l4))
+        set {
+            switch i {
+            case 0: v0 = newValue
+            case 1: v1 = newValue
+            case 2: v2 = newValue
+            case 3: v3 = newValue
+            default: v4 = newValue
+            }
+        }
     }
 
-    /// self / 2³¹ when its low 31 bits are zero (arithmetic shift: the sign stays).
+    func isZero(length: Int) -> Bool {
+        var any: Int64 = 0
+        for i in 0..<length { any |= self[i] }
+        return any == 0
+    }
+
+    /// (t · [d; e] + n · [md; me]) / 2⁶², with md, me chosen to make the division exact and
+    /// to keep d and e within (−2n, n).
     @inline(__always)
-    var dividedBy2To31: SignedWide {
-        SignedWide(
-            l0: l0 >> 31 | l1 << 33, l1: l1 >> 31 | l2 << 33, l2: l2 >> 31 | l3 << 33, l3: l3 >> 31 | l4 << 33,
-            l4: UInt64(bitPattern: Int64(bitPattern: l4) >> 31))
+    static func updateDE(_ d: inout Signed62, _ e: inout Signed62, _ t: Transition) {
+        let (u, v, q, r) = (t.u, t.v, t.q, t.r)
+        let sd = d.v4 >> 63
+        let se = e.v4 >> 63
+        var md = (u & sd) &+ (v & se)
+        var me = (q & sd) &+ (r & se)
+        var cd = wide(u, d.v0) &+ wide(v, e.v0)
+        var ce = wide(q, d.v0) &+ wide(r, e.v0)
+        /// The multiple of n to add so that the low 62 bits of c + n·m are zero.
+        func clearing(_ c: Int128, _ m: Int64) -> Int64 {
+            let low = nInverse62 &* UInt64(truncatingIfNeeded: c) &+ UInt64(bitPattern: m)
+            return Int64(bitPattern: low & (UInt64.max >> 2))
+        }
+        md &-= clearing(cd, md)
+        me &-= clearing(ce, me)
+        let n = Signed62.n
+        cd &+= wide(n.v0, md)
+        ce &+= wide(n.v0, me)
+        cd >>= 62
+        ce >>= 62
+        func limb(_ di: Int64, _ ei: Int64, _ ni: Int64) -> (Int64, Int64) {
+            cd &+= wide(u, di) &+ wide(v, ei) &+ wide(ni, md)
+            ce &+= wide(q, di) &+ wide(r, ei) &+ wide(ni, me)
+            let outD = Int64(truncatingIfNeeded: cd) & mask62
+            let outE = Int64(truncatingIfNeeded: ce) & mask62
+            cd >>= 62
+            ce >>= 62
+            return (outD, outE)
+        }
+        let (d0, e0) = limb(d.v1, e.v1, n.v1)
+        let (d1, e1) = limb(d.v2, e.v2, n.v2)
+        let (d2, e2) = limb(d.v3, e.v3, n.v3)
+        let (d3, e3) = limb(d.v4, e.v4, n.v4)
+        d = Signed62(v0: d0, v1: d1, v2: d2, v3: d3, v4: Int64(truncatingIfNeeded: cd))
+        e = Signed62(v0: e0, v1: e1, v2: e2, v3: e3, v4: Int64(truncatingIfNeeded: ce))
     }
 
-    /// The low 256 bits: the value, when it is not negative and below 2²⁵⁶.
-    var low256: P256Scalar { P256Scalar(l0: l0, l1: l1, l2: l2, l3: l3) }
-
-    /// self / 2³¹ mod n, reduced: k·n is added first, k < 2³¹ chosen so the low 31 bits vanish.
+    /// t · [f; g] / 2⁶² over the first `length` limbs (the division is exact).
     @inline(__always)
-    var montgomeryDividedBy2To31: P256Scalar {
-        let k = (l0 &* P256Scalar.nPrime) & (1 << 31 - 1)
-        var t = (self + SignedWide(P256Scalar.n, times: Int64(k))).dividedBy2To31
-        // |t| < 2²⁶⁰ / 2³¹ + n: a few additions or subtractions of n bring it into [0, n).
-        let n = SignedWide(P256Scalar.n, times: 1)
-        let minusN = SignedWide(P256Scalar.n, times: -1)
-        while t.isNegative { t = t + n }
-        while t.l4 != 0 || !t.low256.isReduced { t = t + minusN }
-        return t.low256
+    static func updateFG(_ f: inout Signed62, _ g: inout Signed62, _ t: Transition, length: Int) {
+        let (u, v, q, r) = (t.u, t.v, t.q, t.r)
+        var cf = wide(u, f.v0) &+ wide(v, g.v0)
+        var cg = wide(q, f.v0) &+ wide(r, g.v0)
+        cf >>= 62
+        cg >>= 62
+        for i in 1..<length {
+            let fi = f[i]
+            let gi = g[i]
+            cf &+= wide(u, fi) &+ wide(v, gi)
+            cg &+= wide(q, fi) &+ wide(r, gi)
+            f[i - 1] = Int64(truncatingIfNeeded: cf) & mask62
+            g[i - 1] = Int64(truncatingIfNeeded: cg) & mask62
+            cf >>= 62
+            cg >>= 62
+        }
+        f[length - 1] = Int64(truncatingIfNeeded: cf)
+        g[length - 1] = Int64(truncatingIfNeeded: cg)
     }
+
+    /// From (−2n, n), negated when asked, into [0, n) with every limb in [0, 2⁶²).
+    func normalized(negate: Bool) -> Signed62 {
+        var r = self
+        let n = Signed62.n
+        func addN(if condition: Int64) {
+            r.v0 &+= n.v0 & condition
+            r.v1 &+= n.v1 & condition
+            r.v2 &+= n.v2 & condition
+            r.v3 &+= n.v3 & condition
+            r.v4 &+= n.v4 & condition
+        }
+        func carry() {
+            r.v1 &+= r.v0 >> 62
+            r.v0 &= Signed62.mask62
+            r.v2 &+= r.v1 >> 62
+            r.v1 &= Signed62.mask62
+            r.v3 &+= r.v2 >> 62
+            r.v2 &= Signed62.mask62
+            r.v4 &+= r.v3 >> 62
+            r.v3 &= Signed62.mask62
+        }
+        addN(if: r.v4 >> 63)
+        if negate {
+            r.v0 = 0 &- r.v0
+            r.v1 = 0 &- r.v1
+            r.v2 = 0 &- r.v2
+            r.v3 = 0 &- r.v3
+            r.v4 = 0 &- r.v4
+        }
+        carry()
+        addN(if: r.v4 >> 63)
+        carry()
+        return r
+    }
+}
+
+/// a·b in full: one 64-bit multiplication, no overflow check (none can overflow).
+@inline(__always)
+private func wide(_ a: Int64, _ b: Int64) -> Int128 {
+    let p = a.multipliedFullWidth(by: b)
+    return Int128(p.high) << 64 | Int128(p.low)
 }
