@@ -20,7 +20,8 @@ public final class FileByteStream: ByteStream {
     /// Raw bytes read so far.
     public private(set) var bytesRead: Int64 = 0
 
-    public init(path: String, observer: RawObserver? = nil) throws(InputError) {
+    /// `offset`: where in the file reading starts (a gzip member's start, a record's).
+    public init(path: String, observer: RawObserver? = nil, offset: Int64 = 0) throws(InputError) {
         self.path = path
         self.observer = observer
         let fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -36,6 +37,12 @@ public final class FileByteStream: ByteStream {
         guard info.st_mode & S_IFMT != S_IFDIR else {
             close(fd)
             throw InputError(path: path, reason: "is a directory, not a file", code: "cannot-open")
+        }
+        if offset != 0 {
+            guard offset > 0, offset <= Int64(info.st_size), lseek(fd, off_t(offset), SEEK_SET) == off_t(offset) else {
+                close(fd)
+                throw InputError(path: path, reason: "cannot start reading at byte \(offset)", code: "cannot-open")
+            }
         }
         self.descriptor = fd
     }

@@ -25,6 +25,8 @@ public final class GzipByteStream: ByteStream {
     private var betweenMembers = false
     private var finished = false
     private var member = 1
+    /// Where members start, when the caller wants to read the file again from one of them.
+    private let checkpoints: GzipCheckpoints?
     /// Compressed bytes consumed and decompressed bytes produced, over all members.
     public private(set) var compressedBytes: Int64 = 0
     public private(set) var decompressedBytes: Int64 = 0
@@ -32,13 +34,15 @@ public final class GzipByteStream: ByteStream {
     public static let inputChunkBytes = ReadBuffers.standard.gzipInputBytes
 
     /// `inputChunkBytes`: compressed bytes taken from `source` at a time (at least 64).
+    /// `checkpoints` learns where each member after the first starts.
     public init(
         source: ByteStream, path: String, limits: Limits,
-        inputChunkBytes: Int = GzipByteStream.inputChunkBytes
+        inputChunkBytes: Int = GzipByteStream.inputChunkBytes, checkpoints: GzipCheckpoints? = nil
     ) throws(InputError) {
         self.source = source
         self.path = path
         self.limits = limits
+        self.checkpoints = checkpoints
         state = .allocate(capacity: 1)
         isal_inflate_init(state)
         state.pointee.crc_flag = UInt32(ISAL_GZIP)
@@ -63,6 +67,10 @@ public final class GzipByteStream: ByteStream {
                     finished = true
                     return 0
                 }
+                // Nothing came out of this call yet (the loop ends at the first byte out).
+                checkpoints?.memberStarts(
+                    compressed: compressedBytes,
+                    decompressed: decompressedBytes + Int64(capacity - Int(s.pointee.avail_out)))
             }
             if s.pointee.avail_in == 0, !sourceEnded { try refill(keeping: 0) }
             let availableBefore = Int64(s.pointee.avail_in)

@@ -24,14 +24,17 @@ public struct OpenedInput {
     public let stream: ByteStream
     public let compression: InputCompression
     private let raw: RawByteStream
+    /// Where a gzip input's members start (nil for a plain one).
+    public let checkpoints: GzipCheckpoints?
 
     /// Raw (compressed) bytes read from the file so far.
     public var rawBytesRead: Int64 { raw.bytesRead }
 
-    init(stream: ByteStream, compression: InputCompression, raw: RawByteStream) {
+    init(stream: ByteStream, compression: InputCompression, raw: RawByteStream, checkpoints: GzipCheckpoints? = nil) {
         self.stream = stream
         self.compression = compression
         self.raw = raw
+        self.checkpoints = checkpoints
     }
 }
 
@@ -68,14 +71,18 @@ public enum InputOpener {
         case .none:
             return OpenedInput(stream: raw, compression: .none, raw: file)
         case .gzip:
+            let checkpoints = GzipCheckpoints()
             let gzip = try GzipByteStream(
-                source: raw, path: path, limits: limits, inputChunkBytes: buffers.gzipInputBytes)
-            guard buffers.prefetchChunks > 0 else { return OpenedInput(stream: gzip, compression: .gzip, raw: file) }
+                source: raw, path: path, limits: limits, inputChunkBytes: buffers.gzipInputBytes,
+                checkpoints: checkpoints)
+            guard buffers.prefetchChunks > 0 else {
+                return OpenedInput(stream: gzip, compression: .gzip, raw: file, checkpoints: checkpoints)
+            }
             // Inflating runs on its own thread, a few chunks ahead of the parser.
             let ahead = PrefetchingByteStream(
                 source: gzip, chunkSize: max(buffers.chunkBytes, ReadBuffers.minimumBytes),
                 depth: buffers.prefetchChunks)
-            return OpenedInput(stream: ahead, compression: .gzip, raw: file)
+            return OpenedInput(stream: ahead, compression: .gzip, raw: file, checkpoints: checkpoints)
         }
     }
 }

@@ -14,10 +14,19 @@ public final class DumpReader {
     public let format: DumpFormat
     public let compression: InputCompression
     private let input: OpenedInput
+    private let buffer: RecordBuffer
     private let source: RecordSource
     private let mapper = DumpRowMapper()
     /// Items returned so far (records and malformed ones).
     public private(set) var itemCount = 0
+    /// Where the last item returned can be read again from: a byte of the file's content
+    /// (decompressed) after the item before it and at or before this one's first, so that a
+    /// reader started there on the same layout finds this item first (the header or XML
+    /// prologue put in front: `explain` does so). nil when it is not known.
+    public private(set) var lastItemStart: Int64?
+
+    /// Where a gzip file's members start, once it is read (empty for a plain file).
+    public var gzipCheckpoints: [GzipCheckpoints.Point] { input.checkpoints?.points ?? [] }
 
     /// Opens `path`; `rawObserver` sees every raw (still compressed) chunk of the file, to
     /// hash and count it.
@@ -49,7 +58,7 @@ public final class DumpReader {
         self.path = path
         self.input = input
         compression = input.compression
-        let buffer = RecordBuffer(stream: input.stream, buffers: buffers)
+        buffer = RecordBuffer(stream: input.stream, buffers: buffers)
         // Enough to see the byte order mark, the first non-space byte and the header line.
         try buffer.fill(toAtLeast: 64 << 10)
         // A UTF-8 byte order mark (spreadsheet exports) is not part of the first name.
@@ -69,10 +78,14 @@ public final class DumpReader {
 
     /// The next record or malformed record; nil at the end of the file.
     public func next() throws(InputError) -> DumpItem? {
+        let before = buffer.consumedBytes
         let item = try source.next()
         if item != nil { itemCount += 1 }
+        lastItemStart = Self.start(source.lastItemStart ?? before)
         return item
     }
+
+    private static func start(_ offset: Int64) -> Int64? { offset >= 0 ? offset : nil }
 
     /// The next record read as an order (docs/inputs.md's field table).
     public func nextOrder() throws(InputError) -> Result<OrderRow, UnreadableRecord>? {
@@ -97,8 +110,10 @@ public final class DumpReader {
     private func next<Row>(in shard: ShardSpec, _ map: (DumpRecord) throws(UnreadableRecord) -> Row) throws(InputError)
         -> ShardRead<Row>?
     {
+        let before = buffer.consumedBytes
         guard let item = try source.next(in: shard) else { return nil }
         itemCount += 1
+        lastItemStart = Self.start(source.lastItemStart ?? before)
         switch item {
         case .elsewhere: return .elsewhere
         case .item(.malformed(let m), let ownID): return .malformed(m, ownID: ownID)

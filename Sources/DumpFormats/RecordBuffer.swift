@@ -13,6 +13,8 @@ final class RecordBuffer {
     private var capacity: Int
     private(set) var start = 0
     private(set) var end = 0
+    /// Bytes of the stream moved out of the front of `base` so far.
+    private var dropped: Int64 = 0
     /// The stream has no more bytes.
     private(set) var exhausted = false
 
@@ -26,6 +28,9 @@ final class RecordBuffer {
     deinit {
         base.deallocate()
     }
+
+    /// Where `start` stands in the stream: bytes consumed since its first.
+    var consumedBytes: Int64 { dropped + Int64(start) }
 
     var unconsumed: UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(start: base + start, count: end - start)
@@ -51,6 +56,7 @@ final class RecordBuffer {
     func fill() throws(InputError) -> Bool {
         guard !exhausted else { return false }
         if start > 0 {
+            dropped += Int64(start)
             let kept = end - start
             // copyMemory is memmove: the regions may overlap.
             if kept > 0 { UnsafeMutableRawPointer(base).copyMemory(from: base + start, byteCount: kept) }

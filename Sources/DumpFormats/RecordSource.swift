@@ -7,6 +7,14 @@ protocol RecordSource: AnyObject {
     /// record's order id alone gives another shard's record as `.elsewhere`, unread; one
     /// that cannot reads every record.
     func read(shard: ShardSpec?) throws(InputError) -> SourceItem?
+    /// Where the item `read` gave last can be read again from (negative: nowhere known), when
+    /// the layout knows better than the buffer's place before the read (XML: libxml2 reads
+    /// ahead); nil: the buffer's place is right.
+    var lastItemStart: Int64? { get }
+}
+
+extension RecordSource {
+    var lastItemStart: Int64? { nil }
 }
 
 extension RecordSource {

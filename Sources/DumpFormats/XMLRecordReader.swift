@@ -24,6 +24,9 @@ final class XMLRecordReader: RecordSource {
     private var owedColumns = 0
     /// Newlines or spaces to give them from, filled once.
     private var blanks: [UInt8] = []
+    /// See `RecordSource.lastItemStart`: where a strict row's `<row` stands; a row libxml2
+    /// read is not known (its count is not the stream's: it was given whitespace for the others).
+    private(set) var lastItemStart: Int64? = -1
 
     init(buffer: RecordBuffer, path: String, limits: Limits, readsStrictRows: Bool = true) {
         self.buffer = buffer
@@ -115,6 +118,7 @@ final class XMLRecordReader: RecordSource {
                 return nil
             } else if !elsewhere, let skim, let number = parser.countRow() {
                 let item = strictItem(number: number, fields: skim.fields)
+                lastItemStart = buffer.consumedBytes + Int64(range.lowerBound)
                 keepPlace(newlines: newlines, tail: tail)
                 buffer.consume(range.upperBound)
                 return .item(item, ownID: shard != nil)
@@ -179,6 +183,7 @@ final class XMLRecordReader: RecordSource {
     }
 
     private func item(_ row: XMLDumpRow) -> DumpItem {
+        lastItemStart = -1
         let location = SourceLocation(file: path, row: row.number)
         if let problem = row.problem {
             return .malformed(UnreadableRecord(location: location, reason: problem))
