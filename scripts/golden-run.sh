@@ -44,7 +44,9 @@ screen "$work/world" Rules-tuned world-tuned
 cp -r samples "$work/samples"
 screen "$work/samples" Rules samples
 
-# explain RULES NAME: every order of Tests/Golden/explain-orders.txt, one after another.
+# explain RULES NAME: every order of Tests/Golden/explain-orders.txt, one after another,
+# answered from the explain index screen left in its --out (whose answer is the text of the
+# night read again: ExplainIndexTests).
 explain() {
   local rules=$1 name=$2 file="$out/explain-$2.txt" order status
   : >"$file"
@@ -53,7 +55,7 @@ explain() {
     status=0
     echo "### $order" >>"$file"
     (cd "$work/world" && "$bin" explain --rules "$rules" --orders orders-*.gz --receipts receipts-appstore.csv.gz \
-      --ledger none --jobs 2 --order "$order") >>"$file" 2>&1 || status=$?
+      --ledger none --jobs 2 --out "$work/out-$name" --order "$order") >>"$file" 2>&1 || status=$?
     echo "### exit $status" >>"$file"
   done <"$golden/explain-orders.txt"
 }

@@ -97,10 +97,12 @@ package final class Night {
 
     /// `records`: a ledger will keep this night (the events' identities are kept for it).
     /// `shard`: the worker's part of a sharded run. `watching`: the order `explain` asks
-    /// about. `candidate`: `backtest`'s Rules, judged beside `rules`.
+    /// about. `candidate`: `backtest`'s Rules, judged beside `rules`. `indexed`: `screen`
+    /// leaves an explain index of the night (a night read at once, unsharded; see `explainIndexed`).
     package init(
         _ inputs: Inputs, rules: NightRules, ledger: (any LedgerStore)?, records: Bool = false,
-        shard: OwnedShard? = nil, watching: WatchedOrder? = nil, candidate candidateRules: NightRules? = nil
+        shard: OwnedShard? = nil, watching: WatchedOrder? = nil, candidate candidateRules: NightRules? = nil,
+        indexed: Bool = false
     ) throws(NightFailure) {
         self.inputs = inputs
         self.rules = rules
@@ -135,9 +137,11 @@ package final class Night {
                 loader = try NightLoader(emptyFor: screening, limits: .standard)
             } else {
                 passes = nil
+                let places =
+                    indexed && shard == nil && watching == nil && candidateRules == nil ? try DumpPlaces() : nil
                 loader = try NightLoader(
                     screening: screening, limits: .standard, jobs: inputs.jobs,
-                    owned: shard?.owned ?? .all, watching: watching, candidate: candidateVerdicts)
+                    owned: shard?.owned ?? .all, watching: watching, candidate: candidateVerdicts, places: places)
             }
         } catch {
             for r in readings { r.abandon() }
@@ -179,12 +183,49 @@ package final class Night {
         if let candidate { candidateEvents = candidate.reading == nil ? events : read.last }
     }
 
+    /// Whether this night can leave an explain index: it was made `indexed` and is read at
+    /// once by one process (a night in parts, a sharded run's worker leave none).
+    package var explainIndexed: Bool { loader.places != nil }
+
     /// Hands each order's report to `sink` in input order. A worker of a sharded run first
-    /// stages its orders and claims beside the other shards'.
-    package func screen(into sink: any ReportSink, progress: (any NightProgress)? = nil) throws(NightFailure)
-        -> NightScreener.Outcome
-    {
+    /// stages its orders and claims beside the other shards'. `index`: the explain index is
+    /// written there too (a night that cannot leave one says so in `index.problem`).
+    package func screen(
+        into sink: any ReportSink, progress: (any NightProgress)? = nil, index: ExplainIndexOutput? = nil
+    ) throws(NightFailure) -> NightScreener.Outcome {
         var screener = makeScreener(rules, events: events)
+        guard let index else { return try screen(screener, into: sink, progress: progress) }
+        guard let places = loader.places else {
+            index.fail(
+                passes != nil
+                    ? "a night read in \(partCount) parts leaves no explain index"
+                    : "a sharded run's worker leaves no explain index")
+            return try screen(screener, into: sink, progress: progress)
+        }
+        screener.keepsSelections = true
+        let outcome = try screen(screener, into: sink, progress: progress)
+        guard let explained = outcome.explained else {
+            index.fail("the claims were not kept for the explain index")
+            return outcome
+        }
+        do {
+            try ExplainIndexWriter(
+                loader: loader, places: places, claims: explained, events: events,
+                requests: outcome.refundRequests ?? [], consumption: rules.rules.settings.consumption,
+                ledgerKeepsRun: ledger != nil
+            ).write(to: index)
+        } catch {
+            index.fail("\(error)")
+        }
+        var kept = outcome
+        kept.explained = nil
+        return kept
+    }
+
+    private func screen(_ screener: NightScreener, into sink: any ReportSink, progress: (any NightProgress)?)
+        throws(NightFailure) -> NightScreener.Outcome
+    {
+        var screener = screener
         if let passes {
             let screening = self.screening
             do {

@@ -45,6 +45,23 @@ final class NightLoader {
         private var receivedAtMillis = Int64.min
         var hasOwnReceipt: Bool
         var dumpReceiptSeen = false
+        // Where the latest row can be read again (the explain index), 48 bits in the bytes
+        // the layout had spare after the two flags: 144 bytes a slot either way.
+        private var rowStartHigh = UInt16.max
+        private var rowStartLow = UInt32.max
+
+        /// Where the order's latest row starts in its dump's content; nil: not known.
+        var rowStart: Int64? {
+            get {
+                let v = Int64(rowStartHigh) << 32 | Int64(rowStartLow)
+                return v == 0xFFFF_FFFF_FFFF ? nil : v
+            }
+            set {
+                let v = newValue.flatMap { $0 >= 0 && $0 < RowStart.slotLimit - 1 ? $0 : nil } ?? 0xFFFF_FFFF_FFFF
+                rowStartHigh = UInt16(truncatingIfNeeded: v >> 32)
+                rowStartLow = UInt32(truncatingIfNeeded: v)
+            }
+        }
 
         /// A verdict, packed: its kind, the purchase it may claim, where its rare parts are.
         struct Verdict {
@@ -195,6 +212,8 @@ final class NightLoader {
     let spill: FindingSpill
     /// The one order `explain` asks about, told which receipt the join chose for it.
     private let watched: WatchedOrder?
+    /// Where every record stands, for the explain index `screen` leaves (nil: not wanted).
+    let places: DumpPlaces?
 
     let screening: ReceiptScreening
     let limits: Limits
@@ -208,12 +227,14 @@ final class NightLoader {
     let owned: OwnedOrders
 
     /// `pool` and `spill`: the night's, when it is read in parts (`NightPasses`), else new.
+    /// `places`: where the records stand is noted there.
     init(
         screening: ReceiptScreening, limits: Limits, jobs: Int, owned: OwnedOrders = .all,
         watching watched: WatchedOrder? = nil, candidate: CandidateVerdicts? = nil, pool: StringPool? = nil,
-        spill: FindingSpill? = nil
+        spill: FindingSpill? = nil, places: DumpPlaces? = nil
     ) throws {
         self.watched = watched
+        self.places = places
         self.owned = owned
         self.spill = try spill ?? FindingSpill()
         self.pool = pool ?? StringPool()
@@ -230,6 +251,7 @@ final class NightLoader {
     /// A loader of no orders: a night read in parts (`NightPasses`) holds them elsewhere.
     init(emptyFor screening: ReceiptScreening, limits: Limits) throws {
         watched = nil
+        places = nil
         candidateRules = nil
         batcher = nil
         owned = .all
@@ -245,6 +267,7 @@ final class NightLoader {
         spill: FindingSpill
     ) throws(PassFile.Failure) {
         watched = nil
+        places = nil
         candidateRules = nil
         batcher = nil
         self.owned = owned
@@ -379,22 +402,27 @@ final class NightLoader {
     /// records its digest and count.
     private func read<Row: Sendable>(
         _ path: String, _ next: @escaping @Sendable (DumpReader) throws(InputError) -> ShardRead<Row>?,
-        _ add: (Row) -> Void, progress: (any NightProgress)?
+        _ add: (Row, _ start: Int64?) throws(InputError) -> Void, progress: (any NightProgress)?
     ) throws(InputError) {
+        places?.beginFile(path)
         inputs.append(
             try readHashed(path, limits: limits, counted: progress?.bytes) { (reader) throws(InputError) in
-                let ahead = DumpReadAhead(reader, read: next)
+                // Each item with where it starts, read on the same thread as the item.
+                let ahead = DumpReadAhead(reader) { (r) throws(InputError) in try next(r).map { ($0, r.lastItemStart) }
+                }
                 while let batch = try ahead.nextBatch() {
-                    for item in batch {
+                    for (item, start) in batch {
+                        places?.sawItem(start: start)
                         switch item {
                         case .elsewhere: _ = nextPosition()
                         case .malformed(let m, let ownID): addMalformed(m, ownID: ownID)
-                        case .row(let row): add(row)
+                        case .row(let row): try add(row, start)
                         }
                         if position % 4096 == 0 { try apply(batcher?.poll() ?? []) }
                     }
                     progress?.tick(count: slots.count)
                 }
+                places?.endFile(checkpoints: reader.gzipCheckpoints)
             })
     }
 
@@ -413,7 +441,7 @@ final class NightLoader {
         malformed.append(MalformedItem(position: nextPosition(), location: m.location, reason: m.reason))
     }
 
-    private func addOrder(_ row: OrderRow) {
+    private func addOrder(_ row: OrderRow, start: Int64?) {
         if !owned.owns(row.orderID) {
             _ = nextPosition()
             return
@@ -437,6 +465,7 @@ final class NightLoader {
             slots.append(Slot(order: stored, position: Int32(nextPosition()), hasOwnReceipt: payload != nil))
             candidateRules?.verdicts.append(Slot.Verdict())
         }
+        if places != nil { slots[index].rowStart = start }
         watched?.saw(row)
         if let payload, row.status == .credited {
             var bare = row
@@ -448,7 +477,7 @@ final class NightLoader {
         }
     }
 
-    private func addReceipt(_ r: ReceiptRow) {
+    private func addReceipt(_ r: ReceiptRow, start: Int64?) throws(InputError) {
         let pos = nextPosition()
         guard let found = slotOf[r.orderID] else {
             // Another shard's order, or its orphan.
@@ -470,6 +499,11 @@ final class NightLoader {
         slots[index].verdict = Slot.Verdict()
         candidateRules?.verdicts[index] = Slot.Verdict()
         watched?.took(r)
+        do {
+            try places?.tookReceipt(slot: index, location: r.location, start: start)
+        } catch {
+            throw InputError(path: "pass file", reason: error.description)
+        }
         guard slots[index].order.status == .credited else { return }
         batcher?.submit(
             ReceiptBatcher.Job(

@@ -27,6 +27,9 @@ package struct NightRules {
             verify: { verifier.verify($0) })
     }
 
+    /// Orders that name no environment are production's (`--environment production`).
+    package var defaultProduction: Bool { resolver.defaultProduction }
+
     /// An order as screening resolves it against the catalog (`explain` shows it so).
     package func resolve(_ row: OrderRow, index: Int, receiptPlatform: Platform?) -> ScreenOrder {
         resolver.resolve(row, index: index, receiptPlatform: receiptPlatform)

@@ -25,6 +25,8 @@ package struct NightScreener {
     /// A part of a night read in parts (`NightPasses`), not a sharded run's worker: its
     /// refund requests' facts are gathered from its orders, to be joined with the others'.
     var isPartOfNight = false
+    /// The explain index is written: the claims keep every selection screening did not assume.
+    var keepsSelections = false
 
     package struct Outcome {
         /// Smallest key first, as the ledger records them.
@@ -42,6 +44,8 @@ package struct NightScreener {
         var requestsInPart: (facts: [RequestFacts.Found], refunds: [String: Int])? = nil
         /// The pass file `newClaims` reads (a night in parts merges the parts' files).
         var claimsFile: PassFile? = nil
+        /// What the explain index keeps of the claims (`keepsSelections`).
+        var explained: ExplainedClaims? = nil
     }
 
     /// The night's claims: which purchase each order took, the replays they make, and the
@@ -58,6 +62,8 @@ package struct NightScreener {
         package var evaluator: RuleEvaluator
         /// What the store events did, when there were any.
         package var events: EventOutcome?
+        /// Every selection other than screening's assumption, by slot (`keepsSelections`).
+        var selections: [Int32: Selection] = [:]
     }
 
     /// Hands each order's report to `sink` in input order (orders, malformed records and
@@ -84,6 +90,11 @@ package struct NightScreener {
         var outcome = try report(night, claims: claims, claimSeconds: claimSeconds, writer: writer)
         outcome.refundRequests = requests
         outcome.requestsInPart = inPart
+        if keepsSelections {
+            outcome.explained = ExplainedClaims(
+                selections: claims.selections, evaluator: claims.evaluator, pending: claims.events?.pending,
+                screener: self)
+        }
         return outcome
     }
 
@@ -106,6 +117,7 @@ package struct NightScreener {
             judgesRefunds: judgesRefunds,
             // Custom rules that ask what the store events said wait for them to be judged.
             waitsForEvents: judgesRefunds && evaluator.needsStoreEventFields)
+        pass.keepsSelections = keepsSelections
         let order = claimOrder(scan.slots, night)
         scan.slots = []
         // Sized once, after the sort's keys are gone: the two never take memory at once.
@@ -132,7 +144,7 @@ package struct NightScreener {
         }
         return Claims(
             book: pass.book, late: pass.late, orders: scan.orders, receipts: scan.receipts,
-            watched: pass.watched, evaluator: evaluator, events: judged)
+            watched: pass.watched, evaluator: evaluator, events: judged, selections: pass.selections)
     }
 
     /// What the claims gather as they are made, in claim order.
@@ -153,6 +165,9 @@ package struct NightScreener {
         var took: [(lookup: String, key: String)] = []
         /// Tonight's replays, for a refund of what they replay (`revoked` beside the replay).
         var replays: [ReplayTaking] = []
+        var keepsSelections = false
+        /// The selections screening did not assume (`keepsSelections`), by slot.
+        var selections: [Int32: Selection] = [:]
 
         init(book: ClaimBook, watch: Int32?, checksRefunds: Bool, judgesRefunds: Bool, waitsForEvents: Bool) {
             self.book = book
@@ -166,6 +181,11 @@ package struct NightScreener {
         mutating func noteReplay(slot: Int32, key: String, token: @autoclosure () -> String?) {
             guard judgesRefunds else { return }
             replays.append(ReplayTaking(slot: slot, key: key, token: token()))
+        }
+
+        /// Slot `slot` got `selection` where screening assumed `assumed` (its first candidate, or none).
+        mutating func noteSelection(_ selection: Selection, of slot: Int32, assumed: Selection) {
+            if keepsSelections, selection != assumed { selections[slot] = selection }
         }
 
         mutating func noteTaking(_ selection: Selection, key: String?, token: String?) {
@@ -268,6 +288,7 @@ package struct NightScreener {
                 for: claimant,
                 candidates: box.digest.candidates.map { ClaimCandidate($0, platform: box.digest.platform) })
             if i == pass.watch { pass.watched = selection }
+            pass.noteSelection(selection, of: i, assumed: box.digest.candidates.isEmpty ? .none : .picked(0))
             if case .picked(let c) = selection, box.digest.candidates.indices.contains(c) {
                 let p = box.digest.candidates[c]
                 pass.noteTaking(selection, key: claimKey(p, platform: box.digest.platform), token: p.purchaseToken)
@@ -299,6 +320,7 @@ package struct NightScreener {
                 selection = pass.book.select(for: c, candidates: [candidate])
             }
             if i == pass.watch { pass.watched = selection }
+            pass.noteSelection(selection, of: i, assumed: .picked(0))
             pass.noteTaking(selection, key: candidate.key, token: night.purchaseToken(at: Int(i)))
             if case .replayOf(_, let original, let key) = selection {
                 pass.noteReplay(slot: i, key: key, token: night.purchaseToken(at: Int(i)))
@@ -528,9 +550,7 @@ package struct NightScreener {
                 let slot = night.slots[Int(i)]
                 let entry = try night.spilled(slot).map(night.spill.readFlushed)
                 let o = screener.screenOrder(slot, night)
-                let taker = RefundJudge.Taker(
-                    orderID: o.orderID, userID: o.userID, createdAt: o.createdAt, slot: i, stillCredited: true)
-                let judged = pending.judged(for: i, taker: taker)
+                let judged = pending.judged(for: i, taker: NightScreener.taker(o, slot: i))
                 let findings = Revoked.once(
                     (entry?.findings ?? []) + (late[i] ?? []) + judged.compactMap(screener.finding))
                 guard !findings.isEmpty else { return nil }
@@ -578,6 +598,11 @@ package struct NightScreener {
                 return try v.get()
             }
         }
+    }
+
+    /// Tonight's order in `slot` as the taker of the refunds judged on it (its report says them).
+    static func taker(_ o: ScreenOrder, slot: Int32) -> RefundJudge.Taker {
+        RefundJudge.Taker(orderID: o.orderID, userID: o.userID, createdAt: o.createdAt, slot: slot, stillCredited: true)
     }
 
     /// The order as the rules saw it (its platform from the row, else from its receipt).

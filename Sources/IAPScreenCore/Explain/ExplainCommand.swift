@@ -5,21 +5,28 @@ import Night
 import ReceiptFormats
 import Screening
 
-/// `iapscreen explain --order ID`: why one order was (not) flagged. It reads the same
-/// inputs as `screen` and makes the night's claims the same way (whether an order replays
-/// another depends on every order before it), then prints, for that order, the receipt
-/// entry it got and why, what the ledger remembered, every rule's conclusion with the
-/// values it compared, and the reviewer exemption. It never writes the ledger.
+/// `iapscreen explain --order ID`: why one order was (not) flagged. Whether an order replays
+/// another depends on every order before it, so the answer needs the whole night's claims:
+/// from the index `screen` left in `--out` when it answers for these inputs, else by reading
+/// and claiming the night again as `screen` does (saying why on stderr). Then it prints, for
+/// that order, the receipt entry it got and why, what the ledger remembered, every rule's
+/// conclusion with the values it compared, and the reviewer exemption. It never writes the ledger.
 enum ExplainCommand {
     static let spec = CommandSpec(
         name: "explain",
         summary: "Say why one order was flagged or not: every rule, its receipt entry, the ledger, exemptions.",
-        options: [OptionSpec("--order", .one, valueName: "ID", help: "The order to explain. Required.")]
-            + ScreenSetup.inputOptions + [ScreenSetup.storeEventsOption, RequestAnswers.nowOption],
+        options: [
+            OptionSpec("--order", .one, valueName: "ID", help: "The order to explain. Required."),
+            OptionSpec(
+                "--out", .one, valueName: "DIR",
+                help: "The folder screen wrote, whose explain index answers at once (default ./iapscreen-report)."),
+        ] + ScreenSetup.inputOptions + [ScreenSetup.storeEventsOption, RequestAnswers.nowOption],
         details: """
-            Prints to stdout. The whole night is read, as screen reads it, because whether an order
-            replays a transaction depends on the orders credited before it and on the ledger,
-            which explain reads and never writes.
+            Prints to stdout. Whether an order replays a transaction depends on the orders credited
+            before it and on the ledger, which explain reads and never writes: the index screen left
+            in --out answers when it was made from the same inputs, Rules, --environment and store
+            events, and the ledger's last run is the one screen recorded; else the whole night is read
+            again, as screen reads it, and a line on stderr says why. Either way the text is the same.
             Exit status: 0 explained; 2 bad usage, bad Rules or an order not in the dumps;
             3 an input could not be read.
             """)
@@ -52,34 +59,63 @@ enum ExplainCommand {
         case (.sqlite(let path), _?): ledgerNote = "ledger \(path)"
         case (.postgres(_, let target), _?): ledgerNote = "ledger \(target)"
         }
+        let words = { (order: ExplainedOrder) in
+            OrderExplanation(order: order, rules: setup.rules, ledger: ledger, ledgerNote: ledgerNote, now: now)
+        }
 
+        let outDir = args.one("--out") ?? "iapscreen-report"
+        switch IndexedExplanation.answer(orderID, setup: setup, ledger: ledger, outDir: outDir, words: words) {
+        case .explained(let text):
+            io.out.write(text)
+            return .ok
+        case .notInDumps:
+            return notInDumps(orderID, setup, io: io)
+        case .refused(let why):
+            io.error("iapscreen explain: not using the index in \(outDir): \(why); reading the whole night again")
+        }
+        return screenedAgain(orderID, setup: setup, ledger: ledger, io: io, words: words)
+    }
+
+    /// The answer from the night read and claimed again, as `screen` does.
+    private static func screenedAgain(
+        _ orderID: String, setup: ScreenSetup, ledger: (any LedgerStore)?, io: Console,
+        words: (ExplainedOrder) -> OrderExplanation
+    ) -> ExitStatus {
         let watched = WatchedOrder(orderID)
-        let night: Night
-        let claims: NightScreener.Claims
-        let requests: RequestLines?
-        let slot: Int
+        let explained: ExplainedOrder
         do {
-            night = try Night(setup.inputs, rules: setup.rules, ledger: ledger, watching: watched)
+            let night = try Night(setup.inputs, rules: setup.rules, ledger: ledger, watching: watched)
             try night.load()
-            guard let found = night.slot(of: orderID) else {
-                let inputs = setup.inputs.dumps.joined(separator: ", ")
-                io.error(
-                    "iapscreen explain: order '\(orderID)' is not in the orders dumps (\(inputs)); "
-                        + "a row too broken to read has no order id: see malformed-record findings")
-                return .usage
-            }
-            slot = found
-            claims = try night.claims(watching: Int32(found))
-            requests = RequestLines(
-                try night.refundRequests(using: claims), orderID: orderID,
-                settings: setup.rules.rules.settings.consumption, now: now)
+            guard let slot = night.slot(of: orderID) else { return notInDumps(orderID, setup, io: io) }
+            let claims = try night.claims(watching: Int32(slot))
+            let stored = night.order(at: slot)
+            explained = ExplainedOrder(
+                row: stored.row, position: stored.position, receiptPlatform: stored.receiptPlatform,
+                receipt: watched.receipt, selection: claims.watched ?? .none, evaluator: claims.evaluator,
+                eventFindings: claims.events?.bySlot[Int32(slot)] ?? [], isTonight: { night.slot(of: $0) != nil },
+                events: night.events.map { events in
+                    (events.counts.read, { StoreEventWords.lines(events, naming: $0) })
+                },
+                requests: RequestWords.of(
+                    order: orderID, in: try night.refundRequests(using: claims),
+                    settings: setup.rules.rules.settings.consumption))
         } catch {
             return io.nightFailed(error, command: spec.name)
         }
-        let explanation = OrderExplanation(
-            night: night, slot: slot, watched: watched, rules: setup.rules, claims: claims, ledger: ledger,
-            ledgerNote: ledgerNote, events: night.events, requests: requests)
-        io.out.write(explanation.text())
+        do {
+            io.out.write(try words(explained).text())
+        } catch {
+            io.error("iapscreen explain: \(error)")
+            return .unreadableInput
+        }
         return .ok
+    }
+
+    private static func notInDumps(_ orderID: String, _ setup: ScreenSetup, io: Console) -> ExitStatus {
+        let inputs = setup.inputs.dumps.joined(separator: ", ")
+        io.error(
+            "iapscreen explain: order '\(orderID)' is not in the orders dumps (\(inputs)); "
+                + "a row too broken to read has no order id: see malformed-record findings")
+        return .usage
     }
 }

@@ -5,27 +5,48 @@ import Night
 import ReceiptFormats
 import Screening
 
+/// One order as `explain` explains it, whichever way it was found — the night screened again,
+/// or the index `screen` left — in the same words either way.
+struct ExplainedOrder {
+    /// As the night keeps it (no payload), at the place screen read it.
+    var row: OrderRow
+    var position: Int
+    /// The platform of the receipt screening saw (nil: none was decoded).
+    var receiptPlatform: Platform?
+    /// The receipt as the join chose it.
+    var receipt: (payload: String, location: SourceLocation, fromReceiptsDump: Bool)?
+    /// The purchase the claims gave it; nil: what screening assumes (its receipt's first
+    /// candidate, or none).
+    var selection: Selection?
+    /// The evaluator as the claims used it (orders per user, refunds, reasons).
+    var evaluator: RuleEvaluator
+    /// The findings the store events gave it.
+    var eventFindings: [Finding]
+    /// Whether an order is in tonight's dumps.
+    var isTonight: (String) -> Bool
+    /// With `--store-events`: how many events were read, and the lines of those a set of
+    /// names (claim keys, tokens) names.
+    var events: (read: Int, lines: (Set<String>) throws -> [String])?
+    /// Its refund requests' answers.
+    var requests: [RequestWords]
+}
+
 /// The words `explain` prints for one order, built from the same pieces screening uses:
 /// the order resolved against the catalog, its receipt decoded and verified again, the
 /// selection the night's claims gave it, and the rules run with a trace.
 struct OrderExplanation {
-    let night: Night
-    let slot: Int
-    /// The order's receipt as the join chose it.
-    let watched: WatchedOrder
+    let order: ExplainedOrder
     let rules: NightRules
-    let claims: NightScreener.Claims
     let ledger: (any LedgerStore)?
     let ledgerNote: String
-    /// The night's store events, when `--store-events` named logs.
-    let events: StoreEventNight?
-    /// The refund requests of the order's transaction, each with its answer; nil when none.
-    let requests: RequestLines?
+    /// `explain --now`: whether a refund request is past its deadline.
+    let now: Timestamp
 
-    func text() -> String {
-        let stored = night.order(at: slot)
-        let row = stored.row
+    /// Throws what finding the store events' lines threw (an index that cannot say them).
+    func text() throws -> String {
+        let row = order.row
         var out = rowLines(row)
+        let requests = RequestLines(order.requests, now: now)
         guard row.status == .credited else {
             out.append("")
             out.append("not screened: the order is \(row.status.rawValue), and only credited orders are screened.")
@@ -33,13 +54,13 @@ struct OrderExplanation {
             return out.joined(separator: "\n") + "\n"
         }
 
-        let receipt = watchedReceipt(platform: stored.receiptPlatform)
-        let order = rules.resolve(row, index: stored.position, receiptPlatform: receipt.platform)
-        out.append(screenedAs(order, readable: receipt.decoded != nil))
+        let receipt = watchedReceipt(platform: order.receiptPlatform)
+        let screened = rules.resolve(row, index: order.position, receiptPlatform: receipt.platform)
+        out.append(screenedAs(screened, readable: receipt.decoded != nil))
         out.append("")
         out += receipt.lines
 
-        let selection = claims.watched ?? .none
+        var selection = order.selection ?? .none
         var state = receipt.state
         var keys: [String] = []
         if let decoded = receipt.decoded {
@@ -47,24 +68,25 @@ struct OrderExplanation {
             out.append(
                 "  signature: \(signature.verdict.rawValue) (\(signature.reason))"
                     + (forgery.map { "; forged: \($0)" } ?? ""))
-            let digest = ReceiptDigest(receipt: decoded, signature: signature, forgery: forgery, for: order)
+            let digest = ReceiptDigest(receipt: decoded, signature: signature, forgery: forgery, for: screened)
             state = .decoded(digest)
             keys = ClaimBook.keys(of: digest) + digest.candidates.compactMap(\.purchaseToken)
+            selection = order.selection ?? (digest.candidates.isEmpty ? .none : .picked(0))
             out.append("")
-            out += entryLines(order: order, digest: digest, selection: selection)
+            out += entryLines(order: screened, digest: digest, selection: selection)
         }
 
         let trace = RuleTrace()
         // With what the store events found on this order.
-        let found = claims.evaluator.findings(order: order, receipt: state, selection: selection, trace: trace)
-        let findings = Revoked.once(found + (claims.events?.bySlot[Int32(slot)] ?? [])).map(marked)
+        let found = order.evaluator.findings(order: screened, receipt: state, selection: selection, trace: trace)
+        let findings = Revoked.once(found + order.eventFindings).map(marked)
         out.append("")
         out += ruleLines(trace)
         out.append("")
-        out += exemptionLines(order: order)
-        if let events {
+        out += exemptionLines(order: screened)
+        if let events = order.events {
             out.append("")
-            out += eventLines(events, keys: Set(keys))
+            out += eventLines(try events.lines(Set(keys)), read: events.read, tookNone: keys.isEmpty)
         }
         if let requests { out += [""] + requests.lines }
         out.append("")
@@ -88,7 +110,7 @@ struct OrderExplanation {
     private func watchedReceipt(platform: Platform?) -> (
         lines: [String], decoded: Receipt?, state: ReceiptState, platform: Platform?
     ) {
-        guard let watched = watched.receipt else {
+        guard let watched = order.receipt else {
             return (
                 ["receipt: none (no receipt field in the order's row and no row for it in the receipts dumps)"], nil,
                 .missing, platform
@@ -224,31 +246,15 @@ struct OrderExplanation {
         ]
     }
 
-    private func tonight(_ orderID: String) -> Bool {
-        night.slot(of: orderID) != nil
-    }
+    private func tonight(_ orderID: String) -> Bool { order.isTonight(orderID) }
 
     /// The store events that name the order's transaction (its claim key, or for Google its
     /// purchase token), as the night read them.
-    private func eventLines(_ events: StoreEventNight, keys: Set<String>) -> [String] {
-        var lines: [String] = []
-        for item in events.items {
-            switch item {
-            case .refund(let r, let token, _) where keys.contains(r.key) || token.map(keys.contains) == true:
-                let what = r.kind == .refund ? "refund" : "reversal of a refund"
-                lines.append(
-                    "  \(r.event) at \(r.at.iso8601) (\(r.saidWhere)): \(what)"
-                        + (r.reason.map { ", reason \($0)" } ?? "") + (r.source.map { ", asked by \($0)" } ?? ""))
-            case .invalid(let type, let transaction?, let location, let reason) where keys.contains(transaction):
-                lines.append("  \(type) (\(location)): not believed: \(reason)")
-            default:
-                continue
-            }
-        }
+    private func eventLines(_ lines: [String], read: Int, tookNone: Bool) -> [String] {
         guard !lines.isEmpty else {
             return [
-                "store events: none of the \(events.counts.read) read names its transaction"
-                    + (keys.isEmpty ? " (the order took no receipt entry)" : "")
+                "store events: none of the \(read) read names its transaction"
+                    + (tookNone ? " (the order took no receipt entry)" : "")
             ]
         }
         return ["store events of its transaction:"] + lines

@@ -83,20 +83,25 @@ enum ScreenCommand {
         let writer: ReportWriter
         let outcome: NightScreener.Outcome
         var loaded = (at: startedMonotonic, peakRSSMiB: 0)
+        // The inputs as they lie now, before they are read: one changed meanwhile fails the stamp.
+        let stamp = held.shard == nil ? ExplainIndexStamps.make(setup) : nil
+        let index: ExplainIndexOutput?
         do {
             night = try Night(
-                inputs, rules: setup.rules, ledger: ledger, records: ledger != nil, shard: held.shard)
+                inputs, rules: setup.rules, ledger: ledger, records: ledger != nil, shard: held.shard,
+                indexed: stamp != nil)
             try night.load(progress: progress)
             loaded = (SystemClock.monotonicSeconds(), ProcessMemory.peakRSSMiB())
             do {
                 writer = try ReportWriter(
                     directory: outDir, keepsReported: ledger != nil, keepsShardReports: held.shard != nil)
+                index = try stamp.map { try ExplainIndexOutput(directory: outDir, stamp: $0) }
             } catch {
                 progress.clear()
                 io.error("iapscreen screen: cannot write the reports in \(outDir): \(error); ledger unchanged")
                 return .unreadableInput
             }
-            outcome = try night.screen(into: writer, progress: progress)
+            outcome = try night.screen(into: writer, progress: progress, index: index)
         } catch {
             progress.clear()
             return io.nightFailed(error, command: spec.name, consequence: consequence)
@@ -116,11 +121,17 @@ enum ScreenCommand {
             try answers.map { a in try writer.attach(ConsumptionOutputs.consumptionFile, a.lines) }
         } catch {
             writer.abandon()
+            index?.discard()
             io.error("iapscreen screen: cannot write the reports in \(outDir): \(error); ledger unchanged")
             return .unreadableInput
         }
-        if let stop = ScreenOutputs.publish(night, outcome, summary: summary, writer: writer, outDir: outDir, io: io) {
+        if let stop = ScreenOutputs.publish(
+            night, outcome, summary: summary, writer: writer, index: index, outDir: outDir, io: io)
+        {
             return stop
+        }
+        if let problem = index?.problem, !quiet {
+            io.error("iapscreen screen: no explain index in \(outDir): \(problem); explain will screen the night again")
         }
         if ProcessInfo.processInfo.environment["IAPSCREEN_TIMINGS"] != nil {
             io.error(

@@ -36,7 +36,7 @@ enum ScreenOutputs {
     /// exit status when something could not be done (said here), else nil.
     static func publish(
         _ night: Night, _ outcome: NightScreener.Outcome, summary: RunSummary, writer: ReportWriter,
-        outDir: String, io: Console
+        index: ExplainIndexOutput?, outDir: String, io: Console
     ) -> ExitStatus? {
         do {
             let legend = RuleLegend(night.rules.rules.settings)
@@ -47,6 +47,7 @@ enum ScreenOutputs {
                 })
         } catch {
             writer.abandon()
+            index?.discard()
             io.error("iapscreen screen: cannot write the reports in \(outDir): \(error); ledger unchanged")
             return .unreadableInput
         }
@@ -60,10 +61,13 @@ enum ScreenOutputs {
                     consents: night.ledger == nil ? .none : night.consents()))
         } catch {
             writer.abandon()
+            index?.discard()
             return io.nightFailed(error, command: "screen", consequence: "nothing written, ledger unchanged")
         }
+        if let index { ExplainIndexStamps.seal(index, ledger: night.ledger) }
         do {
             try writer.publish()
+            try index?.publish()
             // Every file in --out is tonight's: last night's answers are not left to be sent again.
             if summary.consumptionRequests == nil {
                 let stale = (outDir as NSString).appendingPathComponent(ConsumptionOutputs.consumptionFile)
@@ -71,6 +75,7 @@ enum ScreenOutputs {
             }
         } catch {
             writer.abandon()
+            index?.discard()
             let kept = night.ledger == nil ? "" : "; the ledger has the run, so a rerun marks its findings seen"
             io.error("iapscreen screen: cannot put the reports in place in \(outDir): \(error)\(kept)")
             return .unreadableInput
