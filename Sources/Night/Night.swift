@@ -51,6 +51,8 @@ package final class Night {
     package private(set) var events: StoreEventNight?
     /// Seconds spent staging this shard's orders and waiting for the others' (a worker).
     package private(set) var shardSeconds = 0.0
+    /// Seconds spent writing the explain index (`screen` with an index).
+    package private(set) var indexSeconds = 0.0
 
     /// The worker's part of a sharded run; nil unsharded.
     package let shard: OwnedShard?
@@ -208,6 +210,8 @@ package final class Night {
             index.fail("the claims were not kept for the explain index")
             return outcome
         }
+        let writing = SystemClock.monotonicSeconds()
+        defer { indexSeconds = SystemClock.monotonicSeconds() - writing }
         do {
             try ExplainIndexWriter(
                 loader: loader, places: places, claims: explained, events: events,

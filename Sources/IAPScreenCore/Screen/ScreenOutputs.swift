@@ -91,11 +91,13 @@ enum ScreenOutputs {
         let now = SystemClock.monotonicSeconds()
         let staged = sharded ? String(format: "shard staging and waiting %.2f s, ", night.shardSeconds) : ""
         let parts = night.partCount > 1 ? "in \(night.partCount) parts, " : ""
+        let index = night.indexSeconds > 0 ? String(format: " (the explain index %.2f s)", night.indexSeconds) : ""
+        let reports = screened - loaded.at - night.shardSeconds - outcome.claimSeconds
         return "timings: " + parts + String(format: "load %.2f s, ", loaded.at - start) + staged
+            + String(format: "claims %.2f s, reports %.2f s", outcome.claimSeconds, reports) + index
             + String(
-                format: "claims %.2f s, reports %.2f s, summary and ledger %.2f s; %d ES256 key tables; "
-                    + "peak RSS %d MiB after the load, %d MiB at the end",
-                outcome.claimSeconds, screened - loaded.at - night.shardSeconds - outcome.claimSeconds, now - screened,
-                PublicKey.es256TablesBuilt, loaded.peakRSSMiB, ProcessMemory.peakRSSMiB())
+                format:
+                    ", summary and ledger %.2f s; %d ES256 key tables; peak RSS %d MiB after the load, %d MiB at the end",
+                now - screened, PublicKey.es256TablesBuilt, loaded.peakRSSMiB, ProcessMemory.peakRSSMiB())
     }
 }

@@ -73,12 +73,14 @@ protocol IndexEntry {
 }
 
 extension IndexEntry {
-    func bytes(index: Int) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(Self.size)
+    /// Appends the entry at `index` of its section to `out`.
+    func append(index: Int, to out: inout [UInt8]) {
+        let start = out.count
         put(into: &out)
-        LittleEndian.put(ExplainIndexFormat.check(out, seed: UInt64(index)), into: &out)
-        return out
+        let check = out.withUnsafeBytes {
+            ExplainIndexFormat.check(UnsafeRawBufferPointer(rebasing: $0[start...]), seed: UInt64(index))
+        }
+        LittleEndian.put(check, into: &out)
     }
 
     /// The entry at `index` of its section; nil when its check fails or it is no entry.

@@ -47,6 +47,14 @@ package final class ExplainIndexOutput {
         if buffer.count >= 1 << 20 { try flush() }
     }
 
+    /// Appends the entry at `index` of its section, straight into the buffer.
+    func append(_ entry: some IndexEntry, index: Int) throws {
+        let before = buffer.count
+        entry.append(index: index, to: &buffer)
+        offset += Int64(buffer.count - before)
+        if buffer.count >= 1 << 20 { try flush() }
+    }
+
     func flush() throws {
         try file.write(buffer)
         buffer.removeAll(keepingCapacity: true)
@@ -187,6 +195,9 @@ struct ExplainIndexWriter {
             places.files.enumerated().map { ($0.element.path, $0.offset) }, uniquingKeysWith: { first, _ in first })
         var written = (orders: 0, receipts: 0)
         var inSlice = [Bool](repeating: false, count: slots.count)
+        // The dump of an order's row, by the pool's id of its path (a handful of ids).
+        var fileOfPool: [UInt32: Int] = [:]
+        var receiptEntry: [UInt8] = []
         for slice in 0..<slices {
             var pairs: [(hash: UInt64, slot: Int32)] = []
             for i in slots.indices {
@@ -198,27 +209,49 @@ struct ExplainIndexWriter {
             let taken = try receiptRows(in: inSlice)
             for p in pairs {
                 inSlice[Int(p.slot)] = false
-                let slot = slots[Int(p.slot)]
+                // Read in place: copying a million slots, strings and all, was most of the time.
+                let (file, start, place, isRow, position, ownReceipt) = slots.with(Int(p.slot)) { s in
+                    (
+                        s.pointee.order.file, s.pointee.rowStart, s.pointee.order.place, s.pointee.order.placeIsRow,
+                        s.pointee.position, s.pointee.hasOwnReceipt
+                    )
+                }
                 var entryFacts: UInt64 = 0
-                let f = orderFacts(slot, p.slot, requests: requestsByOrder, tonight: tonight)
-                if !f.isEmpty { entryFacts = UInt64(try Self.putRecord(.object(f.json), into: facts)) + 1 }
+                if mayHaveFacts(p.slot, requests: requestsByOrder) {
+                    let f = orderFacts(slots[Int(p.slot)], p.slot, requests: requestsByOrder, tonight: tonight)
+                    if !f.isEmpty { entryFacts = UInt64(try Self.putRecord(.object(f.json), into: facts)) + 1 }
+                }
+                if fileOfPool[file] == nil {
+                    fileOfPool[file] = loader.pool.string(file).flatMap { fileOfPath[$0] } ?? Int(UInt16.max)
+                }
                 let record = RecordPlace(
-                    file: loader.pool.string(slot.order.file).flatMap { fileOfPath[$0] } ?? Int(UInt16.max),
-                    start: slot.rowStart ?? RowStart.unknown, place: Int(slot.order.place),
-                    isRow: slot.order.placeIsRow)
+                    file: fileOfPool[file] ?? Int(UInt16.max), start: start ?? RowStart.unknown, place: Int(place),
+                    isRow: isRow)
                 try out.append(
-                    OrderEntry(hash: p.hash, record: record, position: Int(slot.position), facts: entryFacts).bytes(
-                        index: written.orders))
+                    OrderEntry(hash: p.hash, record: record, position: Int(position), facts: entryFacts),
+                    index: written.orders)
                 written.orders += 1
                 // An order's own receipt wins over the receipts dump's rows.
-                if let r = taken[p.slot], !slot.hasOwnReceipt {
+                if let r = taken[p.slot], !ownReceipt {
                     let place = RecordPlace(file: Int(r.file), start: r.start, place: Int(r.place), isRow: r.isRow)
-                    try receipts.put(ReceiptEntry(hash: p.hash, record: place).bytes(index: written.receipts))
+                    receiptEntry.removeAll(keepingCapacity: true)
+                    ReceiptEntry(hash: p.hash, record: place).append(index: written.receipts, to: &receiptEntry)
+                    try receipts.put(receiptEntry)
                     written.receipts += 1
                 }
             }
         }
         return written
+    }
+
+    /// Whether the claims may have decided anything of slot `i` beyond screening's assumptions
+    /// (a cheap look before the facts are gathered: most orders have none).
+    private func mayHaveFacts(
+        _ i: Int32, requests: [String: [(request: ConsumptionRequest, facts: ConsumptionFacts)]]
+    ) -> Bool {
+        let e = claims.evaluator
+        return claims.selections[i] != nil || claims.pending?.has(i) == true || !requests.isEmpty
+            || e.needsOrdersPerUser || e.refundsPerUser.map { !$0.isEmpty } == true || !e.refundReasons.isEmpty
     }
 
     /// The receipts-dump row each slot of the slice took last.
@@ -326,7 +359,7 @@ struct ExplainIndexWriter {
             }
             keys.sort { ($0.hash, $0.item) < ($1.hash, $1.item) }
             for k in keys {
-                try out.append(k.bytes(index: written))
+                try out.append(k, index: written)
                 written += 1
             }
         }
