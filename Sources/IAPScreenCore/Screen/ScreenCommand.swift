@@ -69,7 +69,7 @@ enum ScreenCommand {
         guard let (inputs, parts) = NightParts.split(setup.inputs, sharded: sharding != nil, command: spec, io: io)
         else { return .usage }
         let held: (ledger: LockedLedger?, shard: OwnedShard?)
-        switch hold(setup.ledgerSpec, sharding, io: io) {
+        switch ShardOptions.hold(setup.ledgerSpec, sharding, command: spec, io: io) {
         case .success(let h): held = h
         case .failure(let refusal): return refusal.status
         }
@@ -83,7 +83,6 @@ enum ScreenCommand {
         let writer: ReportWriter
         let outcome: NightScreener.Outcome
         var loaded = (at: startedMonotonic, peakRSSMiB: 0)
-        // The inputs as they lie now, before they are read: one changed meanwhile fails the stamp.
         let stamp = held.shard == nil ? ExplainIndexStamps.make(setup) : nil
         let index: ExplainIndexOutput?
         do {
@@ -121,7 +120,6 @@ enum ScreenCommand {
             try answers.map { a in try writer.attach(ConsumptionOutputs.consumptionFile, a.lines) }
         } catch {
             writer.abandon()
-            index?.discard()
             io.error("iapscreen screen: cannot write the reports in \(outDir): \(error); ledger unchanged")
             return .unreadableInput
         }
@@ -130,31 +128,17 @@ enum ScreenCommand {
         {
             return stop
         }
-        if let problem = index?.problem, !quiet {
-            io.error("iapscreen screen: no explain index in \(outDir): \(problem); explain will screen the night again")
-        }
         if ProcessInfo.processInfo.environment["IAPSCREEN_TIMINGS"] != nil {
             io.error(
                 ScreenOutputs.timings(
                     night, outcome, start: startedMonotonic, loaded: loaded, screened: screened,
                     sharded: held.shard != nil))
         }
-        if !quiet { io.error(Summaries.text(summary, outDir: outDir)) }
+        if !quiet { io.error(Summaries.text(summary, outDir: outDir, indexProblem: index?.problem)) }
         figures = RunMetrics.Figures(
             summary: summary, findings: writer.tally.findingsByRuleAndSeverity,
             storeEvents: summary.storeEvents?.byType.map { (type: $0.0, count: $0.1) } ?? [])
         return status
     }
 
-    /// One run per ledger at a time: held until the run ends. A sharded run's worker joins
-    /// its run instead.
-    private static func hold(_ ledger: LedgerSpec, _ sharding: ShardOptions?, io: Console) -> Result<
-        (ledger: LockedLedger?, shard: OwnedShard?), LockedLedger.Refusal
-    > {
-        if let sharding, case .postgres(let uri, _) = ledger {
-            return sharding.join(uri, io: io).map { (ledger, shard) in (LockedLedger(lock: nil, ledger: ledger), shard)
-            }
-        }
-        return LockedLedger.open(ledger, command: spec.name, consequence: "nothing written", io: io).map { ($0, nil) }
-    }
 }

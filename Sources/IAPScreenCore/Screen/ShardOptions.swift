@@ -84,4 +84,18 @@ struct ShardOptions {
             return .failure(LockedLedger.Refusal(status: LockedLedger.status(of: error)))
         }
     }
+
+    /// One run per ledger at a time: held until the run ends. A sharded run's worker joins
+    /// its run instead.
+    static func hold(_ ledger: LedgerSpec, _ sharding: ShardOptions?, command: CommandSpec, io: Console) -> Result<
+        (ledger: LockedLedger?, shard: OwnedShard?), LockedLedger.Refusal
+    > {
+        if let sharding, case .postgres(let uri, _) = ledger {
+            return sharding.join(uri, io: io).map { (ledger, shard) in (LockedLedger(lock: nil, ledger: ledger), shard)
+            }
+        }
+        return LockedLedger.open(ledger, command: command.name, consequence: "nothing written", io: io).map {
+            ($0, nil)
+        }
+    }
 }

@@ -56,7 +56,8 @@ enum Summaries {
         return (try? hasher.finalize()).map(Digest.hex) ?? ""
     }
 
-    static func text(_ s: RunSummary, outDir: String) -> String {
+    /// `indexProblem`: why `screen` left no explain index (said after the reports).
+    static func text(_ s: RunSummary, outDir: String, indexProblem: String? = nil) -> String {
         var out =
             "iapscreen: \(s.orders) orders, \(s.receipts) receipts, \(s.flagged) flagged (\(s.new) new findings), "
             + "\(s.exempted) exempted, \(s.malformed) malformed; \(Int(s.ordersPerSecond)) orders/s"
@@ -77,6 +78,7 @@ enum Summaries {
                 + "(consumption.jsonl)"
         }
         out += "\n  reports in \(outDir)"
+        if let indexProblem { out += "\n  no explain index: \(indexProblem); explain reads the whole night again" }
         if s.exitStatus == ExitStatus.findingsAtThreshold.rawValue {
             out += "\n  exit 1: findings at or above --fail-on"
         }
