@@ -68,10 +68,13 @@ enum ScreenOutputs {
         do {
             try writer.publish()
             try index?.publish()
-            // Every file in --out is tonight's: last night's answers are not left to be sent again.
-            if summary.consumptionRequests == nil {
-                let stale = (outDir as NSString).appendingPathComponent(ConsumptionOutputs.consumptionFile)
-                if FileManager.default.fileExists(atPath: stale) { try FileManager.default.removeItem(atPath: stale) }
+            // Every file in --out is tonight's: last night's answers are not left to be sent again,
+            // nor an index of last night's reports (a sharded worker writes none).
+            var stale: [String] = index == nil ? [ExplainIndexOutput.fileName] : []
+            if summary.consumptionRequests == nil { stale.append(ConsumptionOutputs.consumptionFile) }
+            for name in stale {
+                let path = (outDir as NSString).appendingPathComponent(name)
+                if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
             }
         } catch {
             writer.abandon()
