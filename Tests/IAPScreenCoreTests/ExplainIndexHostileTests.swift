@@ -119,7 +119,7 @@ struct ExplainIndexHostileTests {
         var moved = entry
         moved.record.start = 0
         try elsewhere.replaceOrderEntry(moved, index: index)
-        try expectRefused(elsewhere, saying: "are other orders'", "an entry naming the first record of a dump")
+        try expectRefused(elsewhere, saying: "is another order's", "an entry naming the first record of a dump")
 
         var far = intact
         var beyond = entry

@@ -24,18 +24,8 @@ extension ExplainIndex {
     package func order(_ orderID: String) throws(Refusal) -> Found {
         let entries = try orderEntries(orderID)
         guard !entries.isEmpty else { return .notInDumps }
-        var found: (entry: OrderEntry, row: OrderRow)?
-        for entry in entries {
-            let row = try reread(entry.record, what: "its row") { (r) throws(InputError) in try r.nextOrder() }
-            if row.orderID == orderID {
-                found = (entry, row)
-                break
-            }
-        }
-        // Another order of the same hash is rare; a row that reads as another order is more
-        // likely a dump that changed under the same size, time and head: not known, so not said.
-        guard let (entry, row) = found else {
-            throw Refusal(description: "the rows it names for order \(quotedValue(orderID)) are other orders'")
+        let (entry, row) = try own(orderID, entries, \.record, what: "row", \.orderID) { (r) throws(InputError) in
+            try r.nextOrder()
         }
         var order = IndexedOrder(
             row: try placed(row, entry.record), position: entry.position, receipt: nil,
@@ -43,17 +33,29 @@ extension ExplainIndex {
         if let own = row.receipt {
             order.receipt = (own, order.row.location, false)
         } else {
-            for r in try receiptEntries(orderID) {
-                let taken = try reread(r.record, what: "its receipt's row") { (reader) throws(InputError) in
-                    try reader.nextReceipt()
+            let entries = try receiptEntries(orderID)
+            if !entries.isEmpty {
+                let (r, taken) = try own(orderID, entries, \.record, what: "receipt's row", \.orderID) {
+                    (reader) throws(InputError) in try reader.nextReceipt()
                 }
-                if taken.orderID == orderID {
-                    order.receipt = (taken.receipt, try location(r.record), true)
-                    break
-                }
+                order.receipt = (taken.receipt, try location(r.record), true)
             }
         }
         return .order(order)
+    }
+
+    /// The first of `entries` whose record, read again, is `orderID`'s. Another order of the
+    /// same hash is rare; a record that reads as another order's is more likely a dump that
+    /// changed under the same size, time and head: not known, so not said.
+    private func own<Entry, Row>(
+        _ orderID: String, _ entries: [Entry], _ place: KeyPath<Entry, RecordPlace>, what: String,
+        _ id: KeyPath<Row, String>, _ next: (DumpReader) throws(InputError) -> Result<Row, UnreadableRecord>?
+    ) throws(Refusal) -> (Entry, Row) {
+        for entry in entries {
+            let row = try reread(entry[keyPath: place], what: "its \(what)", next)
+            if row[keyPath: id] == orderID { return (entry, row) }
+        }
+        throw Refusal(description: "the \(what) it names for order \(quotedValue(orderID)) is another order's")
     }
 
     /// The row as the night keeps it, at the place screen read it.
