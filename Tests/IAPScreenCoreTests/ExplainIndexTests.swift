@@ -247,3 +247,36 @@ struct ExplainIndexNightsTests {
         }
     }
 }
+
+@Suite("What the index answers where the run itself changes the night's judgement")
+struct ExplainIndexAfterTheRunTests {
+    @Test(
+        "a reversal logged before the refund it reverses: the index says what screen said; the night judged again after the run calls the reversal refund-reversed"
+    )
+    func reversalBeforeItsRefund() throws {
+        let w = try ThreeNights()
+        try w.scratch.write(
+            "events.jsonl",
+            [
+                try w.notification("REFUND_REVERSED", uuid: "n-r", txn: "1008", at: nil),
+                try w.notification("REFUND", uuid: "n-h", txn: "1008", at: "2024-03-06T00:00:00Z"),
+            ].joined(separator: "\n") + "\n")
+        let night = try w.screen("night2.jsonl", events: "events.jsonl", out: "out")
+        #expect(night.run.status == 0, "\(night.run.stderr)")
+        #expect(night.said.contains("H refunded-after-credit new"))
+        #expect(!night.said.contains { $0.hasPrefix("H refund-reversed") })
+        func explain(out: String) throws -> ToolRun {
+            try Tool.run(
+                [
+                    "explain", "--order", "H", "--rules", "Rules", "--orders", "night2.jsonl", "--store-events",
+                    "events.jsonl", "--ledger", "sqlite:ledger.sqlite", "--out", out,
+                ], in: w.scratch.path)
+        }
+        let indexed = try explain(out: "out")
+        #expect(!indexed.stderr.contains("not using the index"), "\(indexed.stderr)")
+        #expect(indexed.stdout.contains("refunded-after-credit:"))
+        #expect(!indexed.stdout.contains("refund-reversed:"), "the index keeps screen's word: \(indexed.stdout)")
+        let again = try explain(out: "elsewhere")
+        #expect(again.stdout.contains("refund-reversed:"), "after the run the refund counts as reported")
+    }
+}
