@@ -23,7 +23,7 @@ struct JWSCompact {
     var algorithm: String?
     var keyID: String?
     var certificates: [[UInt8]]
-    var payload: StoreJSONFields
+    var payload: StoreJSONFields<AppStoreField>
 
     /// `origin` maps offsets in `text` to reported ones (a nested JWS sits inside a string).
     init(parsing text: [UInt8], origin: TextOrigin, limits: Limits) throws(DecodeError) {
@@ -51,7 +51,7 @@ struct JWSCompact {
             (algorithm, keyID, certificates) = (cached.algorithm, cached.keyID, cached.certificates)
         } else {
             let headerOrigin = JWSCompact.inSegment(at: start, json: header, origin)
-            let headerFields = try StoreJSONFields.parse(
+            let headerFields = try StoreJSONFields<String>.parse(
                 header, origin: headerOrigin, limits: limits, what: "the JWS header")
             algorithm = try headerFields.text("alg")
             keyID = try headerFields.text("kid")
@@ -62,7 +62,7 @@ struct JWSCompact {
             }
         }
         let payloadOrigin = JWSCompact.inSegment(at: dots.0 + 1, json: payload, origin)
-        self.payload = try StoreJSONFields.parse(
+        self.payload = try StoreJSONFields.scan(
             payload, origin: payloadOrigin, limits: limits, what: "the JWS payload")
     }
 
@@ -114,8 +114,10 @@ struct JWSCompact {
     }
 
     /// `x5c`: the chain as DER, leaf first; absent means none (the signature check rejects it).
-    private static func certificateChain(_ header: StoreJSONFields, limits: Limits) throws(DecodeError) -> [[UInt8]] {
-        guard let x5c = header.value("x5c") else { return [] }
+    private static func certificateChain(
+        _ header: StoreJSONFields<String>, limits: Limits
+    ) throws(DecodeError) -> [[UInt8]] {
+        guard let x5c = try header.value("x5c") else { return [] }
         guard case .array(let entries) = x5c else {
             let reason = "x5c must be a list of base64 certificates, found \(x5c.kindName)"
             throw header.fail("bad-jws-header", reason, at: "x5c")

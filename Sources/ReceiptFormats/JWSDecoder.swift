@@ -41,11 +41,11 @@ public enum JWSDecoder {
     /// kind `apple-jws-transaction`, `jws_type` transaction, read as the JWS payload would
     /// be, with nothing signed to check (`SignedMaterial.decodedJWSPayload`).
     public static func decode(decodedTransaction obj: JSONObject, bytes: [UInt8]?) throws(DecodeError) -> Receipt {
-        let f = StoreJSONFields(obj, origin: .top(bytes))
+        let f = StoreJSONFields<AppStoreField>(obj, origin: .top(bytes))
         var receipt = Receipt(kind: .appleJWSTransaction, platform: .ios, signed: .decodedJWSPayload)
         receipt.jwsType = .transaction
         try JWSTransactionPayload.read(f, into: &receipt)
-        receipt.creationDate = try f.epochMillis("signedDate", truncating: true)
+        receipt.creationDate = try f.epochMillis(.signedDate, truncating: true)
         return receipt
     }
 
@@ -67,7 +67,7 @@ public enum JWSDecoder {
         let signedDate =
             try type == .appTransaction
             ? JWSAppTransactionPayload.verifyDate(payload)
-            : payload.epochMillis("signedDate", truncating: true)
+            : payload.epochMillis(.signedDate, truncating: true)
         var inner: [NestedJWS] = []
         switch type {
         case .transaction:
@@ -111,14 +111,14 @@ public enum JWSDecoder {
     /// Without a `transactionId` it yields no purchase (nothing to claim); its signature is
     /// checked as any other's.
     private static func payloadType(
-        _ f: StoreJSONFields,
+        _ f: StoreJSONFields<AppStoreField>,
         expected: Receipt.JWSType?
     ) throws(DecodeError) -> Receipt.JWSType {
-        if f.has("notificationType") { return .notification }
-        if f.has("transactionId") { return .transaction }
+        if f.has(.notificationType) { return .notification }
+        if f.has(.transactionId) { return .transaction }
         if renewalOnlyKeys.contains(where: f.has) { return .renewalInfo }
-        if f.has("receiptType") || f.has("appTransactionId") || f.has("receiptCreationDate") { return .appTransaction }
-        if ["environment", "signedDate", "bundleId"].contains(where: f.has) {
+        if f.has(.receiptType) || f.has(.appTransactionId) || f.has(.receiptCreationDate) { return .appTransaction }
+        if [AppStoreField.environment, .signedDate, .bundleId].contains(where: f.has) {
             if let expected { return expected }
             if transactionOnlyKeys.contains(where: f.has) { return .transaction }
             return .renewalInfo
@@ -130,15 +130,15 @@ public enum JWSDecoder {
     }
 
     /// Keys of JWSRenewalInfoDecodedPayload that no transaction carries.
-    private static let renewalOnlyKeys = [
-        "autoRenewProductId", "renewalDate", "autoRenewStatus", "expirationIntent", "isInBillingRetryPeriod",
-        "gracePeriodExpiresDate", "priceIncreaseStatus", "recentSubscriptionStartDate", "renewalPrice",
+    private static let renewalOnlyKeys: [AppStoreField] = [
+        .autoRenewProductId, .renewalDate, .autoRenewStatus, .expirationIntent, .isInBillingRetryPeriod,
+        .gracePeriodExpiresDate, .priceIncreaseStatus, .recentSubscriptionStartDate, .renewalPrice,
     ]
 
     /// Keys of JWSTransactionDecodedPayload that no renewal info carries.
-    private static let transactionOnlyKeys = [
-        "bundleId", "purchaseDate", "originalPurchaseDate", "type", "quantity", "inAppOwnershipType",
-        "webOrderLineItemId", "expiresDate", "revocationDate", "revocationReason", "transactionReason", "price",
-        "subscriptionGroupIdentifier",
+    private static let transactionOnlyKeys: [AppStoreField] = [
+        .bundleId, .purchaseDate, .originalPurchaseDate, .type, .quantity, .inAppOwnershipType,
+        .webOrderLineItemId, .expiresDate, .revocationDate, .revocationReason, .transactionReason, .price,
+        .subscriptionGroupIdentifier,
     ]
 }

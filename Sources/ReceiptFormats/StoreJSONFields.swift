@@ -3,17 +3,43 @@
 import IAPBasics
 import JSONText
 
+/// How a reader names a member: by its text, or as an `AppStoreField`, which a scanned
+/// object has found already (asking for it then compares no name).
+protocol FieldName: Sendable {
+    /// The name as the store spells it.
+    var spelling: String { get }
+    var appStoreField: AppStoreField? { get }
+}
+
+extension String: FieldName {
+    var spelling: String { self }
+    var appStoreField: AppStoreField? { nil }
+}
+
 /// A JSON object a store wrote, read field by field: scalars may be strings or numbers,
 /// `null` and `""` mean absent, and a bad value is a `DecodeError` naming the field
-/// (`receipt.in_app[2].quantity`) at the offset of its value.
-struct StoreJSONFields {
-    let object: JSONObject
+/// (`receipt.in_app[2].quantity`) at the offset of its value. Its readers name the fields
+/// by `Name`: text, or `AppStoreField`.
+struct StoreJSONFields<Name: FieldName> {
+    /// The members: made (`JSONObject`), or only found (`scan`).
+    private enum Members {
+        case made(JSONObject)
+        case scanned(ScannedJSONObject)
+    }
+
+    private let storage: Members
     /// From the root of `origin.json` to this object.
     let path: [JSONPathStep]
     let origin: TextOrigin
 
     init(_ object: JSONObject, path: [JSONPathStep] = [], origin: TextOrigin) {
-        self.object = object
+        self.storage = .made(object)
+        self.path = path
+        self.origin = origin
+    }
+
+    private init(_ storage: Members, path: [JSONPathStep], origin: TextOrigin) {
+        self.storage = storage
         self.path = path
         self.origin = origin
     }
@@ -23,6 +49,14 @@ struct StoreJSONFields {
         _ bytes: [UInt8], origin: TextOrigin, limits: Limits,
         what: String
     ) throws(DecodeError) -> StoreJSONFields {
+        StoreJSONFields(try parseObject(bytes, origin: origin, limits: limits, what: what), origin: origin)
+    }
+
+    /// The object `parse` reads.
+    static func parseObject(
+        _ bytes: [UInt8], origin: TextOrigin, limits: Limits,
+        what: String
+    ) throws(DecodeError) -> JSONObject {
         let value: JSONValue
         do {
             value = try JSONParser.parse(bytes, limits: limits)
@@ -33,16 +67,56 @@ struct StoreJSONFields {
             throw origin.relocate(
                 DecodeError("not-an-object", "\(what) is \(value.kindName), not a JSON object", at: 0))
         }
-        return StoreJSONFields(object, origin: origin)
+        return object
     }
 
-    func fail(_ code: String, _ reason: String, at key: String) -> DecodeError {
-        DecodeError(code, "\(name(of: key)): \(reason)", at: origin.offset(of: path + [.key(key)]))
+    /// As `parse`, with the same errors, but no value is made until it is asked for, and
+    /// the members named as an `AppStoreField` are found in the one pass: an App Store
+    /// payload is read for a few of its members, once.
+    static func scan(
+        _ bytes: [UInt8], origin: TextOrigin, limits: Limits,
+        what: String
+    ) throws(DecodeError) -> StoreJSONFields {
+        var members: [JSONMember] = []
+        // Room for an App Store payload's members at once (about twenty).
+        members.reserveCapacity(32)
+        let kind: JSONKind
+        do {
+            kind = try JSONParser.scan(bytes, limits: limits, members: &members)
+        } catch {
+            throw origin.relocate(error)
+        }
+        guard kind == .object else {
+            throw origin.relocate(DecodeError("not-an-object", "\(what) is \(kind.name), not a JSON object", at: 0))
+        }
+        return try StoreJSONFields(scanned: members, in: bytes, path: [], origin: origin)
     }
 
-    func name(of key: String) -> String {
+    private init(scanned members: [JSONMember], in text: [UInt8], path: [JSONPathStep], origin: TextOrigin)
+        throws(DecodeError)
+    {
+        do {
+            self.init(.scanned(try ScannedJSONObject(members, in: text)), path: path, origin: origin)
+        } catch {
+            throw origin.relocate(error)
+        }
+    }
+
+    /// Whether the object has `key` at all, even as null or "".
+    func contains(_ key: Name) -> Bool {
+        switch storage {
+        case .made(let object): return object[key.spelling] != nil
+        case .scanned(let object): return object.find(key) != nil
+        }
+    }
+
+    func fail(_ code: String, _ reason: String, at key: Name) -> DecodeError {
+        DecodeError(code, "\(name(of: key)): \(reason)", at: origin.offset(of: path + [.key(key.spelling)]))
+    }
+
+    func name(of key: Name) -> String {
         var s = ""
-        for step in path + [.key(key)] {
+        for step in path + [.key(key.spelling)] {
             switch step {
             case .key(let k): s += s.isEmpty ? k : "." + k
             case .index(let i): s += "[\(i)]"
@@ -52,20 +126,47 @@ struct StoreJSONFields {
     }
 
     /// The member's value; nil when absent, null or the empty string.
-    func value(_ key: String) -> JSONValue? {
-        guard let v = object[key] else { return nil }
-        switch v {
-        case .null: return nil
-        case .string(let s) where s.isEmpty: return nil
-        default: return v
+    func value(_ key: Name) throws(DecodeError) -> JSONValue? {
+        switch storage {
+        case .made(let object):
+            guard let v = object[key.spelling] else { return nil }
+            switch v {
+            case .null: return nil
+            case .string(let s) where s.isEmpty: return nil
+            default: return v
+            }
+        case .scanned(let object):
+            guard let span = object.find(key), Self.isPresent(span) else { return nil }
+            do {
+                return try JSONParser.value(at: span, in: object.text)
+            } catch {
+                throw origin.relocate(error)
+            }
         }
     }
 
-    func has(_ key: String) -> Bool { value(key) != nil }
+    /// Whether the member is there, neither null nor "" (`value` is not nil), its value not made.
+    func has(_ key: Name) -> Bool {
+        switch storage {
+        case .made(let object):
+            switch object[key.spelling] {
+            case nil, .null: return false
+            case .string(let s): return !s.isEmpty
+            default: return true
+            }
+        case .scanned(let object):
+            return object.find(key).map(Self.isPresent) ?? false
+        }
+    }
+
+    /// Neither null nor "" (no escape makes an empty string, so "" is two quotes).
+    private static func isPresent(_ span: JSONSpan) -> Bool {
+        span.kind != .null && !(span.kind == .string && span.end - span.start == 2)
+    }
 
     /// A string, or a number's text (ids are written both ways).
-    func text(_ key: String) throws(DecodeError) -> String? {
-        guard let v = value(key) else { return nil }
+    func text(_ key: Name) throws(DecodeError) -> String? {
+        guard let v = try value(key) else { return nil }
         switch v {
         case .string(let s): return s
         case .number(let n): return n
@@ -73,48 +174,63 @@ struct StoreJSONFields {
         }
     }
 
-    /// The first of `keys` present, as text (a field renamed between API versions).
-    func text(first keys: String...) throws(DecodeError) -> String? {
-        for key in keys where has(key) { return try text(key) }
-        return nil
+    /// The first of two keys present, as text (a field renamed between API versions).
+    func text(first key: Name, _ other: Name) throws(DecodeError) -> String? {
+        try text(has(key) ? key : other)
     }
 
-    /// The first of `keys` present, as an integer.
-    func integer(first keys: String...) throws(DecodeError) -> Int64? {
-        for key in keys where has(key) { return try integer(key) }
-        return nil
+    /// The first of two keys present, as an integer.
+    func integer(first key: Name, _ other: Name) throws(DecodeError) -> Int64? {
+        try integer(has(key) ? key : other)
+    }
+
+    /// What `DecimalText` reads in the member's text (`text(key)`): in place when it was
+    /// scanned, without making the text; nil when absent.
+    private func decimal(_ key: Name) throws(DecodeError) -> DecimalText.Reading? {
+        if case .scanned(let object) = storage, let span = object.find(key), span.kind == .number || span.isPlain {
+            guard Self.isPresent(span) else { return nil }
+            let inside = span.kind == .number ? span.start..<span.end : (span.start + 1)..<(span.end - 1)
+            return object.text.withUnsafeBytes { DecimalText.read(UnsafeRawBufferPointer(rebasing: $0[inside])) }
+        }
+        return try text(key).map { DecimalText.read($0) }
+    }
+
+    /// The member's text quoted for an error message (`decimal` read it).
+    private func quotedText(_ key: Name) throws(DecodeError) -> String {
+        quoted(try text(key) ?? "")
     }
 
     /// An exact integer, written as a number or as a string of digits.
-    func integer(_ key: String) throws(DecodeError) -> Int64? {
-        guard let t = try text(key) else { return nil }
-        switch DecimalText.read(t) {
+    func integer(_ key: Name) throws(DecodeError) -> Int64? {
+        guard let reading = try decimal(key) else { return nil }
+        switch reading {
         case .value(let v, fractional: false): return v
-        case .value(_, fractional: true): throw fail("bad-number", "\(quoted(t)) is not a whole number", at: key)
-        case .outOfRange: throw fail("number-out-of-range", "\(quoted(t)) does not fit in 64 bits", at: key)
-        case .notANumber: throw fail("bad-number", "\(quoted(t)) is not a number", at: key)
+        case .value(_, fractional: true):
+            throw fail("bad-number", "\(try quotedText(key)) is not a whole number", at: key)
+        case .outOfRange: throw fail("number-out-of-range", "\(try quotedText(key)) does not fit in 64 bits", at: key)
+        case .notANumber: throw fail("bad-number", "\(try quotedText(key)) is not a number", at: key)
         }
     }
 
     /// A count that cannot be negative (`quantity`).
-    func count(_ key: String) throws(DecodeError) -> Int64? {
+    func count(_ key: Name) throws(DecodeError) -> Int64? {
         guard let v = try integer(key) else { return nil }
         guard v >= 0 else { throw fail("bad-number", "\(v) is negative", at: key) }
         return v
     }
 
     /// Epoch milliseconds; with `truncating`, a fraction is dropped (Xcode writes `1698148900000.123`).
-    func epochMillis(_ key: String, truncating: Bool = false) throws(DecodeError) -> Timestamp? {
-        guard let t = try text(key) else { return nil }
+    func epochMillis(_ key: Name, truncating: Bool = false) throws(DecodeError) -> Timestamp? {
+        guard let reading = try decimal(key) else { return nil }
         let ms: Int64
-        switch DecimalText.read(t) {
+        switch reading {
         case .value(let v, let fractional):
             guard truncating || !fractional else {
-                throw fail("bad-date", "\(quoted(t)) is not a whole number of milliseconds", at: key)
+                throw fail("bad-date", "\(try quotedText(key)) is not a whole number of milliseconds", at: key)
             }
             ms = v
-        case .outOfRange: throw fail("date-out-of-range", "\(quoted(t)) ms does not fit in 64 bits", at: key)
-        case .notANumber: throw fail("bad-date", "\(quoted(t)) is not epoch milliseconds", at: key)
+        case .outOfRange: throw fail("date-out-of-range", "\(try quotedText(key)) ms does not fit in 64 bits", at: key)
+        case .notANumber: throw fail("bad-date", "\(try quotedText(key)) is not epoch milliseconds", at: key)
         }
         guard let stamp = Timestamp(millis: ms) else {
             throw fail("date-out-of-range", "\(ms) ms is outside the years 1 to 9999", at: key)
@@ -122,6 +238,45 @@ struct StoreJSONFields {
         return stamp
     }
 
+    func object(_ key: Name) throws(DecodeError) -> StoreJSONFields? {
+        let inner = path + [.key(key.spelling)]
+        if case .scanned(let object) = storage {
+            guard let span = object.find(key), Self.isPresent(span) else { return nil }
+            guard span.kind == .object else {
+                throw fail("bad-field-type", "expected an object, found \(span.kind.name)", at: key)
+            }
+            var found: [JSONMember] = []
+            do {
+                try JSONParser.members(ofObjectAt: span.start, in: object.text, members: &found)
+            } catch {
+                throw origin.relocate(error)
+            }
+            return try StoreJSONFields(scanned: found, in: object.text, path: inner, origin: origin)
+        }
+        guard let v = try value(key) else { return nil }
+        guard case .object(let o) = v else {
+            throw fail("bad-field-type", "expected an object, found \(v.kindName)", at: key)
+        }
+        return StoreJSONFields(o, path: inner, origin: origin)
+    }
+
+    /// Copies each present member into `extras` as written.
+    func copy(_ names: [ExtraName<Name>], into extras: inout [(key: String, value: JSONValue)])
+        throws(DecodeError)
+    {
+        // Grown once: a JWS transaction copies four or five of its ten.
+        extras.reserveCapacity(extras.count + names.count { has($0.store) })
+        for name in names {
+            if let v = try value(name.store) { extras.append((name.extra, v)) }
+        }
+    }
+
+    func quoted(_ t: String) -> String {
+        t.count > 40 ? "\"\(t.prefix(40))…\"" : "\"\(t)\""
+    }
+}
+
+extension StoreJSONFields where Name == String {
     /// A verifyReceipt date: `<key>_ms` (epoch ms) when present, else `<key>` as
     /// `2020-07-14 19:36:40 Etc/GMT` or, in iOS 6 responses, epoch ms.
     func appleDate(_ key: String) throws(DecodeError) -> Timestamp? {
@@ -139,17 +294,9 @@ struct StoreJSONFields {
         return stamp
     }
 
-    func object(_ key: String) throws(DecodeError) -> StoreJSONFields? {
-        guard let v = value(key) else { return nil }
-        guard case .object(let o) = v else {
-            throw fail("bad-field-type", "expected an object, found \(v.kindName)", at: key)
-        }
-        return StoreJSONFields(o, path: path + [.key(key)], origin: origin)
-    }
-
     /// An array of objects; a lone object counts as a list of one (iOS 6 `latest_receipt_info`).
     func objects(_ key: String) throws(DecodeError) -> [StoreJSONFields] {
-        guard let v = value(key) else { return [] }
+        guard let v = try value(key) else { return [] }
         switch v {
         case .object(let o):
             return [StoreJSONFields(o, path: path + [.key(key)], origin: origin)]
@@ -172,7 +319,7 @@ struct StoreJSONFields {
 
     /// Standard base64 held in a string member (line breaks allowed), decoded.
     func base64(_ key: String, limits: Limits) throws(DecodeError) -> [UInt8]? {
-        guard let v = value(key) else { return nil }
+        guard let v = try value(key) else { return nil }
         guard case .string(let s) = v else {
             throw fail("bad-field-type", "expected base64 text, found \(v.kindName)", at: key)
         }
@@ -183,36 +330,79 @@ struct StoreJSONFields {
                 .relocate(DecodeError(error.code, "\(name(of: key)): \(error.reason)", at: error.offset))
         }
     }
+}
 
-    /// Copies each present member into `extras` as written.
-    func copy(_ names: [ExtraName], into extras: inout [(key: String, value: JSONValue)]) {
-        for name in names {
-            if let v = value(name.store) { extras.append((name.extra, v)) }
+/// An object's members as places in `text`, which `JSONParser.scan` accepted.
+private struct ScannedJSONObject {
+    var members: [JSONMember]
+    var text: [UInt8]
+    /// Each member's name as an `AppStoreField`, when it is one: found once, in the scan.
+    var fields: [AppStoreField?]
+    /// The names spelt with escapes (hardly ever any), as they read, by member index.
+    var escapedNames: [(member: Int, name: String)]
+
+    init(_ members: [JSONMember], in text: [UInt8]) throws(DecodeError) {
+        self.members = members
+        self.text = text
+        escapedNames = []
+        for (i, m) in members.enumerated() where !m.key.isPlain {
+            guard case .string(let name) = try JSONParser.value(at: m.key, in: text) else { continue }
+            escapedNames.append((i, name))
+        }
+        let escapedNames = escapedNames
+        fields = text.withUnsafeBytes { bytes in
+            members.indices.map { i in
+                let name = members[i].key
+                guard name.isPlain else {
+                    return escapedNames.first { $0.member == i }.flatMap { AppStoreField(rawValue: $0.name) }
+                }
+                return AppStoreField(spelt: UnsafeRawBufferPointer(rebasing: bytes[(name.start + 1)..<(name.end - 1)]))
+            }
         }
     }
 
-    private func quoted(_ t: String) -> String {
-        t.count > 40 ? "\"\(t.prefix(40))…\"" : "\"\(t)\""
+    /// The last member named `key`, as `JSONObject` finds it: names compared as they read.
+    func find(_ key: some FieldName) -> JSONSpan? {
+        if let field = key.appStoreField ?? AppStoreField(rawValue: key.spelling) {
+            for i in fields.indices.reversed() where fields[i] == field { return members[i].value }
+            return nil
+        }
+        // A name no App Store reader asks for: compared with each member's, last first.
+        var spelling = key.spelling
+        return spelling.withUTF8 { want in
+            text.withUnsafeBytes { bytes in
+                for i in members.indices.reversed() {
+                    let name = members[i].key
+                    let same =
+                        name.isPlain
+                        ? UnsafeRawBufferPointer(rebasing: bytes[(name.start + 1)..<(name.end - 1)])
+                            .elementsEqual(UnsafeRawBufferPointer(want))
+                        : escapedNames.contains { $0.member == i && $0.name == key.spelling }
+                    if same { return members[i].value }
+                }
+                return nil
+            }
+        }
     }
 }
 
 /// A store field kept in `extras`, under a snake_case name like the rest of `decode`'s output.
-struct ExtraName: Sendable {
-    let store: String
+struct ExtraName<Name: FieldName>: Sendable {
+    let store: Name
     let extra: String
 
     /// `appAppleId` -> `app_apple_id`, `notificationUUID` -> `notification_uuid`.
-    init(_ store: String) {
+    init(_ store: Name) {
         self.store = store
-        self.extra = snakeCase(store)
+        self.extra = snakeCase(store.spelling)
     }
 
-    init(_ store: String, as extra: String) {
+    init(_ store: Name, as extra: String) {
         self.store = store
         self.extra = extra
     }
 
-    static func list(_ stores: [String]) -> [ExtraName] { stores.map { ExtraName($0) } }
+    static func list(_ stores: [Name]) -> [ExtraName] { stores.map { ExtraName($0) } }
 }
 
 /// `appAppleId` -> `app_apple_id`; names already in snake_case stay as they are.
@@ -234,7 +424,12 @@ private func snakeCase(_ name: String) -> String {
 
 extension JSONValue {
     /// For error messages: what a value is, in words.
-    var kindName: String {
+    var kindName: String { kind.name }
+}
+
+extension JSONKind {
+    /// For error messages: what a value is, in words.
+    var name: String {
         switch self {
         case .null: return "null"
         case .bool: return "true/false"
