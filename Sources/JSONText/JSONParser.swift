@@ -51,6 +51,7 @@ public struct JSONParser {
         }
     }
 
+    @inline(__always)
     mutating func skipSpace() {
         while pos < buffer.count {
             switch buffer[pos] {
@@ -65,6 +66,7 @@ public struct JSONParser {
     }
 
     /// What the value at `pos` is, by its first byte.
+    @inline(__always)
     func kindHere() throws(DecodeError) -> JSONKind {
         guard pos < buffer.count else { throw fail("truncated", "JSON text ends where a value was expected") }
         switch buffer[pos] {
@@ -145,6 +147,7 @@ public struct JSONParser {
     // (`skipValue`) so that both refuse the same text with the same error at the same place.
 
     /// At `{` or `[`: false when the container is empty (then past its `close`).
+    @inline(__always)
     mutating func open(depth: Int, close: UInt8) throws(DecodeError) -> Bool {
         guard depth <= limits.maxDepth else { throw fail("too-deep", "JSON nesting deeper than \(limits.maxDepth)") }
         pos += 1
@@ -158,6 +161,7 @@ public struct JSONParser {
 
     /// After a member's or an element's value: true at a `,` (another follows), false past
     /// the container's `close`.
+    @inline(__always)
     mutating func toNext(close: UInt8) throws(DecodeError) -> Bool {
         skipSpace()
         let inside = close == 0x7D ? "an object" : "an array"
@@ -174,6 +178,7 @@ public struct JSONParser {
     }
 
     /// To the opening quote of the next member's name.
+    @inline(__always)
     mutating func toMemberName() throws(DecodeError) {
         skipSpace()
         guard pos < buffer.count else { throw fail("truncated", "JSON text ends inside an object") }
@@ -181,6 +186,7 @@ public struct JSONParser {
     }
 
     /// From the end of a member's name past its `:` to its value.
+    @inline(__always)
     mutating func toMemberValue() throws(DecodeError) {
         skipSpace()
         guard pos < buffer.count else { throw fail("truncated", "JSON text ends after a member name") }
@@ -190,12 +196,14 @@ public struct JSONParser {
     }
 
     /// Before keeping a member: `count` are kept already.
+    @inline(__always)
     func countMember(after count: Int) throws(DecodeError) {
         guard count < limits.maxElements else {
             throw fail("too-many", "JSON object with more than \(limits.maxElements) members")
         }
     }
 
+    @inline(__always)
     func countElement(after count: Int) throws(DecodeError) {
         guard count < limits.maxElements else {
             throw fail("too-many", "JSON array with more than \(limits.maxElements) elements")
@@ -318,6 +326,7 @@ public struct JSONParser {
 
     /// From `start`, inside a string: the offset of the first quote, backslash or control
     /// byte (or of the end), and whether every byte before it is ASCII.
+    @inline(__always)
     func plainRun(from start: Int) -> (end: Int, ascii: Bool) {
         var p = start
         var ascii = true

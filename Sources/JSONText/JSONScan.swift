@@ -136,6 +136,7 @@ extension JSONParser {
     }
 
     /// Checks the string at `pos` as `parseString` would and moves past it.
+    @inline(__always)
     mutating func skipString() throws(DecodeError) -> JSONSpan {
         let open = pos
         let (p, ascii) = plainRun(from: open + 1)

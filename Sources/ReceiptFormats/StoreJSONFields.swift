@@ -166,6 +166,9 @@ struct StoreJSONFields<Name: FieldName> {
 
     /// A string, or a number's text (ids are written both ways).
     func text(_ key: Name) throws(DecodeError) -> String? {
+        if case .scanned(let object) = storage, let span = object.find(key), let range = object.asWritten(span) {
+            return range.isEmpty ? nil : object.string(range)
+        }
         guard let v = try value(key) else { return nil }
         switch v {
         case .string(let s): return s
@@ -187,10 +190,9 @@ struct StoreJSONFields<Name: FieldName> {
     /// What `DecimalText` reads in the member's text (`text(key)`): in place when it was
     /// scanned, without making the text; nil when absent.
     private func decimal(_ key: Name) throws(DecodeError) -> DecimalText.Reading? {
-        if case .scanned(let object) = storage, let span = object.find(key), span.kind == .number || span.isPlain {
-            guard Self.isPresent(span) else { return nil }
-            let inside = span.kind == .number ? span.start..<span.end : (span.start + 1)..<(span.end - 1)
-            return object.text.withUnsafeBytes { DecimalText.read(UnsafeRawBufferPointer(rebasing: $0[inside])) }
+        if case .scanned(let object) = storage, let span = object.find(key), let range = object.asWritten(span) {
+            guard !range.isEmpty else { return nil }
+            return object.text.withUnsafeBytes { DecimalText.read(UnsafeRawBufferPointer(rebasing: $0[range])) }
         }
         return try text(key).map { DecimalText.read($0) }
     }
@@ -264,10 +266,14 @@ struct StoreJSONFields<Name: FieldName> {
     func copy(_ names: [ExtraName<Name>], into extras: inout [(key: String, value: JSONValue)])
         throws(DecodeError)
     {
-        // Grown once: a JWS transaction copies four or five of its ten.
-        extras.reserveCapacity(extras.count + names.count { has($0.store) })
-        for name in names {
-            if let v = try value(name.store) { extras.append((name.extra, v)) }
+        // Grown once: a JWS transaction copies four or five of its ten. By index: an element
+        // taken whole would retain its extra name for nothing.
+        var present = 0
+        for i in names.indices where has(names[i].store) { present += 1 }
+        guard present > 0 else { return }
+        extras.reserveCapacity(extras.count + present)
+        for i in names.indices {
+            if let v = try value(names[i].store) { extras.append((names[i].extra, v)) }
         }
     }
 
@@ -332,42 +338,77 @@ extension StoreJSONFields where Name == String {
     }
 }
 
-/// An object's members as places in `text`, which `JSONParser.scan` accepted.
-private struct ScannedJSONObject {
-    var members: [JSONMember]
-    var text: [UInt8]
-    /// Each member's name as an `AppStoreField`, when it is one: found once, in the scan.
-    var fields: [AppStoreField?]
+/// An object's members as places in `text`, which `JSONParser.scan` accepted. A class: the
+/// fields that hold it are copied freely, its slots never are.
+private final class ScannedJSONObject {
+    let members: [JSONMember]
+    let text: [UInt8]
+    /// By `AppStoreField.rawValue`: the last member of that name, or -1.
+    private let slots: InlineArray<64, Int32>
+    /// Whether every `AppStoreField` member has its slot (else names are compared).
+    private let slotted: Bool
     /// The names spelt with escapes (hardly ever any), as they read, by member index.
-    var escapedNames: [(member: Int, name: String)]
+    private let escapedNames: [(member: Int, name: String)]
 
     init(_ members: [JSONMember], in text: [UInt8]) throws(DecodeError) {
         self.members = members
         self.text = text
-        escapedNames = []
+        var escapedNames: [(member: Int, name: String)] = []
         for (i, m) in members.enumerated() where !m.key.isPlain {
             guard case .string(let name) = try JSONParser.value(at: m.key, in: text) else { continue }
             escapedNames.append((i, name))
         }
-        let escapedNames = escapedNames
-        fields = text.withUnsafeBytes { bytes in
-            members.indices.map { i in
-                let name = members[i].key
-                guard name.isPlain else {
-                    return escapedNames.first { $0.member == i }.flatMap { AppStoreField(rawValue: $0.name) }
+        let table = AppStoreField.byLength
+        var slots = InlineArray<64, Int32>(repeating: -1)
+        var slotted = true
+        var escaped = escapedNames[...]
+        text.withUnsafeBytes { bytes in
+            // In document order: of a repeated name, the last member keeps the slot.
+            for (i, m) in members.enumerated() {
+                let field: AppStoreField?
+                if m.key.isPlain {
+                    let name = UnsafeRawBufferPointer(rebasing: bytes[(m.key.start + 1)..<(m.key.end - 1)])
+                    field = AppStoreField.spelt(name, in: table)
+                } else {
+                    field = escaped.popFirst().flatMap { AppStoreField(spelling: $0.name) }
                 }
-                return AppStoreField(spelt: UnsafeRawBufferPointer(rebasing: bytes[(name.start + 1)..<(name.end - 1)]))
+                guard let field else { continue }
+                guard field.rawValue < slots.count, let slot = Int32(exactly: i) else {
+                    slotted = false
+                    continue
+                }
+                slots[field.rawValue] = slot
             }
         }
+        self.slots = slots
+        self.slotted = slotted
+        self.escapedNames = escapedNames
+    }
+
+    /// Where the text of a number or a string without escapes stands in `text`: the value
+    /// is those bytes as they are (a string's without its quotes). Nil for any other value.
+    func asWritten(_ span: JSONSpan) -> Range<Int>? {
+        switch span.kind {
+        case .number: return span.start..<span.end
+        case .string where span.isPlain: return (span.start + 1)..<(span.end - 1)
+        default: return nil
+        }
+    }
+
+    /// The text at `range`, which the scan found to be UTF-8.
+    func string(_ range: Range<Int>) -> String {
+        text.withUnsafeBytes { String(decoding: UnsafeRawBufferPointer(rebasing: $0[range]), as: UTF8.self) }
     }
 
     /// The last member named `key`, as `JSONObject` finds it: names compared as they read.
     func find(_ key: some FieldName) -> JSONSpan? {
-        if let field = key.appStoreField ?? AppStoreField(rawValue: key.spelling) {
-            for i in fields.indices.reversed() where fields[i] == field { return members[i].value }
-            return nil
+        if slotted, let field = key.appStoreField ?? AppStoreField(spelling: key.spelling),
+            field.rawValue < slots.count
+        {
+            let slot = Int(slots[field.rawValue])
+            return slot < 0 ? nil : members[slot].value
         }
-        // A name no App Store reader asks for: compared with each member's, last first.
+        // Compared with each member's name, last first.
         var spelling = key.spelling
         return spelling.withUTF8 { want in
             text.withUnsafeBytes { bytes in
