@@ -71,27 +71,34 @@ struct JWSCompact {
     private static func dots(_ text: [UInt8], _ range: Range<Int>, _ origin: TextOrigin) throws(DecodeError) -> (
         Int, Int
     ) {
-        var found: [Int] = []
+        // The first three dots; -1 for those not there.
+        var found = (-1, -1, -1)
+        var count = 0
         text.withUnsafeBufferPointer { all in
             guard let base = all.baseAddress else { return }
             var at = range.lowerBound
-            while at < range.upperBound, found.count < 3,
+            while at < range.upperBound, count < 3,
                 let hit = memchr(base + at, 0x2E, range.upperBound - at)
             {
                 let i = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
-                found.append(i)
+                switch count {
+                case 0: found.0 = i
+                case 1: found.1 = i
+                default: found.2 = i
+                }
+                count += 1
                 at = i + 1
             }
         }
-        if found.count == 3 {
+        if count == 3 {
             let reason = "a compact JWS has 3 dot-separated segments; a fourth starts here"
-            throw origin.relocate(DecodeError("bad-jws", reason, at: found[2]))
+            throw origin.relocate(DecodeError("bad-jws", reason, at: found.2))
         }
-        guard found.count == 2 else {
-            let reason = "a compact JWS has 3 dot-separated segments, found \(found.count + 1)"
+        guard count == 2 else {
+            let reason = "a compact JWS has 3 dot-separated segments, found \(count + 1)"
             throw origin.relocate(DecodeError("bad-jws", reason, at: range.upperBound))
         }
-        return (found[0], found[1])
+        return (found.0, found.1)
     }
 
     private static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
@@ -100,8 +107,15 @@ struct JWSCompact {
         _ text: [UInt8], _ range: Range<Int>, _ name: String, _ origin: TextOrigin,
         _ limits: Limits
     ) throws(DecodeError) -> [UInt8] {
+        // Decoded where it lies: no slice goes through the generic entry.
+        let decoded = text.withUnsafeBytes { all in
+            Result { () throws(DecodeError) in
+                try Base64.decode(
+                    UnsafeRawBufferPointer(rebasing: all[range]), alphabet: .url, maxBytes: limits.maxPayloadBytes)
+            }
+        }
         do {
-            return try Base64.decode(text[range], alphabet: .url, maxBytes: limits.maxPayloadBytes)
+            return try decoded.get()
         } catch {
             let inText = DecodeError(error.code, "JWS \(name): \(error.reason)", at: range.lowerBound + error.offset)
             throw origin.relocate(inText)

@@ -55,8 +55,7 @@ public enum JWSDecoder {
         in field: NestedJWS.Field?
     ) throws(DecodeError) -> Receipt {
         let jws = try JWSCompact(parsing: text, origin: origin, limits: limits)
-        let payload = jws.payload
-        let type = try payloadType(payload, expected: field?.payload)
+        let type = try payloadType(jws.payload, expected: field?.payload)
         if let field, type != field.payload {
             let reason = "the notification's \(field.rawValue) is \(type.rawValue), not \(field.payloadName)"
             throw origin.relocate(DecodeError("bad-notification", reason, at: 0))
@@ -66,18 +65,18 @@ public enum JWSDecoder {
         if let kid = jws.keyID { receipt.extras.append(("kid", .string(kid))) }
         let signedDate =
             try type == .appTransaction
-            ? JWSAppTransactionPayload.verifyDate(payload)
-            : payload.epochMillis(.signedDate, truncating: true)
+            ? JWSAppTransactionPayload.verifyDate(jws.payload)
+            : jws.payload.epochMillis(.signedDate, truncating: true)
         var inner: [NestedJWS] = []
         switch type {
         case .transaction:
-            try JWSTransactionPayload.read(payload, into: &receipt)
+            try JWSTransactionPayload.read(jws.payload, into: &receipt)
         case .renewalInfo:
-            try JWSRenewalInfoPayload.read(payload, into: &receipt)
+            try JWSRenewalInfoPayload.read(jws.payload, into: &receipt)
         case .appTransaction:
-            try JWSAppTransactionPayload.read(payload, into: &receipt)
+            try JWSAppTransactionPayload.read(jws.payload, into: &receipt)
         case .notification:
-            inner = try JWSNotificationPayload.read(payload, into: &receipt, limits: limits)
+            inner = try JWSNotificationPayload.read(jws.payload, into: &receipt, limits: limits)
         }
         receipt.creationDate = signedDate
         let signed = JWSSigned(

@@ -23,7 +23,20 @@ final class JWSHeaderCache: Sendable {
     private static let capacity = 4
     /// Larger headers are parsed each time rather than kept.
     private static let maxHeaderBytes = 16 << 10
-    private let entries = Mutex<[(text: [UInt8], limits: Limits, parsed: Parsed)]>([])
+    /// A header kept: a reference, so that looking through the list copies no arrays.
+    private final class Entry: Sendable {
+        let text: [UInt8]
+        let limits: Limits
+        let parsed: Parsed
+
+        init(text: [UInt8], limits: Limits, parsed: Parsed) {
+            self.text = text
+            self.limits = limits
+            self.parsed = parsed
+        }
+    }
+
+    private let entries = Mutex<[Entry]>([])
 
     func lookUp(_ text: UnsafeBufferPointer<UInt8>, limits: Limits) -> Parsed? {
         entries.withLock { list in
@@ -40,8 +53,9 @@ final class JWSHeaderCache: Sendable {
 
     func keep(_ text: UnsafeBufferPointer<UInt8>, limits: Limits, _ parsed: Parsed) {
         guard text.count <= Self.maxHeaderBytes else { return }
+        let entry = Entry(text: Array(text), limits: limits, parsed: parsed)
         entries.withLock { list in
-            list.insert((Array(text), limits, parsed), at: 0)
+            list.insert(entry, at: 0)
             if list.count > Self.capacity { list.removeLast() }
         }
     }
