@@ -89,22 +89,25 @@ final class ReceiptBatcher {
 
             var results: [Result] = []
             results.reserveCapacity(batch.count)
-            for job in batch {
-                guard let candidate else {
+            // The candidate looked at once a batch, not once a job: each look copies a screening.
+            if let candidate {
+                for job in batch {
+                    let read = screening.read(Array(job.payload.utf8))
+                    let candidateRead = candidate.reverifies ? candidate.screening.reverified(read) : read
+                    results.append(
+                        Result(
+                            slot: job.slot, generation: job.generation,
+                            outcome: screening.screen(job.row, index: job.position, read: read),
+                            candidateOutcome: candidate.screening.screen(
+                                job.row, index: job.position, read: candidateRead)))
+                }
+            } else {
+                for job in batch {
                     results.append(
                         Result(
                             slot: job.slot, generation: job.generation,
                             outcome: screening.screen(job.row, index: job.position, payload: Array(job.payload.utf8))))
-                    continue
                 }
-                let read = screening.read(Array(job.payload.utf8))
-                let candidateRead = candidate.reverifies ? candidate.screening.reverified(read) : read
-                results.append(
-                    Result(
-                        slot: job.slot, generation: job.generation,
-                        outcome: screening.screen(job.row, index: job.position, read: read),
-                        candidateOutcome: candidate.screening.screen(job.row, index: job.position, read: candidateRead))
-                )
             }
 
             shared.condition.lock()
