@@ -50,7 +50,7 @@ struct JWSCompact {
         if let cached {
             (algorithm, keyID, certificates) = (cached.algorithm, cached.keyID, cached.certificates)
         } else {
-            let headerOrigin = JWSCompact.inSegment(at: start, json: header, origin)
+            let headerOrigin = origin.inSegment(at: start, json: header)
             let headerFields = try StoreJSONFields<String>.parse(
                 header, origin: headerOrigin, limits: limits, what: "the JWS header")
             algorithm = try headerFields.text("alg")
@@ -61,7 +61,7 @@ struct JWSCompact {
                 JWSHeaderCache.shared.keep(UnsafeBufferPointer(rebasing: all[start..<dots.0]), limits: limits, parsed)
             }
         }
-        let payloadOrigin = JWSCompact.inSegment(at: dots.0 + 1, json: payload, origin)
+        let payloadOrigin = origin.inSegment(at: dots.0 + 1, json: payload)
         self.payload = try StoreJSONFields.scan(
             payload, origin: payloadOrigin, limits: limits, what: "the JWS payload")
     }
@@ -120,11 +120,6 @@ struct JWSCompact {
             let inText = DecodeError(error.code, "JWS \(name): \(error.reason)", at: range.lowerBound + error.offset)
             throw origin.relocate(inText)
         }
-    }
-
-    /// Decoded byte k of a base64url segment starts in character ⌊4k/3⌋ of it.
-    private static func inSegment(at segmentStart: Int, json: [UInt8], _ origin: TextOrigin) -> TextOrigin {
-        TextOrigin(json: json) { k in origin.report(segmentStart + k / 3 * 4 + k % 3 * 4 / 3) }
     }
 
     /// `x5c`: the chain as DER, leaf first; absent means none (the signature check rejects it).
