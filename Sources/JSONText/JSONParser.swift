@@ -219,30 +219,33 @@ public struct JSONParser {
     mutating func skipNumber() throws(DecodeError) -> Range<Int> {
         let start = pos
         if buffer[pos] == 0x2D { pos += 1 }
-        func digitsRun(_ p: inout Int) -> Int {
-            let s = p
-            while p < buffer.count, buffer[p] >= 0x30, buffer[p] <= 0x39 { p += 1 }
-            return p - s
-        }
         guard pos < buffer.count, buffer[pos] >= 0x30, buffer[pos] <= 0x39 else {
             throw fail("bad-json", "a number needs digits")
         }
         if buffer[pos] == 0x30 {
             pos += 1
         } else {
-            _ = digitsRun(&pos)
+            _ = digitsRun()
         }
         if pos < buffer.count, buffer[pos] == 0x2E {
             pos += 1
-            guard digitsRun(&pos) > 0 else { throw fail("bad-json", "a decimal point needs digits after it") }
+            guard digitsRun() > 0 else { throw fail("bad-json", "a decimal point needs digits after it") }
         }
         if pos < buffer.count, buffer[pos] == 0x65 || buffer[pos] == 0x45 {
             pos += 1
             if pos < buffer.count, buffer[pos] == 0x2B || buffer[pos] == 0x2D { pos += 1 }
-            guard digitsRun(&pos) > 0 else { throw fail("bad-json", "an exponent needs digits") }
+            guard digitsRun() > 0 else { throw fail("bad-json", "an exponent needs digits") }
         }
         guard pos - start <= 400 else { throw fail("too-large", "number longer than 400 characters", at: start) }
         return start..<pos
+    }
+
+    /// Past the digits at `pos`; how many there were.
+    @inline(__always)
+    mutating func digitsRun() -> Int {
+        let start = pos
+        while pos < buffer.count, buffer[pos] >= 0x30, buffer[pos] <= 0x39 { pos += 1 }
+        return pos - start
     }
 
     /// Parses a string starting at its opening quote.

@@ -41,29 +41,51 @@ enum AppStoreField: Int, CaseIterable, FieldName {
     /// Each case's name, which is the member's.
     private static let spellings = allCases.map { String(describing: $0) }
 
-    /// The fields by the length of their names: a name is compared with those of its length only.
-    static let byLength: [[(spelling: [UInt8], field: AppStoreField)]] = {
-        var table: [[(spelling: [UInt8], field: AppStoreField)]] = []
+    /// Every field's spelling, for matching member names against in one contiguous table.
+    struct Spellings: Sendable {
+        /// The spellings one after another.
+        fileprivate let bytes: [UInt8]
+        /// Sorted by length: a spelling's first eight bytes (fewer, zero-padded, when it is
+        /// shorter), where it starts in `bytes`, its length and its field.
+        fileprivate let entries: [(head: UInt64, start: Int, length: Int, field: AppStoreField)]
+        /// By length: the first entry of that length (`entries.count` past the longest).
+        fileprivate let firstOfLength: [Int]
+    }
+
+    static let spellingTable: Spellings = {
+        var bytes: [UInt8] = []
+        var entries: [(head: UInt64, start: Int, length: Int, field: AppStoreField)] = []
         for field in allCases {
             let spelling = Array(field.spelling.utf8)
-            while table.count <= spelling.count { table.append([]) }
-            table[spelling.count].append((spelling, field))
+            let head = spelling.withUnsafeBytes { Self.head(of: $0) }
+            entries.append((head, bytes.count, spelling.count, field))
+            bytes += spelling
         }
-        return table
+        entries.sort { $0.length < $1.length }
+        let longest = entries.last?.length ?? 0
+        let firstOfLength = (0...(longest + 1)).map { n in entries.firstIndex { $0.length >= n } ?? entries.count }
+        return Spellings(bytes: bytes, entries: entries, firstOfLength: firstOfLength)
     }()
 
-    /// The field a member's name spells, exactly; nil for any other name. `table`: `byLength`.
-    static func spelt(
-        _ name: UnsafeRawBufferPointer, in table: [[(spelling: [UInt8], field: AppStoreField)]]
-    ) -> AppStoreField? {
-        guard name.count < table.count else { return nil }
-        for (spelling, field) in table[name.count] {
-            let same = spelling.withUnsafeBytes { s in
-                var k = 0
-                while k < s.count, s[k] == name[k] { k += 1 }
-                return k == s.count
-            }
-            if same { return field }
+    /// A name's first eight bytes as one word, zero-padded when it is shorter.
+    @inline(__always)
+    private static func head(of name: UnsafeRawBufferPointer) -> UInt64 {
+        guard name.count < 8 else { return name.loadUnaligned(as: UInt64.self) }
+        var head: UInt64 = 0
+        for k in 0..<name.count { head |= UInt64(name[k]) << UInt64(8 * k) }
+        return head
+    }
+
+    /// The field a member's name spells, exactly; nil for any other name. `table`: `spellingTable`.
+    static func spelt(_ name: UnsafeRawBufferPointer, in table: Spellings) -> AppStoreField? {
+        guard name.count + 1 < table.firstOfLength.count else { return nil }
+        let head = Self.head(of: name)
+        for e in table.entries[table.firstOfLength[name.count]..<table.firstOfLength[name.count + 1]]
+        where e.head == head {
+            // The bytes past the first eight.
+            var k = 8
+            while k < name.count, table.bytes[e.start + k] == name[k] { k += 1 }
+            if k >= name.count { return e.field }
         }
         return nil
     }
@@ -71,7 +93,7 @@ enum AppStoreField: Int, CaseIterable, FieldName {
     /// The field spelt `name`, as it reads.
     init?(spelling name: String) {
         var name = name
-        guard let field = name.withUTF8({ Self.spelt(UnsafeRawBufferPointer($0), in: Self.byLength) }) else {
+        guard let field = name.withUTF8({ Self.spelt(UnsafeRawBufferPointer($0), in: Self.spellingTable) }) else {
             return nil
         }
         self = field

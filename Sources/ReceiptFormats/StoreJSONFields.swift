@@ -137,6 +137,10 @@ struct StoreJSONFields<Name: FieldName> {
             }
         case .scanned(let object):
             guard let span = object.find(key), Self.isPresent(span) else { return nil }
+            if let range = object.asWritten(span) {
+                let text = object.string(range)
+                return span.kind == .number ? .number(text) : .string(text)
+            }
             do {
                 return try JSONParser.value(at: span, in: object.text)
             } catch {
@@ -358,7 +362,7 @@ private final class ScannedJSONObject {
             guard case .string(let name) = try JSONParser.value(at: m.key, in: text) else { continue }
             escapedNames.append((i, name))
         }
-        let table = AppStoreField.byLength
+        let table = AppStoreField.spellingTable
         var slots = InlineArray<64, Int32>(repeating: -1)
         var slotted = true
         var escaped = escapedNames[...]
