@@ -26,7 +26,8 @@ struct JWSCompact {
     var payload: StoreJSONFields<AppStoreField>
 
     /// `origin` maps offsets in `text` to reported ones (a nested JWS sits inside a string).
-    init(parsing text: [UInt8], origin: TextOrigin, limits: Limits) throws(DecodeError) {
+    /// `text` is borrowed (a dump's field, read where it lies): every part kept is copied out.
+    init(parsing text: UnsafeRawBufferPointer, origin: TextOrigin, limits: Limits) throws(DecodeError) {
         guard text.count <= limits.maxPayloadBytes else {
             let reason = "JWS of \(text.count) bytes exceeds the cap of \(limits.maxPayloadBytes)"
             throw origin.relocate(DecodeError("too-large", reason, at: 0))
@@ -38,9 +39,8 @@ struct JWSCompact {
         let dots = try JWSCompact.dots(text, start..<end, origin)
         // The header as read before, when it is byte for byte one read before; errors come in
         // the order they always did (each segment's base64, then the header's JSON).
-        let cached = text.withUnsafeBufferPointer { all in
-            JWSHeaderCache.shared.lookUp(UnsafeBufferPointer(rebasing: all[start..<dots.0]), limits: limits)
-        }
+        let headerText = UnsafeRawBufferPointer(rebasing: text[start..<dots.0])
+        let cached = JWSHeaderCache.shared.lookUp(headerText, limits: limits)
         let header = cached == nil ? try JWSCompact.segment(text, start..<dots.0, "header", origin, limits) : []
         let payload = try JWSCompact.segment(text, (dots.0 + 1)..<dots.1, "payload", origin, limits)
         signature = try JWSCompact.segment(text, (dots.1 + 1)..<end, "signature", origin, limits)
@@ -57,9 +57,7 @@ struct JWSCompact {
             keyID = try headerFields.text("kid")
             certificates = try JWSCompact.certificateChain(headerFields, limits: limits)
             let parsed = JWSHeaderCache.Parsed(algorithm: algorithm, keyID: keyID, certificates: certificates)
-            text.withUnsafeBufferPointer { all in
-                JWSHeaderCache.shared.keep(UnsafeBufferPointer(rebasing: all[start..<dots.0]), limits: limits, parsed)
-            }
+            JWSHeaderCache.shared.keep(headerText, limits: limits, parsed)
         }
         let payloadOrigin = origin.inSegment(at: dots.0 + 1, json: payload)
         self.payload = try StoreJSONFields.scan(
@@ -68,19 +66,18 @@ struct JWSCompact {
 
     /// Where the two dots are (memchr: a notification is several kilobytes); any other count
     /// of segments than three is an error at the place it shows.
-    private static func dots(_ text: [UInt8], _ range: Range<Int>, _ origin: TextOrigin) throws(DecodeError) -> (
-        Int, Int
-    ) {
+    private static func dots(_ text: UnsafeRawBufferPointer, _ range: Range<Int>, _ origin: TextOrigin)
+        throws(DecodeError) -> (Int, Int)
+    {
         // The first three dots; -1 for those not there.
         var found = (-1, -1, -1)
         var count = 0
-        text.withUnsafeBufferPointer { all in
-            guard let base = all.baseAddress else { return }
+        if let base = text.baseAddress {
             var at = range.lowerBound
             while at < range.upperBound, count < 3,
                 let hit = memchr(base + at, 0x2E, range.upperBound - at)
             {
-                let i = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                let i = base.distance(to: UnsafeRawPointer(hit))
                 switch count {
                 case 0: found.0 = i
                 case 1: found.1 = i
@@ -104,18 +101,12 @@ struct JWSCompact {
     private static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
 
     private static func segment(
-        _ text: [UInt8], _ range: Range<Int>, _ name: String, _ origin: TextOrigin,
+        _ text: UnsafeRawBufferPointer, _ range: Range<Int>, _ name: String, _ origin: TextOrigin,
         _ limits: Limits
     ) throws(DecodeError) -> [UInt8] {
-        // Decoded where it lies: no slice goes through the generic entry.
-        let decoded = text.withUnsafeBytes { all in
-            Result { () throws(DecodeError) in
-                try Base64.decode(
-                    UnsafeRawBufferPointer(rebasing: all[range]), alphabet: .url, maxBytes: limits.maxPayloadBytes)
-            }
-        }
         do {
-            return try decoded.get()
+            return try Base64.decode(
+                UnsafeRawBufferPointer(rebasing: text[range]), alphabet: .url, maxBytes: limits.maxPayloadBytes)
         } catch {
             let inText = DecodeError(error.code, "JWS \(name): \(error.reason)", at: range.lowerBound + error.offset)
             throw origin.relocate(inText)

@@ -31,6 +31,17 @@ public enum JWSDecoder {
         try decode(text, origin: .top(nil), limits: limits, in: nil)
     }
 
+    /// `field`: the notification key the JWS sits in, which says the one payload it may be.
+    static func decode(
+        _ text: [UInt8], origin: TextOrigin, limits: Limits,
+        in field: NestedJWS.Field?
+    ) throws(DecodeError) -> Receipt {
+        let result = text.withUnsafeBytes { bytes in
+            Result { () throws(DecodeError) in try decode(bytes, origin: origin, limits: limits, in: field) }
+        }
+        return try result.get()
+    }
+
     /// Whether a JSON object is a signed transaction's decoded payload stored without its JWS.
     public static func looksLikeDecodedTransaction(_ obj: JSONObject) -> Bool {
         JWSTransactionPayload.looksLikeDecoded(obj)
@@ -49,9 +60,9 @@ public enum JWSDecoder {
         return receipt
     }
 
-    /// `field`: the notification key the JWS sits in, which says the one payload it may be.
+    /// `text` is borrowed: the receipt keeps copies of what it needs.
     static func decode(
-        _ text: [UInt8], origin: TextOrigin, limits: Limits,
+        _ text: UnsafeRawBufferPointer, origin: TextOrigin, limits: Limits,
         in field: NestedJWS.Field?
     ) throws(DecodeError) -> Receipt {
         let jws = try JWSCompact(parsing: text, origin: origin, limits: limits)

@@ -38,10 +38,10 @@ final class JWSHeaderCache: Sendable {
 
     private let entries = Mutex<[Entry]>([])
 
-    func lookUp(_ text: UnsafeBufferPointer<UInt8>, limits: Limits) -> Parsed? {
+    func lookUp(_ text: UnsafeRawBufferPointer, limits: Limits) -> Parsed? {
         entries.withLock { list in
             for e in list where e.text.count == text.count && e.limits == limits {
-                let same = e.text.withUnsafeBufferPointer { kept in
+                let same = e.text.withUnsafeBytes { kept in
                     guard let a = kept.baseAddress, let b = text.baseAddress else { return kept.isEmpty }
                     return memcmp(a, b, text.count) == 0
                 }
@@ -51,7 +51,7 @@ final class JWSHeaderCache: Sendable {
         }
     }
 
-    func keep(_ text: UnsafeBufferPointer<UInt8>, limits: Limits, _ parsed: Parsed) {
+    func keep(_ text: UnsafeRawBufferPointer, limits: Limits, _ parsed: Parsed) {
         guard text.count <= Self.maxHeaderBytes else { return }
         let entry = Entry(text: Array(text), limits: limits, parsed: parsed)
         entries.withLock { list in

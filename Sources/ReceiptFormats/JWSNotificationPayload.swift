@@ -64,7 +64,14 @@ enum JWSNotificationPayload {
             throw data.fail("bad-field-type", "expected a JWS, found \(value.kindName)", at: field.member)
         }
         let inString = data.origin.inString(at: data.path + [.key(field.rawValue)], json: nil)
-        return try JWSDecoder.decode(Array(text.utf8), origin: inString, limits: limits, in: field)
+        // Read where it lies in the string.
+        var jws = text
+        let result = jws.withUTF8 { utf8 in
+            Result { () throws(DecodeError) in
+                try JWSDecoder.decode(UnsafeRawBufferPointer(utf8), origin: inString, limits: limits, in: field)
+            }
+        }
+        return try result.get()
     }
 
     /// What renewal info says as its own `decode` would print it: environment, then its extras.
