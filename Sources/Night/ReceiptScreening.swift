@@ -56,13 +56,14 @@ struct ReceiptScreening: Sendable {
         var forgery: String?
     }
 
-    func screen(_ row: OrderRow, index: Int, payload: [UInt8]?) -> Outcome {
+    func screen(_ row: OrderRow, index: Int, payload: String?) -> Outcome {
         // Not `payload.map(read)`: a method taken as a closure copies the whole screening.
         guard let payload else { return screen(row, index: index, read: nil) }
         return screen(row, index: index, read: read(payload))
     }
 
-    func read(_ payload: [UInt8]) -> Result<ReadReceipt, DecodeError> {
+    /// `payload` as the dump holds it: a JWS is decoded where it lies, not copied first.
+    func read(_ payload: String) -> Result<ReadReceipt, DecodeError> {
         do throws(DecodeError) {
             let receipt = try ReceiptDecoder.decode(payload, limits: limits)
             let (signature, forgery) = verify(receipt)
