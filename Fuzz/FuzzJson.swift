@@ -31,8 +31,8 @@ private func compareScan(_ bytes: [UInt8], _ lim: Limits, _ parsed: Result<JSONV
         if value.kind != kind { fatalError("parse gives \(value.kind), scan \(kind)") }
         var made: [(key: String, value: JSONValue)] = []
         for m in members {
-            let key = Result { () throws(DecodeError) in try JSONParser.value(at: m.key, in: bytes) }
-            let member = Result { () throws(DecodeError) in try JSONParser.value(at: m.value, in: bytes) }
+            let key = Result { () throws(DecodeError) in try JSONParser.value(at: m.key, in: bytes, limits: lim) }
+            let member = Result { () throws(DecodeError) in try JSONParser.value(at: m.value, in: bytes, limits: lim) }
             guard case .success(.string(let name)) = key, case .success(let v) = member else {
                 fatalError("a scanned member cannot be made: \(m)")
             }

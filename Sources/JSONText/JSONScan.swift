@@ -9,6 +9,11 @@ public struct JSONSpan: Sendable, Equatable {
     public var kind: JSONKind
     /// A string without escapes: its value is the bytes between its quotes, as they stand.
     public var isPlain = false
+
+    /// A place named by hand (a test's); a scan finds the real ones.
+    public init(start: Int, end: Int, kind: JSONKind, isPlain: Bool = false) {
+        (self.start, self.end, self.kind, self.isPlain) = (start, end, kind, isPlain)
+    }
 }
 
 /// One member of a scanned object: where its name (a string) and its value stand.
@@ -46,17 +51,18 @@ extension JSONParser {
         return try result.get()
     }
 
-    /// The members of the object at `offset` of a text `scan` accepted, appended to `members`.
+    /// The members of the object at `offset` of a text `scan` accepted with `limits`,
+    /// appended to `members`.
     public static func members(
-        ofObjectAt offset: Int, in text: [UInt8], members: inout [JSONMember]
+        ofObjectAt offset: Int, in text: [UInt8], limits: Limits, members: inout [JSONMember]
     ) throws(DecodeError) {
         let result: Result<Void, DecodeError> = text.withUnsafeBytes { buffer in
             do throws(DecodeError) {
-                var p = JSONParser(buffer: buffer, limits: acceptedLimits)
-                p.pos = offset
-                guard try p.kindHere() == .object else {
-                    return .failure(p.fail("not-an-object", "no object starts here"))
+                guard offset >= 0, offset < buffer.count, buffer[offset] == 0x7B else {
+                    return .failure(DecodeError("not-an-object", "no object starts here", at: offset))
                 }
+                var p = JSONParser(buffer: buffer, limits: limits)
+                p.pos = offset
                 try p.walkObject(depth: 1, recording: &members)
                 return .success(())
             } catch {
@@ -66,12 +72,15 @@ extension JSONParser {
         try result.get()
     }
 
-    /// The value at `span` of a text `scan` accepted, made.
-    public static func value(at span: JSONSpan, in text: [UInt8]) throws(DecodeError) -> JSONValue {
+    /// The value at `span` of a text `scan` accepted with `limits`, made.
+    public static func value(at span: JSONSpan, in text: [UInt8], limits: Limits) throws(DecodeError) -> JSONValue {
         let result: Result<JSONValue, DecodeError> = text.withUnsafeBytes { buffer in
             do throws(DecodeError) {
-                guard span.isPlain, span.start >= 0, span.end - span.start >= 2, span.end <= buffer.count else {
-                    var p = JSONParser(buffer: buffer, limits: acceptedLimits)
+                guard span.start >= 0, span.start < span.end, span.end <= buffer.count else {
+                    return .failure(DecodeError("not-a-value", "no value stands there", at: span.start))
+                }
+                guard span.isPlain, span.end - span.start >= 2 else {
+                    var p = JSONParser(buffer: buffer, limits: limits)
                     p.pos = span.start
                     return .success(try p.parseValue(depth: 0))
                 }
@@ -84,15 +93,6 @@ extension JSONParser {
         }
         return try result.get()
     }
-
-    /// A text `scan` accepted was checked against its caps then; made again, none applies.
-    private static let acceptedLimits: Limits = {
-        var l = Limits()
-        l.maxPayloadBytes = .max
-        l.maxDepth = .max
-        l.maxElements = .max
-        return l
-    }()
 
     /// Checks the value at `pos` as `parseValue` would and moves past it; where it stood.
     mutating func skipValue(depth: Int) throws(DecodeError) -> JSONSpan {

@@ -89,14 +89,14 @@ struct StoreJSONFields<Name: FieldName> {
         guard kind == .object else {
             throw origin.relocate(DecodeError("not-an-object", "\(what) is \(kind.name), not a JSON object", at: 0))
         }
-        return try StoreJSONFields(scanned: members, in: bytes, path: [], origin: origin)
+        return try StoreJSONFields(scanned: members, in: bytes, limits: limits, path: [], origin: origin)
     }
 
-    private init(scanned members: [JSONMember], in text: [UInt8], path: [JSONPathStep], origin: TextOrigin)
-        throws(DecodeError)
-    {
+    private init(
+        scanned members: [JSONMember], in text: [UInt8], limits: Limits, path: [JSONPathStep], origin: TextOrigin
+    ) throws(DecodeError) {
         do {
-            self.init(.scanned(try ScannedJSONObject(members, in: text)), path: path, origin: origin)
+            self.init(.scanned(try ScannedJSONObject(members, in: text, limits: limits)), path: path, origin: origin)
         } catch {
             throw origin.relocate(error)
         }
@@ -142,7 +142,7 @@ struct StoreJSONFields<Name: FieldName> {
                 return span.kind == .number ? .number(text) : .string(text)
             }
             do {
-                return try JSONParser.value(at: span, in: object.text)
+                return try JSONParser.value(at: span, in: object.text, limits: object.limits)
             } catch {
                 throw origin.relocate(error)
             }
@@ -253,11 +253,12 @@ struct StoreJSONFields<Name: FieldName> {
             }
             var found: [JSONMember] = []
             do {
-                try JSONParser.members(ofObjectAt: span.start, in: object.text, members: &found)
+                try JSONParser.members(ofObjectAt: span.start, in: object.text, limits: object.limits, members: &found)
             } catch {
                 throw origin.relocate(error)
             }
-            return try StoreJSONFields(scanned: found, in: object.text, path: inner, origin: origin)
+            return try StoreJSONFields(
+                scanned: found, in: object.text, limits: object.limits, path: inner, origin: origin)
         }
         guard let v = try value(key) else { return nil }
         guard case .object(let o) = v else {
@@ -347,6 +348,8 @@ extension StoreJSONFields where Name == String {
 private final class ScannedJSONObject {
     let members: [JSONMember]
     let text: [UInt8]
+    /// What `text` was scanned with: a value made from it is read under the same caps.
+    let limits: Limits
     /// By `AppStoreField.rawValue`: the last member of that name, or -1.
     private let slots: InlineArray<64, Int32>
     /// Whether every `AppStoreField` member has its slot (else names are compared).
@@ -354,12 +357,13 @@ private final class ScannedJSONObject {
     /// The names spelt with escapes (hardly ever any), as they read, by member index.
     private let escapedNames: [(member: Int, name: String)]
 
-    init(_ members: [JSONMember], in text: [UInt8]) throws(DecodeError) {
+    init(_ members: [JSONMember], in text: [UInt8], limits: Limits) throws(DecodeError) {
         self.members = members
         self.text = text
+        self.limits = limits
         var escapedNames: [(member: Int, name: String)] = []
         for (i, m) in members.enumerated() where !m.key.isPlain {
-            guard case .string(let name) = try JSONParser.value(at: m.key, in: text) else { continue }
+            guard case .string(let name) = try JSONParser.value(at: m.key, in: text, limits: limits) else { continue }
             escapedNames.append((i, name))
         }
         let table = AppStoreField.spellingTable

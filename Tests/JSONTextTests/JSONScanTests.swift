@@ -11,10 +11,10 @@ private func scanned(_ bytes: [UInt8], limits: Limits) -> Result<(JSONKind, [(St
         let kind = try JSONParser.scan(bytes, limits: limits, members: &members)
         var made: [(String, JSONValue)] = []
         for m in members {
-            guard case .string(let key) = try JSONParser.value(at: m.key, in: bytes) else {
+            guard case .string(let key) = try JSONParser.value(at: m.key, in: bytes, limits: limits) else {
                 return .failure(DecodeError("test", "a member's name is not a string", at: m.key.start))
             }
-            made.append((key, try JSONParser.value(at: m.value, in: bytes)))
+            made.append((key, try JSONParser.value(at: m.value, in: bytes, limits: limits)))
         }
         return .success((kind, made))
     } catch {
@@ -48,18 +48,30 @@ struct JSONScanTests {
         #expect(try JSONParser.scan(text, members: &members) == .object)
         #expect(members.map(\.value.kind) == [.number, .string, .array, .bool, .string])
         #expect(members.map(\.key.isPlain) == [true, false, true, true, true])
-        #expect(try JSONParser.value(at: members[1].key, in: text) == .string("bC"))
-        #expect(try JSONParser.value(at: members[1].value, in: text) == .string("x\ny"))
+        #expect(try JSONParser.value(at: members[1].key, in: text, limits: .standard) == .string("bC"))
+        #expect(try JSONParser.value(at: members[1].value, in: text, limits: .standard) == .string("x\ny"))
         let list = JSONValue.array([.number("1"), .object(JSONObject([("d", .null)]))])
-        #expect(try JSONParser.value(at: members[2].value, in: text) == list)
+        #expect(try JSONParser.value(at: members[2].value, in: text, limits: .standard) == list)
         #expect(members[4].value.end - members[4].value.start == 2)
         expectAgreement(text)
 
         var nested: [JSONMember] = []
         let object = try #require(text.firstIndex(of: 0x7B, after: members[2].value.start))
-        try JSONParser.members(ofObjectAt: object, in: text, members: &nested)
+        try JSONParser.members(ofObjectAt: object, in: text, limits: .standard, members: &nested)
         #expect(nested.count == 1)
-        #expect(try JSONParser.value(at: nested[0].value, in: text) == .null)
+        #expect(try JSONParser.value(at: nested[0].value, in: text, limits: .standard) == .null)
+
+        // Places that hold no value are refused, not read.
+        let outside = JSONSpan(start: text.count, end: text.count + 4, kind: .string, isPlain: true)
+        #expect(throws: DecodeError.self) { try JSONParser.value(at: outside, in: text, limits: .standard) }
+        let backwards = JSONSpan(start: -3, end: 2, kind: .number)
+        #expect(throws: DecodeError.self) { try JSONParser.value(at: backwards, in: text, limits: .standard) }
+        #expect(throws: DecodeError.self) {
+            try JSONParser.members(ofObjectAt: -1, in: text, limits: .standard, members: &nested)
+        }
+        #expect(throws: DecodeError.self) {
+            try JSONParser.members(ofObjectAt: members[0].value.start, in: text, limits: .standard, members: &nested)
+        }
     }
 
     @Test("what is not an object is checked whole and named by its kind")
