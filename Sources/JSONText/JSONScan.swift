@@ -79,7 +79,7 @@ extension JSONParser {
                 guard span.start >= 0, span.start < span.end, span.end <= buffer.count else {
                     return .failure(DecodeError("not-a-value", "no value stands there", at: span.start))
                 }
-                guard span.isPlain, span.end - span.start >= 2 else {
+                guard span.kind == .string, span.isPlain, span.end - span.start >= 2 else {
                     var p = JSONParser(buffer: buffer, limits: limits)
                     p.pos = span.start
                     return .success(try p.parseValue(depth: 0))

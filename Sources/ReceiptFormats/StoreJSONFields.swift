@@ -369,7 +369,6 @@ private final class ScannedJSONObject {
         let table = AppStoreField.spellingTable
         var slots = InlineArray<64, Int32>(repeating: -1)
         var slotted = true
-        var escaped = escapedNames[...]
         text.withUnsafeBytes { bytes in
             // In document order: of a repeated name, the last member keeps the slot.
             for (i, m) in members.enumerated() {
@@ -378,7 +377,7 @@ private final class ScannedJSONObject {
                     let name = UnsafeRawBufferPointer(rebasing: bytes[(m.key.start + 1)..<(m.key.end - 1)])
                     field = AppStoreField.spelt(name, in: table)
                 } else {
-                    field = escaped.popFirst().flatMap { AppStoreField(spelling: $0.name) }
+                    field = escapedNames.first { $0.member == i }.flatMap { AppStoreField(spelling: $0.name) }
                 }
                 guard let field else { continue }
                 guard field.rawValue < slots.count, let slot = Int32(exactly: i) else {
