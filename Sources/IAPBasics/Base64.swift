@@ -87,10 +87,17 @@ public enum Base64 {
         return try r.get()
     }
 
+    /// Text (a JSON string's certificate or receipt), decoded from its UTF-8 where it lies.
     public static func decode(_ text: String, alphabet: Alphabet = .standard, maxBytes: Int = Int.max)
         throws(DecodeError) -> [UInt8]
     {
-        try decode(Array(text.utf8), alphabet: alphabet, maxBytes: maxBytes)
+        var text = text
+        let r = text.withUTF8 { utf8 in
+            Result<[UInt8], DecodeError> { () throws(DecodeError) in
+                try decode(UnsafeRawBufferPointer(utf8), alphabet: alphabet, maxBytes: maxBytes)
+            }
+        }
+        return try r.get()
     }
 
     public static func decode(_ text: UnsafeRawBufferPointer, alphabet: Alphabet, maxBytes: Int) throws(DecodeError)

@@ -130,7 +130,7 @@ struct JWSCompact {
                     at: header.origin.offset(of: [.key("x5c"), .index(i)]))
             }
             do {
-                chain.append(try Base64.decode(Array(text.utf8), alphabet: .standard, maxBytes: limits.maxPayloadBytes))
+                chain.append(try Base64.decode(text, alphabet: .standard, maxBytes: limits.maxPayloadBytes))
             } catch {
                 throw header.origin.inString(at: [.key("x5c"), .index(i)], json: nil)
                     .relocate(DecodeError(error.code, "x5c[\(i)]: \(error.reason)", at: error.offset))

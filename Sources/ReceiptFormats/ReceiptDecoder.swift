@@ -86,7 +86,7 @@ public enum ReceiptDecoder {
         guard let obj = value.object else { throw DecodeError("not-a-receipt", "JSON payload is not an object", at: 0) }
         // Unity IAP wraps an App Store receipt as {"Store":"AppleAppStore","Payload":"<base64>"}.
         if obj["Store"]?.string == "AppleAppStore", let payload = obj["Payload"]?.string {
-            return try decode(Array(payload.utf8), limits: limits)
+            return try decode(payload, limits: limits)
         }
         if let jws = obj["signedPayload"]?.string {
             return try JWSDecoder.decode(Array(jws.utf8), limits: limits)

@@ -335,7 +335,7 @@ extension StoreJSONFields where Name == String {
             throw fail("bad-field-type", "expected base64 text, found \(v.kindName)", at: key)
         }
         do {
-            return try Base64.decode(Array(s.utf8), alphabet: .standard, maxBytes: limits.maxPayloadBytes)
+            return try Base64.decode(s, alphabet: .standard, maxBytes: limits.maxPayloadBytes)
         } catch {
             throw origin.inString(at: path + [.key(key)], json: nil)
                 .relocate(DecodeError(error.code, "\(name(of: key)): \(error.reason)", at: error.offset))
