@@ -12,13 +12,29 @@ public enum Base64 {
     private static let invalid: UInt8 = 0xFF
     private static let skip: UInt8 = 0xFE
 
-    private static let standardTable: [UInt8] = makeTable(plus: 0x2B, slash: 0x2F, whitespace: true)
-    private static let urlTable: [UInt8] = makeTable(plus: 0x2D, slash: 0x5F, whitespace: false)
-    /// Four tables, one per place in a group of four characters, each value already shifted
-    /// to its place in the group's 24 bits and byte-swapped so that the group stores as
-    /// little-endian bytes in order; a character outside the alphabet sets bit 31.
-    private static let standardPlaces: [UInt32] = makePlaces(standardTable)
-    private static let urlPlaces: [UInt32] = makePlaces(urlTable)
+    /// An alphabet's tables, made once and kept for the life of the process: reading them
+    /// takes no reference count, and a receipt's segments are decoded by the million.
+    private struct Tables: @unchecked Sendable {
+        /// A character's six bits, `invalid` or `skip`; 256 entries.
+        let single: UnsafeBufferPointer<UInt8>
+        /// Four tables, one per place in a group of four characters, each value already shifted
+        /// to its place in the group's 24 bits and byte-swapped so that the group stores as
+        /// little-endian bytes in order; a character outside the alphabet sets bit 31. 4 × 256 entries.
+        let places: UnsafeBufferPointer<UInt32>
+
+        init(_ single: [UInt8]) {
+            let s = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: single.count)
+            _ = s.initialize(from: single)
+            let placed = Base64.makePlaces(single)
+            let p = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: placed.count)
+            _ = p.initialize(from: placed)
+            self.single = UnsafeBufferPointer(s)
+            self.places = UnsafeBufferPointer(p)
+        }
+    }
+
+    private static let standardTables = Tables(makeTable(plus: 0x2B, slash: 0x2F, whitespace: true))
+    private static let urlTables = Tables(makeTable(plus: 0x2D, slash: 0x5F, whitespace: false))
 
     private static func makePlaces(_ single: [UInt8]) -> [UInt32] {
         var places = [UInt32](repeating: 0x8000_0000, count: 4 * 256)
@@ -56,8 +72,14 @@ public enum Base64 {
         }) {
             return try r.get()
         }
-        let copy = Array(text)
-        let r = copy.withUnsafeBytes { buf in
+        return try decode(Array(text), alphabet: alphabet, maxBytes: maxBytes)
+    }
+
+    /// Bytes in an array, the common case, without the generic entry's indirect calls.
+    public static func decode(_ text: [UInt8], alphabet: Alphabet = .standard, maxBytes: Int = Int.max)
+        throws(DecodeError) -> [UInt8]
+    {
+        let r = text.withUnsafeBytes { buf in
             Result<[UInt8], DecodeError> { () throws(DecodeError) in
                 try decode(buf, alphabet: alphabet, maxBytes: maxBytes)
             }
@@ -65,10 +87,17 @@ public enum Base64 {
         return try r.get()
     }
 
+    /// Text (a JSON string's certificate or receipt), decoded from its UTF-8 where it lies.
     public static func decode(_ text: String, alphabet: Alphabet = .standard, maxBytes: Int = Int.max)
         throws(DecodeError) -> [UInt8]
     {
-        try decode(Array(text.utf8), alphabet: alphabet, maxBytes: maxBytes)
+        var text = text
+        let r = text.withUTF8 { utf8 in
+            Result<[UInt8], DecodeError> { () throws(DecodeError) in
+                try decode(UnsafeRawBufferPointer(utf8), alphabet: alphabet, maxBytes: maxBytes)
+            }
+        }
+        return try r.get()
     }
 
     public static func decode(_ text: UnsafeRawBufferPointer, alphabet: Alphabet, maxBytes: Int) throws(DecodeError)
@@ -77,20 +106,16 @@ public enum Base64 {
         guard text.count / 4 * 3 <= maxBytes else {
             throw DecodeError("too-large", "base64 text would decode past the cap of \(maxBytes) bytes", at: 0)
         }
-        let table = alphabet == .standard ? standardTable : urlTable
-        let placeTable = alphabet == .standard ? standardPlaces : urlPlaces
+        let tables = alphabet == .standard ? standardTables : urlTables
         var failure: DecodeError?
-        let out = table.withUnsafeBufferPointer { t in
-            placeTable.withUnsafeBufferPointer { places in
-                [UInt8](unsafeUninitializedCapacity: text.count / 4 * 3 + 3) { out, written in
-                    do throws(DecodeError) {
-                        written = try decode(
-                            text, into: out, table: t, places: places, strictPadding: alphabet == .standard)
-                    } catch {
-                        failure = error
-                        written = 0
-                    }
-                }
+        let out = [UInt8](unsafeUninitializedCapacity: text.count / 4 * 3 + 3) { out, written in
+            do throws(DecodeError) {
+                written = try decode(
+                    text, into: out, table: tables.single, places: tables.places,
+                    strictPadding: alphabet == .standard)
+            } catch {
+                failure = error
+                written = 0
             }
         }
         if let failure { throw failure }

@@ -18,17 +18,9 @@ public struct JSONParser {
     public static func parse(_ buffer: UnsafeRawBufferPointer, limits: Limits = .standard) throws(DecodeError)
         -> JSONValue
     {
-        guard buffer.count <= limits.maxPayloadBytes else {
-            throw DecodeError(
-                "too-large", "JSON text of \(buffer.count) bytes exceeds the cap of \(limits.maxPayloadBytes)", at: 0)
-        }
-        var p = JSONParser(buffer: buffer, limits: limits)
-        p.skipSpace()
+        var p = try JSONParser(whole: buffer, limits: limits)
         let value = try p.parseValue(depth: 0)
-        p.skipSpace()
-        guard p.pos == buffer.count else {
-            throw DecodeError("trailing-data", "unexpected bytes after the JSON value", at: p.pos)
-        }
+        try p.finish()
         return value
     }
 
@@ -41,6 +33,25 @@ public struct JSONParser {
         self.limits = limits
     }
 
+    /// A parser at the first value of a whole text: its length capped, white space skipped.
+    init(whole buffer: UnsafeRawBufferPointer, limits: Limits) throws(DecodeError) {
+        guard buffer.count <= limits.maxPayloadBytes else {
+            throw DecodeError(
+                "too-large", "JSON text of \(buffer.count) bytes exceeds the cap of \(limits.maxPayloadBytes)", at: 0)
+        }
+        self.init(buffer: buffer, limits: limits)
+        skipSpace()
+    }
+
+    /// After the top-level value: nothing but white space may follow.
+    mutating func finish() throws(DecodeError) {
+        skipSpace()
+        guard pos == buffer.count else {
+            throw DecodeError("trailing-data", "unexpected bytes after the JSON value", at: pos)
+        }
+    }
+
+    @inline(__always)
     mutating func skipSpace() {
         while pos < buffer.count {
             switch buffer[pos] {
@@ -54,25 +65,45 @@ public struct JSONParser {
         DecodeError(code, reason, at: offset ?? pos)
     }
 
-    mutating func parseValue(depth: Int) throws(DecodeError) -> JSONValue {
+    /// What the value at `pos` is, by its first byte.
+    @inline(__always)
+    func kindHere() throws(DecodeError) -> JSONKind {
         guard pos < buffer.count else { throw fail("truncated", "JSON text ends where a value was expected") }
         switch buffer[pos] {
-        case 0x7B: return .object(try parseObject(depth: depth + 1))
-        case 0x5B: return .array(try parseArray(depth: depth + 1))
-        case 0x22: return .string(try parseString())
+        case 0x7B: return .object
+        case 0x5B: return .array
+        case 0x22: return .string
+        case 0x74, 0x66: return .bool
+        case 0x6E: return .null
+        case 0x2D, 0x30...0x39: return .number
+        default:
+            throw fail(
+                "bad-json", "unexpected byte 0x\(String(buffer[pos], radix: 16)) where a JSON value was expected")
+        }
+    }
+
+    mutating func parseValue(depth: Int) throws(DecodeError) -> JSONValue {
+        switch try kindHere() {
+        case .object: return .object(try parseObject(depth: depth + 1))
+        case .array: return .array(try parseArray(depth: depth + 1))
+        case .string: return .string(try parseString())
+        case .number: return .number(try parseNumber())
+        case .bool, .null: return try parseLiteral()
+        }
+    }
+
+    /// `true`, `false` or `null`, by the first byte at `pos`.
+    mutating func parseLiteral() throws(DecodeError) -> JSONValue {
+        switch buffer[pos] {
         case 0x74:
             try literal("true")
             return .bool(true)
         case 0x66:
             try literal("false")
             return .bool(false)
-        case 0x6E:
+        default:
             try literal("null")
             return .null
-        case 0x2D, 0x30...0x39: return .number(try parseNumber())
-        default:
-            throw fail(
-                "bad-json", "unexpected byte 0x\(String(buffer[pos], radix: 16)) where a JSON value was expected")
         }
     }
 
@@ -87,128 +118,141 @@ public struct JSONParser {
     }
 
     mutating func parseObject(depth: Int) throws(DecodeError) -> JSONObject {
-        guard depth <= limits.maxDepth else { throw fail("too-deep", "JSON nesting deeper than \(limits.maxDepth)") }
-        pos += 1
         var members: [(key: String, value: JSONValue)] = []
-        skipSpace()
-        if pos < buffer.count, buffer[pos] == 0x7D {
-            pos += 1
-            return JSONObject(members)
-        }
-        while true {
-            skipSpace()
-            guard pos < buffer.count else { throw fail("truncated", "JSON text ends inside an object") }
-            guard buffer[pos] == 0x22 else { throw fail("bad-json", "expected a quoted member name") }
+        guard try open(depth: depth, close: 0x7D) else { return JSONObject(members) }
+        repeat {
+            try toMemberName()
             let key = try parseString()
-            skipSpace()
-            guard pos < buffer.count else { throw fail("truncated", "JSON text ends after a member name") }
-            guard buffer[pos] == 0x3A else { throw fail("bad-json", "expected ':' after a member name") }
-            pos += 1
-            skipSpace()
+            try toMemberValue()
             let value = try parseValue(depth: depth)
-            guard members.count < limits.maxElements else {
-                throw fail("too-many", "JSON object with more than \(limits.maxElements) members")
-            }
+            try countMember(after: members.count)
             members.append((key, value))
-            skipSpace()
-            guard pos < buffer.count else { throw fail("truncated", "JSON text ends inside an object") }
-            if buffer[pos] == 0x2C {
-                pos += 1
-                continue
-            }
-            if buffer[pos] == 0x7D {
-                pos += 1
-                return JSONObject(members)
-            }
-            throw fail("bad-json", "expected ',' or '}' in an object")
-        }
+        } while try toNext(close: 0x7D)
+        return JSONObject(members)
     }
 
     mutating func parseArray(depth: Int) throws(DecodeError) -> [JSONValue] {
-        guard depth <= limits.maxDepth else { throw fail("too-deep", "JSON nesting deeper than \(limits.maxDepth)") }
-        pos += 1
         var items: [JSONValue] = []
-        skipSpace()
-        if pos < buffer.count, buffer[pos] == 0x5D {
-            pos += 1
-            return items
-        }
-        while true {
+        guard try open(depth: depth, close: 0x5D) else { return items }
+        repeat {
             skipSpace()
             let value = try parseValue(depth: depth)
-            guard items.count < limits.maxElements else {
-                throw fail("too-many", "JSON array with more than \(limits.maxElements) elements")
-            }
+            try countElement(after: items.count)
             items.append(value)
-            skipSpace()
-            guard pos < buffer.count else { throw fail("truncated", "JSON text ends inside an array") }
-            if buffer[pos] == 0x2C {
-                pos += 1
-                continue
-            }
-            if buffer[pos] == 0x5D {
-                pos += 1
-                return items
-            }
-            throw fail("bad-json", "expected ',' or ']' in an array")
+        } while try toNext(close: 0x5D)
+        return items
+    }
+
+    // The steps of an object and an array, shared by building (`parseValue`) and checking
+    // (`skipValue`) so that both refuse the same text with the same error at the same place.
+
+    /// At `{` or `[`: false when the container is empty (then past its `close`).
+    @inline(__always)
+    mutating func open(depth: Int, close: UInt8) throws(DecodeError) -> Bool {
+        guard depth <= limits.maxDepth else { throw fail("too-deep", "JSON nesting deeper than \(limits.maxDepth)") }
+        pos += 1
+        skipSpace()
+        if pos < buffer.count, buffer[pos] == close {
+            pos += 1
+            return false
+        }
+        return true
+    }
+
+    /// After a member's or an element's value: true at a `,` (another follows), false past
+    /// the container's `close`.
+    @inline(__always)
+    mutating func toNext(close: UInt8) throws(DecodeError) -> Bool {
+        skipSpace()
+        let inside = close == 0x7D ? "an object" : "an array"
+        guard pos < buffer.count else { throw fail("truncated", "JSON text ends inside \(inside)") }
+        if buffer[pos] == 0x2C {
+            pos += 1
+            return true
+        }
+        if buffer[pos] == close {
+            pos += 1
+            return false
+        }
+        throw fail("bad-json", "expected ',' or '\(Character(Unicode.Scalar(close)))' in \(inside)")
+    }
+
+    /// To the opening quote of the next member's name.
+    @inline(__always)
+    mutating func toMemberName() throws(DecodeError) {
+        skipSpace()
+        guard pos < buffer.count else { throw fail("truncated", "JSON text ends inside an object") }
+        guard buffer[pos] == 0x22 else { throw fail("bad-json", "expected a quoted member name") }
+    }
+
+    /// From the end of a member's name past its `:` to its value.
+    @inline(__always)
+    mutating func toMemberValue() throws(DecodeError) {
+        skipSpace()
+        guard pos < buffer.count else { throw fail("truncated", "JSON text ends after a member name") }
+        guard buffer[pos] == 0x3A else { throw fail("bad-json", "expected ':' after a member name") }
+        pos += 1
+        skipSpace()
+    }
+
+    /// Before keeping a member: `count` are kept already.
+    @inline(__always)
+    func countMember(after count: Int) throws(DecodeError) {
+        guard count < limits.maxElements else {
+            throw fail("too-many", "JSON object with more than \(limits.maxElements) members")
+        }
+    }
+
+    @inline(__always)
+    func countElement(after count: Int) throws(DecodeError) {
+        guard count < limits.maxElements else {
+            throw fail("too-many", "JSON array with more than \(limits.maxElements) elements")
         }
     }
 
     mutating func parseNumber() throws(DecodeError) -> String {
+        let span = try skipNumber()
+        return String(decoding: UnsafeRawBufferPointer(rebasing: buffer[span]), as: UTF8.self)
+    }
+
+    /// Checks the number at `pos` and moves past it; its bytes.
+    mutating func skipNumber() throws(DecodeError) -> Range<Int> {
         let start = pos
         if buffer[pos] == 0x2D { pos += 1 }
-        func digitsRun(_ p: inout Int) -> Int {
-            let s = p
-            while p < buffer.count, buffer[p] >= 0x30, buffer[p] <= 0x39 { p += 1 }
-            return p - s
-        }
         guard pos < buffer.count, buffer[pos] >= 0x30, buffer[pos] <= 0x39 else {
             throw fail("bad-json", "a number needs digits")
         }
         if buffer[pos] == 0x30 {
             pos += 1
         } else {
-            _ = digitsRun(&pos)
+            _ = digitsRun()
         }
         if pos < buffer.count, buffer[pos] == 0x2E {
             pos += 1
-            guard digitsRun(&pos) > 0 else { throw fail("bad-json", "a decimal point needs digits after it") }
+            guard digitsRun() > 0 else { throw fail("bad-json", "a decimal point needs digits after it") }
         }
         if pos < buffer.count, buffer[pos] == 0x65 || buffer[pos] == 0x45 {
             pos += 1
             if pos < buffer.count, buffer[pos] == 0x2B || buffer[pos] == 0x2D { pos += 1 }
-            guard digitsRun(&pos) > 0 else { throw fail("bad-json", "an exponent needs digits") }
+            guard digitsRun() > 0 else { throw fail("bad-json", "an exponent needs digits") }
         }
         guard pos - start <= 400 else { throw fail("too-large", "number longer than 400 characters", at: start) }
-        return String(decoding: UnsafeRawBufferPointer(rebasing: buffer[start..<pos]), as: UTF8.self)
+        return start..<pos
+    }
+
+    /// Past the digits at `pos`; how many there were.
+    @inline(__always)
+    mutating func digitsRun() -> Int {
+        let start = pos
+        while pos < buffer.count, buffer[pos] >= 0x30, buffer[pos] <= 0x39 { pos += 1 }
+        return pos - start
     }
 
     /// Parses a string starting at its opening quote.
     mutating func parseString() throws(DecodeError) -> String {
         let open = pos
-        pos += 1
-        let start = pos
-        // Fast path: no escapes, all bytes printable or valid multi-byte UTF-8.
-        var p = pos
-        var ascii = true
-        // Eight bytes at a time while none is a quote, a backslash, a control or non-ASCII byte
-        // (receipts put kilobytes of base64 in single strings).
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        while p + 8 <= buffer.count {
-            let x = buffer.loadUnaligned(fromByteOffset: p, as: UInt64.self)
-            let quote = x ^ (ones &* 0x22)
-            let backslash = x ^ (ones &* 0x5C)
-            let special = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | (x &- ones &* 0x20) | x
-            if special & highs != 0 { break }
-            p += 8
-        }
-        while p < buffer.count {
-            let c = buffer[p]
-            if c == 0x22 || c == 0x5C || c < 0x20 { break }
-            if c >= 0x80 { ascii = false }
-            p += 1
-        }
+        let start = pos + 1
+        let (p, ascii) = plainRun(from: start)
         guard p < buffer.count else { throw fail("truncated", "JSON text ends inside a string", at: open) }
         if buffer[p] == 0x22 {
             let slice = UnsafeRawBufferPointer(rebasing: buffer[start..<p])
@@ -281,6 +325,33 @@ public struct JSONParser {
             throw fail("invalid-utf8", "string is not valid UTF-8", at: open)
         }
         return s
+    }
+
+    /// From `start`, inside a string: the offset of the first quote, backslash or control
+    /// byte (or of the end), and whether every byte before it is ASCII.
+    @inline(__always)
+    func plainRun(from start: Int) -> (end: Int, ascii: Bool) {
+        var p = start
+        var ascii = true
+        // Eight bytes at a time while none is a quote, a backslash, a control or non-ASCII byte
+        // (receipts put kilobytes of base64 in single strings).
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        while p + 8 <= buffer.count {
+            let x = buffer.loadUnaligned(fromByteOffset: p, as: UInt64.self)
+            let quote = x ^ (ones &* 0x22)
+            let backslash = x ^ (ones &* 0x5C)
+            let special = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | (x &- ones &* 0x20) | x
+            if special & highs != 0 { break }
+            p += 8
+        }
+        while p < buffer.count {
+            let c = buffer[p]
+            if c == 0x22 || c == 0x5C || c < 0x20 { break }
+            if c >= 0x80 { ascii = false }
+            p += 1
+        }
+        return (p, ascii)
     }
 
     mutating func hex4() throws(DecodeError) -> UInt32 {

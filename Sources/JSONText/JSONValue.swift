@@ -36,6 +36,17 @@ public enum JSONValue: Sendable, Equatable {
         return false
     }
 
+    public var kind: JSONKind {
+        switch self {
+        case .null: return .null
+        case .bool: return .bool
+        case .number: return .number
+        case .string: return .string
+        case .array: return .array
+        case .object: return .object
+        }
+    }
+
     /// A number, or a string holding one (verifyReceipt writes every scalar as a string),
     /// as an exact integer; nil for fractions, overflow or anything else.
     public var int64: Int64? {
@@ -64,6 +75,11 @@ public enum JSONValue: Sendable, Equatable {
         }
         return Int64(t)
     }
+}
+
+/// What a JSON value is, without the value.
+public enum JSONKind: UInt8, Sendable, Equatable {
+    case null, bool, number, string, array, object
 }
 
 /// A JSON object with its members in document order. Lookups scan linearly: receipt and

@@ -13,7 +13,7 @@ final class ReceiptBatcher {
         var generation: UInt32
         var row: OrderRow
         var position: Int
-        /// As read; turned into bytes on the worker, not on the reading thread.
+        /// As read; decoded on the worker, not on the reading thread.
         var payload: String
     }
 
@@ -89,22 +89,25 @@ final class ReceiptBatcher {
 
             var results: [Result] = []
             results.reserveCapacity(batch.count)
-            for job in batch {
-                guard let candidate else {
+            // The candidate looked at once a batch, not once a job: each look copies a screening.
+            if let candidate {
+                for job in batch {
+                    let read = screening.read(job.payload)
+                    let candidateRead = candidate.reverifies ? candidate.screening.reverified(read) : read
                     results.append(
                         Result(
                             slot: job.slot, generation: job.generation,
-                            outcome: screening.screen(job.row, index: job.position, payload: Array(job.payload.utf8))))
-                    continue
+                            outcome: screening.screen(job.row, index: job.position, read: read),
+                            candidateOutcome: candidate.screening.screen(
+                                job.row, index: job.position, read: candidateRead)))
                 }
-                let read = screening.read(Array(job.payload.utf8))
-                let candidateRead = candidate.reverifies ? candidate.screening.reverified(read) : read
-                results.append(
-                    Result(
-                        slot: job.slot, generation: job.generation,
-                        outcome: screening.screen(job.row, index: job.position, read: read),
-                        candidateOutcome: candidate.screening.screen(job.row, index: job.position, read: candidateRead))
-                )
+            } else {
+                for job in batch {
+                    results.append(
+                        Result(
+                            slot: job.slot, generation: job.generation,
+                            outcome: screening.screen(job.row, index: job.position, payload: job.payload)))
+                }
             }
 
             shared.condition.lock()

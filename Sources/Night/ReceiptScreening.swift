@@ -56,11 +56,14 @@ struct ReceiptScreening: Sendable {
         var forgery: String?
     }
 
-    func screen(_ row: OrderRow, index: Int, payload: [UInt8]?) -> Outcome {
-        screen(row, index: index, read: payload.map(read))
+    func screen(_ row: OrderRow, index: Int, payload: String?) -> Outcome {
+        // Not `payload.map(read)`: a method taken as a closure copies the whole screening.
+        guard let payload else { return screen(row, index: index, read: nil) }
+        return screen(row, index: index, read: read(payload))
     }
 
-    func read(_ payload: [UInt8]) -> Result<ReadReceipt, DecodeError> {
+    /// `payload` as the dump holds it: a JWS is decoded where it lies, not copied first.
+    func read(_ payload: String) -> Result<ReadReceipt, DecodeError> {
         do throws(DecodeError) {
             let receipt = try ReceiptDecoder.decode(payload, limits: limits)
             let (signature, forgery) = verify(receipt)
@@ -82,16 +85,14 @@ struct ReceiptScreening: Sendable {
     /// `read`: nil when the order has no receipt.
     func screen(_ row: OrderRow, index: Int, read: Result<ReadReceipt, DecodeError>?) -> Outcome {
         guard let read else { return settled(row, index: index, platform: nil, state: .missing) }
-        let receipt: Receipt
-        let signature: SignatureStatus
-        let forgery: String?
+        let r: ReadReceipt
         switch read {
-        case .success(let r): (receipt, signature, forgery) = (r.receipt, r.signature, r.forgery)
+        case .success(let decoded): r = decoded
         case .failure(let error): return settled(row, index: index, platform: nil, state: .undecodable(error))
         }
-        let order = resolver.resolve(row, index: index, receiptPlatform: receipt.platform)
-        let digest = ReceiptDigest(receipt: receipt, signature: signature, forgery: forgery, for: order)
-        var out = Outcome(kind: .decoded, receiptPlatform: receipt.platform)
+        let order = resolver.resolve(row, index: index, receiptPlatform: r.receipt.platform)
+        let digest = ReceiptDigest(receipt: r.receipt, signature: r.signature, forgery: r.forgery, for: order)
+        var out = Outcome(kind: .decoded, receiptPlatform: r.receipt.platform)
         if digest.candidates.count > 1 || evaluator.needsOrdersPerUser || evaluator.needsStoreEventFields {
             out.deferred = ReceiptDigestBox(digest)
             return out

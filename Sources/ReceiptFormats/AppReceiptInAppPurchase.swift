@@ -14,8 +14,8 @@ import JSONText
 ///   1719 is in intro offer period      1721 promotional offer id UTF8String
 ///   1709, 1710, 1714–1718, 1722 and any other: undocumented, kept raw unless an empty string
 enum AppReceiptInAppPurchase {
-    static func read(_ set: inout ASN1Reader) throws(DecodeError) -> Purchase {
-        var purchase = Purchase()
+    /// Into `purchase`, a new one.
+    static func read(_ set: inout ASN1Reader, into purchase: inout Purchase) throws(DecodeError) {
         // Real entries carry four to six attributes we keep as extras: grow the array once.
         purchase.extras.reserveCapacity(8)
         var seen: UInt32 = 0
@@ -60,6 +60,5 @@ enum AppReceiptInAppPurchase {
                 if let extra { purchase.extras.append(extra) }
             }
         }
-        return purchase
     }
 }

@@ -49,10 +49,13 @@ enum AppReceiptPayload {
                             "too-many-purchases", "more than \(limits.maxPurchases) in-app purchases",
                             at: attribute.value.start)
                     }
-                    receipt.purchases.append(
-                        try attribute.readSet { (inApp) throws(DecodeError) -> Purchase in
-                            try AppReceiptInAppPurchase.read(&inApp)
-                        })
+                    // Read in its place in the list: a Purchase passed back up through the readers
+                    // would be copied at each level. A failure fails the whole receipt.
+                    receipt.purchases.append(Purchase())
+                    let last = receipt.purchases.count - 1
+                    try attribute.readSet { (inApp) throws(DecodeError) in
+                        try AppReceiptInAppPurchase.read(&inApp, into: &receipt.purchases[last])
+                    }
                 default:
                     if let extra = try extra(attribute) { receipt.extras.append(extra) }
                 }

@@ -11,12 +11,17 @@ enum DecimalText {
     }
 
     static func read(_ text: String) -> Reading {
-        let b = Array(text.utf8)
+        var text = text
+        return text.withUTF8 { read(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Read in place: a receipt's dates and counts are read by the million.
+    static func read(_ b: UnsafeRawBufferPointer) -> Reading {
         var i = 0
-        func digitRun() -> ArraySlice<UInt8> {
+        func digitRun() -> Range<Int> {
             let start = i
             while i < b.count, b[i] >= 0x30, b[i] <= 0x39 { i += 1 }
-            return b[start..<i]
+            return start..<i
         }
         var negative = false
         if i < b.count, b[i] == 0x2D {
@@ -25,7 +30,7 @@ enum DecimalText {
         }
         let whole = digitRun()
         guard !whole.isEmpty else { return .notANumber }
-        var fraction: ArraySlice<UInt8> = []
+        var fraction = i..<i
         if i < b.count, b[i] == 0x2E {
             i += 1
             fraction = digitRun()
@@ -43,21 +48,25 @@ enum DecimalText {
             guard !e.isEmpty else { return .notANumber }
             // Four digits already move the point past any Int64.
             guard e.count <= 4 else { return exponentNegative ? .value(0, fractional: true) : .outOfRange }
-            for d in e { exponent = exponent * 10 + Int(d - 0x30) }
+            for k in e { exponent = exponent * 10 + Int(b[k] - 0x30) }
             if exponentNegative { exponent = -exponent }
         }
         guard i == b.count else { return .notANumber }
 
-        let digits = Array(whole) + Array(fraction)
+        // The whole and fraction digits as one run, without joining them.
+        let count = whole.count + fraction.count
+        func digit(_ k: Int) -> UInt8 {
+            k < whole.count ? b[whole.lowerBound + k] : b[fraction.lowerBound + (k - whole.count)]
+        }
         let point = whole.count + exponent  // digits before the decimal point
         var leading = 0
-        while leading < digits.count, digits[leading] == 0x30 { leading += 1 }
-        let fractionStart = min(max(point, 0), digits.count)
-        let fractional = digits[fractionStart...].contains { $0 != 0x30 }
+        while leading < count, digit(leading) == 0x30 { leading += 1 }
+        let fractionStart = min(max(point, 0), count)
+        let fractional = (fractionStart..<count).contains { digit($0) != 0x30 }
         var magnitude: UInt64 = 0
         var k = leading
         while k < point {
-            let d = k < digits.count ? UInt64(digits[k] - 0x30) : 0
+            let d = k < count ? UInt64(digit(k) - 0x30) : 0
             let (times10, o1) = magnitude.multipliedReportingOverflow(by: 10)
             let (sum, o2) = times10.addingReportingOverflow(d)
             guard !o1, !o2 else { return .outOfRange }

@@ -21,7 +21,7 @@ enum GooglePurchaseData {
 
     /// `storedAsObjectIn`: the key that held originalJson as an object, not as its text.
     static func receipt(
-        _ f: StoreJSONFields, originalJSON: [UInt8], signature: [UInt8]?,
+        _ f: StoreJSONFields<String>, originalJSON: [UInt8], signature: [UInt8]?,
         storedAsObjectIn: String? = nil
     ) throws(DecodeError) -> Receipt {
         var p = Purchase()
@@ -33,7 +33,7 @@ enum GooglePurchaseData {
         p.purchaseToken = try f.text(first: "purchaseToken", "token")
         p.accountToken = try f.text("obfuscatedAccountId")
         p.quantity = try f.count("quantity") ?? 1
-        f.copy(extraKeys, into: &p.extras)
+        try f.copy(extraKeys, into: &p.extras)
 
         var receipt = Receipt(
             kind: .googlePurchase, platform: .android,
@@ -47,8 +47,8 @@ enum GooglePurchaseData {
         return receipt
     }
 
-    private static func firstProductID(_ f: StoreJSONFields) throws(DecodeError) -> String? {
-        guard let v = f.value("productIds") else { return nil }
+    private static func firstProductID(_ f: StoreJSONFields<String>) throws(DecodeError) -> String? {
+        guard let v = try f.value("productIds") else { return nil }
         guard case .array(let ids) = v else {
             throw f.fail("bad-field-type", "expected a list of product ids, found \(v.kindName)", at: "productIds")
         }

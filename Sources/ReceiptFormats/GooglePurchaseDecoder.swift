@@ -36,11 +36,11 @@ public enum GooglePurchaseDecoder {
     public static func decode(json: JSONObject, bytes: [UInt8], limits: Limits = .standard) throws(DecodeError)
         -> Receipt
     {
-        let top = StoreJSONFields(json, origin: .top(bytes))
-        if top.object["Store"] != nil {
+        let top = StoreJSONFields<String>(json, origin: .top(bytes))
+        if top.contains("Store") {
             return try unity(top, limits: limits)
         }
-        if top.object["data"] != nil {
+        if top.contains("data") {
             return try signedPair(top, dataKey: "data", limits: limits)
         }
         guard looksLike(json) else {
@@ -56,18 +56,19 @@ public enum GooglePurchaseDecoder {
         let firstByte = text.first { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }
         let bytes =
             firstByte == 0x7B ? text : try Base64.decode(text, alphabet: .standard, maxBytes: limits.maxPayloadBytes)
-        let top = try StoreJSONFields.parse(bytes, origin: .top(bytes), limits: limits, what: "the Google purchase")
-        return try decode(json: top.object, bytes: bytes, limits: limits)
+        let top = try StoreJSONFields<String>.parseObject(
+            bytes, origin: .top(bytes), limits: limits, what: "the Google purchase")
+        return try decode(json: top, bytes: bytes, limits: limits)
     }
 
     /// Unity IAP: `Payload` holds `json` and `signature`, as a JSON string or an object.
-    private static func unity(_ top: StoreJSONFields, limits: Limits) throws(DecodeError) -> Receipt {
+    private static func unity(_ top: StoreJSONFields<String>, limits: Limits) throws(DecodeError) -> Receipt {
         let store = try top.text("Store")
         guard store == "GooglePlay" else {
             let reason = "a Unity receipt of store \(store.map { "\"\($0)\"" } ?? "null"), not GooglePlay"
             throw top.fail("not-a-google-purchase", reason, at: "Store")
         }
-        guard let payload = top.value("Payload") else {
+        guard let payload = try top.value("Payload") else {
             throw top.fail("bad-google-purchase", "a Unity receipt needs a Payload", at: "Payload")
         }
         switch payload {
@@ -77,7 +78,8 @@ public enum GooglePurchaseDecoder {
         case .string(let text):
             let bytes = Array(text.utf8)
             let origin = top.origin.inString(at: [.key("Payload")], json: bytes)
-            let inner = try StoreJSONFields.parse(bytes, origin: origin, limits: limits, what: "the Unity Payload")
+            let inner = try StoreJSONFields<String>.parse(
+                bytes, origin: origin, limits: limits, what: "the Unity Payload")
             return try signedPair(inner, dataKey: "json", limits: limits)
         default:
             throw top.fail("bad-field-type", "expected the Payload JSON, found \(payload.kindName)", at: "Payload")
@@ -87,16 +89,17 @@ public enum GooglePurchaseDecoder {
     /// `{"<dataKey>": "<originalJson>", "signature": "<base64>"}`, or the same with
     /// originalJson as an object; no signature: unsigned.
     private static func signedPair(
-        _ wrapper: StoreJSONFields, dataKey: String,
+        _ wrapper: StoreJSONFields<String>, dataKey: String,
         limits: Limits
     ) throws(DecodeError) -> Receipt {
-        guard let data = wrapper.value(dataKey) else { throw missing(dataKey, wrapper) }
+        guard let data = try wrapper.value(dataKey) else { throw missing(dataKey, wrapper) }
         let path = wrapper.path + [.key(dataKey)]
         switch data {
         case .string(let text):
             let originalJSON = Array(text.utf8)
             let origin = wrapper.origin.inString(at: path, json: originalJSON)
-            let purchase = try StoreJSONFields.parse(originalJSON, origin: origin, limits: limits, what: "originalJson")
+            let purchase = try StoreJSONFields<String>.parse(
+                originalJSON, origin: origin, limits: limits, what: "originalJson")
             let signature = try wrapper.base64("signature", limits: limits)
             return try GooglePurchaseData.receipt(purchase, originalJSON: originalJSON, signature: signature)
         case .object(let object):
@@ -106,7 +109,7 @@ public enum GooglePurchaseDecoder {
             let originalJSON =
                 source.flatMap { text in JSONLocator.range(of: path, in: text).map { Array(text[$0]) } }
                 ?? Array(data.jsonText.utf8)
-            let purchase = StoreJSONFields(object, path: path, origin: wrapper.origin)
+            let purchase = StoreJSONFields<String>(object, path: path, origin: wrapper.origin)
             let signature = try wrapper.base64("signature", limits: limits)
             return try GooglePurchaseData.receipt(
                 purchase, originalJSON: originalJSON, signature: signature,
@@ -117,7 +120,7 @@ public enum GooglePurchaseDecoder {
         }
     }
 
-    private static func missing(_ key: String, _ f: StoreJSONFields) -> DecodeError {
+    private static func missing(_ key: String, _ f: StoreJSONFields<String>) -> DecodeError {
         f.fail("bad-google-purchase", "the purchase data is missing", at: key)
     }
 }

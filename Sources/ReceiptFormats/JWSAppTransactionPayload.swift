@@ -13,22 +13,22 @@ import JSONText
 //   receiptCreationDate        1698148900000                        creationDate when no signedDate
 //   receiptType, appTransactionId, originalPlatform, originalPurchaseDate   extras, as written
 enum JWSAppTransactionPayload {
-    static let extraKeys = ExtraName.list([
-        "receiptType", "appTransactionId", "originalPlatform", "originalPurchaseDate",
+    static let extraKeys = ExtraName<AppStoreField>.list([
+        .receiptType, .appTransactionId, .originalPlatform, .originalPurchaseDate,
     ])
 
-    static func read(_ f: StoreJSONFields, into receipt: inout Receipt) throws(DecodeError) {
-        receipt.environment = try f.text(first: "environment", "receiptType")
-        receipt.appID = try f.text("bundleId")
+    static func read(_ f: StoreJSONFields<AppStoreField>, into receipt: inout Receipt) throws(DecodeError) {
+        receipt.environment = try f.text(first: .environment, .receiptType)
+        receipt.appID = try f.text(.bundleId)
         receipt.appItemID = try JWSPayloadCommon.appAppleID(f, extras: &receipt.extras)
-        receipt.appVersion = try f.text("applicationVersion")
-        receipt.originalAppVersion = try f.text("originalApplicationVersion")
-        f.copy(extraKeys, into: &receipt.extras)
+        receipt.appVersion = try f.text(.applicationVersion)
+        receipt.originalAppVersion = try f.text(.originalApplicationVersion)
+        try f.copy(extraKeys, into: &receipt.extras)
     }
 
     /// The date its chain is checked at: `signedDate`, else `receiptCreationDate`.
-    static func verifyDate(_ f: StoreJSONFields) throws(DecodeError) -> Timestamp? {
-        let key = f.has("signedDate") ? "signedDate" : "receiptCreationDate"
+    static func verifyDate(_ f: StoreJSONFields<AppStoreField>) throws(DecodeError) -> Timestamp? {
+        let key: AppStoreField = f.has(.signedDate) ? .signedDate : .receiptCreationDate
         return try f.epochMillis(key, truncating: true)
     }
 }

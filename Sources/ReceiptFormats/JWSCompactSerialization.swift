@@ -23,10 +23,11 @@ struct JWSCompact {
     var algorithm: String?
     var keyID: String?
     var certificates: [[UInt8]]
-    var payload: StoreJSONFields
+    var payload: StoreJSONFields<AppStoreField>
 
     /// `origin` maps offsets in `text` to reported ones (a nested JWS sits inside a string).
-    init(parsing text: [UInt8], origin: TextOrigin, limits: Limits) throws(DecodeError) {
+    /// `text` is borrowed (a dump's field, read where it lies): every part kept is copied out.
+    init(parsing text: UnsafeRawBufferPointer, origin: TextOrigin, limits: Limits) throws(DecodeError) {
         guard text.count <= limits.maxPayloadBytes else {
             let reason = "JWS of \(text.count) bytes exceeds the cap of \(limits.maxPayloadBytes)"
             throw origin.relocate(DecodeError("too-large", reason, at: 0))
@@ -38,9 +39,8 @@ struct JWSCompact {
         let dots = try JWSCompact.dots(text, start..<end, origin)
         // The header as read before, when it is byte for byte one read before; errors come in
         // the order they always did (each segment's base64, then the header's JSON).
-        let cached = text.withUnsafeBufferPointer { all in
-            JWSHeaderCache.shared.lookUp(UnsafeBufferPointer(rebasing: all[start..<dots.0]), limits: limits)
-        }
+        let headerText = UnsafeRawBufferPointer(rebasing: text[start..<dots.0])
+        let cached = JWSHeaderCache.shared.lookUp(headerText, limits: limits)
         let header = cached == nil ? try JWSCompact.segment(text, start..<dots.0, "header", origin, limits) : []
         let payload = try JWSCompact.segment(text, (dots.0 + 1)..<dots.1, "payload", origin, limits)
         signature = try JWSCompact.segment(text, (dots.1 + 1)..<end, "signature", origin, limits)
@@ -50,72 +50,74 @@ struct JWSCompact {
         if let cached {
             (algorithm, keyID, certificates) = (cached.algorithm, cached.keyID, cached.certificates)
         } else {
-            let headerOrigin = JWSCompact.inSegment(at: start, json: header, origin)
-            let headerFields = try StoreJSONFields.parse(
+            let headerOrigin = origin.inSegment(at: start, json: header)
+            let headerFields = try StoreJSONFields<String>.parse(
                 header, origin: headerOrigin, limits: limits, what: "the JWS header")
             algorithm = try headerFields.text("alg")
             keyID = try headerFields.text("kid")
             certificates = try JWSCompact.certificateChain(headerFields, limits: limits)
             let parsed = JWSHeaderCache.Parsed(algorithm: algorithm, keyID: keyID, certificates: certificates)
-            text.withUnsafeBufferPointer { all in
-                JWSHeaderCache.shared.keep(UnsafeBufferPointer(rebasing: all[start..<dots.0]), limits: limits, parsed)
-            }
+            JWSHeaderCache.shared.keep(headerText, limits: limits, parsed)
         }
-        let payloadOrigin = JWSCompact.inSegment(at: dots.0 + 1, json: payload, origin)
-        self.payload = try StoreJSONFields.parse(
+        let payloadOrigin = origin.inSegment(at: dots.0 + 1, json: payload)
+        self.payload = try StoreJSONFields.scan(
             payload, origin: payloadOrigin, limits: limits, what: "the JWS payload")
     }
 
     /// Where the two dots are (memchr: a notification is several kilobytes); any other count
     /// of segments than three is an error at the place it shows.
-    private static func dots(_ text: [UInt8], _ range: Range<Int>, _ origin: TextOrigin) throws(DecodeError) -> (
-        Int, Int
-    ) {
-        var found: [Int] = []
-        text.withUnsafeBufferPointer { all in
-            guard let base = all.baseAddress else { return }
+    private static func dots(_ text: UnsafeRawBufferPointer, _ range: Range<Int>, _ origin: TextOrigin)
+        throws(DecodeError) -> (Int, Int)
+    {
+        // The first three dots; -1 for those not there.
+        var found = (-1, -1, -1)
+        var count = 0
+        if let base = text.baseAddress {
             var at = range.lowerBound
-            while at < range.upperBound, found.count < 3,
+            while at < range.upperBound, count < 3,
                 let hit = memchr(base + at, 0x2E, range.upperBound - at)
             {
-                let i = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
-                found.append(i)
+                let i = base.distance(to: UnsafeRawPointer(hit))
+                switch count {
+                case 0: found.0 = i
+                case 1: found.1 = i
+                default: found.2 = i
+                }
+                count += 1
                 at = i + 1
             }
         }
-        if found.count == 3 {
+        if count == 3 {
             let reason = "a compact JWS has 3 dot-separated segments; a fourth starts here"
-            throw origin.relocate(DecodeError("bad-jws", reason, at: found[2]))
+            throw origin.relocate(DecodeError("bad-jws", reason, at: found.2))
         }
-        guard found.count == 2 else {
-            let reason = "a compact JWS has 3 dot-separated segments, found \(found.count + 1)"
+        guard count == 2 else {
+            let reason = "a compact JWS has 3 dot-separated segments, found \(count + 1)"
             throw origin.relocate(DecodeError("bad-jws", reason, at: range.upperBound))
         }
-        return (found[0], found[1])
+        return (found.0, found.1)
     }
 
     private static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
 
     private static func segment(
-        _ text: [UInt8], _ range: Range<Int>, _ name: String, _ origin: TextOrigin,
+        _ text: UnsafeRawBufferPointer, _ range: Range<Int>, _ name: String, _ origin: TextOrigin,
         _ limits: Limits
     ) throws(DecodeError) -> [UInt8] {
         do {
-            return try Base64.decode(text[range], alphabet: .url, maxBytes: limits.maxPayloadBytes)
+            return try Base64.decode(
+                UnsafeRawBufferPointer(rebasing: text[range]), alphabet: .url, maxBytes: limits.maxPayloadBytes)
         } catch {
             let inText = DecodeError(error.code, "JWS \(name): \(error.reason)", at: range.lowerBound + error.offset)
             throw origin.relocate(inText)
         }
     }
 
-    /// Decoded byte k of a base64url segment starts in character ⌊4k/3⌋ of it.
-    private static func inSegment(at segmentStart: Int, json: [UInt8], _ origin: TextOrigin) -> TextOrigin {
-        TextOrigin(json: json) { k in origin.report(segmentStart + k / 3 * 4 + k % 3 * 4 / 3) }
-    }
-
     /// `x5c`: the chain as DER, leaf first; absent means none (the signature check rejects it).
-    private static func certificateChain(_ header: StoreJSONFields, limits: Limits) throws(DecodeError) -> [[UInt8]] {
-        guard let x5c = header.value("x5c") else { return [] }
+    private static func certificateChain(
+        _ header: StoreJSONFields<String>, limits: Limits
+    ) throws(DecodeError) -> [[UInt8]] {
+        guard let x5c = try header.value("x5c") else { return [] }
         guard case .array(let entries) = x5c else {
             let reason = "x5c must be a list of base64 certificates, found \(x5c.kindName)"
             throw header.fail("bad-jws-header", reason, at: "x5c")
@@ -128,7 +130,7 @@ struct JWSCompact {
                     at: header.origin.offset(of: [.key("x5c"), .index(i)]))
             }
             do {
-                chain.append(try Base64.decode(Array(text.utf8), alphabet: .standard, maxBytes: limits.maxPayloadBytes))
+                chain.append(try Base64.decode(text, alphabet: .standard, maxBytes: limits.maxPayloadBytes))
             } catch {
                 throw header.origin.inString(at: [.key("x5c"), .index(i)], json: nil)
                     .relocate(DecodeError(error.code, "x5c[\(i)]: \(error.reason)", at: error.offset))

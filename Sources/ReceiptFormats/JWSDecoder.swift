@@ -31,6 +31,17 @@ public enum JWSDecoder {
         try decode(text, origin: .top(nil), limits: limits, in: nil)
     }
 
+    /// `field`: the notification key the JWS sits in, which says the one payload it may be.
+    static func decode(
+        _ text: [UInt8], origin: TextOrigin, limits: Limits,
+        in field: NestedJWS.Field?
+    ) throws(DecodeError) -> Receipt {
+        let result = text.withUnsafeBytes { bytes in
+            Result { () throws(DecodeError) in try decode(bytes, origin: origin, limits: limits, in: field) }
+        }
+        return try result.get()
+    }
+
     /// Whether a JSON object is a signed transaction's decoded payload stored without its JWS.
     public static func looksLikeDecodedTransaction(_ obj: JSONObject) -> Bool {
         JWSTransactionPayload.looksLikeDecoded(obj)
@@ -41,22 +52,21 @@ public enum JWSDecoder {
     /// kind `apple-jws-transaction`, `jws_type` transaction, read as the JWS payload would
     /// be, with nothing signed to check (`SignedMaterial.decodedJWSPayload`).
     public static func decode(decodedTransaction obj: JSONObject, bytes: [UInt8]?) throws(DecodeError) -> Receipt {
-        let f = StoreJSONFields(obj, origin: .top(bytes))
+        let f = StoreJSONFields<AppStoreField>(obj, origin: .top(bytes))
         var receipt = Receipt(kind: .appleJWSTransaction, platform: .ios, signed: .decodedJWSPayload)
         receipt.jwsType = .transaction
         try JWSTransactionPayload.read(f, into: &receipt)
-        receipt.creationDate = try f.epochMillis("signedDate", truncating: true)
+        receipt.creationDate = try f.epochMillis(.signedDate, truncating: true)
         return receipt
     }
 
-    /// `field`: the notification key the JWS sits in, which says the one payload it may be.
+    /// `text` is borrowed: the receipt keeps copies of what it needs.
     static func decode(
-        _ text: [UInt8], origin: TextOrigin, limits: Limits,
+        _ text: UnsafeRawBufferPointer, origin: TextOrigin, limits: Limits,
         in field: NestedJWS.Field?
     ) throws(DecodeError) -> Receipt {
         let jws = try JWSCompact(parsing: text, origin: origin, limits: limits)
-        let payload = jws.payload
-        let type = try payloadType(payload, expected: field?.payload)
+        let type = try payloadType(jws.payload, expected: field?.payload)
         if let field, type != field.payload {
             let reason = "the notification's \(field.rawValue) is \(type.rawValue), not \(field.payloadName)"
             throw origin.relocate(DecodeError("bad-notification", reason, at: 0))
@@ -66,18 +76,18 @@ public enum JWSDecoder {
         if let kid = jws.keyID { receipt.extras.append(("kid", .string(kid))) }
         let signedDate =
             try type == .appTransaction
-            ? JWSAppTransactionPayload.verifyDate(payload)
-            : payload.epochMillis("signedDate", truncating: true)
+            ? JWSAppTransactionPayload.verifyDate(jws.payload)
+            : jws.payload.epochMillis(.signedDate, truncating: true)
         var inner: [NestedJWS] = []
         switch type {
         case .transaction:
-            try JWSTransactionPayload.read(payload, into: &receipt)
+            try JWSTransactionPayload.read(jws.payload, into: &receipt)
         case .renewalInfo:
-            try JWSRenewalInfoPayload.read(payload, into: &receipt)
+            try JWSRenewalInfoPayload.read(jws.payload, into: &receipt)
         case .appTransaction:
-            try JWSAppTransactionPayload.read(payload, into: &receipt)
+            try JWSAppTransactionPayload.read(jws.payload, into: &receipt)
         case .notification:
-            inner = try JWSNotificationPayload.read(payload, into: &receipt, limits: limits)
+            inner = try JWSNotificationPayload.read(jws.payload, into: &receipt, limits: limits)
         }
         receipt.creationDate = signedDate
         let signed = JWSSigned(
@@ -111,14 +121,14 @@ public enum JWSDecoder {
     /// Without a `transactionId` it yields no purchase (nothing to claim); its signature is
     /// checked as any other's.
     private static func payloadType(
-        _ f: StoreJSONFields,
+        _ f: StoreJSONFields<AppStoreField>,
         expected: Receipt.JWSType?
     ) throws(DecodeError) -> Receipt.JWSType {
-        if f.has("notificationType") { return .notification }
-        if f.has("transactionId") { return .transaction }
+        if f.has(.notificationType) { return .notification }
+        if f.has(.transactionId) { return .transaction }
         if renewalOnlyKeys.contains(where: f.has) { return .renewalInfo }
-        if f.has("receiptType") || f.has("appTransactionId") || f.has("receiptCreationDate") { return .appTransaction }
-        if ["environment", "signedDate", "bundleId"].contains(where: f.has) {
+        if f.has(.receiptType) || f.has(.appTransactionId) || f.has(.receiptCreationDate) { return .appTransaction }
+        if [AppStoreField.environment, .signedDate, .bundleId].contains(where: f.has) {
             if let expected { return expected }
             if transactionOnlyKeys.contains(where: f.has) { return .transaction }
             return .renewalInfo
@@ -130,15 +140,15 @@ public enum JWSDecoder {
     }
 
     /// Keys of JWSRenewalInfoDecodedPayload that no transaction carries.
-    private static let renewalOnlyKeys = [
-        "autoRenewProductId", "renewalDate", "autoRenewStatus", "expirationIntent", "isInBillingRetryPeriod",
-        "gracePeriodExpiresDate", "priceIncreaseStatus", "recentSubscriptionStartDate", "renewalPrice",
+    private static let renewalOnlyKeys: [AppStoreField] = [
+        .autoRenewProductId, .renewalDate, .autoRenewStatus, .expirationIntent, .isInBillingRetryPeriod,
+        .gracePeriodExpiresDate, .priceIncreaseStatus, .recentSubscriptionStartDate, .renewalPrice,
     ]
 
     /// Keys of JWSTransactionDecodedPayload that no renewal info carries.
-    private static let transactionOnlyKeys = [
-        "bundleId", "purchaseDate", "originalPurchaseDate", "type", "quantity", "inAppOwnershipType",
-        "webOrderLineItemId", "expiresDate", "revocationDate", "revocationReason", "transactionReason", "price",
-        "subscriptionGroupIdentifier",
+    private static let transactionOnlyKeys: [AppStoreField] = [
+        .bundleId, .purchaseDate, .originalPurchaseDate, .type, .quantity, .inAppOwnershipType,
+        .webOrderLineItemId, .expiresDate, .revocationDate, .revocationReason, .transactionReason, .price,
+        .subscriptionGroupIdentifier,
     ]
 }

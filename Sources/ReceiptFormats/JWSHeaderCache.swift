@@ -23,12 +23,25 @@ final class JWSHeaderCache: Sendable {
     private static let capacity = 4
     /// Larger headers are parsed each time rather than kept.
     private static let maxHeaderBytes = 16 << 10
-    private let entries = Mutex<[(text: [UInt8], limits: Limits, parsed: Parsed)]>([])
+    /// A header kept: a reference, so that looking through the list copies no arrays.
+    private final class Entry: Sendable {
+        let text: [UInt8]
+        let limits: Limits
+        let parsed: Parsed
 
-    func lookUp(_ text: UnsafeBufferPointer<UInt8>, limits: Limits) -> Parsed? {
+        init(text: [UInt8], limits: Limits, parsed: Parsed) {
+            self.text = text
+            self.limits = limits
+            self.parsed = parsed
+        }
+    }
+
+    private let entries = Mutex<[Entry]>([])
+
+    func lookUp(_ text: UnsafeRawBufferPointer, limits: Limits) -> Parsed? {
         entries.withLock { list in
             for e in list where e.text.count == text.count && e.limits == limits {
-                let same = e.text.withUnsafeBufferPointer { kept in
+                let same = e.text.withUnsafeBytes { kept in
                     guard let a = kept.baseAddress, let b = text.baseAddress else { return kept.isEmpty }
                     return memcmp(a, b, text.count) == 0
                 }
@@ -38,10 +51,11 @@ final class JWSHeaderCache: Sendable {
         }
     }
 
-    func keep(_ text: UnsafeBufferPointer<UInt8>, limits: Limits, _ parsed: Parsed) {
+    func keep(_ text: UnsafeRawBufferPointer, limits: Limits, _ parsed: Parsed) {
         guard text.count <= Self.maxHeaderBytes else { return }
+        let entry = Entry(text: Array(text), limits: limits, parsed: parsed)
         entries.withLock { list in
-            list.insert((Array(text), limits, parsed), at: 0)
+            list.insert(entry, at: 0)
             if list.count > Self.capacity { list.removeLast() }
         }
     }

@@ -19,20 +19,20 @@ import JSONText
 //   data.consumptionRequestReason  UNINTENDED_PURCHASE, LEGAL, …     extras (consumption_request_reason)
 // A notification without `data` (a `summary`, an external purchase) carries no purchase.
 enum JWSNotificationPayload {
-    static let extraKeys = ExtraName.list(["notificationType", "subtype", "notificationUUID"])
+    static let extraKeys = ExtraName<AppStoreField>.list([.notificationType, .subtype, .notificationUUID])
     /// `data.status` is the subscription's, not a verifyReceipt status.
-    static let dataExtraKeys = [
-        ExtraName("status", as: "subscription_status"),
-        ExtraName("consumptionRequestReason", as: "consumption_request_reason"),
+    static let dataExtraKeys: [ExtraName<AppStoreField>] = [
+        ExtraName(.status, as: "subscription_status"),
+        ExtraName(.consumptionRequestReason, as: "consumption_request_reason"),
     ]
 
     /// Fills `receipt` and returns the signed material of the JWS `data` nests, in `Field` order.
     static func read(
-        _ f: StoreJSONFields, into receipt: inout Receipt,
+        _ f: StoreJSONFields<AppStoreField>, into receipt: inout Receipt,
         limits: Limits
     ) throws(DecodeError) -> [NestedJWS] {
-        f.copy(extraKeys, into: &receipt.extras)
-        guard let data = try f.object("data") else { return [] }
+        try f.copy(extraKeys, into: &receipt.extras)
+        guard let data = try f.object(.data) else { return [] }
         var nested: [NestedJWS] = []
         var transaction: Receipt?
         var renewal: Receipt?
@@ -45,26 +45,33 @@ enum JWSNotificationPayload {
             }
         }
         receipt.purchases = transaction?.purchases ?? []
-        receipt.environment = try data.text("environment") ?? transaction?.environment ?? renewal?.environment
-        receipt.appID = try data.text("bundleId") ?? transaction?.appID
+        receipt.environment = try data.text(.environment) ?? transaction?.environment ?? renewal?.environment
+        receipt.appID = try data.text(.bundleId) ?? transaction?.appID
         receipt.appItemID = try JWSPayloadCommon.appAppleID(data, extras: &receipt.extras) ?? transaction?.appItemID
-        receipt.appVersion = try data.text("bundleVersion")
-        data.copy(dataExtraKeys, into: &receipt.extras)
+        receipt.appVersion = try data.text(.bundleVersion)
+        try data.copy(dataExtraKeys, into: &receipt.extras)
         if let renewal { receipt.extras.append(("renewal_info", .object(renewalInfo(renewal)))) }
         return nested
     }
 
     /// The JWS under `field`, decoded as the payload that key holds; nil when absent.
     private static func decodeNested(
-        _ field: NestedJWS.Field, in data: StoreJSONFields,
+        _ field: NestedJWS.Field, in data: StoreJSONFields<AppStoreField>,
         limits: Limits
     ) throws(DecodeError) -> Receipt? {
-        guard let value = data.value(field.rawValue) else { return nil }
+        guard let value = try data.value(field.member) else { return nil }
         guard case .string(let text) = value else {
-            throw data.fail("bad-field-type", "expected a JWS, found \(value.kindName)", at: field.rawValue)
+            throw data.fail("bad-field-type", "expected a JWS, found \(value.kindName)", at: field.member)
         }
         let inString = data.origin.inString(at: data.path + [.key(field.rawValue)], json: nil)
-        return try JWSDecoder.decode(Array(text.utf8), origin: inString, limits: limits, in: field)
+        // Read where it lies in the string.
+        var jws = text
+        let result = jws.withUTF8 { utf8 in
+            Result { () throws(DecodeError) in
+                try JWSDecoder.decode(UnsafeRawBufferPointer(utf8), origin: inString, limits: limits, in: field)
+            }
+        }
+        return try result.get()
     }
 
     /// What renewal info says as its own `decode` would print it: environment, then its extras.

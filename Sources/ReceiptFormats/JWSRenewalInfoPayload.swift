@@ -11,13 +11,13 @@ import JSONText
 //   expirationIntent, renewalDate, isInBillingRetryPeriod, gracePeriodExpiresDate,
 //   appAccountToken, appTransactionId                               extras, as written
 enum JWSRenewalInfoPayload {
-    static let extraKeys = ExtraName.list([
-        "originalTransactionId", "productId", "autoRenewProductId", "autoRenewStatus", "expirationIntent",
-        "renewalDate", "isInBillingRetryPeriod", "gracePeriodExpiresDate", "appAccountToken", "appTransactionId",
+    static let extraKeys = ExtraName<AppStoreField>.list([
+        .originalTransactionId, .productId, .autoRenewProductId, .autoRenewStatus, .expirationIntent,
+        .renewalDate, .isInBillingRetryPeriod, .gracePeriodExpiresDate, .appAccountToken, .appTransactionId,
     ])
 
-    static func read(_ f: StoreJSONFields, into receipt: inout Receipt) throws(DecodeError) {
-        receipt.environment = try f.text("environment")
-        f.copy(extraKeys, into: &receipt.extras)
+    static func read(_ f: StoreJSONFields<AppStoreField>, into receipt: inout Receipt) throws(DecodeError) {
+        receipt.environment = try f.text(.environment)
+        try f.copy(extraKeys, into: &receipt.extras)
     }
 }

@@ -33,41 +33,41 @@ import JSONText
 // name the raw enum values `rawType`, `rawEnvironment`, `rawInAppOwnershipType`; a stored
 // model may carry only those, so each is read when its plain key is absent.
 enum JWSTransactionPayload {
-    static let extraKeys = ExtraName.list([
-        "revocationReason", "revocationType", "revocationPercentage", "offerType", "storefront", "price", "currency",
-        "transactionReason", "appTransactionId", "subscriptionGroupIdentifier",
+    static let extraKeys = ExtraName<AppStoreField>.list([
+        .revocationReason, .revocationType, .revocationPercentage, .offerType, .storefront, .price, .currency,
+        .transactionReason, .appTransactionId, .subscriptionGroupIdentifier,
     ])
 
     /// The purchase's own fields, kept as written when there is no purchase to hold them.
-    static let purchaseKeys = ExtraName.list([
-        "originalTransactionId", "webOrderLineItemId", "productId", "type", "purchaseDate", "originalPurchaseDate",
-        "expiresDate", "revocationDate", "quantity", "appAccountToken", "inAppOwnershipType",
+    static let purchaseKeys = ExtraName<AppStoreField>.list([
+        .originalTransactionId, .webOrderLineItemId, .productId, .type, .purchaseDate, .originalPurchaseDate,
+        .expiresDate, .revocationDate, .quantity, .appAccountToken, .inAppOwnershipType,
     ])
 
-    static func read(_ f: StoreJSONFields, into receipt: inout Receipt) throws(DecodeError) {
-        receipt.environment = try f.text(first: "environment", "rawEnvironment")
-        receipt.appID = try f.text("bundleId")
+    static func read(_ f: StoreJSONFields<AppStoreField>, into receipt: inout Receipt) throws(DecodeError) {
+        receipt.environment = try f.text(first: .environment, .rawEnvironment)
+        receipt.appID = try f.text(.bundleId)
         receipt.appItemID = try JWSPayloadCommon.appAppleID(f, extras: &receipt.extras)
-        guard f.has("transactionId") else {
-            f.copy(purchaseKeys + extraKeys, into: &receipt.extras)
+        guard f.has(.transactionId) else {
+            try f.copy(purchaseKeys + extraKeys, into: &receipt.extras)
             receipt.purchases = []
             return
         }
 
         var p = Purchase()
-        p.transactionID = try f.text("transactionId")
-        p.originalTransactionID = try f.text("originalTransactionId")
-        p.webOrderLineItemID = try f.text("webOrderLineItemId")
-        p.productID = try f.text("productId")
-        p.productType = try f.text(first: "type", "rawType").map { ProductType(jwsType: $0) }
-        p.purchaseDate = try f.epochMillis("purchaseDate", truncating: true)
-        p.originalPurchaseDate = try f.epochMillis("originalPurchaseDate", truncating: true)
-        p.expiresDate = try f.epochMillis("expiresDate", truncating: true)
-        p.cancellationDate = try f.epochMillis("revocationDate", truncating: true)
-        p.quantity = try f.count("quantity") ?? 1
-        p.accountToken = try f.text("appAccountToken")
-        p.ownership = try f.text(first: "inAppOwnershipType", "rawInAppOwnershipType")
-        f.copy(extraKeys, into: &p.extras)
+        p.transactionID = try f.text(.transactionId)
+        p.originalTransactionID = try f.text(.originalTransactionId)
+        p.webOrderLineItemID = try f.text(.webOrderLineItemId)
+        p.productID = try f.text(.productId)
+        p.productType = try f.text(first: .type, .rawType).map { ProductType(jwsType: $0) }
+        p.purchaseDate = try f.epochMillis(.purchaseDate, truncating: true)
+        p.originalPurchaseDate = try f.epochMillis(.originalPurchaseDate, truncating: true)
+        p.expiresDate = try f.epochMillis(.expiresDate, truncating: true)
+        p.cancellationDate = try f.epochMillis(.revocationDate, truncating: true)
+        p.quantity = try f.count(.quantity) ?? 1
+        p.accountToken = try f.text(.appAccountToken)
+        p.ownership = try f.text(first: .inAppOwnershipType, .rawInAppOwnershipType)
+        try f.copy(extraKeys, into: &p.extras)
         receipt.purchases = [p]
     }
 

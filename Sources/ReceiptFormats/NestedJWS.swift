@@ -15,6 +15,14 @@ public struct NestedJWS: Sendable, Equatable {
             }
         }
 
+        /// The member of `data` it is.
+        var member: AppStoreField {
+            switch self {
+            case .signedTransactionInfo: return .signedTransactionInfo
+            case .signedRenewalInfo: return .signedRenewalInfo
+            }
+        }
+
         /// That payload in words, for the error when it holds another.
         var payloadName: String {
             switch self {

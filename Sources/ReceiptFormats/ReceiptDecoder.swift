@@ -53,6 +53,31 @@ public enum ReceiptDecoder {
         return try shift(s) { () throws(DecodeError) in try decodeJSON(body, limits: limits) }
     }
 
+    /// A payload as text, a dump's field: a JWS, most of a night's receipts, is read where
+    /// it lies; any other kind is read as its bytes (`decode(_: [UInt8])`), the same way.
+    public static func decode(_ payload: String, limits: Limits = .standard) throws(DecodeError) -> Receipt {
+        var text = payload
+        let result = text.withUTF8 { utf8 in
+            Result { () throws(DecodeError) in try decode(utf8: UnsafeRawBufferPointer(utf8), limits: limits) }
+        }
+        return try result.get()
+    }
+
+    /// The checks `decode(_: [UInt8])` makes before it takes a payload for a JWS, in its order.
+    private static func decode(utf8 payload: UnsafeRawBufferPointer, limits: Limits) throws(DecodeError) -> Receipt {
+        guard payload.count <= limits.maxPayloadBytes, let first = payload.first, first != 0x30 else {
+            return try decode(Array(payload), limits: limits)
+        }
+        let (start, end) = trimmedBounds(payload)
+        let text = UnsafeRawBufferPointer(rebasing: payload[start..<end])
+        guard start < end, payload[start] != 0x7B, isJWS(text) else {
+            return try decode(Array(payload), limits: limits)
+        }
+        return try shift(start) { () throws(DecodeError) in
+            try JWSDecoder.decode(text, origin: .top(nil), limits: limits, in: nil)
+        }
+    }
+
     /// JSON payloads: a verifyReceipt response, a Google purchase in any wrapper, a stored
     /// App Store notification body `{"signedPayload": "<JWS>"}`, or a signed transaction's
     /// decoded JSON stored without its JWS.
@@ -61,7 +86,7 @@ public enum ReceiptDecoder {
         guard let obj = value.object else { throw DecodeError("not-a-receipt", "JSON payload is not an object", at: 0) }
         // Unity IAP wraps an App Store receipt as {"Store":"AppleAppStore","Payload":"<base64>"}.
         if obj["Store"]?.string == "AppleAppStore", let payload = obj["Payload"]?.string {
-            return try decode(Array(payload.utf8), limits: limits)
+            return try decode(payload, limits: limits)
         }
         if let jws = obj["signedPayload"]?.string {
             return try JWSDecoder.decode(Array(jws.utf8), limits: limits)
@@ -86,17 +111,19 @@ public enum ReceiptDecoder {
     /// decoder then checks every character, so this only has to find the dots, which
     /// `memchr` does far faster than a loop over a 10 KB receipt.
     static func isJWS(_ text: [UInt8]) -> Bool {
-        text.withUnsafeBytes { bytes -> Bool in
-            guard let base = bytes.baseAddress else { return false }
-            var dots = 0
-            var from = 0
-            while from < bytes.count, let hit = memchr(base + from, 0x2E, bytes.count - from) {
-                dots += 1
-                if dots > 2 { return false }
-                from = base.distance(to: UnsafeRawPointer(hit)) + 1
-            }
-            return dots == 2
+        text.withUnsafeBytes { isJWS($0) }
+    }
+
+    static func isJWS(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let base = bytes.baseAddress else { return false }
+        var dots = 0
+        var from = 0
+        while from < bytes.count, let hit = memchr(base + from, 0x2E, bytes.count - from) {
+            dots += 1
+            if dots > 2 { return false }
+            from = base.distance(to: UnsafeRawPointer(hit)) + 1
         }
+        return dots == 2
     }
 
     /// An old-style plist writes `"key" = value;` where JSON writes `"key": value`.
@@ -117,6 +144,10 @@ public enum ReceiptDecoder {
     static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
 
     static func trimmedBounds(_ b: [UInt8]) -> (Int, Int) {
+        b.withUnsafeBytes { trimmedBounds($0) }
+    }
+
+    static func trimmedBounds(_ b: UnsafeRawBufferPointer) -> (Int, Int) {
         var s = 0
         var e = b.count
         while s < e, isSpace(b[s]) { s += 1 }

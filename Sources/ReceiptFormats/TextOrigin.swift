@@ -8,11 +8,34 @@ struct TextOrigin {
     /// The JSON text the values were parsed from, to find where a value sits; nil when the
     /// text is not JSON.
     let json: [UInt8]?
-    /// Maps an offset in this text to the reported offset.
-    let report: (Int) -> Int
+    /// Where this text's bytes lie base64url-encoded in the outer text (a JWS segment), if they do.
+    private let segmentStart: Int?
+    /// Maps an offset in the outer text (this one, when not in a segment) to the reported offset.
+    private let outer: (Int) -> Int
+
+    private init(json: [UInt8]?, segmentStart: Int? = nil, outer: @escaping (Int) -> Int) {
+        self.json = json
+        self.segmentStart = segmentStart
+        self.outer = outer
+    }
 
     static func top(_ json: [UInt8]?) -> TextOrigin {
         TextOrigin(json: json) { $0 }
+    }
+
+    /// Maps an offset in this text to the reported offset.
+    func report(_ offset: Int) -> Int {
+        // Decoded byte k of a base64url segment starts in character ⌊4k/3⌋ of it.
+        guard let segmentStart else { return outer(offset) }
+        return outer(segmentStart + offset / 3 * 4 + offset % 3 * 4 / 3)
+    }
+
+    /// The text that the base64url segment starting at `start` of this text decodes to.
+    /// Made for every JWS: it keeps the offset beside this text's mapping, rather than in a
+    /// closure of its own.
+    func inSegment(at start: Int, json inner: [UInt8]) -> TextOrigin {
+        guard segmentStart != nil else { return TextOrigin(json: inner, segmentStart: start, outer: outer) }
+        return TextOrigin(json: inner, segmentStart: start) { self.report($0) }
     }
 
     /// The offset of the value at `path`, or of its nearest enclosing value that can be found.

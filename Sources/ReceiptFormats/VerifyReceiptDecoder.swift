@@ -50,7 +50,7 @@ public enum VerifyReceiptDecoder {
         json: JSONObject, bytes: [UInt8]? = nil,
         limits: Limits = .standard
     ) throws(DecodeError) -> Receipt {
-        let top = StoreJSONFields(json, origin: .top(bytes))
+        let top = StoreJSONFields<String>(json, origin: .top(bytes))
         var extras: [(key: String, value: JSONValue)] = []
         let embedded = embeddedReceipt(top, limits: limits, extras: &extras)
         var receipt = Receipt(kind: .appleVerifyReceiptJSON, platform: .ios, signed: .verifyReceipt(embedded: embedded))
@@ -64,8 +64,8 @@ public enum VerifyReceiptDecoder {
             receipt.originalAppVersion = try r.text("original_application_version")
             receipt.appItemID = try r.integer(first: "app_item_id", "adam_id")
             receipt.creationDate = try r.appleDate("receipt_creation_date")
-            r.copy(receiptExtraKeys, into: &extras)
-            if r.object["in_app"] != nil {
+            try r.copy(receiptExtraKeys, into: &extras)
+            if r.contains("in_app") {
                 lists.append(try purchases(r.objects("in_app"), limits: limits, top: top))
             } else if r.has("transaction_id") || r.has("product_id") {
                 lists.append([try VerifyReceiptPurchase.read(r)])
@@ -74,14 +74,14 @@ public enum VerifyReceiptDecoder {
         lists.append(try purchases(top.objects("latest_expired_receipt_info"), limits: limits, top: top))
         lists.append(try purchases(top.objects("latest_receipt_info"), limits: limits, top: top))
         receipt.purchases = try VerifyReceiptPurchase.merge(lists, limits: limits, at: top.origin.offset(of: []))
-        top.copy(responseExtraKeys, into: &extras)
+        try top.copy(responseExtraKeys, into: &extras)
         receipt.extras = extras
         return receipt
     }
 
     private static func purchases(
-        _ entries: [StoreJSONFields], limits: Limits,
-        top: StoreJSONFields
+        _ entries: [StoreJSONFields<String>], limits: Limits,
+        top: StoreJSONFields<String>
     ) throws(DecodeError) -> [Purchase] {
         guard entries.count <= limits.maxPurchases else {
             throw DecodeError(
@@ -105,7 +105,7 @@ public enum VerifyReceiptDecoder {
     /// The decoded `latest_receipt` (or `receipt-data`); nil when absent or undecodable,
     /// the latter recorded in `extras` as `latest_receipt_error`.
     private static func embeddedReceipt(
-        _ top: StoreJSONFields, limits: Limits,
+        _ top: StoreJSONFields<String>, limits: Limits,
         extras: inout [(key: String, value: JSONValue)]
     ) -> EmbeddedReceipt? {
         func record(_ failure: DecodeError) -> EmbeddedReceipt? {

@@ -26,7 +26,7 @@ enum VerifyReceiptPurchase {
         "promotional_offer_id", "subscription_group_identifier",
     ])
 
-    static func read(_ f: StoreJSONFields) throws(DecodeError) -> Purchase {
+    static func read(_ f: StoreJSONFields<String>) throws(DecodeError) -> Purchase {
         var p = Purchase()
         p.productID = try f.text("product_id")
         p.transactionID = try f.text("transaction_id")
@@ -39,7 +39,7 @@ enum VerifyReceiptPurchase {
         p.cancellationDate = try f.appleDate("cancellation_date")
         p.ownership = try f.text("in_app_ownership_type")
         p.accountToken = try f.text("app_account_token")
-        f.copy(extraKeys, into: &p.extras)
+        try f.copy(extraKeys, into: &p.extras)
         return p
     }
 

@@ -51,7 +51,7 @@ default:
         """
         usage: iapscreen-bench <benchmark> [size] [jobs or orders]
           dumps [MB]             read CSV / JSON Lines / XML dumps, plain and gzipped (default 200 MB)
-          decode [N]             decode N ~10 KB app receipts on one core (default 200000)
+          decode [N]             decode N ~10 KB app receipts, then N App Store JWS transactions, on one core (default 200000)
           verify [N]             signature checks per receipt kind, chain cache on and off (default 20000)
           screen [N] [jobs]      generate (once, cached in /tmp) and screen a world of N orders (default 100000)
           reconcile [N]          a month of Google sales rows against N orders, once and with the report twice (default 1000000)
