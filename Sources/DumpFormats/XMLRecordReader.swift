@@ -3,7 +3,7 @@ import IAPBasics
 import XMLStream
 
 /// `mysqldump --xml` rows, pushed through `XMLDumpParser` one buffer-full at a time, but
-/// for the rows in mysqldump's strict form, which `XMLShardSkim` finds and reads (libxml2,
+/// for the rows in mysqldump's strict form, which `XMLStrictRows` finds and reads (libxml2,
 /// given the whitespace that keeps its place instead, still checks the document around
 /// them). A row is located by its 1-based row number. A row the parser could not use (too
 /// long, a nested element) is a malformed item; a document that stops being XML ends the
@@ -14,7 +14,7 @@ final class XMLRecordReader: RecordSource {
     private let parser: XMLDumpParser
     private let limits: Limits
     /// Finds the strict rows (made at the first read; never when `readsStrictRows` is off).
-    private var skim: XMLShardSkim?
+    private var skim: XMLStrictRows?
     /// Off: every row is libxml2's, as the check of the strict rows' reading compares.
     private let readsStrictRows: Bool
     /// Whitespace libxml2 is owed (rows read here, the blanks between them): its newlines,
@@ -36,10 +36,10 @@ final class XMLRecordReader: RecordSource {
         parser = XMLDumpParser(limits: limits)
     }
 
-    /// Rows in mysqldump's strict form are read here (`XMLShardSkim`), and a worker leaves
+    /// Rows in mysqldump's strict form are read here (`XMLStrictRows`), and a worker leaves
     /// the other shards' unread; the rest come out of libxml2 whole, their order id with them.
     func read(shard: ShardSpec?) throws(InputError) -> SourceItem? {
-        if skim == nil, readsStrictRows || shard != nil { skim = XMLShardSkim(shard: shard, limits: limits) }
+        if skim == nil, readsStrictRows || shard != nil { skim = XMLStrictRows(shard: shard, limits: limits) }
         while true {
             let row: XMLDumpRow?
             do {
@@ -85,7 +85,7 @@ final class XMLRecordReader: RecordSource {
             let verdict: Bool?? = value.withUTF8 { bytes in
                 let raw = UnsafeRawBufferPointer(bytes)
                 if let plain = OrderIDBytes.plain(raw) { return .some(shard.owns(utf8: plain)) }
-                return raw.allSatisfy(XMLShardSkim.isSpace) ? nil : .some(nil)
+                return raw.allSatisfy(XMLStrictRows.isSpace) ? nil : .some(nil)
             }
             // nil: blank, and the mapper reads on; .some(nil): an id that is not plain.
             guard let verdict else { continue }
@@ -172,12 +172,12 @@ final class XMLRecordReader: RecordSource {
         }
     }
 
-    /// A strict row as libxml2 would have given it (`XMLShardSkim.decodedText`).
-    private func strictItem(number: Int, fields: [XMLShardSkim.StrictField]) -> DumpItem {
+    /// A strict row as libxml2 would have given it (`XMLStrictRows.decodedText`).
+    private func strictItem(number: Int, fields: [XMLStrictRows.StrictField]) -> DumpItem {
         let fields = fields.map { field in
             DumpField(
                 name: String(decoding: field.name, as: UTF8.self),
-                value: field.text.map { .text(XMLShardSkim.decodedText($0)) } ?? .null)
+                value: field.text.map { .text(XMLStrictRows.decodedText($0)) } ?? .null)
         }
         return .record(DumpRecord(location: SourceLocation(file: path, row: number), ordinal: number, fields: fields))
     }

@@ -157,7 +157,7 @@ struct ShardReadingTests {
             ], "\(readSecond)")
         // Left unparsed: the strict rows only. A reference in the id, an attribute on the row,
         // a comment in it, a CR, or a row inside a comment leave it to libxml2.
-        var skim = XMLShardSkim(shard: first, limits: .standard)
+        var skim = XMLStrictRows(shard: first, limits: .standard)
         let bytes = try #require(FileManager.default.contents(atPath: path).map(Array.init))
         var strict: [Bool] = []
         bytes.withUnsafeBytes { all in

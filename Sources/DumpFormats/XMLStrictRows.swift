@@ -17,7 +17,7 @@ import IAPBasics
 /// that are not UTF-8, a CR, another attribute, a nested element, more than the record or
 /// field caps), a document in another encoding or with a DOCTYPE, a construct longer than a
 /// megabyte. Such a row is read whole, and the worker's mapper decides whose it is.
-struct XMLShardSkim {
+struct XMLStrictRows {
     enum Step: Equatable {
         /// Push this many bytes (never zero) as they are.
         case push(Int)
