@@ -62,6 +62,10 @@ enum DumpColumn: Int, CaseIterable {
 
     /// Lower case, `_`, `-` and spaces removed: how names and enumerated values compare.
     static func normalised(_ text: String) -> String {
+        // Most names and values are written normalised already (`credited`, `ios`): no copy.
+        if text.utf8.allSatisfy({ $0 > 0x2D && $0 < 0x80 && !(0x41...0x5A).contains($0) && $0 != 0x5F }) {
+            return text
+        }
         var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count)
         var ascii = true

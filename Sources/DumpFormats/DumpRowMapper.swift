@@ -96,10 +96,10 @@ public final class DumpRowMapper {
 
     /// Each column's value: the first of its fields that is not null or empty.
     private func columns(of record: DumpRecord) -> ColumnValues {
-        var values = ColumnValues(location: record.location)
-        for (i, field) in record.fields.enumerated() {
-            guard let column = column(at: i, named: field.name) else { continue }
-            values.offer(field.value, for: column)
+        var values = ColumnValues(location: record.location, fields: record.fields)
+        for i in record.fields.indices {
+            guard let column = column(at: i, named: record.fields[i].name) else { continue }
+            values.offer(i, for: column)
         }
         return values
     }
@@ -143,28 +143,37 @@ public final class DumpRowMapper {
     }
 }
 
-/// The value each column found in one record.
+/// The value each column found in one record: the index of its field, kept inline (an array
+/// of values made and freed per record was a measurable share of reading a dump).
 private struct ColumnValues {
     let location: SourceLocation
-    private var values = [DumpValue?](repeating: nil, count: DumpColumn.allCases.count)
+    private let fields: [DumpField]
+    /// A field index per column (16 places: DumpColumn has 15); -1 when the column has no value.
+    private var chosen = InlineArray<16, Int32>(repeating: -1)
 
-    init(location: SourceLocation) {
+    init(location: SourceLocation, fields: [DumpField]) {
         self.location = location
+        self.fields = fields
     }
 
-    mutating func offer(_ value: DumpValue, for column: DumpColumn) {
-        guard values[column.rawValue] == nil else { return }
-        switch value {
+    mutating func offer(_ index: Int, for column: DumpColumn) {
+        guard chosen[column.rawValue] < 0 else { return }
+        switch fields[index].value {
         case .null: return
-        case .text(let t): if trim(t).isEmpty { return }
+        case .text(let t): if isBlank(t) { return }
         case .timestamp: break
         }
-        values[column.rawValue] = value
+        chosen[column.rawValue] = Int32(truncatingIfNeeded: index)
+    }
+
+    private func value(_ column: DumpColumn) -> DumpValue? {
+        let index = Int(chosen[column.rawValue])
+        return index < 0 ? nil : fields[index].value
     }
 
     /// The column as text, trimmed; nil when absent.
     func text(_ column: DumpColumn) -> String? {
-        switch values[column.rawValue] {
+        switch value(column) {
         case .text(let t): return trim(t)
         case .timestamp(let t): return t.iso8601
         case .null, .none: return nil
@@ -174,7 +183,7 @@ private struct ColumnValues {
     /// The column as a time: a mongo `$date`, or text in any form `Timestamp.parse` reads;
     /// nil when absent.
     func timestamp(_ column: DumpColumn) -> Result<Timestamp?, UnreadableRecord> {
-        switch values[column.rawValue] {
+        switch value(column) {
         case .timestamp(let t): return .success(t)
         case .text(let t):
             guard let parsed = Timestamp.parse(t) else {
@@ -190,10 +199,21 @@ private struct ColumnValues {
     }
 }
 
+private func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
+
+/// Empty or only whitespace.
+private func isBlank(_ text: String) -> Bool {
+    text.utf8.allSatisfy(isSpace)
+}
+
 private func trim(_ text: String) -> String {
-    let bytes = text.utf8
-    func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
-    guard let first = bytes.first, let last = bytes.last, isSpace(first) || isSpace(last) else { return text }
+    // Read from the string's own bytes: `utf8.last` walks back through a slow index.
+    let padded =
+        text.utf8.withContiguousStorageIfAvailable { b in
+            guard let first = b.first, let last = b.last else { return false }
+            return isSpace(first) || isSpace(last)
+        } ?? (text.utf8.first.map(isSpace) == true || text.utf8.last.map(isSpace) == true)
+    guard padded else { return text }
     var s = Substring(text)
     while let c = s.utf8.first, isSpace(c) { s = s.dropFirst() }
     while let c = s.utf8.last, isSpace(c) { s = s.dropLast() }

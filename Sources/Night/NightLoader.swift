@@ -402,7 +402,7 @@ final class NightLoader {
     /// records its digest and count.
     private func read<Row: Sendable>(
         _ path: String, _ next: @escaping @Sendable (DumpReader) throws(InputError) -> ShardRead<Row>?,
-        _ add: (Row, _ start: Int64?) throws(InputError) -> Void, progress: (any NightProgress)?
+        _ add: (consuming Row, _ start: Int64?) throws(InputError) -> Void, progress: (any NightProgress)?
     ) throws(InputError) {
         places?.beginFile(path)
         inputs.append(
@@ -410,8 +410,8 @@ final class NightLoader {
                 // Each item with where it starts, read on the same thread as the item.
                 let ahead = DumpReadAhead(reader) { (r) throws(InputError) in try next(r).map { ($0, r.lastItemStart) }
                 }
-                while let batch = try ahead.nextBatch() {
-                    for (item, start) in batch {
+                while var batch = try ahead.nextBatch() {
+                    while let (item, start) = batch.take() {
                         places?.sawItem(start: start)
                         switch item {
                         case .elsewhere: _ = nextPosition()
@@ -441,15 +441,19 @@ final class NightLoader {
         malformed.append(MalformedItem(position: nextPosition(), location: m.location, reason: m.reason))
     }
 
-    private func addOrder(_ row: OrderRow, start: Int64?) {
+    private func addOrder(_ row: consuming OrderRow, start: Int64?) {
         if !owned.owns(row.orderID) {
             _ = nextPosition()
             return
         }
-        let payload = row.receipt
+        // Taken out of the row: the job carries the row without it, moved, not copied.
+        let payload = row.receipt.take()
         let stored = StoredOrder(row, pool: pool)
         let index: Int
-        if let existing = slotOf[row.orderID] {
+        let fresh = Int32(truncatingIfNeeded: slots.count)
+        // One hash of the id whether the order is new or seen again.
+        let existing = slotOf.value(at: row.orderID, insertingIfAbsent: fresh)
+        if existing != fresh {
             index = Int(existing)
             _ = nextPosition()
             slots[index].order = stored
@@ -461,23 +465,20 @@ final class NightLoader {
             candidateRules?.verdicts[index] = Slot.Verdict()
         } else {
             index = slots.count
-            slotOf[row.orderID] = Int32(index)
             slots.append(Slot(order: stored, position: Int32(nextPosition()), hasOwnReceipt: payload != nil))
             candidateRules?.verdicts.append(Slot.Verdict())
         }
         if places != nil { slots[index].rowStart = start }
-        watched?.saw(row)
-        if let payload, row.status == .credited {
-            var bare = row
-            bare.receipt = nil
-            batcher?.submit(
+        watched?.saw(row, payload: payload)
+        if let payload, row.status == .credited, let batcher {
+            batcher.submit(
                 ReceiptBatcher.Job(
-                    slot: index, generation: slots[index].generation, row: bare,
+                    slot: index, generation: slots[index].generation, row: row,
                     position: Int(slots[index].position), payload: payload))
         }
     }
 
-    private func addReceipt(_ r: ReceiptRow, start: Int64?) throws(InputError) {
+    private func addReceipt(_ r: consuming ReceiptRow, start: Int64?) throws(InputError) {
         let pos = nextPosition()
         guard let found = slotOf[r.orderID] else {
             // Another shard's order, or its orphan.
@@ -642,5 +643,14 @@ extension PassFile {
     func location() throws(Failure) -> SourceLocation {
         let file = try string()
         return try bool() ? SourceLocation(file: file, row: try int()) : SourceLocation(file: file, line: try int())
+    }
+}
+
+extension Dictionary {
+    /// The value at `key`, after storing `value` there if there was none: the key is hashed
+    /// once either way (a lookup, then an insert, hash it twice).
+    fileprivate mutating func value(at key: Key, insertingIfAbsent value: Value) -> Value {
+        func read(_ stored: inout Value) -> Value { stored }
+        return read(&self[key, default: value])
     }
 }

@@ -36,7 +36,7 @@ struct OrderResolver: Sendable {
             index: index, orderID: row.orderID, userID: row.userID, createdAt: row.createdAt, platform: platform,
             itemID: row.itemID, expectedProductID: expected, catalogType: entry?.type, transactionID: row.transactionID,
             amount: row.amount ?? entry.flatMap { $0.price.isEmpty ? nil : $0.price },
-            currency: row.currency.map { $0.uppercased() } ?? entry.flatMap { $0.currency.isEmpty ? nil : $0.currency },
+            currency: row.currency ?? entry.flatMap { $0.currency.isEmpty ? nil : $0.currency },
             production: production, location: row.location,
             productUnknown: expected == nil ? unresolvedReason(row) : nil)
     }

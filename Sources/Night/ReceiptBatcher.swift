@@ -102,11 +102,13 @@ final class ReceiptBatcher {
                                 job.row, index: job.position, read: candidateRead)))
                 }
             } else {
-                for job in batch {
+                // Read where they lie in the batch: a job copied out retains its row's every string.
+                for i in batch.indices {
                     results.append(
                         Result(
-                            slot: job.slot, generation: job.generation,
-                            outcome: screening.screen(job.row, index: job.position, payload: job.payload)))
+                            slot: batch[i].slot, generation: batch[i].generation,
+                            outcome: screening.screen(batch[i].row, index: batch[i].position, payload: batch[i].payload)
+                        ))
                 }
             }
 

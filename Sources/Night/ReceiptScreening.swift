@@ -57,9 +57,17 @@ struct ReceiptScreening: Sendable {
     }
 
     func screen(_ row: OrderRow, index: Int, payload: String?) -> Outcome {
-        // Not `payload.map(read)`: a method taken as a closure copies the whole screening.
-        guard let payload else { return screen(row, index: index, read: nil) }
-        return screen(row, index: index, read: read(payload))
+        guard let payload else { return settled(row, index: index, platform: nil, state: .missing) }
+        // Decoded and judged here, not through `read`: a receipt wrapped in a Result is
+        // copied, string by string, each time it is unwrapped.
+        let receipt: Receipt
+        do throws(DecodeError) {
+            receipt = try ReceiptDecoder.decode(payload, limits: limits)
+        } catch {
+            return settled(row, index: index, platform: nil, state: .undecodable(error))
+        }
+        let (signature, forgery) = verify(receipt)
+        return screen(row, index: index, receipt: receipt, signature: signature, forgery: forgery)
     }
 
     /// `payload` as the dump holds it: a JWS is decoded where it lies, not copied first.
@@ -85,14 +93,19 @@ struct ReceiptScreening: Sendable {
     /// `read`: nil when the order has no receipt.
     func screen(_ row: OrderRow, index: Int, read: Result<ReadReceipt, DecodeError>?) -> Outcome {
         guard let read else { return settled(row, index: index, platform: nil, state: .missing) }
-        let r: ReadReceipt
         switch read {
-        case .success(let decoded): r = decoded
+        case .success(let r):
+            return screen(row, index: index, receipt: r.receipt, signature: r.signature, forgery: r.forgery)
         case .failure(let error): return settled(row, index: index, platform: nil, state: .undecodable(error))
         }
-        let order = resolver.resolve(row, index: index, receiptPlatform: r.receipt.platform)
-        let digest = ReceiptDigest(receipt: r.receipt, signature: r.signature, forgery: r.forgery, for: order)
-        var out = Outcome(kind: .decoded, receiptPlatform: r.receipt.platform)
+    }
+
+    private func screen(
+        _ row: OrderRow, index: Int, receipt: borrowing Receipt, signature: SignatureStatus, forgery: String?
+    ) -> Outcome {
+        let order = resolver.resolve(row, index: index, receiptPlatform: receipt.platform)
+        let digest = ReceiptDigest(receipt: receipt, signature: signature, forgery: forgery, for: order)
+        var out = Outcome(kind: .decoded, receiptPlatform: receipt.platform)
         if digest.candidates.count > 1 || evaluator.needsOrdersPerUser || evaluator.needsStoreEventFields {
             out.deferred = ReceiptDigestBox(digest)
             return out

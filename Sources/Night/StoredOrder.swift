@@ -47,7 +47,7 @@ struct StoredOrder {
     private var consumption: UInt8
     private var consumedLow: UInt16
 
-    init(_ row: OrderRow, pool: StringPool) {
+    init(_ row: borrowing OrderRow, pool: StringPool) {
         orderID = row.orderID
         userID = row.userID
         transactionID = row.transactionID

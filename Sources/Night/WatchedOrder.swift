@@ -12,9 +12,10 @@ package final class WatchedOrder {
     }
 
     /// A row of the order (a later one wins): its own receipt field, or none yet.
-    func saw(_ row: OrderRow) {
+    /// `payload`: the row's receipt, taken out of it.
+    func saw(_ row: OrderRow, payload: String?) {
         guard row.orderID == orderID else { return }
-        receipt = row.receipt.map { ($0, row.location, false) }
+        receipt = payload.map { ($0, row.location, false) }
     }
 
     /// A receipts-dump row the join took for the order.

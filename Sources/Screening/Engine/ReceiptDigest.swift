@@ -22,7 +22,8 @@ public struct ReceiptDigest: Sendable {
     /// Distinct products in the receipt (a few), for the evidence of a mismatch.
     public var products: [String]
 
-    public init(receipt: Receipt, signature: SignatureStatus, forgery: String? = nil, for order: ScreenOrder) {
+    public init(receipt: borrowing Receipt, signature: SignatureStatus, forgery: String? = nil, for order: ScreenOrder)
+    {
         kind = receipt.kind
         platform = receipt.platform
         jwsType = receipt.jwsType
@@ -33,8 +34,9 @@ public struct ReceiptDigest: Sendable {
         self.forgery = forgery
         purchaseCount = receipt.purchases.count
         var seen: [String] = []
-        for p in receipt.purchases {
-            guard let id = p.productID, !seen.contains(id) else { continue }
+        // By index: a purchase taken out of the list whole retains its every string.
+        for i in receipt.purchases.indices {
+            guard let id = receipt.purchases[i].productID, !seen.contains(id) else { continue }
             if seen.count < 5 { seen.append(id) }
         }
         products = seen
