@@ -1,42 +1,52 @@
 /// Reads its source on a thread of its own, a few chunks ahead, so that inflating a gzip
 /// file (and hashing its raw bytes) runs beside the parsing of what was already inflated.
-/// Memory stays bounded: at most `depth` chunks wait.
-public final class PrefetchingByteStream: ByteStream {
-    private let chunks: ReadAhead<[UInt8]>
-    private var current: [UInt8] = []
+/// Memory stays bounded: at most `depth` chunks wait, and chunks given back are filled again.
+public final class PrefetchingByteStream: ChunkLender {
+    private let chunks: ReadAhead<LentChunk>
+    private let shelf: ChunkShelf
+    /// The chunk `read(into:)` copies from.
+    private var current: LentChunk?
     private var offset = 0
 
     public init(source: ByteStream, chunkSize: Int = 1 << 20, depth: Int = 4) {
+        // Room for the unread end of the chunk before: a record straddling two chunks.
+        let shelf = ChunkShelf(headroom: max(4 << 10, chunkSize / 8), capacity: chunkSize, most: depth + 2)
+        self.shelf = shelf
         // The source is handed to the reading thread and never touched here again.
         nonisolated(unsafe) let source = source
-        chunks = ReadAhead(depth: depth) { () throws(InputError) -> [UInt8]? in
-            // Read straight into the chunk handed over: no zeroing, no second copy.
-            var failure: InputError?
-            let chunk = [UInt8](unsafeUninitializedCapacity: chunkSize) { buffer, count in
-                do throws(InputError) {
-                    count = try source.readFully(into: UnsafeMutableRawBufferPointer(buffer))
-                } catch {
-                    failure = error
-                    count = 0
-                }
-            }
-            if let failure { throw failure }
-            return chunk.isEmpty ? nil : chunk
+        chunks = ReadAhead(depth: depth) { () throws(InputError) -> LentChunk? in
+            try shelf.fill(from: source)
         }
     }
 
+    public func borrowChunk() throws(InputError) -> LentChunk? {
+        // What `read(into:)` left of its chunk comes first (`ResumedInput` skips that way).
+        if let chunk = current {
+            current = nil
+            if offset < chunk.count {
+                chunk.dropFirst(offset)
+                return chunk
+            }
+            shelf.put(chunk)
+        }
+        return try chunks.next()
+    }
+
+    public func giveBack(_ chunk: LentChunk) {
+        shelf.put(chunk)
+    }
+
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
-        if offset == current.count {
+        if current == nil || offset == current?.count {
+            if let done = current { shelf.put(done) }
+            current = nil
             guard let next = try chunks.next() else { return 0 }
             current = next
             offset = 0
         }
-        let n = min(buffer.count, current.count - offset)
-        let start = offset
-        current.withUnsafeBytes { src in
-            UnsafeMutableRawBufferPointer(rebasing: buffer[0..<n]).copyMemory(
-                from: UnsafeRawBufferPointer(rebasing: src[start..<start + n]))
-        }
+        guard let chunk = current, let destination = buffer.baseAddress else { return 0 }
+        let n = min(buffer.count, chunk.count - offset)
+        destination.copyMemory(from: chunk.base + chunk.headroom + offset, byteCount: n)
         offset += n
         return n
     }

@@ -8,25 +8,35 @@ final class RecordBuffer {
     /// What one `fill` asks the stream for, at least (`ReadBuffers.chunkBytes`).
     private let chunkBytes: Int
     private let stream: ByteStream
-    /// Valid until the next `fill`.
+    /// The stream as a lender of whole chunks: those are read where they lie, not copied.
+    private let lender: ChunkLender?
+    /// Valid until the next `fill`: `own`, or the lent chunk's memory.
     private(set) var base: UnsafeMutablePointer<UInt8>
+    /// The buffer this reader allocated: for a stream that does not lend, and for a record
+    /// longer than a lent chunk's headroom.
+    private var own: UnsafeMutablePointer<UInt8>
     private var capacity: Int
+    /// The chunk `base` points into, if it is one.
+    private var lent: LentChunk?
     private(set) var start = 0
     private(set) var end = 0
-    /// Bytes of the stream moved out of the front of `base` so far.
+    /// Stream offset of `base[0]`: bytes of the stream before it.
     private var dropped: Int64 = 0
     /// The stream has no more bytes.
     private(set) var exhausted = false
 
     init(stream: ByteStream, buffers: ReadBuffers) {
         self.stream = stream
+        lender = stream as? ChunkLender
         chunkBytes = max(buffers.chunkBytes, ReadBuffers.minimumBytes)
         capacity = chunkBytes
-        base = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+        own = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+        base = own
     }
 
     deinit {
-        base.deallocate()
+        own.deallocate()
+        if let lent { lender?.giveBack(lent) }
     }
 
     /// Where `start` stands in the stream: bytes consumed since its first.
@@ -55,21 +65,8 @@ final class RecordBuffer {
     @discardableResult
     func fill() throws(InputError) -> Bool {
         guard !exhausted else { return false }
-        if start > 0 {
-            dropped += Int64(start)
-            let kept = end - start
-            // copyMemory is memmove: the regions may overlap.
-            if kept > 0 { UnsafeMutableRawPointer(base).copyMemory(from: base + start, byteCount: kept) }
-            start = 0
-            end = kept
-        }
-        if capacity - end < chunkBytes / 2 {
-            let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity * 2)
-            grown.initialize(from: base, count: end)
-            base.deallocate()
-            base = grown
-            capacity *= 2
-        }
+        if let lender { return try adopt(from: lender) }
+        keepUnconsumedInOwn(room: chunkBytes / 2)
         let n = try stream.read(into: UnsafeMutableRawBufferPointer(start: base + end, count: capacity - end))
         guard n > 0 else {
             exhausted = true
@@ -77,5 +74,58 @@ final class RecordBuffer {
         }
         end += n
         return true
+    }
+
+    /// The next lent chunk becomes the buffer, the unconsumed bytes put in its headroom just
+    /// before its own; when they do not fit there (a long record), both are copied into `own`.
+    private func adopt(from lender: ChunkLender) throws(InputError) -> Bool {
+        guard let chunk = try lender.borrowChunk() else {
+            exhausted = true
+            return false
+        }
+        let kept = end - start
+        let streamEnd = dropped + Int64(end)
+        if kept <= chunk.headroom {
+            let at = chunk.headroom - kept
+            if kept > 0 { (chunk.base + at).copyMemory(from: base + start, byteCount: kept) }
+            if let old = lent { lender.giveBack(old) }
+            lent = chunk
+            base = chunk.base.assumingMemoryBound(to: UInt8.self)
+            start = at
+            end = chunk.headroom + chunk.count
+            dropped = streamEnd - Int64(chunk.headroom)
+            return true
+        }
+        keepUnconsumedInOwn(room: chunk.count)
+        UnsafeMutableRawPointer(base + end).copyMemory(from: chunk.base + chunk.headroom, byteCount: chunk.count)
+        end += chunk.count
+        lender.giveBack(chunk)
+        return true
+    }
+
+    /// Moves the unconsumed bytes to the front of `own` (from wherever `base` is) with at
+    /// least `room` bytes free behind them.
+    private func keepUnconsumedInOwn(room: Int) {
+        let kept = end - start
+        dropped += Int64(start)
+        if capacity - kept < room {
+            var grown = capacity
+            while grown - kept < room { grown *= 2 }
+            let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+            bigger.initialize(from: base + start, count: kept)
+            own.deallocate()
+            own = bigger
+            capacity = grown
+        } else if kept > 0, base + start != own {
+            // update(from:) is memmove when both are in `own`: the regions may overlap.
+            UnsafeMutableRawPointer(own).copyMemory(from: base + start, byteCount: kept)
+        }
+        base = own
+        if let old = lent {
+            lender?.giveBack(old)
+            lent = nil
+        }
+        start = 0
+        end = kept
     }
 }
