@@ -31,6 +31,13 @@ public enum JWSDecoder {
         try decode(text, origin: .top(nil), limits: limits, in: nil)
     }
 
+    /// As `decode(_:limits:)`, reading `text` where it lies (a JWS inside a logged line).
+    public static func decode(borrowing text: UnsafeRawBufferPointer, limits: Limits = .standard)
+        throws(DecodeError) -> Receipt
+    {
+        try decode(text, origin: .top(nil), limits: limits, in: nil)
+    }
+
     /// `field`: the notification key the JWS sits in, which says the one payload it may be.
     static func decode(
         _ text: [UInt8], origin: TextOrigin, limits: Limits,

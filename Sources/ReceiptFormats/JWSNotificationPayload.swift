@@ -59,11 +59,16 @@ enum JWSNotificationPayload {
         _ field: NestedJWS.Field, in data: StoreJSONFields<AppStoreField>,
         limits: Limits
     ) throws(DecodeError) -> Receipt? {
+        let inString = data.origin.inString(at: data.path + [.key(field.rawValue)], json: nil)
+        // Read where it lies in the payload, when written without escapes (Apple's are).
+        let written = try data.withWrittenText(field.member) { text throws(DecodeError) in
+            try JWSDecoder.decode(text, origin: inString, limits: limits, in: field)
+        }
+        if let written { return written }
         guard let value = try data.value(field.member) else { return nil }
         guard case .string(let text) = value else {
             throw data.fail("bad-field-type", "expected a JWS, found \(value.kindName)", at: field.member)
         }
-        let inString = data.origin.inString(at: data.path + [.key(field.rawValue)], json: nil)
         // Read where it lies in the string.
         var jws = text
         let result = jws.withUTF8 { utf8 in

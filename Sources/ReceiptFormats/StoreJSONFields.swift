@@ -149,6 +149,21 @@ struct StoreJSONFields<Name: FieldName> {
         }
     }
 
+    /// `body` with a scanned string member's text where it stands (written without escapes,
+    /// so its bytes are its value); nil when the member is absent, null or "", or is not
+    /// such a string (`value` then makes it).
+    func withWrittenText<T>(_ key: Name, _ body: (UnsafeRawBufferPointer) throws(DecodeError) -> T)
+        throws(DecodeError) -> T?
+    {
+        guard case .scanned(let object) = storage, let span = object.find(key), Self.isPresent(span),
+            span.kind == .string, let range = object.asWritten(span)
+        else { return nil }
+        let result = object.text.withUnsafeBytes { bytes in
+            Result { () throws(DecodeError) in try body(UnsafeRawBufferPointer(rebasing: bytes[range])) }
+        }
+        return try result.get()
+    }
+
     /// Whether the member is there, neither null nor "" (`value` is not nil), its value not made.
     func has(_ key: Name) -> Bool {
         switch storage {

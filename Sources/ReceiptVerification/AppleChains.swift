@@ -1,5 +1,6 @@
 import IAPBasics
 import StoreCrypto
+import Synchronization
 
 /// Apple's side of the trust: our anchors, and chain checks against them at a receipt's
 /// signing time. With caching on, each distinct certificate is parsed once and each
@@ -10,6 +11,9 @@ final class AppleChains: Sendable {
     private let anchorCuts: [Int64]
     private let carried: CarriedCertificatesCache?
     private let chains: ChainCache?
+    /// The chain checked last, with its verdict: consecutive receipts nearly always carry
+    /// one chain, and matching it takes a few identity comparisons rather than a cache key.
+    private let recent = Mutex<RecentCheck?>(nil)
 
     init(anchors: [X509Certificate], caching: Bool) throws(CryptoError) {
         store = try TrustStore(anchors: anchors)
@@ -33,13 +37,40 @@ final class AppleChains: Sendable {
         at time: Timestamp
     ) -> ChainCheck {
         guard let chains else { return verify(leaf: leaf, intermediates: intermediates, policy: policy, at: time) }
+        let second = time.wholeSeconds
+        if let known = recent.withLock({ $0?.answer(leaf, intermediates, policy.leafOID, second: second) }) {
+            return known
+        }
         let chain = [leaf] + intermediates
         let segment = ValiditySegment(containing: time, certificates: chain, anchorCuts: anchorCuts)
         let key = ChainCache.Key(
             certificates: chain.map(CertificateIdentity.init), leafOID: policy.leafOID,
             segment: segment)
-        return chains.check(for: key) {
+        let check = chains.check(for: key) {
             verify(leaf: leaf, intermediates: intermediates, policy: policy, at: time)
+        }
+        let checked = RecentCheck(chain: chain, leafOID: policy.leafOID, segment: segment, check: check)
+        recent.withLock { $0 = checked }
+        return check
+    }
+
+    /// A chain check with what `ChainCache` keys it by.
+    private struct RecentCheck: Sendable {
+        let chain: [X509Certificate]
+        let leafOID: String
+        let segment: ValiditySegment
+        let check: ChainCheck
+
+        /// The check, when it is the one `ChainCache` keeps for these: the same certificate
+        /// objects (one per distinct DER), the same marker, and a time in the same segment.
+        func answer(
+            _ leaf: X509Certificate, _ intermediates: [X509Certificate], _ leafOID: String, second: Int64
+        ) -> ChainCheck? {
+            guard chain.count == intermediates.count + 1, chain.first === leaf, self.leafOID == leafOID,
+                segment.from <= second, second < segment.until
+            else { return nil }
+            for (kept, given) in zip(chain.dropFirst(), intermediates) where kept !== given { return nil }
+            return check
         }
     }
 

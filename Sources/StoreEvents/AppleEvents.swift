@@ -15,6 +15,16 @@ enum AppleEvents {
     static func notification(jws: String, at location: SourceLocation, limits: Limits) throws(UnreadableRecord)
         -> StoreEvent
     {
+        try borrowing(jws) { bytes throws(UnreadableRecord) in
+            try notification(jws: bytes, at: location, limits: limits)
+        }
+    }
+
+    /// A notification's JWS read where it lies (a logged webhook body's `signedPayload`).
+    static func notification(
+        jws: UnsafeRawBufferPointer, at location: SourceLocation,
+        limits: Limits
+    ) throws(UnreadableRecord) -> StoreEvent {
         let receipt = try decode(jws, "the notification JWS", location, limits)
         guard receipt.jwsType == .notification else {
             throw UnreadableRecord(
@@ -40,7 +50,7 @@ enum AppleEvents {
         // Same notification logged twice: same UUID (and, without one, the same signature).
         let identity =
             extra(receipt.extras, "notification_uuid").map { "apple:n:" + $0 }
-            ?? "apple:s:" + String(jws.split(separator: ".").last?.prefix(128) ?? "")
+            ?? "apple:s:" + String(String(decoding: jws, as: UTF8.self).split(separator: ".").last?.prefix(128) ?? "")
         var e = StoreEvent(store: .apple, type: type, meaning: meaning, identity: identity, location: location)
         fill(&e, receipt, p)
         e.at = meaning == .refund ? (p?.cancellationDate ?? receipt.creationDate) : receipt.creationDate
@@ -58,7 +68,9 @@ enum AppleEvents {
     static func refundHistory(jws: String, at location: SourceLocation, limits: Limits) throws(UnreadableRecord)
         -> StoreEvent
     {
-        let receipt = try decode(jws, "a refund-history transaction", location, limits)
+        let receipt = try borrowing(jws) { bytes throws(UnreadableRecord) in
+            try decode(bytes, "a refund-history transaction", location, limits)
+        }
         guard receipt.jwsType == .transaction, let p = receipt.purchases.first, let txn = p.transactionID else {
             throw UnreadableRecord(
                 location: location, reason: "a refund-history entry that is not a signed transaction")
@@ -72,12 +84,23 @@ enum AppleEvents {
         return e
     }
 
+    /// `body` with the UTF-8 of `text` where it lies.
+    private static func borrowing<T>(
+        _ text: String, _ body: (UnsafeRawBufferPointer) throws(UnreadableRecord) -> T
+    ) throws(UnreadableRecord) -> T {
+        var text = text
+        let result = text.withUTF8 { utf8 in
+            Result { () throws(UnreadableRecord) in try body(UnsafeRawBufferPointer(utf8)) }
+        }
+        return try result.get()
+    }
+
     private static func decode(
-        _ jws: String, _ what: String, _ location: SourceLocation,
+        _ jws: UnsafeRawBufferPointer, _ what: String, _ location: SourceLocation,
         _ limits: Limits
     ) throws(UnreadableRecord) -> Receipt {
         do {
-            return try JWSDecoder.decode(Array(jws.utf8), limits: limits)
+            return try JWSDecoder.decode(borrowing: jws, limits: limits)
         } catch {
             throw UnreadableRecord(
                 location: location,

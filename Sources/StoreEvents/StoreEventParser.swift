@@ -46,14 +46,54 @@ public enum StoreEventParser {
             out.events.append(try AppleEvents.notification(jws: text, at: location, limits: limits))
             return
         }
+        let text = start == 0 && end == bytes.count ? bytes : Array(bytes[start..<end])
+        func notJSON(_ error: DecodeError) -> UnreadableRecord {
+            UnreadableRecord(location: location, reason: "not JSON: \(error.reason) (at byte \(error.offset + start))")
+        }
+        // Checked as the value would be parsed, none made yet: most lines are webhook bodies,
+        // whose JWS is read where it lies.
+        var members: [JSONMember] = []
+        let kind: JSONKind
+        do {
+            kind = try JSONParser.scan(text, limits: limits, members: &members)
+        } catch {
+            throw notJSON(error)
+        }
+        if kind == .object, let jws = signedPayloadText(members, in: text) {
+            let result = text.withUnsafeBytes { bytes in
+                Result { () throws(UnreadableRecord) in
+                    try AppleEvents.notification(
+                        jws: UnsafeRawBufferPointer(rebasing: bytes[jws]), at: location, limits: limits)
+                }
+            }
+            out.events.append(try result.get())
+            return
+        }
         let value: JSONValue
         do {
-            value = try JSONParser.parse(Array(bytes[start..<end]), limits: limits)
+            value = try JSONParser.parse(text, limits: limits)
         } catch {
-            throw UnreadableRecord(
-                location: location, reason: "not JSON: \(error.reason) (at byte \(error.offset + start))")
+            throw notJSON(error)
         }
         try recognise(value, location, limits, &out)
+    }
+
+    private static let signedPayloadName = Array("signedPayload".utf8)
+
+    /// Where the text of a webhook body's `signedPayload` stands, as the object's member
+    /// would read: the last of that name, a string without escapes. Nil when it is not
+    /// there, is anything else, or a name is written with escapes (rare: the body is then
+    /// read as a value).
+    private static func signedPayloadText(_ members: [JSONMember], in text: [UInt8]) -> Range<Int>? {
+        guard members.allSatisfy({ $0.key.isPlain }) else { return nil }
+        return text.withUnsafeBytes { bytes in
+            for m in members.reversed()
+            where bytes[(m.key.start + 1)..<(m.key.end - 1)].elementsEqual(signedPayloadName) {
+                guard m.value.kind == .string, m.value.isPlain else { return nil }
+                return (m.value.start + 1)..<(m.value.end - 1)
+            }
+            return nil
+        }
     }
 
     static func recognise(
