@@ -20,6 +20,8 @@ final class P256KeyTable: @unchecked Sendable {
     /// The field's prime p, and p - n: an x in [n, p) is r + n for an r below p - n.
     private let prime: OpaquePointer
     private let primeMinusOrder: OpaquePointer
+    /// Checks of this key that passed, answered again without the curve arithmetic.
+    private let passed = PassedChecks()
 
     /// Nil when the key is not a P-256 point OpenSSL accepts.
     init?(key: OpaquePointer) {
@@ -90,6 +92,13 @@ final class P256KeyTable: @unchecked Sendable {
     /// Whether the raw `r ‖ s` signature is the key's over a SHA-256 `digest`; nil when
     /// OpenSSL failed (out of memory), so that the caller can tell that from a bad signature.
     func verify(raw signature: [UInt8], sha256 digest: [UInt8]) -> Bool? {
+        if passed.contains(signature: signature, sha256: digest) { return true }
+        let verdict = check(raw: signature, sha256: digest)
+        if verdict == true { passed.remember(signature: signature, sha256: digest) }
+        return verdict
+    }
+
+    private func check(raw signature: [UInt8], sha256 digest: [UInt8]) -> Bool? {
         guard signature.count == 64, digest.count == 32,
             let r = P256Scalar(bigEndian: signature[0..<32]), let s = P256Scalar(bigEndian: signature[32..<64]),
             let e = P256Scalar(bigEndian: digest)

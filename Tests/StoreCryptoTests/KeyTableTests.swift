@@ -105,3 +105,33 @@ struct KeyTableTests {
         #expect(key.es256Table() == nil)
     }
 }
+
+@Suite("Checks that passed, remembered")
+struct PassedChecksTests {
+    @Test("a check is remembered by its digest and whole signature; past the capacity the memory starts over")
+    func exactAndBounded() {
+        let checks = PassedChecks()
+        let digest = [UInt8](repeating: 7, count: 32)
+        let signature = (0..<64).map { UInt8($0) }
+        #expect(!checks.contains(signature: signature, sha256: digest))
+        checks.remember(signature: signature, sha256: digest)
+        #expect(checks.contains(signature: signature, sha256: digest))
+        var other = signature
+        other[63] ^= 1
+        #expect(!checks.contains(signature: other, sha256: digest))
+        var otherDigest = digest
+        otherDigest[0] ^= 1
+        #expect(!checks.contains(signature: signature, sha256: otherDigest))
+        // Sizes other than a digest's and a raw signature's are never remembered.
+        checks.remember(signature: Array(signature.prefix(63)), sha256: digest)
+        #expect(!checks.contains(signature: Array(signature.prefix(63)), sha256: digest))
+        for i in 0..<PassedChecks.capacity {
+            var d = [UInt8](repeating: 0, count: 32)
+            d[0] = UInt8(truncatingIfNeeded: i)
+            d[1] = UInt8(truncatingIfNeeded: i >> 8)
+            d[2] = 1
+            checks.remember(signature: signature, sha256: d)
+        }
+        #expect(!checks.contains(signature: signature, sha256: digest))
+    }
+}
