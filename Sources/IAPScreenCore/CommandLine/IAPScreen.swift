@@ -23,8 +23,10 @@ public enum IAPScreen {
     /// What the executable does once, before any command: OpenSSL is initialised without
     /// its exit-time clean-up, which would race any thread still ending when the process
     /// exits (see `OpenSSLProcess`).
-    public static func prepareProcess() {
+    /// `allocator`: the tuning of the allocator the executable links, if any.
+    public static func prepareProcess(allocator: AllocatorTuning? = nil) {
         OpenSSLProcess.initializeWithoutExitCleanup()
+        ProcessMemory.tuning.withLock { $0 = allocator }
     }
 
     public static func main(_ arguments: [String], console: Console = Console()) -> Int32 {

@@ -91,6 +91,7 @@ enum ScreenCommand {
                 indexed: stamp != nil)
             try night.load(progress: progress)
             loaded = (SystemClock.monotonicSeconds(), ProcessMemory.peakRSSMiB())
+            ProcessMemory.nightLoaded()
             do {
                 writer = try ReportWriter(
                     directory: outDir, keepsReported: ledger != nil, keepsShardReports: held.shard != nil)
