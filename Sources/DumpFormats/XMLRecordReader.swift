@@ -174,12 +174,31 @@ final class XMLRecordReader: RecordSource {
 
     /// A strict row as libxml2 would have given it (`XMLStrictRows.decodedText`).
     private func strictItem(number: Int, fields: [XMLStrictRows.StrictField]) -> DumpItem {
-        let fields = fields.map { field in
-            DumpField(
-                name: String(decoding: field.name, as: UTF8.self),
-                value: field.text.map { .text(XMLStrictRows.decodedText($0)) } ?? .null)
+        var made: [DumpField] = []
+        made.reserveCapacity(fields.count)
+        for (place, field) in fields.enumerated() {
+            made.append(
+                DumpField(
+                    name: name(field.name, at: place),
+                    value: field.text.map { .text(XMLStrictRows.decodedText($0)) } ?? .null))
         }
-        return .record(DumpRecord(location: SourceLocation(file: path, row: number), ordinal: number, fields: fields))
+        return .record(DumpRecord(location: SourceLocation(file: path, row: number), ordinal: number, fields: made))
+    }
+
+    /// The last row's field names by place, as bytes and as made: rows of a table name their
+    /// fields alike, and comparing bytes is cheaper than making (and checking) a string.
+    private var lastNames: [(bytes: [UInt8], name: String)] = []
+    private static let rememberedPlaces = 64
+
+    private func name(_ bytes: UnsafeRawBufferPointer, at place: Int) -> String {
+        if place < lastNames.count, lastNames[place].bytes.elementsEqual(bytes) { return lastNames[place].name }
+        let name = String(decoding: bytes, as: UTF8.self)
+        if place < lastNames.count {
+            lastNames[place] = (Array(bytes), name)
+        } else if place == lastNames.count, place < Self.rememberedPlaces {
+            lastNames.append((Array(bytes), name))
+        }
+        return name
     }
 
     private func item(_ row: XMLDumpRow) -> DumpItem {
