@@ -6,6 +6,15 @@ import IAPBasics
 final class StringPool {
     private var ids: [String: UInt32] = [:]
     private var strings: [String] = []
+    /// The last string asked for in each lane (a field of `StoredOrder`) and its id: a dump
+    /// repeats its file, currency and often its price row after row, and comparing with
+    /// the last is cheaper than hashing.
+    private var lastInLane: [(string: String, id: UInt32)] = Array(repeating: ("", 0), count: Lane.count)
+
+    enum Lane: Int {
+        case item, product, amount, currency, file
+        static let count = 5
+    }
 
     /// 0 stands for nil.
     func id(_ s: String?) -> UInt32 {
@@ -15,6 +24,15 @@ final class StringPool {
         let id = UInt32(truncatingIfNeeded: strings.count)
         ids[s] = id
         return id
+    }
+
+    func id(_ s: String?, lane: Lane) -> UInt32 {
+        guard let s else { return 0 }
+        let last = lastInLane[lane.rawValue]
+        if last.id != 0, last.string == s { return last.id }
+        let found = id(s)
+        lastInLane[lane.rawValue] = (s, found)
+        return found
     }
 
     func string(_ id: UInt32) -> String? {
@@ -53,11 +71,11 @@ struct StoredOrder {
         transactionID = row.transactionID
         createdAtMillis = row.createdAt.millis
         createdAtHasMilliseconds = row.createdAt.hasMilliseconds
-        itemID = pool.id(row.itemID)
-        productID = pool.id(row.productID)
-        amount = pool.id(row.amount)
-        currency = pool.id(row.currency)
-        file = pool.id(row.location.file)
+        itemID = pool.id(row.itemID, lane: .item)
+        productID = pool.id(row.productID, lane: .product)
+        amount = pool.id(row.amount, lane: .amount)
+        currency = pool.id(row.currency, lane: .currency)
+        file = pool.id(row.location.file, lane: .file)
         switch row.location.position {
         case .line(let n):
             place = Int32(clamping: n)
