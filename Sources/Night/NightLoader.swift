@@ -512,11 +512,14 @@ final class NightLoader {
                 position: Int(slots[index].position), payload: r.receipt))
     }
 
-    private func apply(_ results: [ReceiptBatcher.Result]) throws(InputError) {
-        for r in results where slots[r.slot].generation == r.generation {
-            try settle(r.slot, r.outcome)
-            if let candidateRules, let outcome = r.candidateOutcome {
-                try settleCandidate(candidateRules, r.slot, outcome)
+    /// Results by batch, each read where it lies (a result copied out retains its outcome's parts).
+    private func apply(_ batches: [[ReceiptBatcher.Result]]) throws(InputError) {
+        for results in batches {
+            for i in results.indices where slots[results[i].slot].generation == results[i].generation {
+                try settle(results[i].slot, results[i].outcome)
+                if let candidateRules, let outcome = results[i].candidateOutcome {
+                    try settleCandidate(candidateRules, results[i].slot, outcome)
+                }
             }
         }
     }

@@ -38,7 +38,8 @@ final class ReceiptBatcher {
         let condition = NSCondition()
         var queued: [[Job]] = []
         var busy = 0
-        var done: [Result] = []
+        /// Finished batches' results, each batch's as it came: appended whole, never copied.
+        var done: [[Result]] = []
         var closed = false
     }
 
@@ -113,7 +114,7 @@ final class ReceiptBatcher {
             }
 
             shared.condition.lock()
-            shared.done += results
+            shared.done.append(results)
             shared.busy -= 1
             shared.condition.broadcast()
             shared.condition.unlock()
@@ -127,14 +128,14 @@ final class ReceiptBatcher {
     }
 
     /// Results finished so far; never waits.
-    func poll() -> [Result] {
+    func poll() -> [[Result]] {
         shared.condition.lock()
         defer { shared.condition.unlock() }
         return takeDone()
     }
 
     /// Waits for everything submitted.
-    func drain() -> [Result] {
+    func drain() -> [[Result]] {
         if !filling.isEmpty { enqueue() }
         shared.condition.lock()
         defer { shared.condition.unlock() }
@@ -143,7 +144,7 @@ final class ReceiptBatcher {
     }
 
     /// With the lock held.
-    private func takeDone() -> [Result] {
+    private func takeDone() -> [[Result]] {
         defer { shared.done = [] }
         return shared.done
     }
