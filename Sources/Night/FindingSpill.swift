@@ -22,6 +22,10 @@ final class FindingSpill {
     private let fd: Int32
     private var pending: [UInt8] = []
     private var pendingStart: Int64 = 0
+    /// The file as the last `flushPending` left it, mapped: an entry is then read where it
+    /// lies, not by a system call. Earlier mappings stay until the spill goes (a reader may
+    /// still hold one).
+    private var mappings: [UnsafeRawBufferPointer] = []
 
     init() throws {
         switch UnlinkedFile.create("iapscreen-spill", naming: "a spill file") {
@@ -30,22 +34,18 @@ final class FindingSpill {
         }
     }
 
-    deinit { close(fd) }
-
-    /// What the reports need of one order, as the spill file keeps it: its findings and its
-    /// receipt's key fields, one JSON object; nil when there is no finding.
-    struct Entry {
-        var findings: [Finding]
-        var receiptFields: [(key: String, value: String)]
+    deinit {
+        for m in mappings { munmap(UnsafeMutableRawPointer(mutating: m.baseAddress), m.count) }
+        close(fd)
     }
 
+    /// An order's findings and its receipt's key fields as the spill file keeps them
+    /// (`SpilledEntry`); nil when there is no finding.
     static func encode(_ findings: [Finding], receiptFields: [(key: String, value: String)] = []) -> [UInt8]? {
         guard !findings.isEmpty else { return nil }
         var out = [UInt8]()
-        let fields = JSONValue.array(receiptFields.map { .array([.string($0.key), .string($0.value)]) })
-        JSONWriter().write(
-            .object(JSONObject([("findings", .array(findings.map { .object($0.json) })), ("receipt", fields)])),
-            to: &out)
+        out.reserveCapacity(256)
+        SpilledEntry.encode(findings, receiptFields: receiptFields, to: &out)
         return out
     }
 
@@ -59,25 +59,31 @@ final class FindingSpill {
     }
 
     /// Writes out what is still buffered, so that `readFlushed` may run on any thread.
-    func flushPending() throws { try flush() }
+    func flushPending() throws {
+        try flush()
+        let size = Int(pendingStart)
+        guard size > (mappings.last?.count ?? 0) else { return }
+        // Unmapped, the entries are still read, by `pread`.
+        guard let start = mmap(nil, size, PROT_READ, MAP_SHARED, fd, 0),
+            start != UnsafeMutableRawPointer(bitPattern: -1)
+        else { return }
+        mappings.append(UnsafeRawBufferPointer(start: start, count: size))
+    }
 
     /// Reads an entry already on disk (after `flushPending`); safe from several threads.
-    func readFlushed(_ ref: Ref) throws -> Entry {
-        guard ref.offset + Int64(ref.length) <= pendingStart else {
+    func readFlushed(_ ref: Ref) throws -> SpilledEntry {
+        let end = ref.offset + Int64(ref.length)
+        guard ref.offset >= 0, end <= pendingStart else {
             throw SpillError(description: "findings read before they were flushed")
         }
-        var bytes = [UInt8](repeating: 0, count: Int(ref.length))
-        let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(ref.offset)) }
-        guard n == Int(ref.length) else { throw SpillError(description: "the spill file could not be read back") }
-        guard let object = try JSONParser.parse(bytes, limits: .standard).object else {
-            throw SpillError(description: "the spill file holds something else than an entry")
+        if let mapped = mappings.last, end <= Int64(mapped.count) {
+            return try SpilledEntry(reading: UnsafeRawBufferPointer(rebasing: mapped[Int(ref.offset)..<Int(end)]))
         }
-        let findings = (object["findings"]?.array ?? []).compactMap { $0.object.flatMap(Finding.init(json:)) }
-        let fields: [(key: String, value: String)] = (object["receipt"]?.array ?? []).compactMap { pair in
-            guard let kv = pair.array, kv.count == 2, let k = kv[0].string, let v = kv[1].string else { return nil }
-            return (k, v)
+        return try withUnsafeTemporaryAllocation(byteCount: Int(ref.length), alignment: 1) { bytes in
+            let n = pread(fd, bytes.baseAddress, bytes.count, off_t(ref.offset))
+            guard n == Int(ref.length) else { throw SpillError(description: "the spill file could not be read back") }
+            return try SpilledEntry(reading: UnsafeRawBufferPointer(bytes))
         }
-        return Entry(findings: findings, receiptFields: fields)
     }
 
     private func flush() throws {

@@ -567,7 +567,7 @@ package struct NightScreener {
 
         /// The receipt's key fields: as the workers kept them for a flagged order, else what
         /// the claims still hold (an order flagged only by its claim, such as a replay).
-        private func receiptFields(_ entry: FindingSpill.Entry?, _ slot: NightLoader.Slot) -> [(
+        private func receiptFields(_ entry: SpilledEntry?, _ slot: NightLoader.Slot) -> [(
             key: String, value: String
         )] {
             if let fields = entry?.receiptFields, !fields.isEmpty { return fields }
