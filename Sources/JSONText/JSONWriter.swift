@@ -40,6 +40,17 @@ public struct JSONWriter {
         }
     }
 
+    /// A string, or null when nil.
+    public func write(orNull s: String?, to out: inout [UInt8]) {
+        guard let s else { return out.append(contentsOf: "null".utf8) }
+        writeString(s, to: &out)
+    }
+
+    /// Text that is JSON already (a member's key and colon, punctuation), as it is.
+    public static func raw(_ s: StaticString, to out: inout [UInt8]) {
+        s.withUTF8Buffer { out.append(contentsOf: $0) }
+    }
+
     public func writeString(_ s: String, to out: inout [UInt8]) {
         out.append(0x22)
         // Most strings need no escaping at all: copy their UTF-8 as it is.

@@ -392,7 +392,7 @@ package struct NightScreener {
             let format = writer.formatter
             guard ledger != nil else {
                 // Nothing to mark: each report is formatted where it is built, in one pass.
-                let built = try shared.parallelMap(chunk) { item throws -> (OrderReport, ReportWriter.Formatted?)? in
+                let built = try shared.parallelMap(chunk) { item throws -> (OrderReport, ReportLines?)? in
                     try shared.report(item).map { ($0, format?($0)) }
                 }
                 try appender.append(built.map { $0?.0 }, built.map { $0?.1 }, keys: keys)
@@ -400,9 +400,9 @@ package struct NightScreener {
             }
             var reports = try shared.parallelMap(chunk) { item throws -> OrderReport? in try shared.report(item) }
             try mark(&reports)
-            var formatted = [ReportWriter.Formatted?](repeating: nil, count: reports.count)
+            var formatted = [ReportLines?](repeating: nil, count: reports.count)
             if let format {
-                formatted = try shared.parallelMap(reports) { r -> ReportWriter.Formatted? in r.map(format) }
+                formatted = try shared.parallelMap(reports) { r -> ReportLines? in r.map(format) }
             }
             try appender.append(reports, formatted, keys: keys)
         }
@@ -478,7 +478,7 @@ package struct NightScreener {
         }
 
         /// `keys`: where each report stood in the night (a sharded run's worker keeps them for `merge`).
-        func append(_ reports: [OrderReport?], _ formatted: [ReportWriter.Formatted?], keys: [Int64]?) throws {
+        func append(_ reports: [OrderReport?], _ formatted: [ReportLines?], keys: [Int64]?) throws {
             try waitForLast()
             queue.async(group: group) { [self] in
                 do {
