@@ -188,10 +188,10 @@ package struct NightScreener {
             if keepsSelections, selection != assumed { selections[slot] = selection }
         }
 
-        mutating func noteTaking(_ selection: Selection, key: String?, token: String?) {
+        mutating func noteTaking(_ selection: Selection, key: String?, token: @autoclosure () -> String?) {
             guard checksRefunds, case .picked = selection, let key else { return }
             took.append((key, key))
-            if let byToken = ClaimKey.tokenKey(besides: key, token: token) { took.append((byToken, key)) }
+            if let byToken = ClaimKey.tokenKey(besides: key, token: token()) { took.append((byToken, key)) }
         }
     }
 
@@ -551,8 +551,9 @@ package struct NightScreener {
                 let entry = try night.spilled(slot).map(night.spill.readFlushed)
                 let o = screener.screenOrder(slot, night)
                 let judged = pending.judged(for: i, taker: NightScreener.taker(o, slot: i))
+                // A closure, not `screener.finding`: a method taken as a value copies the screener.
                 let findings = Revoked.once(
-                    (entry?.findings ?? []) + (late[i] ?? []) + judged.compactMap(screener.finding))
+                    (entry?.findings ?? []) + (late[i] ?? []) + judged.compactMap { screener.finding($0) })
                 guard !findings.isEmpty else { return nil }
                 var report = OrderReport(
                     orderID: o.orderID, userID: o.userID,
