@@ -22,10 +22,8 @@ final class FindingSpill {
     private let fd: Int32
     private var pending: [UInt8] = []
     private var pendingStart: Int64 = 0
-    /// The file as the last `flushPending` left it, mapped: an entry is then read where it
-    /// lies, not by a system call. Earlier mappings stay until the spill goes (a reader may
-    /// still hold one).
-    private var mappings: [UnsafeRawBufferPointer] = []
+    /// The most a window reads (`window(over:)`): memory stays small however big the night.
+    static let windowBytes: Int64 = 8 << 20
 
     init() throws {
         switch UnlinkedFile.create("iapscreen-spill", naming: "a spill file") {
@@ -34,10 +32,7 @@ final class FindingSpill {
         }
     }
 
-    deinit {
-        for m in mappings { munmap(UnsafeMutableRawPointer(mutating: m.baseAddress), m.count) }
-        close(fd)
-    }
+    deinit { close(fd) }
 
     /// An order's findings and its receipt's key fields as the spill file keeps them
     /// (`SpilledEntry`); nil when there is no finding.
@@ -59,25 +54,49 @@ final class FindingSpill {
     }
 
     /// Writes out what is still buffered, so that `readFlushed` may run on any thread.
-    func flushPending() throws {
-        try flush()
-        let size = Int(pendingStart)
-        guard size > (mappings.last?.count ?? 0) else { return }
-        // Unmapped, the entries are still read, by `pread`.
-        guard let start = mmap(nil, size, PROT_READ, MAP_SHARED, fd, 0),
-            start != UnsafeMutableRawPointer(bitPattern: -1)
-        else { return }
-        mappings.append(UnsafeRawBufferPointer(start: start, count: size))
+    func flushPending() throws { try flush() }
+
+    /// Flushed bytes read at once, from `offset` on.
+    struct Window: Sendable {
+        let offset: Int64
+        let bytes: [UInt8]
     }
 
-    /// Reads an entry already on disk (after `flushPending`); safe from several threads.
-    func readFlushed(_ ref: Ref) throws -> SpilledEntry {
+    /// The entries `refs` point at, read with one system call rather than one each when they
+    /// lie within `windowBytes` (a chunk of reports in input order: the workers spilled them
+    /// in about that order); nil when they do not.
+    func window(over refs: some Sequence<Ref>) throws -> Window? {
+        var low = Int64.max
+        var high = Int64.min
+        for r in refs {
+            low = min(low, r.offset)
+            high = max(high, r.offset + Int64(r.length))
+        }
+        guard low >= 0, low < high, high - low <= Self.windowBytes, high <= pendingStart else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Int(high - low))
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeMutableBytes {
+                pread(fd, $0.baseAddress.map { $0 + done }, $0.count - done, off_t(low) + off_t(done))
+            }
+            guard n > 0 else { throw SpillError(description: "the spill file could not be read back") }
+            done += n
+        }
+        return Window(offset: low, bytes: bytes)
+    }
+
+    /// Reads an entry already on disk (after `flushPending`), from `window` when it holds
+    /// it; safe from several threads.
+    func readFlushed(_ ref: Ref, in window: Window? = nil) throws -> SpilledEntry {
         let end = ref.offset + Int64(ref.length)
         guard ref.offset >= 0, end <= pendingStart else {
             throw SpillError(description: "findings read before they were flushed")
         }
-        if let mapped = mappings.last, end <= Int64(mapped.count) {
-            return try SpilledEntry(reading: UnsafeRawBufferPointer(rebasing: mapped[Int(ref.offset)..<Int(end)]))
+        if let window, ref.offset >= window.offset, end - window.offset <= Int64(window.bytes.count) {
+            let from = Int(ref.offset - window.offset)
+            return try window.bytes.withUnsafeBytes { all in
+                try SpilledEntry(reading: UnsafeRawBufferPointer(rebasing: all[from..<from + Int(ref.length)]))
+            }
         }
         return try withUnsafeTemporaryAllocation(byteCount: Int(ref.length), alignment: 1) { bytes in
             let n = pread(fd, bytes.baseAddress, bytes.count, off_t(ref.offset))

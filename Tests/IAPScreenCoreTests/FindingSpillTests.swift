@@ -37,6 +37,10 @@ struct FindingSpillTests {
         #expect(a.receiptFields.map(\.key) == ["environment", ""] && a.receiptFields.map(\.value) == ["Sandbox", "é"])
         let b = try spill.readFlushed(second)
         #expect(b.findings == [Self.findings[1]] && b.receiptFields.isEmpty)
+        // Read together, in one window: the same entries.
+        let window = try #require(try spill.window(over: [second, first]))
+        #expect(try spill.readFlushed(first, in: window).findings == Self.findings)
+        #expect(try spill.readFlushed(second, in: window).findings == [Self.findings[1]])
     }
 
     @Test("a short or foreign entry is an error")
