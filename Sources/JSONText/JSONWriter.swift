@@ -40,17 +40,23 @@ public struct JSONWriter {
         }
     }
 
+    /// A string, or null when nil.
+    public func write(orNull s: String?, to out: inout [UInt8]) {
+        guard let s else { return out.append(contentsOf: "null".utf8) }
+        writeString(s, to: &out)
+    }
+
+    /// Text that is JSON already (a member's key and colon, punctuation), as it is.
+    public static func raw(_ s: StaticString, to out: inout [UInt8]) {
+        s.withUTF8Buffer { out.append(contentsOf: $0) }
+    }
+
     public func writeString(_ s: String, to out: inout [UInt8]) {
         out.append(0x22)
         // Most strings need no escaping at all: copy their UTF-8 as it is.
         var text = s
         let plain = text.withUTF8 { bytes -> Bool in
-            for b in bytes
-            where b < 0x20 || b == 0x22 || b == 0x5C || b == 0x7F
-                || (htmlSafe && (b == 0x3C || b == 0x3E || b == 0x26 || b == 0xE2))
-            {
-                return false
-            }
+            guard !needsEscaping(UnsafeRawBufferPointer(bytes)) else { return false }
             out.append(contentsOf: bytes)
             return true
         }
@@ -73,6 +79,39 @@ public struct JSONWriter {
             }
         }
         out.append(0x22)
+    }
+
+    /// Whether some byte of `bytes` is escaped (or, 0xE2, may start U+2028 or U+2029): eight
+    /// bytes at a time, as most text has none.
+    private func needsEscaping(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var i = 0
+        if let base = bytes.baseAddress {
+            while bytes.count - i >= 8 {
+                if needsEscaping(word: base.loadUnaligned(fromByteOffset: i, as: UInt64.self)) { return true }
+                i += 8
+            }
+        }
+        while i < bytes.count {
+            let b = bytes[i]
+            if b < 0x20 || b == 0x22 || b == 0x5C || b == 0x7F
+                || (htmlSafe && (b == 0x3C || b == 0x3E || b == 0x26 || b == 0xE2))
+            {
+                return true
+            }
+            i += 1
+        }
+        return false
+    }
+
+    /// The same test on eight bytes at once (the bit tricks are exact for "any byte").
+    private func needsEscaping(word w: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        func anyZero(_ x: UInt64) -> Bool { (x &- ones) & ~x & highs != 0 }
+        func any(_ b: UInt8) -> Bool { anyZero(w ^ (ones &* UInt64(b))) }
+        let control = (w &- ones &* 0x20) & ~w & highs != 0
+        if control || any(0x22) || any(0x5C) || any(0x7F) { return true }
+        return htmlSafe && (any(0x3C) || any(0x3E) || any(0x26) || any(0xE2))
     }
 
     private func escapeU(_ v: UInt32, _ out: inout [UInt8]) {

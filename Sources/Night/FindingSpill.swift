@@ -22,6 +22,8 @@ final class FindingSpill {
     private let fd: Int32
     private var pending: [UInt8] = []
     private var pendingStart: Int64 = 0
+    /// The most a window reads (`window(over:)`): memory stays small however big the night.
+    static let windowBytes: Int64 = 8 << 20
 
     init() throws {
         switch UnlinkedFile.create("iapscreen-spill", naming: "a spill file") {
@@ -32,20 +34,13 @@ final class FindingSpill {
 
     deinit { close(fd) }
 
-    /// What the reports need of one order, as the spill file keeps it: its findings and its
-    /// receipt's key fields, one JSON object; nil when there is no finding.
-    struct Entry {
-        var findings: [Finding]
-        var receiptFields: [(key: String, value: String)]
-    }
-
+    /// An order's findings and its receipt's key fields as the spill file keeps them
+    /// (`SpilledEntry`); nil when there is no finding.
     static func encode(_ findings: [Finding], receiptFields: [(key: String, value: String)] = []) -> [UInt8]? {
         guard !findings.isEmpty else { return nil }
         var out = [UInt8]()
-        let fields = JSONValue.array(receiptFields.map { .array([.string($0.key), .string($0.value)]) })
-        JSONWriter().write(
-            .object(JSONObject([("findings", .array(findings.map { .object($0.json) })), ("receipt", fields)])),
-            to: &out)
+        out.reserveCapacity(256)
+        SpilledEntry.encode(findings, receiptFields: receiptFields, to: &out)
         return out
     }
 
@@ -61,23 +56,53 @@ final class FindingSpill {
     /// Writes out what is still buffered, so that `readFlushed` may run on any thread.
     func flushPending() throws { try flush() }
 
-    /// Reads an entry already on disk (after `flushPending`); safe from several threads.
-    func readFlushed(_ ref: Ref) throws -> Entry {
-        guard ref.offset + Int64(ref.length) <= pendingStart else {
+    /// Flushed bytes read at once, from `offset` on.
+    struct Window: Sendable {
+        let offset: Int64
+        let bytes: [UInt8]
+    }
+
+    /// The entries `refs` point at, read with one system call rather than one each when they
+    /// lie within `windowBytes` (a chunk of reports in input order: the workers spilled them
+    /// in about that order); nil when they do not.
+    func window(over refs: some Sequence<Ref>) throws -> Window? {
+        var low = Int64.max
+        var high = Int64.min
+        for r in refs {
+            low = min(low, r.offset)
+            high = max(high, r.offset + Int64(r.length))
+        }
+        guard low >= 0, low < high, high - low <= Self.windowBytes, high <= pendingStart else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Int(high - low))
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeMutableBytes {
+                pread(fd, $0.baseAddress.map { $0 + done }, $0.count - done, off_t(low) + off_t(done))
+            }
+            guard n > 0 else { throw SpillError(description: "the spill file could not be read back") }
+            done += n
+        }
+        return Window(offset: low, bytes: bytes)
+    }
+
+    /// Reads an entry already on disk (after `flushPending`), from `window` when it holds
+    /// it; safe from several threads.
+    func readFlushed(_ ref: Ref, in window: Window? = nil) throws -> SpilledEntry {
+        let end = ref.offset + Int64(ref.length)
+        guard ref.offset >= 0, end <= pendingStart else {
             throw SpillError(description: "findings read before they were flushed")
         }
-        var bytes = [UInt8](repeating: 0, count: Int(ref.length))
-        let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(ref.offset)) }
-        guard n == Int(ref.length) else { throw SpillError(description: "the spill file could not be read back") }
-        guard let object = try JSONParser.parse(bytes, limits: .standard).object else {
-            throw SpillError(description: "the spill file holds something else than an entry")
+        if let window, ref.offset >= window.offset, end - window.offset <= Int64(window.bytes.count) {
+            let from = Int(ref.offset - window.offset)
+            return try window.bytes.withUnsafeBytes { all in
+                try SpilledEntry(reading: UnsafeRawBufferPointer(rebasing: all[from..<from + Int(ref.length)]))
+            }
         }
-        let findings = (object["findings"]?.array ?? []).compactMap { $0.object.flatMap(Finding.init(json:)) }
-        let fields: [(key: String, value: String)] = (object["receipt"]?.array ?? []).compactMap { pair in
-            guard let kv = pair.array, kv.count == 2, let k = kv[0].string, let v = kv[1].string else { return nil }
-            return (k, v)
+        return try withUnsafeTemporaryAllocation(byteCount: Int(ref.length), alignment: 1) { bytes in
+            let n = pread(fd, bytes.baseAddress, bytes.count, off_t(ref.offset))
+            guard n == Int(ref.length) else { throw SpillError(description: "the spill file could not be read back") }
+            return try SpilledEntry(reading: UnsafeRawBufferPointer(bytes))
         }
-        return Entry(findings: findings, receiptFields: fields)
     }
 
     private func flush() throws {

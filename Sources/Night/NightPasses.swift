@@ -194,10 +194,10 @@ private final class PartReports: ReportSink {
 
     init() throws(PassFile.Failure) { file = try PassFile() }
 
-    var formatter: (@Sendable (OrderReport) -> ReportWriter.Formatted)? { nil }
+    var formatter: (@Sendable (OrderReport) -> ReportLines)? { nil }
     var wantsKeys: Bool { true }
 
-    func append(_ formatted: ReportWriter.Formatted?, of r: OrderReport, key: Int64) throws {
+    func append(_ formatted: ReportLines?, of r: OrderReport, key: Int64) throws {
         line.removeAll(keepingCapacity: true)
         writer.write(.object(OrderReportLine.line(r, key: key)), to: &line)
         try file.put(line.count)
@@ -219,10 +219,10 @@ private final class PartReports: ReportSink {
 
 /// A part's reports read back, parsed and formatted a small batch ahead (memory stays a part's).
 private final class PartReportStream {
-    typealias Item = (key: Int64, report: OrderReport, formatted: ReportWriter.Formatted?)
+    typealias Item = (key: Int64, report: OrderReport, formatted: ReportLines?)
     private let ahead: BatchedReadAhead<Item>
 
-    init(_ file: PassFile, format: (@Sendable (OrderReport) -> ReportWriter.Formatted)?) {
+    init(_ file: PassFile, format: (@Sendable (OrderReport) -> ReportLines)?) {
         // Only the reading thread touches the file from now on.
         nonisolated(unsafe) let f = file
         ahead = BatchedReadAhead(depth: 2, batch: 64) { () throws(InputError) -> Item? in

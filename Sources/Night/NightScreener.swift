@@ -188,10 +188,10 @@ package struct NightScreener {
             if keepsSelections, selection != assumed { selections[slot] = selection }
         }
 
-        mutating func noteTaking(_ selection: Selection, key: String?, token: String?) {
+        mutating func noteTaking(_ selection: Selection, key: String?, token: @autoclosure () -> String?) {
             guard checksRefunds, case .picked = selection, let key else { return }
             took.append((key, key))
-            if let byToken = ClaimKey.tokenKey(besides: key, token: token) { took.append((byToken, key)) }
+            if let byToken = ClaimKey.tokenKey(besides: key, token: token()) { took.append((byToken, key)) }
         }
     }
 
@@ -390,21 +390,26 @@ package struct NightScreener {
                     }
                 }
             let format = writer.formatter
+            let spilled = try night.spill.window(
+                over: chunk.lazy.compactMap { item in
+                    if case .slot(let i) = item { night.spilled(at: Int(i)) } else { nil }
+                })
             guard ledger != nil else {
                 // Nothing to mark: each report is formatted where it is built, in one pass.
-                let built = try shared.parallelMap(chunk) { item throws -> (OrderReport, ReportWriter.Formatted?)? in
-                    try shared.report(item).map { ($0, format?($0)) }
+                let built = try shared.parallelMap(chunk) { item throws -> BuiltReport? in
+                    try shared.report(item, spilled: spilled).map { BuiltReport(report: $0, lines: format?($0)) }
                 }
-                try appender.append(built.map { $0?.0 }, built.map { $0?.1 }, keys: keys)
+                try appender.append(built, keys: keys)
                 continue
             }
-            var reports = try shared.parallelMap(chunk) { item throws -> OrderReport? in try shared.report(item) }
-            try mark(&reports)
-            var formatted = [ReportWriter.Formatted?](repeating: nil, count: reports.count)
-            if let format {
-                formatted = try shared.parallelMap(reports) { r -> ReportWriter.Formatted? in r.map(format) }
+            var reports = try shared.parallelMap(chunk) { item throws -> OrderReport? in
+                try shared.report(item, spilled: spilled)
             }
-            try appender.append(reports, formatted, keys: keys)
+            try mark(&reports)
+            let built = try shared.parallelMap(reports) { r -> BuiltReport? in
+                r.map { BuiltReport(report: $0, lines: format?($0)) }
+            }
+            try appender.append(built, keys: keys)
         }
         try appender.finish()
         // Without a ledger nothing remembers them: not worth a million lookups.
@@ -478,12 +483,12 @@ package struct NightScreener {
         }
 
         /// `keys`: where each report stood in the night (a sharded run's worker keeps them for `merge`).
-        func append(_ reports: [OrderReport?], _ formatted: [ReportWriter.Formatted?], keys: [Int64]?) throws {
+        func append(_ reports: [BuiltReport?], keys: [Int64]?) throws {
             try waitForLast()
             queue.async(group: group) { [self] in
                 do {
                     for k in reports.indices {
-                        if let r = reports[k] { try writer.append(formatted[k], of: r, key: keys?[k] ?? 0) }
+                        if let b = reports[k] { try writer.append(b.lines, of: b.report, key: keys?[k] ?? 0) }
                     }
                 } catch {
                     failure = error
@@ -500,6 +505,12 @@ package struct NightScreener {
             group.wait()
             if let failure { throw failure }
         }
+    }
+
+    /// A report and, when the writer wants them made on every core, its lines.
+    struct BuiltReport: Sendable {
+        var report: OrderReport
+        var lines: ReportLines?
     }
 
     enum ReportItem: Sendable {
@@ -531,8 +542,9 @@ package struct NightScreener {
             self.afterNight = afterNight
         }
 
-        /// An item's report, its findings not yet marked by the ledger.
-        func report(_ item: ReportItem) throws -> OrderReport? {
+        /// An item's report, its findings not yet marked by the ledger (`spilled`: its chunk's
+        /// entries of the spill file, read at once).
+        func report(_ item: ReportItem, spilled: FindingSpill.Window?) throws -> OrderReport? {
             switch item {
             case .extra(let k):
                 let f = extra[k].finding
@@ -548,11 +560,12 @@ package struct NightScreener {
                 return report
             case .slot(let i):
                 let slot = night.slots[Int(i)]
-                let entry = try night.spilled(slot).map(night.spill.readFlushed)
+                let entry = try night.spilled(slot).map { try night.spill.readFlushed($0, in: spilled) }
                 let o = screener.screenOrder(slot, night)
                 let judged = pending.judged(for: i, taker: NightScreener.taker(o, slot: i))
+                // A closure, not `screener.finding`: a method taken as a value copies the screener.
                 let findings = Revoked.once(
-                    (entry?.findings ?? []) + (late[i] ?? []) + judged.compactMap(screener.finding))
+                    (entry?.findings ?? []) + (late[i] ?? []) + judged.compactMap { screener.finding($0) })
                 guard !findings.isEmpty else { return nil }
                 var report = OrderReport(
                     orderID: o.orderID, userID: o.userID,
@@ -567,7 +580,7 @@ package struct NightScreener {
 
         /// The receipt's key fields: as the workers kept them for a flagged order, else what
         /// the claims still hold (an order flagged only by its claim, such as a replay).
-        private func receiptFields(_ entry: FindingSpill.Entry?, _ slot: NightLoader.Slot) -> [(
+        private func receiptFields(_ entry: SpilledEntry?, _ slot: NightLoader.Slot) -> [(
             key: String, value: String
         )] {
             if let fields = entry?.receiptFields, !fields.isEmpty { return fields }

@@ -25,9 +25,10 @@ package final class ReportWriter: ReportSink {
     let directory: String
     private let findings: TempFile
     private let flagged: TempFile
-    /// report.html's data arrays, streamed like the other reports (elements comma-separated).
-    private let pageData: [ReportHTML.Section: TempFile]
-    private var pageDataCount: [ReportHTML.Section: Int] = [:]
+    /// report.html's data arrays, streamed like the other reports (elements comma-separated),
+    /// by `ReportHTML.Section.rawValue`, and how many elements each has.
+    private let pageData: [TempFile]
+    private var pageDataCount = [Int](repeating: 0, count: ReportHTML.Section.allCases.count)
     package private(set) var tally = Tally()
     private var page = ReportHTML.Tally()
     private var strings = SharedStrings()
@@ -53,12 +54,14 @@ package final class ReportWriter: ReportSink {
         }
         findings = try TempFile(in: directory, for: "findings.jsonl")
         flagged = try TempFile(in: directory, for: "flagged.csv")
-        pageData = [
-            .rows: try TempFile(in: directory, for: "report-rows"),
-            .exempted: try TempFile(in: directory, for: "report-exempted"),
-            .malformed: try TempFile(in: directory, for: "report-malformed"),
-        ]
-        try flagged.write(Array(FlaggedCSV.header.utf8))
+        pageData = try ReportHTML.Section.allCases.map { section in
+            switch section {
+            case .rows: try TempFile(in: directory, for: "report-rows")
+            case .exempted: try TempFile(in: directory, for: "report-exempted")
+            case .malformed: try TempFile(in: directory, for: "report-malformed")
+            }
+        }
+        try flagged.write(FlaggedCSV.header.utf8)
         shardReports = keepsShardReports ? try TempFile(in: directory, for: ShardReportLines.reportsFile) : nil
     }
 
@@ -73,27 +76,12 @@ package final class ReportWriter: ReportSink {
         }
     }
 
-    /// A report's lines, made on any thread.
-    package struct Formatted: Sendable {
-        var jsonl: [UInt8]
-        var csv: [UInt8]?
-        /// report.html's data: the table row, exempted findings, malformed records.
-        var page: [(ReportHTML.Section, ReportData.Element)]
-    }
-
-    package static func format(_ r: OrderReport) -> Formatted {
-        var line = [UInt8]()
-        FindingsJSONL.lines(r, into: &line)
-        return Formatted(
-            jsonl: line, csv: r.isFlagged ? Array(FlaggedCSV.row(r).utf8) : nil, page: ReportHTML.elements(r))
-    }
-
-    package var formatter: (@Sendable (OrderReport) -> Formatted)? { { Self.format($0) } }
+    package var formatter: (@Sendable (OrderReport) -> ReportLines)? { { ReportLines($0) } }
     package var wantsKeys: Bool { shardReports != nil }
 
     /// Writes a formatted report, in the order reports come.
-    package func append(_ formatted: Formatted?, of r: OrderReport, key: Int64 = 0) throws {
-        let f = formatted ?? Self.format(r)
+    package func append(_ formatted: ReportLines?, of r: OrderReport, key: Int64 = 0) throws {
+        let f = formatted ?? ReportLines(r)
         try findings.write(f.jsonl)
         if let shardReports {
             var line: [UInt8] = []
@@ -110,13 +98,14 @@ package final class ReportWriter: ReportSink {
                 try reportedFile.put(f.rule)
             }
         }
-        if let csv = f.csv { try flagged.write(csv) }
-        for (section, element) in f.page {
-            guard let file = pageData[section] else { continue }
-            let n = pageDataCount[section, default: 0]
-            let bytes = strings.resolve(element)
-            try file.write(n == 0 ? bytes : [0x2C, 0x0A] + bytes)
-            pageDataCount[section] = n + 1
+        try flagged.write(f.csv)
+        for (k, section) in f.sections.enumerated() {
+            let s = section.rawValue
+            try pageData[s].write { out in
+                if pageDataCount[s] > 0 { out.append(contentsOf: [0x2C, 0x0A]) }
+                f.writeElement(k, strings: &strings, to: &out)
+            }
+            pageDataCount[s] += 1
         }
     }
 
@@ -137,11 +126,11 @@ package final class ReportWriter: ReportSink {
         ) { part in
             switch part {
             case .text(let text): try html.write(Array(text.utf8))
-            case .data(let section): try pageData[section]?.copy(into: html)
+            case .data(let section): try pageData[section.rawValue].copy(into: html)
             }
         }
         for f in [findings, flagged, html, summaryFile] + sidecars { try f.sync() }
-        for f in pageData.values { f.discard() }
+        for f in pageData { f.discard() }
         prepared = [html, summaryFile]
     }
 
@@ -165,7 +154,7 @@ package final class ReportWriter: ReportSink {
 
     /// Removes every temporary file (a run that cannot finish leaves no half report).
     package func abandon() {
-        for f in [findings, flagged] + pageData.values + prepared + sidecars { f.discard() }
+        for f in [findings, flagged] + pageData + prepared + sidecars { f.discard() }
     }
 
     /// What report.html's Content-Security-Policy allows: its own script and style sheet.
@@ -175,74 +164,6 @@ package final class ReportWriter: ReportSink {
     package static func sha256Base64(_ text: String) -> String {
         // Without a digest the CSP names no script: the page stays safe, its tables stay empty.
         (try? Digest.sha256(Array(text.utf8))).map { Base64.encode($0) } ?? "unavailable"
-    }
-}
-
-/// A file written under `.<name>.tmp-<pid>` and renamed to `<name>` when published.
-package final class TempFile {
-    let temporary: String
-    let final: String
-    private let fd: Int32
-    private var published = false
-
-    package init(in directory: String, for name: String) throws {
-        final = (directory as NSString).appendingPathComponent(name)
-        temporary = (directory as NSString).appendingPathComponent(".\(name).tmp-\(getpid())")
-        fd = open(temporary, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            throw ReportWriter.WriteError(
-                description: "cannot create \(temporary): \(String(cString: strerror(errno)))")
-        }
-    }
-
-    deinit {
-        close(fd)
-        if !published { unlink(temporary) }
-    }
-
-    package func write(_ bytes: [UInt8]) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress.map { $0 + offset }, $0.count - offset) }
-            if n < 0, errno == EINTR { continue }
-            guard n > 0 else {
-                throw ReportWriter.WriteError(
-                    description: "cannot write \(temporary): \(String(cString: strerror(errno)))")
-            }
-            offset += n
-        }
-    }
-
-    /// Appends this file's content to `other`.
-    func copy(into other: TempFile) throws {
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        var offset: off_t = 0
-        while true {
-            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, offset) }
-            guard n >= 0 else { throw ReportWriter.WriteError(description: "cannot read \(temporary)") }
-            if n == 0 { return }
-            try other.write(Array(buffer[0..<n]))
-            offset += off_t(n)
-        }
-    }
-
-    package func sync() throws {
-        guard fsync(fd) == 0 else {
-            throw ReportWriter.WriteError(description: "cannot sync \(temporary): \(String(cString: strerror(errno)))")
-        }
-    }
-
-    package func publish() throws {
-        guard rename(temporary, final) == 0 else {
-            throw ReportWriter.WriteError(
-                description: "cannot rename \(temporary) to \(final): \(String(cString: strerror(errno)))")
-        }
-        published = true
-    }
-
-    package func discard() {
-        if !published { unlink(temporary) }
-        published = true
     }
 }
 
@@ -297,10 +218,10 @@ package struct Tally {
 /// Where `NightScreener`'s reports go, one at a time in input order, on one thread.
 package protocol ReportSink: AnyObject {
     /// How the reports come formatted, on every core, before they are appended (nil: not).
-    var formatter: (@Sendable (OrderReport) -> ReportWriter.Formatted)? { get }
+    var formatter: (@Sendable (OrderReport) -> ReportLines)? { get }
     /// Whether each report comes with where it stood in the night (`merge`, `backtest`).
     var wantsKeys: Bool { get }
-    func append(_ formatted: ReportWriter.Formatted?, of r: OrderReport, key: Int64) throws
+    func append(_ formatted: ReportLines?, of r: OrderReport, key: Int64) throws
     /// The night failed: nothing of what was appended may be left (files under temporary names).
     func abandon()
 }

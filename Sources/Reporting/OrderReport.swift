@@ -42,8 +42,6 @@ public struct OrderReport: Sendable {
     /// Flagged: some finding neither exempted nor reviewed legit.
     public var isFlagged: Bool { isOrder && findings.contains(where: \.counts) }
 
-    public var highestSeverity: Severity? { findings.filter(\.counts).map(\.severity).max() }
-
     /// Listed in report.html's table: some finding that is not exempted and not a malformed
     /// record (those have sections of their own). Flagged orders, orders reviewed legit (they
     /// stay visible) and orphan receipts.
@@ -69,14 +67,39 @@ public enum FlaggedCSV {
     public static let header =
         "order_id,user_id,platform,product_id,amount,currency,created_at,severity,rules,reasons\n"
 
-    public static func row(_ r: OrderReport) -> String {
-        let counting = r.findings.filter(\.counts)
-        let rules = Set(counting.map(\.rule)).sorted().joined(separator: ";")
-        let reasons = counting.map(\.message).joined(separator: " | ")
-        return SpreadsheetCSV.row([
-            r.orderID, r.userID, r.platform, r.productID, r.amount, r.currency,
-            r.createdAt?.iso8601, r.highestSeverity?.name, rules, reasons,
-        ])
+    /// Appends the row: the order, its worst counting severity, the rules that found it
+    /// (sorted, once each) and their messages.
+    public static func row(_ r: OrderReport, into out: inout [UInt8]) {
+        var rules: [String] = []
+        var worst: Severity?
+        for f in r.findings where f.counts {
+            rules.append(f.rule)
+            worst = max(worst ?? f.severity, f.severity)
+        }
+        // Sorting is stable: of equal rules the first is kept, as a set would.
+        rules.sort()
+        for cell in [r.orderID, r.userID, r.platform, r.productID, r.amount, r.currency, r.createdAt?.iso8601] {
+            SpreadsheetCSV.write(cell, to: &out)
+            out.append(0x2C)
+        }
+        SpreadsheetCSV.write(worst?.name, to: &out)
+        out.append(0x2C)
+        var start = out.count
+        for (i, rule) in rules.enumerated() where i == 0 || rule != rules[i - 1] {
+            if i > 0 { out.append(0x3B) }
+            out.append(contentsOf: rule.utf8)
+        }
+        SpreadsheetCSV.makeSafe(cellFrom: start, in: &out)
+        out.append(0x2C)
+        start = out.count
+        var first = true
+        for f in r.findings where f.counts {
+            if !first { out.append(contentsOf: " | ".utf8) }
+            first = false
+            out.append(contentsOf: f.message.utf8)
+        }
+        SpreadsheetCSV.makeSafe(cellFrom: start, in: &out)
+        out.append(0x0A)
     }
 }
 
@@ -85,7 +108,7 @@ public enum FindingsJSONL {
     public static func lines(_ r: OrderReport, into out: inout [UInt8]) {
         let writer = JSONWriter()
         for f in r.findings {
-            writer.write(.object(f.json), to: &out)
+            f.writeJSON(to: &out, with: writer)
             out.append(0x0A)
         }
     }

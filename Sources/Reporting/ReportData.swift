@@ -12,7 +12,7 @@ import Screening
 /// from row to row (marked ⁺ below: rules, platforms, products, amounts, currencies,
 /// expected and actual values, evidence keys, files) written once in a table of shared
 /// strings and referred to by their index there. A row is formatted on any thread with its
-/// shared strings left as holes (`Element`); `SharedStrings` fills them in, in report order,
+/// shared strings left as holes (`ReportLines`); `SharedStrings` fills them in, in report order,
 /// so the table is the same for the same input.
 ///
 ///     strings         ["…", …]: the shared strings, by index
@@ -30,111 +30,182 @@ import Screening
 /// A ⁺ field holds a number (the index of a shared string) or, when the table is full or
 /// the string is long, the string itself.
 public enum ReportData {
-    /// One element of a data array: its JSON with the shared strings left out, and where
-    /// each goes (offsets ascending).
-    public struct Element: Sendable {
-        public var bytes: [UInt8] = []
-        public var holes: [(offset: Int, text: String)] = []
+    /// Writes a report's data elements into `w`: its table row (when listed, see
+    /// `OrderReport.isListed`), then one row per exempted finding, then one per malformed record.
+    static func elements(_ r: OrderReport, into w: inout Writer) {
+        if r.isListed { tableRow(r, into: &w) }
+        for f in r.findings where f.exempted != nil { exemptedRow(f, into: &w) }
+        for f in r.findings where f.rule == MalformedRecord.id.rawValue { malformedRow(f, into: &w) }
     }
 
-    /// What an element is built from, before trailing defaults are left out.
-    indirect enum Item {
-        case json(JSONValue)
-        case shared(String?)
-        case list([Item])
-
-        static func string(_ s: String?) -> Item { .json(.string(orNull: s)) }
-
-        var isDefault: Bool {
-            switch self {
-            case .json(.null), .shared(nil): return true
-            case .json(.string(let s)), .shared(.some(let s)): return s.isEmpty
-            case .json(.array(let a)): return a.isEmpty
-            case .list(let items): return items.isEmpty
-            default: return false
-            }
-        }
-    }
-
-    static func severity(_ s: Severity) -> Item { .json(.integer(s.rawValue)) }
-
-    /// Evidence keys beside expected and actual, as `[key⁺, value, …]`.
-    static func extra(_ e: Evidence) -> Item {
-        .list(e.extra.flatMap { [Item.shared($0.key), .json($0.value)] })
-    }
-
-    /// The table row of a listed report (see `OrderReport.isListed`), else nil.
-    public static func tableRow(_ r: OrderReport) -> Element? {
-        guard r.isListed else { return nil }
+    static func tableRow(_ r: OrderReport, into w: inout Writer) {
         let review = r.findings.lazy.filter { $0.exempted == nil }.compactMap(\.review).first { $0.status == .reviewed }
-        let findings: [Item] = r.findings.filter { $0.rule != MalformedRecord.id.rawValue }.map { f in
-            .list([
-                .shared(f.rule), severity(f.severity), .string(f.message), .shared(f.evidence.expected),
-                .shared(f.evidence.actual), extra(f.evidence), .shared(f.review?.status.rawValue), .shared(f.exempted),
-            ])
+        w.open()
+        w.string(r.orderID)
+        w.string(r.userID)
+        w.shared(r.platform)
+        w.shared(r.productID)
+        w.shared(r.amount)
+        w.shared(r.currency)
+        w.string(r.createdAt?.iso8601)
+        w.open()
+        for f in r.findings where f.rule != MalformedRecord.id.rawValue {
+            w.open()
+            said(f, into: &w)
+            w.shared(f.review?.status.rawValue)
+            w.shared(f.exempted)
+            w.close()
         }
-        let fields: [Item] = r.receiptFields.map { .list([.string($0.key), .string($0.value)]) }
-        let reviewed: Item =
-            review.map { .list([.string($0.verdict), .string($0.note), .string($0.by), .string($0.at)]) }
-            ?? .json(.null)
-        return element(
-            .list([
-                .string(r.orderID), .string(r.userID), .shared(r.platform), .shared(r.productID), .shared(r.amount),
-                .shared(r.currency),
-                .string(r.createdAt?.iso8601), .list(findings), .shared(r.standing), reviewed, .list(fields),
-                .shared(r.isOrder ? nil : "receipt"),
-            ]))
+        w.close()
+        w.shared(r.standing)
+        if let review {
+            w.open()
+            w.string(review.verdict)
+            w.string(review.note)
+            w.string(review.by)
+            w.string(review.at)
+            w.close()
+        } else {
+            w.value(.null)
+        }
+        w.open()
+        for (key, value) in r.receiptFields {
+            w.open()
+            w.string(key)
+            w.string(value)
+            w.close()
+        }
+        w.close()
+        w.shared(r.isOrder ? nil : "receipt")
+        w.close()
+        w.end(.rows)
     }
 
-    /// One row per reviewer-exempted finding of the report.
-    public static func exemptedRows(_ r: OrderReport) -> [Element] {
-        r.findings.filter { $0.exempted != nil }.map { f in
-            element(
-                .list([
-                    .string(f.orderID), .string(f.userID), .shared(f.rule), severity(f.severity), .string(f.message),
-                    .shared(f.evidence.expected), .shared(f.evidence.actual), extra(f.evidence),
-                ]))
-        }
+    /// A reviewer-exempted finding.
+    static func exemptedRow(_ f: Finding, into w: inout Writer) {
+        w.open()
+        w.string(f.orderID)
+        w.string(f.userID)
+        said(f, into: &w)
+        w.close()
+        w.end(.exempted)
     }
 
-    /// One row per malformed record of the report: the file and line (or XML row) it stood at.
-    public static func malformedRows(_ r: OrderReport) -> [Element] {
-        r.findings.filter { $0.rule == MalformedRecord.id.rawValue }.map { f in
-            var file: String?
-            var place = ""
-            for (key, value) in f.evidence.extra {
-                switch key {
-                case "file": file = value.scalarText
-                case "line", "row": place = "\(key) \(value.scalarText ?? "")"
-                default: break
-                }
+    /// What a finding says, as both tables write it: rule⁺, severity, message, expected⁺,
+    /// actual⁺ and the evidence's other keys.
+    static func said(_ f: Finding, into w: inout Writer) {
+        w.shared(f.rule)
+        w.number(f.severity.rawValue)
+        w.string(f.message)
+        w.shared(f.evidence.expected)
+        w.shared(f.evidence.actual)
+        w.open()
+        for (key, value) in f.evidence.extra {
+            w.shared(key)
+            w.value(value)
+        }
+        w.close()
+    }
+
+    /// A malformed record: the file and line (or XML row) it stood at.
+    static func malformedRow(_ f: Finding, into w: inout Writer) {
+        var file: String?
+        var place = ""
+        for (key, value) in f.evidence.extra {
+            switch key {
+            case "file": file = value.scalarText
+            case "line", "row": place = "\(key) \(value.scalarText ?? "")"
+            default: break
             }
-            return element(
-                .list([.shared(file), .string(place), .string(f.orderID), .string(f.userID), .string(f.message)]))
         }
+        w.open()
+        w.shared(file)
+        w.string(place)
+        w.string(f.orderID)
+        w.string(f.userID)
+        w.string(f.message)
+        w.close()
+        w.end(.malformed)
     }
 
-    static func element(_ item: Item) -> Element {
-        var e = Element()
-        e.bytes.reserveCapacity(256)
-        write(item, into: &e)
-        return e
-    }
+    /// Writes elements straight into bytes, HTML-safe. A list loses its trailing defaults
+    /// (null, "", an empty list) as it closes; a shared string becomes a hole.
+    struct Writer {
+        var bytes: [UInt8] = []
+        /// Where each shared string goes, offsets ascending.
+        var holes: [(offset: Int, text: String)] = []
+        /// Each element written: its section, and where its bytes and its holes end.
+        var elements: [(section: ReportHTML.Section, end: Int, holesEnd: Int)] = []
+        /// The lists open, innermost last: how many items each has so far, and where it ends
+        /// without its trailing defaults.
+        private var lists: [(items: Int, keptEnd: Int, keptHoles: Int)] = []
+        private let json = JSONWriter(htmlSafe: true)
 
-    /// Lists lose their trailing defaults; a shared string becomes a hole (null when nil).
-    static func write(_ item: Item, into e: inout Element) {
-        switch item {
-        case .json(let v): JSONWriter(htmlSafe: true).write(v, to: &e.bytes)
-        case .shared(nil): e.bytes.append(contentsOf: "null".utf8)
-        case .shared(.some(let s)): e.holes.append((e.bytes.count, s))
-        case .list(var items):
-            while let last = items.last, last.isDefault { items.removeLast() }
-            e.bytes.append(0x5B)
-            for (i, x) in items.enumerated() {
-                if i > 0 { e.bytes.append(0x2C) }
-                write(x, into: &e)
+        init() {
+            lists.reserveCapacity(4)
+        }
+
+        mutating func open() {
+            nextItem()
+            bytes.append(0x5B)
+            lists.append((0, bytes.count, holes.count))
+        }
+
+        /// A list that has items is no default, even when all of them are.
+        mutating func close() {
+            guard let list = lists.popLast() else { return }
+            bytes.removeSubrange(list.keptEnd...)
+            holes.removeSubrange(list.keptHoles...)
+            bytes.append(0x5D)
+            if list.items > 0 { keep() }
+        }
+
+        mutating func end(_ section: ReportHTML.Section) {
+            elements.append((section, bytes.count, holes.count))
+        }
+
+        mutating func string(_ s: String?) {
+            nextItem()
+            json.write(orNull: s, to: &bytes)
+            if let s, !s.isEmpty { keep() }
+        }
+
+        mutating func shared(_ s: String?) {
+            nextItem()
+            guard let s else { return bytes.append(contentsOf: "null".utf8) }
+            holes.append((bytes.count, s))
+            if !s.isEmpty { keep() }
+        }
+
+        mutating func number(_ n: Int) {
+            nextItem()
+            bytes.append(contentsOf: String(n).utf8)
+            keep()
+        }
+
+        mutating func value(_ v: JSONValue) {
+            nextItem()
+            json.write(v, to: &bytes)
+            switch v {
+            case .null: return
+            case .string(let s) where s.isEmpty: return
+            case .array(let a) where a.isEmpty: return
+            default: keep()
             }
-            e.bytes.append(0x5D)
+        }
+
+        /// The separator before an item of the innermost list.
+        private mutating func nextItem() {
+            guard let last = lists.indices.last else { return }
+            if lists[last].items > 0 { bytes.append(0x2C) }
+            lists[last].items += 1
+        }
+
+        /// The item just written is no default: the innermost list keeps all up to here.
+        private mutating func keep() {
+            guard let last = lists.indices.last else { return }
+            lists[last].keptEnd = bytes.count
+            lists[last].keptHoles = holes.count
         }
     }
 }
@@ -153,23 +224,13 @@ public struct SharedStrings: Sendable {
         self.maxLength = maxLength
     }
 
-    /// The element's bytes with every hole filled: an index, or the string itself.
-    public mutating func resolve(_ e: ReportData.Element) -> [UInt8] {
-        guard !e.holes.isEmpty else { return e.bytes }
-        var out = [UInt8]()
-        out.reserveCapacity(e.bytes.count + e.holes.count * 4)
-        var at = 0
-        for (offset, text) in e.holes {
-            out.append(contentsOf: e.bytes[at..<offset])
-            at = offset
-            if let i = number(of: text) {
-                out.append(contentsOf: String(i).utf8)
-            } else {
-                JSONWriter(htmlSafe: true).writeString(text, to: &out)
-            }
+    /// A hole filled: the string's index, or the string itself.
+    public mutating func write(_ text: String, to out: inout [UInt8]) {
+        if let i = number(of: text) {
+            out.append(contentsOf: String(i).utf8)
+        } else {
+            JSONWriter(htmlSafe: true).writeString(text, to: &out)
         }
-        out.append(contentsOf: e.bytes[at...])
-        return out
     }
 
     mutating func number(of text: String) -> Int? {

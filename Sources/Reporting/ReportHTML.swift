@@ -22,7 +22,7 @@ public enum ReportHTML {
     }
 
     /// The three arrays of `ReportData` the page carries.
-    public enum Section: Sendable {
+    public enum Section: Int, Sendable, CaseIterable {
         case rows, exempted, malformed
     }
 
@@ -57,13 +57,6 @@ public enum ReportHTML {
         }
     }
 
-    /// Every data element of a report, by section, in order.
-    public static func elements(_ r: OrderReport) -> [(Section, ReportData.Element)] {
-        var out = ReportData.tableRow(r).map { [(Section.rows, $0)] } ?? []
-        out += ReportData.exemptedRows(r).map { (.exempted, $0) } + ReportData.malformedRows(r).map { (.malformed, $0) }
-        return out
-    }
-
     /// The page in memory (tests, small runs): the same parts `assemble` gives a file writer.
     public static func render(
         summary: RunSummary, reports: [OrderReport], hashes: Hashes,
@@ -74,7 +67,12 @@ public enum ReportHTML {
         var data: [Section: [[UInt8]]] = [:]
         for r in reports {
             tally.add(r)
-            for (section, element) in elements(r) { data[section, default: []].append(strings.resolve(element)) }
+            let lines = ReportLines(r)
+            for (k, section) in lines.sections.enumerated() {
+                var element: [UInt8] = []
+                lines.writeElement(k, strings: &strings, to: &element)
+                data[section, default: []].append(element)
+            }
         }
         var out = ""
         assemble(summary: summary, tally: tally, strings: strings, hashes: hashes, legend: legend) { part in

@@ -68,6 +68,45 @@ struct JSONParserTests {
         #expect(JSONWriter(htmlSafe: true).string(v) == #"{"k":"a\"b\\\n\u003c/script\u003e\u2028"}"#)
         #expect(try JSONParser.parse(v.jsonText) == v)
     }
+
+    @Test("an escaped character is found wherever it stands among the eight bytes the writer tests at once")
+    func writerFindsEveryPlace() throws {
+        let specials = [
+            "\"", "\\", "\n", "\r", "\t", "\u{0}", "\u{1F}", "\u{7F}", "<", ">", "&", "\u{2028}", "\u{2029}",
+            "\u{2030}",
+        ]
+        for special in specials {
+            for at in 0..<18 {
+                let s = String(repeating: "a", count: at) + special + String(repeating: "é", count: 9 - at / 2)
+                for htmlSafe in [false, true] {
+                    let text = JSONWriter(htmlSafe: htmlSafe).string(.string(s))
+                    #expect(text == Self.escaped(s, htmlSafe: htmlSafe), "\(special) at \(at)")
+                    #expect(try JSONParser.parse(text) == .string(s))
+                }
+            }
+        }
+    }
+
+    /// What the writer should make of `s`, a character at a time.
+    static func escaped(_ s: String, htmlSafe: Bool) -> String {
+        var out = "\""
+        for u in s.unicodeScalars {
+            switch u.value {
+            case 0x22: out += "\\\""
+            case 0x5C: out += "\\\\"
+            case 0x0A: out += "\\n"
+            case 0x0D: out += "\\r"
+            case 0x09: out += "\\t"
+            case 0x00..<0x20, 0x7F: out += "\\u00" + (u.value < 0x10 ? "0" : "") + String(u.value, radix: 16)
+            case 0x3C where htmlSafe, 0x3E where htmlSafe, 0x26 where htmlSafe, 0x2028 where htmlSafe,
+                0x2029 where htmlSafe:
+                let hex = String(u.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(u)
+            }
+        }
+        return out + "\""
+    }
 }
 
 @Suite("Long strings")

@@ -1,4 +1,5 @@
 import IAPBasics
+import JSONText
 import Screening
 import Testing
 
@@ -101,12 +102,12 @@ struct ReportEscapingTests {
             orderID: "O-1", userID: "u1", platform: "ios", productID: "p", amount: "0.99", currency: "USD",
             createdAt: nil, findings: [f])
         var strings = SharedStrings()
-        let one = String(decoding: strings.resolve(try #require(ReportData.tableRow(r))), as: UTF8.self)
+        let one = Self.tableRow(r, &strings)
         #expect(one == "[\"O-1\",\"u1\",0,1,2,3,null,[[4,2,\"no receipt\",5]]]")
         var other = r
         other.orderID = "O-2"
         other.platform = "android"
-        let two = String(decoding: strings.resolve(try #require(ReportData.tableRow(other))), as: UTF8.self)
+        let two = Self.tableRow(other, &strings)
         #expect(two == "[\"O-2\",\"u1\",6,1,2,3,null,[[4,2,\"no receipt\",5]]]")
         #expect(
             String(decoding: strings.json, as: UTF8.self)
@@ -114,13 +115,49 @@ struct ReportEscapingTests {
 
         // Bounded: long strings and strings past the cap are written in place, still HTML-safe.
         var small = SharedStrings(maxCount: 1, maxLength: 4)
-        var e = ReportData.Element()
-        e.bytes = Array("[,,]".utf8)
-        e.holes = [(1, "ios"), (2, "</script>"), (3, "ios2")]
-        #expect(String(decoding: small.resolve(e), as: UTF8.self) == "[0,\"\\u003c/script\\u003e\",\"ios2\"]")
+        var filled: [UInt8] = []
+        for text in ["ios", "</script>", "ios2"] {
+            filled.append(0x2C)
+            small.write(text, to: &filled)
+        }
+        #expect(String(decoding: filled, as: UTF8.self) == ",0,\"\\u003c/script\\u003e\",\"ios2\"")
         #expect(
             ReportHTML.grouped(87757) == "87,757" && ReportHTML.grouped(999) == "999"
                 && ReportHTML.grouped(1_000_000) == "1,000,000")
+    }
+
+    @Test("findings.jsonl lines are each finding's JSON, and flagged.csv rows are escaped cells")
+    func lines() {
+        var reports = Self.hostileReports()
+        reports[0].findings[0].review = ReviewMark(
+            status: .reviewed, verdict: "fraud", note: Self.evil, by: nil, at: "t")
+        reports[0].findings.append(reports[0].findings[0])
+        reports[0].findings[2].rule = "=1+1"
+        reports[0].findings[2].evidence.extra += [
+            ("n", .number("1.5")), ("o", .object(JSONObject([("a", .array([]))]))),
+        ]
+        for r in reports {
+            var expected: [UInt8] = []
+            for f in r.findings {
+                JSONWriter().write(.object(f.json), to: &expected)
+                expected.append(0x0A)
+            }
+            #expect(Array(ReportLines(r).jsonl) == expected)
+        }
+        let evil = SpreadsheetCSV.cell(Self.evil)
+        let row =
+            evil + "," + evil + "," + evil + "," + evil + ",1," + evil + ",2024-03-01T12:00:00.000Z,critical,"
+            + "'=1+1;replayed-transaction," + SpreadsheetCSV.cell(Self.evil + " | " + Self.evil) + "\n"
+        #expect(String(decoding: ReportLines(reports[0]).csv, as: UTF8.self) == row)
+        #expect(ReportLines(reports[1]).csv.isEmpty)
+    }
+
+    /// The report's table row, its shared strings filled in from `strings`.
+    static func tableRow(_ r: OrderReport, _ strings: inout SharedStrings) -> String {
+        let lines = ReportLines(r)
+        var out: [UInt8] = []
+        if lines.sections.first == .rows { lines.writeElement(0, strings: &strings, to: &out) }
+        return String(decoding: out, as: UTF8.self)
     }
 
     @Test("the page's script builds nodes from text only")

@@ -67,10 +67,10 @@ final class BacktestLane: ReportSink {
         self.texts = texts
     }
 
-    var formatter: (@Sendable (OrderReport) -> ReportWriter.Formatted)? { nil }
+    var formatter: (@Sendable (OrderReport) -> ReportLines)? { nil }
     var wantsKeys: Bool { true }
 
-    func append(_ formatted: ReportWriter.Formatted?, of r: OrderReport, key: Int64) throws {
+    func append(_ formatted: ReportLines?, of r: OrderReport, key: Int64) throws {
         let counting = r.findings.filter { $0.exempted == nil }
         for f in counting { findingsByRule[f.rule, default: 0] += 1 }
         let record =

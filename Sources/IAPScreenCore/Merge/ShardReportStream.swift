@@ -9,7 +9,7 @@ import Reporting
 /// are parsed and formatted a batch ahead on a thread of their own: one per shard, beside
 /// the one writing the merged reports.
 final class ShardReportStream {
-    typealias Item = (key: Int64, report: OrderReport, formatted: ReportWriter.Formatted)
+    typealias Item = (key: Int64, report: OrderReport, formatted: ReportLines)
     private let ahead: BatchedReadAhead<Item>
 
     init(_ path: String) throws(MergeCommand.Problem) {
@@ -22,7 +22,7 @@ final class ShardReportStream {
         // Only the reading thread touches the reader.
         nonisolated(unsafe) let reader = lines
         ahead = BatchedReadAhead(depth: 4, batch: 256) { () throws(InputError) -> Item? in
-            try Self.report(reader).map { ($0.key, $0.report, ReportWriter.format($0.report)) }
+            try Self.report(reader).map { ($0.key, $0.report, ReportLines($0.report)) }
         }
     }
 

@@ -46,6 +46,21 @@ public struct Evidence: Sendable, Equatable {
         JSONObject([("expected", .string(orNull: expected)), ("actual", .string(orNull: actual))] + extra)
     }
 
+    /// `json` written straight into `out`, without building it.
+    public func writeJSON(to out: inout [UInt8], with w: JSONWriter = JSONWriter()) {
+        JSONWriter.raw(#"{"expected":"#, to: &out)
+        w.write(orNull: expected, to: &out)
+        JSONWriter.raw(#","actual":"#, to: &out)
+        w.write(orNull: actual, to: &out)
+        for (key, value) in extra {
+            out.append(0x2C)
+            w.writeString(key, to: &out)
+            out.append(0x3A)
+            w.write(value, to: &out)
+        }
+        out.append(0x7D)
+    }
+
     public static func == (a: Evidence, b: Evidence) -> Bool { a.json == b.json }
 
     /// Where a dump record stands: `file` and `line`, or `file` and `row` (XML).
@@ -78,6 +93,21 @@ public struct ReviewMark: Sendable, Equatable {
         self.at = at
     }
 
+    /// `json` written straight into `out`, without building it.
+    public func writeJSON(to out: inout [UInt8], with w: JSONWriter = JSONWriter()) {
+        JSONWriter.raw(#"{"status":"#, to: &out)
+        w.writeString(status.rawValue, to: &out)
+        JSONWriter.raw(#","verdict":"#, to: &out)
+        w.write(orNull: verdict, to: &out)
+        JSONWriter.raw(#","note":"#, to: &out)
+        w.write(orNull: note, to: &out)
+        JSONWriter.raw(#","by":"#, to: &out)
+        w.write(orNull: by, to: &out)
+        JSONWriter.raw(#","at":"#, to: &out)
+        w.write(orNull: at, to: &out)
+        out.append(0x7D)
+    }
+
     public var json: JSONValue {
         .object(
             JSONObject([
@@ -99,6 +129,28 @@ extension Finding {
             ("evidence", .object(evidence.json)), ("exempted", .string(orNull: exempted)),
             ("review", review?.json ?? .null),
         ])
+    }
+
+    /// `json` written straight into `out` (a line of findings.jsonl, the line feed aside):
+    /// the same bytes, without building the object first.
+    public func writeJSON(to out: inout [UInt8], with w: JSONWriter = JSONWriter()) {
+        JSONWriter.raw(#"{"order_id":"#, to: &out)
+        w.write(orNull: orderID, to: &out)
+        JSONWriter.raw(#","user_id":"#, to: &out)
+        w.write(orNull: userID, to: &out)
+        JSONWriter.raw(#","rule":"#, to: &out)
+        w.writeString(rule, to: &out)
+        JSONWriter.raw(#","severity":"#, to: &out)
+        w.writeString(severity.name, to: &out)
+        JSONWriter.raw(#","message":"#, to: &out)
+        w.writeString(message, to: &out)
+        JSONWriter.raw(#","evidence":"#, to: &out)
+        evidence.writeJSON(to: &out, with: w)
+        JSONWriter.raw(#","exempted":"#, to: &out)
+        w.write(orNull: exempted, to: &out)
+        JSONWriter.raw(#","review":"#, to: &out)
+        if let review { review.writeJSON(to: &out, with: w) } else { JSONWriter.raw("null", to: &out) }
+        out.append(0x7D)
     }
 }
 
