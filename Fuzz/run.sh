@@ -27,14 +27,19 @@ export SWIFT_BACKTRACE=enable=no   # else the Swift runtime's backtracer can han
 
 # The C modules (module.modulemap + shim.h) and the headers they need.
 CFLAGS=(-I "$ROOT/Sources/CZlib" -I "$ROOT/Sources/CISAL" -I "$ROOT/Sources/CLibXML2" -I "$ROOT/Sources/COpenSSL"
-        -Xcc -I/usr/include/libxml2)
-SWIFTFLAGS=(-sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -I "$BUILD" "${CFLAGS[@]}")
-LIBS=(-lz -lisal -lxml2 -lcrypto)
+        -I "$ROOT/Sources/CSQLite3" -I "$ROOT/Sources/CLibPQ"
+        -Xcc -I/usr/include/libxml2 -Xcc -I/usr/include/postgresql)
+# One package name for every module and harness, as SwiftPM gives: Night's `package` API is
+# visible only to modules of the same package.
+SWIFTFLAGS=(-sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -package-name iapscreen -I "$BUILD"
+            "${CFLAGS[@]}")
+LIBS=(-lz -lisal -lxml2 -lcrypto -lsqlite3 -lpq)
 
-# Library modules in dependency order; each becomes BUILD/<Module>.swiftmodule + .o,
-# instrumented for coverage (fuzzer) and ASan like the harness itself.
-MODULES=(IAPBasics JSONText Decompression XMLStream StoreCrypto DumpFormats StoreReports ReceiptFormats StoreEvents Screening
-         ReceiptVerification Reporting)
+# Library modules in dependency order (Package.swift); each becomes BUILD/<Module>.swiftmodule
+# + .o, instrumented for coverage (fuzzer) and ASan like the harness itself. Night needs the
+# ledger's clients and the night's passes too.
+MODULES=(IAPBasics JSONText Decompression XMLStream StoreCrypto PostgresClient SQLiteClient DumpFormats StoreReports
+         ReceiptFormats StoreEvents Screening ReceiptVerification Reporting Reconciliation Consumption Ledger Night)
 
 # The longest input the fuzzer makes for a target: 64 KiB, but 16 KiB for the readers of
 # records (dumps, gzip, store reports, Rules, store events). Their cost grows with the
@@ -48,7 +53,11 @@ max_len() {
     esac
 }
 
+# Objects built with other flags than these are stale whatever their age: the first module
+# is rebuilt, and so every one after it. The flags are kept once every module has them.
 REBUILT=0
+FLAGS_STAMP="$BUILD/swiftflags"
+[ "$(cat "$FLAGS_STAMP" 2>/dev/null)" = "${SWIFTFLAGS[*]} ${LIBS[*]}" ] || REBUILT=1
 build_module() {
     local m="$1" stamp="$BUILD/$1.o"
     local srcs
@@ -155,6 +164,7 @@ seed() {
 }
 
 for m in "${MODULES[@]}"; do build_module "$m"; done
+printf '%s' "${SWIFTFLAGS[*]} ${LIBS[*]}" > "$FLAGS_STAMP"
 FAILED=()
 BUILT=()
 for t in "${TARGETS[@]}"; do
