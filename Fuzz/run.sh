@@ -2,7 +2,8 @@
 # Builds every libFuzzer harness in Fuzz/ against the package's module sources and runs
 # each one, one at a time, for SECONDS seconds (default 60).
 #
-#   Fuzz/run.sh [seconds] [target ...]      targets: json base64 receipt plist csv jsonl xml gzip rules storereport events shards
+#   Fuzz/run.sh [seconds] [target ...]      targets: json base64 receipt plist csv jsonl xml gzip rules storereport events
+#                                                    shards explainindex
 #
 # Findings (crash-*, leak-*, timeout-*, oom-*) land in Fuzz/out/findings/<target>/; the
 # working corpora in Fuzz/out/corpus/<target>/ (seeded from samples/ and the committed
@@ -18,7 +19,7 @@ shift || true
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 OUT="$ROOT/Fuzz/out"
 BUILD="$OUT/build"
-ALL_TARGETS=(json base64 receipt plist csv jsonl xml gzip rules storereport events shards)
+ALL_TARGETS=(json base64 receipt plist csv jsonl xml gzip rules storereport events shards explainindex)
 TARGETS=("${@:-${ALL_TARGETS[@]}}")
 [ "$#" -eq 0 ] && TARGETS=("${ALL_TARGETS[@]}")
 
@@ -36,8 +37,8 @@ SWIFTFLAGS=(-sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -pack
 LIBS=(-lz -lisal -lxml2 -lcrypto -lsqlite3 -lpq)
 
 # Library modules in dependency order (Package.swift); each becomes BUILD/<Module>.swiftmodule
-# + .o, instrumented for coverage (fuzzer) and ASan like the harness itself. Night needs the
-# ledger's clients and the night's passes too.
+# + .o, instrumented for coverage (fuzzer) and ASan like the harness itself. Night (the
+# explain index) needs the ledger's clients and the night's passes too.
 MODULES=(IAPBasics JSONText Decompression XMLStream StoreCrypto PostgresClient SQLiteClient DumpFormats StoreReports
          ReceiptFormats StoreEvents Screening ReceiptVerification Reporting Reconciliation Consumption Ledger Night)
 
@@ -49,6 +50,8 @@ MODULES=(IAPBasics JSONText Decompression XMLStream StoreCrypto PostgresClient S
 max_len() {
     case "$1" in
         csv|jsonl|xml|gzip|storereport|rules|events|shards) echo 16384 ;;
+        # Room for the seed, a small night's whole index (Fuzz/seeds/explainindex/).
+        explainindex) echo 65536 ;;
         *) echo 65536 ;;
     esac
 }
@@ -142,6 +145,10 @@ seed() {
             # Every shape of docs/store-events.md, written by StoreEventsTests/FuzzSeedTests.swift.
             cp "$ROOT"/Fuzz/seeds/events/* "$dir/"
             ;;
+        explainindex)
+            # Indexes `screen` wrote of the sample night and of one orders dump (Fuzz/README.md says how).
+            cp "$ROOT"/Fuzz/seeds/explainindex/*.bin "$dir/"
+            ;;
         shards)
             # Worker lines and staged candidates (copies of the hostile corpus's ok cases and more).
             cp "$ROOT"/Fuzz/seeds/shards/* "$dir/"
@@ -180,6 +187,9 @@ for t in "${TARGETS[@]}"; do
     if build_harness "$t"; then BUILT+=("$t"); else FAILED+=("$t (does not build)"); fi
 done
 
+# The harnesses read files the seeds name relative to the repository (samples/Rules/trust,
+# the dumps an explain index points into).
+cd "$ROOT"
 for t in "${BUILT[@]}"; do
     seed "$t"
     mkdir -p "$OUT/findings/$t"
