@@ -2,7 +2,8 @@
 # Builds every libFuzzer harness in Fuzz/ against the package's module sources and runs
 # each one, one at a time, for SECONDS seconds (default 60).
 #
-#   Fuzz/run.sh [seconds] [target ...]      targets: json base64 receipt plist csv jsonl xml gzip rules storereport events shards
+#   Fuzz/run.sh [seconds] [target ...]      targets: json base64 receipt plist csv jsonl xml gzip rules storereport events
+#                                                    shards explainindex
 #
 # Findings (crash-*, leak-*, timeout-*, oom-*) land in Fuzz/out/findings/<target>/; the
 # working corpora in Fuzz/out/corpus/<target>/ (seeded from samples/ and the committed
@@ -18,7 +19,7 @@ shift || true
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 OUT="$ROOT/Fuzz/out"
 BUILD="$OUT/build"
-ALL_TARGETS=(json base64 receipt plist csv jsonl xml gzip rules storereport events shards)
+ALL_TARGETS=(json base64 receipt plist csv jsonl xml gzip rules storereport events shards explainindex)
 TARGETS=("${@:-${ALL_TARGETS[@]}}")
 [ "$#" -eq 0 ] && TARGETS=("${ALL_TARGETS[@]}")
 
@@ -27,14 +28,19 @@ export SWIFT_BACKTRACE=enable=no   # else the Swift runtime's backtracer can han
 
 # The C modules (module.modulemap + shim.h) and the headers they need.
 CFLAGS=(-I "$ROOT/Sources/CZlib" -I "$ROOT/Sources/CISAL" -I "$ROOT/Sources/CLibXML2" -I "$ROOT/Sources/COpenSSL"
-        -Xcc -I/usr/include/libxml2)
-SWIFTFLAGS=(-sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -I "$BUILD" "${CFLAGS[@]}")
-LIBS=(-lz -lisal -lxml2 -lcrypto)
+        -I "$ROOT/Sources/CSQLite3" -I "$ROOT/Sources/CLibPQ"
+        -Xcc -I/usr/include/libxml2 -Xcc -I/usr/include/postgresql)
+# One package name for every module and harness, as SwiftPM gives: Night's `package` API is
+# visible only to modules of the same package.
+SWIFTFLAGS=(-sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -package-name iapscreen -I "$BUILD"
+            "${CFLAGS[@]}")
+LIBS=(-lz -lisal -lxml2 -lcrypto -lsqlite3 -lpq)
 
-# Library modules in dependency order; each becomes BUILD/<Module>.swiftmodule + .o,
-# instrumented for coverage (fuzzer) and ASan like the harness itself.
-MODULES=(IAPBasics JSONText Decompression XMLStream StoreCrypto DumpFormats StoreReports ReceiptFormats StoreEvents Screening
-         ReceiptVerification Reporting)
+# Library modules in dependency order (Package.swift); each becomes BUILD/<Module>.swiftmodule
+# + .o, instrumented for coverage (fuzzer) and ASan like the harness itself. Night (the
+# explain index) needs the ledger's clients and the night's passes too.
+MODULES=(IAPBasics JSONText Decompression XMLStream StoreCrypto PostgresClient SQLiteClient DumpFormats StoreReports
+         ReceiptFormats StoreEvents Screening ReceiptVerification Reporting Reconciliation Consumption Ledger Night)
 
 # The longest input the fuzzer makes for a target: 64 KiB, but 16 KiB for the readers of
 # records (dumps, gzip, store reports, Rules, store events). Their cost grows with the
@@ -44,11 +50,17 @@ MODULES=(IAPBasics JSONText Decompression XMLStream StoreCrypto DumpFormats Stor
 max_len() {
     case "$1" in
         csv|jsonl|xml|gzip|storereport|rules|events|shards) echo 16384 ;;
+        # Room for the seed, a small night's whole index (Fuzz/seeds/explainindex/).
+        explainindex) echo 65536 ;;
         *) echo 65536 ;;
     esac
 }
 
+# Objects built with other flags than these are stale whatever their age: the first module
+# is rebuilt, and so every one after it. The flags are kept once every module has them.
 REBUILT=0
+FLAGS_STAMP="$BUILD/swiftflags"
+[ "$(cat "$FLAGS_STAMP" 2>/dev/null)" = "${SWIFTFLAGS[*]} ${LIBS[*]}" ] || REBUILT=1
 build_module() {
     local m="$1" stamp="$BUILD/$1.o"
     local srcs
@@ -70,15 +82,15 @@ build_harness() {
     local t="$1"
     local src="$ROOT/Fuzz/Fuzz${t^}.swift"
     local bin="$BUILD/fuzz-$t"
-    # Relink when the harness, FuzzSupport.swift or a module object is newer than the binary.
-    if [ -f "$bin" ] && [ -z "$(find "$src" "$ROOT/Fuzz/FuzzSupport.swift" "$BUILD" -maxdepth 1 \
-            \( -name '*.o' -o -name '*.swift' \) -newer "$bin")" ]; then
+    # Relink when the harness, FuzzSupport.swift or the modules' archive is newer than the binary.
+    if [ -f "$bin" ] && [ -z "$(find "$src" "$ROOT/Fuzz/FuzzSupport.swift" "$ARCHIVE" -maxdepth 0 \
+            -newer "$bin")" ]; then
         return 0
     fi
     echo "build harness $t"
     rm -f "$bin"   # never run a stale binary after a failed build
     swiftc "${SWIFTFLAGS[@]}" -module-name "Fuzz${t^}" "$src" "$ROOT/Fuzz/FuzzSupport.swift" \
-        "$BUILD"/*.o "${LIBS[@]}" -o "$bin" 2>&1 | grep -v "Cannot export local symbol" || true
+        "$ARCHIVE" "${LIBS[@]}" -o "$bin" 2>&1 | grep -v "Cannot export local symbol" || true
     [ -x "$bin" ] || { echo "harness $t did not build" >&2; return 1; }
 }
 
@@ -133,6 +145,10 @@ seed() {
             # Every shape of docs/store-events.md, written by StoreEventsTests/FuzzSeedTests.swift.
             cp "$ROOT"/Fuzz/seeds/events/* "$dir/"
             ;;
+        explainindex)
+            # Indexes `screen` wrote of the sample night and of one orders dump (Fuzz/README.md says how).
+            cp "$ROOT"/Fuzz/seeds/explainindex/*.bin "$dir/"
+            ;;
         shards)
             # Worker lines and staged candidates (copies of the hostile corpus's ok cases and more).
             cp "$ROOT"/Fuzz/seeds/shards/* "$dir/"
@@ -155,12 +171,25 @@ seed() {
 }
 
 for m in "${MODULES[@]}"; do build_module "$m"; done
+printf '%s' "${SWIFTFLAGS[*]} ${LIBS[*]}" > "$FLAGS_STAMP"
+
+# The harnesses link the modules from one archive, so that each takes only the modules it
+# uses: libFuzzer walks every linked module's coverage counters after each run, and with
+# Night and the ledger's modules in every binary the fast harnesses ran a third slower.
+ARCHIVE="$BUILD/modules.a"
+if [ ! -f "$ARCHIVE" ] || [ -n "$(find "$BUILD" -maxdepth 1 -name '*.o' -newer "$ARCHIVE")" ]; then
+    rm -f "$ARCHIVE"
+    (cd "$BUILD" && ar rcs "$ARCHIVE" "${MODULES[@]/%/.o}")
+fi
 FAILED=()
 BUILT=()
 for t in "${TARGETS[@]}"; do
     if build_harness "$t"; then BUILT+=("$t"); else FAILED+=("$t (does not build)"); fi
 done
 
+# The harnesses read files the seeds name relative to the repository (samples/Rules/trust,
+# the dumps an explain index points into).
+cd "$ROOT"
 for t in "${BUILT[@]}"; do
     seed "$t"
     mkdir -p "$OUT/findings/$t"

@@ -95,7 +95,7 @@ extension IndexEntry {
 }
 
 /// An order's entry.
-struct OrderEntry: IndexEntry, Equatable {
+package struct OrderEntry: IndexEntry, Equatable {
     static let size = 40
     var hash: UInt64
     var record: RecordPlace
@@ -127,7 +127,7 @@ struct OrderEntry: IndexEntry, Equatable {
 }
 
 /// The receipts-dump row an order took.
-struct ReceiptEntry: IndexEntry, Equatable {
+package struct ReceiptEntry: IndexEntry, Equatable {
     static let size = 28
     var hash: UInt64
     var record: RecordPlace
