@@ -42,11 +42,10 @@ final class NightLoader {
         var generation: UInt32 = 0
         /// The workers' verdict under one Rules directory.
         var verdict = Verdict()
-        private var receivedAtMillis = Int64.min
         var hasOwnReceipt: Bool
         var dumpReceiptSeen = false
         // Where the latest row can be read again (the explain index), 48 bits in the bytes
-        // the layout had spare after the two flags: 144 bytes a slot either way.
+        // the layout had spare after the two flags: 136 bytes a slot either way.
         private var rowStartHigh = UInt16.max
         private var rowStartLow = UInt32.max
 
@@ -113,11 +112,6 @@ final class NightLoader {
             self.order = order
             self.position = position
             self.hasOwnReceipt = hasOwnReceipt
-        }
-
-        var dumpReceivedAt: Timestamp? {
-            get { receivedAtMillis == .min ? nil : Timestamp(clampingMillis: receivedAtMillis) }
-            set { receivedAtMillis = newValue?.millis ?? .min }
         }
 
         /// The verdict's kind alone: cheaper than building the whole `outcome`.
@@ -199,6 +193,9 @@ final class NightLoader {
     func purchaseToken(at i: Int) -> String? { rare(slots.with(i) { $0.pointee.rareIndex })?.purchaseToken }
     private func rare(_ index: Int32) -> Rare? { index < 0 ? nil : rare[Int(index)] }
     private var slotOf: [String: Int32] = [:]
+    /// When the receipts-dump row an order took was received, while the dumps are read: few
+    /// orders take one, so it is kept beside the slots, not in each (8 MB at 10^6 orders).
+    private var dumpReceivedAt: [Int32: Timestamp] = [:]
     private(set) var malformed: [MalformedItem] = []
     private(set) var orphans: [(position: Int, orderID: String, location: SourceLocation)] = []
     private var orphanIDs: Set<String> = []
@@ -395,6 +392,7 @@ final class NightLoader {
             }
         }
         slotOf = [:]
+        dumpReceivedAt = [:]
         orphanIDs = []
     }
 
@@ -460,7 +458,7 @@ final class NightLoader {
             slots[index].generation &+= 1
             slots[index].hasOwnReceipt = payload != nil
             slots[index].dumpReceiptSeen = false
-            slots[index].dumpReceivedAt = nil
+            dumpReceivedAt[Int32(index)] = nil
             slots[index].verdict = Slot.Verdict()
             candidateRules?.verdicts[index] = Slot.Verdict()
         } else {
@@ -490,12 +488,12 @@ final class NightLoader {
         guard !slots[index].hasOwnReceipt else { return }
         guard
             ReceiptRowOrder.replaces(
-                seen: slots[index].dumpReceiptSeen, old: slots[index].dumpReceivedAt, new: r.receivedAt)
+                seen: slots[index].dumpReceiptSeen, old: dumpReceivedAt[Int32(index)], new: r.receivedAt)
         else {
             return
         }
         slots[index].dumpReceiptSeen = true
-        slots[index].dumpReceivedAt = r.receivedAt
+        dumpReceivedAt[Int32(index)] = r.receivedAt
         slots[index].generation &+= 1
         slots[index].verdict = Slot.Verdict()
         candidateRules?.verdicts[index] = Slot.Verdict()

@@ -29,4 +29,9 @@ struct StoredOrderTests {
     func size() {
         #expect(MemoryLayout<StoredOrder>.stride == 88)
     }
+
+    @Test("a slot of the night (the order, its verdict, where its row starts) is 136 bytes")
+    func slotSize() {
+        #expect(MemoryLayout<NightLoader.Slot>.stride == 136)
+    }
 }
