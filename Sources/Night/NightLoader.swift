@@ -192,7 +192,7 @@ final class NightLoader {
     func tokenHash(at i: Int) -> UInt64 { i < tokenHashes.count ? tokenHashes[i] : 0 }
     func purchaseToken(at i: Int) -> String? { rare(slots.with(i) { $0.pointee.rareIndex })?.purchaseToken }
     private func rare(_ index: Int32) -> Rare? { index < 0 ? nil : rare[Int(index)] }
-    private var slotOf: [String: Int32] = [:]
+    private var slotOf = OrderIDTable()
     /// When the receipts-dump row an order took was received, while the dumps are read: few
     /// orders take one, so it is kept beside the slots, not in each (8 MB at 10^6 orders).
     private var dumpReceivedAt: [Int32: Timestamp] = [:]
@@ -391,7 +391,7 @@ final class NightLoader {
                         slots[i].order.row(pool: pool), index: Int(slots[i].position), payload: nil))
             }
         }
-        slotOf = [:]
+        slotOf = OrderIDTable()
         dumpReceivedAt = [:]
         orphanIDs = []
     }
@@ -424,6 +424,10 @@ final class NightLoader {
             })
     }
 
+    private func orderID(ofSlot slot: Int32) -> String {
+        slots.with(Int(slot)) { $0.pointee.order.orderID }
+    }
+
     private func nextPosition() -> Int {
         position += 1
         return position - 1
@@ -450,7 +454,7 @@ final class NightLoader {
         let index: Int
         let fresh = Int32(truncatingIfNeeded: slots.count)
         // One hash of the id whether the order is new or seen again.
-        let existing = slotOf.value(at: row.orderID, insertingIfAbsent: fresh)
+        let existing = slotOf.slot(of: row.orderID, insertingIfAbsent: fresh, idOf: orderID(ofSlot:))
         if existing != fresh {
             index = Int(existing)
             _ = nextPosition()
@@ -478,7 +482,7 @@ final class NightLoader {
 
     private func addReceipt(_ r: consuming ReceiptRow, start: Int64?) throws(InputError) {
         let pos = nextPosition()
-        guard let found = slotOf[r.orderID] else {
+        guard let found = slotOf.slot(of: r.orderID, idOf: orderID(ofSlot:)) else {
             // Another shard's order, or its orphan.
             if !owned.owns(r.orderID) { return }
             if orphanIDs.insert(r.orderID).inserted { orphans.append((pos, r.orderID, r.location)) }
@@ -644,14 +648,5 @@ extension PassFile {
     func location() throws(Failure) -> SourceLocation {
         let file = try string()
         return try bool() ? SourceLocation(file: file, row: try int()) : SourceLocation(file: file, line: try int())
-    }
-}
-
-extension Dictionary {
-    /// The value at `key`, after storing `value` there if there was none: the key is hashed
-    /// once either way (a lookup, then an insert, hash it twice).
-    fileprivate mutating func value(at key: Key, insertingIfAbsent value: Value) -> Value {
-        func read(_ stored: inout Value) -> Value { stored }
-        return read(&self[key, default: value])
     }
 }
