@@ -25,9 +25,6 @@ public final class LentChunk: @unchecked Sendable {
         (base + headroom).copyMemory(from: base + headroom + n, byteCount: count - n)
         count -= n
     }
-
-    /// The stream's bytes.
-    public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base + headroom, count: count) }
 }
 
 /// A stream that lends its chunks (`PrefetchingByteStream`).

@@ -8,6 +8,9 @@ enum ByteSearch {
     private static let ones: UInt64 = 0x0101_0101_0101_0101
     private static let highs: UInt64 = 0x8080_8080_8080_8080
 
+    /// The whitespace a dump's field or line is trimmed of: space, tab, LF, CR.
+    static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
+
     /// Some byte of `word` is zero exactly when this is non-zero (Hacker's Delight 6-1).
     @inline(__always)
     private static func hasZeroByte(_ word: UInt64) -> Bool {

@@ -199,11 +199,9 @@ private struct ColumnValues {
     }
 }
 
-private func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
-
 /// Empty or only whitespace.
 private func isBlank(_ text: String) -> Bool {
-    text.utf8.allSatisfy(isSpace)
+    text.utf8.allSatisfy(ByteSearch.isSpace)
 }
 
 private func trim(_ text: String) -> String {
@@ -211,12 +209,12 @@ private func trim(_ text: String) -> String {
     let padded =
         text.utf8.withContiguousStorageIfAvailable { b in
             guard let first = b.first, let last = b.last else { return false }
-            return isSpace(first) || isSpace(last)
-        } ?? (text.utf8.first.map(isSpace) == true || text.utf8.last.map(isSpace) == true)
+            return ByteSearch.isSpace(first) || ByteSearch.isSpace(last)
+        } ?? (text.utf8.first.map(ByteSearch.isSpace) == true || text.utf8.last.map(ByteSearch.isSpace) == true)
     guard padded else { return text }
     var s = Substring(text)
-    while let c = s.utf8.first, isSpace(c) { s = s.dropFirst() }
-    while let c = s.utf8.last, isSpace(c) { s = s.dropLast() }
+    while let c = s.utf8.first, ByteSearch.isSpace(c) { s = s.dropFirst() }
+    while let c = s.utf8.last, ByteSearch.isSpace(c) { s = s.dropLast() }
     return String(s)
 }
 

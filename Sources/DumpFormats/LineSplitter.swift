@@ -35,9 +35,8 @@ struct LineSplitter {
     static func trimmed(_ bytes: UnsafeRawBufferPointer) -> (UnsafeRawBufferPointer, Int) {
         var lower = 0
         var upper = bytes.count
-        func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0D || c == 0x0A }
-        while lower < upper, isSpace(bytes[lower]) { lower += 1 }
-        while upper > lower, isSpace(bytes[upper - 1]) { upper -= 1 }
+        while lower < upper, ByteSearch.isSpace(bytes[lower]) { lower += 1 }
+        while upper > lower, ByteSearch.isSpace(bytes[upper - 1]) { upper -= 1 }
         return (UnsafeRawBufferPointer(rebasing: bytes[lower..<upper]), lower)
     }
 }

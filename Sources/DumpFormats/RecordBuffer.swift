@@ -117,7 +117,7 @@ final class RecordBuffer {
             own = bigger
             capacity = grown
         } else if kept > 0, base + start != own {
-            // update(from:) is memmove when both are in `own`: the regions may overlap.
+            // copyMemory is memmove: within `own` the regions may overlap.
             UnsafeMutableRawPointer(own).copyMemory(from: base + start, byteCount: kept)
         }
         base = own

@@ -33,16 +33,10 @@ enum OrderIDBytes {
     /// nothing to unescape, not empty once trimmed as the mapper trims; nil otherwise (the
     /// record is then read whole).
     static func plain(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
-        var lower = 0
-        var upper = bytes.count
-        func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
-        while lower < upper, isSpace(bytes[lower]) { lower += 1 }
-        while upper > lower, isSpace(bytes[upper - 1]) { upper -= 1 }
-        guard lower < upper else { return nil }
-        for i in lower..<upper where bytes[i] >= 0x80 || bytes[i] == 0x5C || bytes[i] == 0x22 || bytes[i] < 0x20 {
-            return nil
-        }
-        return UnsafeRawBufferPointer(rebasing: bytes[lower..<upper])
+        let (id, _) = LineSplitter.trimmed(bytes)
+        guard !id.isEmpty else { return nil }
+        for byte in id where byte >= 0x80 || byte == 0x5C || byte == 0x22 || byte < 0x20 { return nil }
+        return id
     }
 
     /// Whether a field name stands for the order id (`DumpColumn.orderID`'s aliases,

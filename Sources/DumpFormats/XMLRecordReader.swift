@@ -85,7 +85,7 @@ final class XMLRecordReader: RecordSource {
             let verdict: Bool?? = value.withUTF8 { bytes in
                 let raw = UnsafeRawBufferPointer(bytes)
                 if let plain = OrderIDBytes.plain(raw) { return .some(shard.owns(utf8: plain)) }
-                return raw.allSatisfy(XMLStrictRows.isSpace) ? nil : .some(nil)
+                return raw.allSatisfy(ByteSearch.isSpace) ? nil : .some(nil)
             }
             // nil: blank, and the mapper reads on; .some(nil): an id that is not plain.
             guard let verdict else { continue }

@@ -129,13 +129,13 @@ struct XMLStrictRows {
         guard let at = Self.find("xmlns:xsi", in: tag, from: 0) else { return }
         let start = at - 9
         var k = at
-        while k < tag.count, Self.isSpace(tag[k]) { k += 1 }
-        guard start > 0, Self.isSpace(tag[start - 1]), k < tag.count, tag[k] == 0x3D else {
+        while k < tag.count, ByteSearch.isSpace(tag[k]) { k += 1 }
+        guard start > 0, ByteSearch.isSpace(tag[start - 1]), k < tag.count, tag[k] == 0x3D else {
             disabled = true
             return
         }
         k += 1
-        while k < tag.count, Self.isSpace(tag[k]) { k += 1 }
+        while k < tag.count, ByteSearch.isSpace(tag[k]) { k += 1 }
         guard k < tag.count, tag[k] == 0x22 || tag[k] == 0x27, let close = Self.find(tag[k], in: tag, from: k + 1)
         else {
             disabled = true
@@ -173,7 +173,7 @@ struct XMLStrictRows {
                 j += 6
                 break
             }
-            guard Self.matches(b, at: j, "<field"), Self.isSpace(b[j + 6]) else { return .notStrict }
+            guard Self.matches(b, at: j, "<field"), ByteSearch.isSpace(b[j + 6]) else { return .notStrict }
             j += 7
             guard let field = strictField(b, at: &j) else { return j >= b.count ? notYet : .notStrict }
             guard fields.count < limits.maxFields else { return .notStrict }
@@ -189,7 +189,7 @@ struct XMLStrictRows {
                     undecided = true
                 } else if let plain = OrderIDBytes.plain(text) {
                     orderID = plain
-                } else if !text.allSatisfy(Self.isSpace) {
+                } else if !text.allSatisfy(ByteSearch.isSpace) {
                     undecided = true
                 }
             }
@@ -221,7 +221,7 @@ struct XMLStrictRows {
         var name: UnsafeRawBufferPointer?
         var isNil: Bool?
         while true {
-            while j < b.count, Self.isSpace(b[j]) { j += 1 }
+            while j < b.count, ByteSearch.isSpace(b[j]) { j += 1 }
             guard j + 2 <= b.count else {
                 j = b.count
                 return nil
@@ -273,7 +273,7 @@ struct XMLStrictRows {
                 return nil
             }
             j = close + 1
-            guard j < b.count, Self.isSpace(b[j]) || b[j] == 0x3E || b[j] == 0x2F else {
+            guard j < b.count, ByteSearch.isSpace(b[j]) || b[j] == 0x3E || b[j] == 0x2F else {
                 if j >= b.count { j = b.count }
                 return nil
             }
@@ -442,7 +442,7 @@ struct XMLStrictRows {
     static func isUTF8Document(_ b: UnsafeRawBufferPointer) -> Bool {
         var k = 0
         if matches(b, at: 0, "\u{FEFF}") { k = 3 }
-        guard k < b.count, b[k] == 0x3C || isSpace(b[k]) else { return false }
+        guard k < b.count, b[k] == 0x3C || ByteSearch.isSpace(b[k]) else { return false }
         guard matches(b, at: k, "<?xml") else { return true }
         guard let end = find("?>", in: b, from: k) else { return false }
         let declaration = UnsafeRawBufferPointer(rebasing: b[k..<end])
@@ -452,8 +452,6 @@ struct XMLStrictRows {
         let name = rest.dropFirst().prefix { $0 != quote }.map { $0 | 0x20 }
         return name.elementsEqual("utf-8".utf8) || name.elementsEqual("utf8".utf8)
     }
-
-    static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
 
     static func matches(_ b: UnsafeRawBufferPointer, at i: Int, _ literal: StaticString) -> Bool {
         let n = literal.utf8CodeUnitCount
