@@ -4,7 +4,7 @@ import Decompression
 /// runs beside whoever uses them (inflating runs on a third thread, see
 /// `PrefetchingByteStream`). Items come out in file order; at most `depth` batches wait.
 public final class DumpReadAhead<Item: Sendable> {
-    private let batches: ReadAhead<[Item]>
+    private let batches: ReadAhead<[Item?]>
 
     /// `read` is called on the reading thread only, until it returns nil or throws; the
     /// reader must not be used elsewhere until `nextBatch` has returned nil.
@@ -15,11 +15,11 @@ public final class DumpReadAhead<Item: Sendable> {
         nonisolated(unsafe) let source = reader
         nonisolated(unsafe) var stopped: InputError?
         nonisolated(unsafe) var atEnd = false
-        batches = ReadAhead(depth: depth) { () throws(InputError) -> [Item]? in
+        batches = ReadAhead(depth: depth) { () throws(InputError) -> [Item?]? in
             // An error ends the file after the items read before it.
             if let stopped { throw stopped }
             guard !atEnd else { return nil }
-            var batch: [Item] = []
+            var batch: [Item?] = []
             batch.reserveCapacity(batchSize)
             do throws(InputError) {
                 while batch.count < batchSize {
@@ -33,8 +33,6 @@ public final class DumpReadAhead<Item: Sendable> {
                 stopped = error
             }
             if batch.isEmpty, let stopped { throw stopped }
-            // Kept last first, so that `Batch.take` moves each item out from the end.
-            batch.reverse()
             return batch.isEmpty ? nil : batch
         }
     }
@@ -46,9 +44,18 @@ public final class DumpReadAhead<Item: Sendable> {
 
     /// Items handed over one by one in file order, each moved out, never copied: an order's
     /// row holds a dozen strings, and a copy then a release of each was a few percent of a run.
+    /// Each item is an optional that `take` leaves nil: moving it out of the array in place
+    /// (reversing the batch to pop from its end copied every item twice, generically).
     public struct Batch {
-        fileprivate var lastFirst: [Item]
+        fileprivate var items: [Item?]
+        private var next = 0
 
-        public mutating func take() -> Item? { lastFirst.popLast() }
+        fileprivate init(_ items: [Item?]) { self.items = items }
+
+        public mutating func take() -> Item? {
+            guard next < items.count else { return nil }
+            defer { next += 1 }
+            return items[next].take()
+        }
     }
 }

@@ -411,7 +411,7 @@ final class NightLoader {
                 while var batch = try ahead.nextBatch() {
                     while let (item, start) = batch.take() {
                         places?.sawItem(start: start)
-                        switch item {
+                        switch consume item {
                         case .elsewhere: _ = nextPosition()
                         case .malformed(let m, let ownID): addMalformed(m, ownID: ownID)
                         case .row(let row): try add(row, start)

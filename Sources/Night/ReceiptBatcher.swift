@@ -1,6 +1,7 @@
 import Decompression
 import DumpFormats
 import Foundation
+import StoreCrypto
 
 /// Decodes receipts on `jobs` threads of their own while the reading thread goes on.
 /// Jobs travel in small batches through a bounded queue; each worker takes the next whole
@@ -83,7 +84,7 @@ final class ReceiptBatcher {
                 shared.condition.unlock()
                 return
             }
-            let batch = shared.queued.removeFirst()
+            var batch = shared.queued.removeFirst()
             shared.busy += 1
             shared.condition.broadcast()
             shared.condition.unlock()
@@ -103,13 +104,27 @@ final class ReceiptBatcher {
                                 job.row, index: job.position, read: candidateRead)))
                 }
             } else {
-                // Read where they lie in the batch: a job copied out retains its row's every string.
-                for i in batch.indices {
-                    results.append(
-                        Result(
-                            slot: batch[i].slot, generation: batch[i].generation,
-                            outcome: screening.screen(batch[i].row, index: batch[i].position, payload: batch[i].payload)
-                        ))
+                // The whole batch decoded first, so that its ES256 signatures are inverted
+                // together (`ES256Inverses`), then each job checked and judged.
+                var decoded: [ReceiptScreening.Decoded] = []
+                decoded.reserveCapacity(batch.count)
+                for i in batch.indices { decoded.append(screening.decode(batch[i].payload)) }
+                var signatures: [[UInt8]] = []
+                signatures.reserveCapacity(batch.count)
+                // In the order they are checked: last first.
+                for i in decoded.indices.reversed() {
+                    ReceiptScreening.appendSignatures(of: decoded[i], to: &signatures)
+                }
+                ES256Inverses(signatures: signatures).whileChecking {
+                    // Each job and receipt moved out (last first: results name their slots, so
+                    // their order is free): a job read where it lies was copied, its row's
+                    // every string retained then released, to keep it alive across the checks.
+                    while let job = batch.popLast(), let receipt = decoded.popLast() {
+                        results.append(
+                            Result(
+                                slot: job.slot, generation: job.generation,
+                                outcome: screening.screen(job.row, index: job.position, decoded: receipt)))
+                    }
                 }
             }
 

@@ -57,17 +57,41 @@ struct ReceiptScreening: Sendable {
     }
 
     func screen(_ row: OrderRow, index: Int, payload: String?) -> Outcome {
-        guard let payload else { return settled(row, index: index, platform: nil, state: .missing) }
-        // Decoded and judged here, not through `read`: a receipt wrapped in a Result is
-        // copied, string by string, each time it is unwrapped.
-        let receipt: Receipt
+        screen(row, index: index, decoded: decode(payload))
+    }
+
+    /// A payload decoded, its signature not yet checked: a worker decodes a whole batch
+    /// before it checks any (`ES256Inverses`).
+    enum Decoded {
+        case missing
+        case undecodable(DecodeError)
+        case receipt(Receipt)
+    }
+
+    func decode(_ payload: String?) -> Decoded {
+        guard let payload else { return .missing }
         do throws(DecodeError) {
-            receipt = try ReceiptDecoder.decode(payload, limits: limits)
+            return .receipt(try ReceiptDecoder.decode(payload, limits: limits))
         } catch {
-            return settled(row, index: index, platform: nil, state: .undecodable(error))
+            return .undecodable(error)
         }
-        let (signature, forgery) = verify(receipt)
-        return screen(row, index: index, receipt: receipt, signature: signature, forgery: forgery)
+    }
+
+    /// Checked and judged; the receipt is moved out of `decoded`, not copied string by string.
+    func screen(_ row: OrderRow, index: Int, decoded: consuming Decoded) -> Outcome {
+        switch consume decoded {
+        case .missing: return settled(row, index: index, platform: nil, state: .missing)
+        case .undecodable(let error): return settled(row, index: index, platform: nil, state: .undecodable(error))
+        case .receipt(let receipt):
+            let (signature, forgery) = verify(receipt)
+            return screen(row, index: index, receipt: receipt, signature: signature, forgery: forgery)
+        }
+    }
+
+    /// The raw signatures an ES256 check of `decoded` may meet: its JWS and the ones it nests.
+    static func appendSignatures(of decoded: Decoded, to signatures: inout [[UInt8]]) {
+        guard case .receipt(let receipt) = decoded else { return }
+        receipt.signed.appendJWSSignatures(to: &signatures)
     }
 
     /// `payload` as the dump holds it: a JWS is decoded where it lies, not copied first.

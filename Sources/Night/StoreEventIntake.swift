@@ -223,10 +223,25 @@ struct StoreEventIntake {
         results.withUnsafeMutableBufferPointer { out in
             nonisolated(unsafe) let out = out
             DispatchQueue.concurrentPerform(iterations: parts) { part in
+                // Parsed a few dozen at a time, then verified: their ES256 signatures are
+                // inverted together (`ES256Inverses`).
                 var k = part
+                var group: [(index: Int, parsed: Parsed)] = []
+                var signatures: [[UInt8]] = []
                 while k < units.count {
-                    out[k] = work(units[k])
-                    k += parts
+                    group.removeAll(keepingCapacity: true)
+                    signatures.removeAll(keepingCapacity: true)
+                    while k < units.count, group.count < Self.verifiedTogether {
+                        let parsed = parse(units[k])
+                        if case .events(_, let events) = parsed {
+                            for e in events { e.signed?.signed.appendJWSSignatures(to: &signatures) }
+                        }
+                        group.append((k, parsed))
+                        k += parts
+                    }
+                    ES256Inverses(signatures: signatures).whileChecking {
+                        for (index, parsed) in group { out[index] = taken(parsed) }
+                    }
                 }
             }
         }
@@ -279,15 +294,32 @@ struct StoreEventIntake {
         night.counts.byType[t.type, default: 0] += 1
     }
 
-    /// One unit parsed, each event verified and reduced to what the night keeps.
-    private func work(_ unit: StoreEventFile.Unit) -> (problems: [UnreadableRecord], events: [Taken]) {
+    /// Units a thread parses before it verifies their events.
+    private static let verifiedTogether = 32
+
+    /// One unit read: a problem, or the events it holds and the problems among them.
+    private enum Parsed {
+        case problem(UnreadableRecord)
+        case events(problems: [UnreadableRecord], [StoreEvent])
+    }
+
+    private func parse(_ unit: StoreEventFile.Unit) -> Parsed {
         switch unit {
-        case .problem(let p): return ([p], [])
+        case .problem(let p): return .problem(p)
         case .payload(let bytes, let location):
             let parsed = StoreEventParser.parse(bytes, at: location, limits: limits)
+            return .events(problems: parsed.problems, parsed.events)
+        }
+    }
+
+    /// A unit's events verified, each reduced to what the night keeps.
+    private func taken(_ parsed: Parsed) -> (problems: [UnreadableRecord], events: [Taken]) {
+        switch parsed {
+        case .problem(let p): return ([p], [])
+        case .events(let problems, let events):
             return (
-                parsed.problems,
-                parsed.events.map { e in
+                problems,
+                events.map { e in
                     var apple: AppleTransactionEvent?
                     if keepsAppleTransactions, e.store == .apple, let txn = e.transactionID,
                         e.meaning == .charge || e.meaning == .refund

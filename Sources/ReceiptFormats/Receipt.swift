@@ -190,6 +190,17 @@ public enum SignedMaterial: Sendable, Equatable {
     case verifyReceipt(embedded: EmbeddedReceipt?)
 }
 
+extension SignedMaterial {
+    /// The raw signature segments of a JWS and of the JWS it nests, in the order they are
+    /// checked (the outer first); none for anything else. A worker hands a batch's to
+    /// `ES256Inverses` before checking them.
+    public func appendJWSSignatures(to signatures: inout [[UInt8]]) {
+        guard case .jws(let outer, let nested) = self else { return }
+        signatures.append(outer.signature)
+        for inner in nested { signatures.append(inner.signed.signature) }
+    }
+}
+
 /// Boxed so `Receipt` can hold a `Receipt`.
 public final class EmbeddedReceipt: Sendable, Equatable {
     public let receipt: Receipt

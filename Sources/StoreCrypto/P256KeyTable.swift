@@ -105,7 +105,8 @@ final class P256KeyTable: @unchecked Sendable {
         else { return false }
         // r and s in [1, n-1]; a 256-bit digest is used whole (n has 256 bits), reduced mod n.
         guard !r.isZero, !s.isZero, r.isReduced, s.isReduced else { return false }
-        let w = s.inverse()
+        // Computed with the rest of its batch when a worker prepared one (`ES256Inverses`).
+        let w = ES256Inverses.current?.inverse(of: s) ?? s.inverse()
         let u1 = e.reduced.multipliedMod(w)
         let u2 = r.multipliedMod(w)
         guard let scratch = takeScratch() else { return nil }

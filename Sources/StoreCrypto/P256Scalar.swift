@@ -78,6 +78,12 @@ struct P256Scalar: Equatable {
         P256Scalar.montgomery(P256Scalar.montgomery(self, other), P256Scalar.rSquared)
     }
 
+    /// self·other·R⁻¹ mod n (R = 2²⁵⁶), both reduced: one Montgomery product, for callers that
+    /// keep track of the powers of R themselves (`ES256Inverses`).
+    func montgomeryProduct(_ other: P256Scalar) -> P256Scalar {
+        P256Scalar.montgomery(self, other)
+    }
+
     /// self − other, wrapping at 2²⁵⁶.
     @inline(__always)
     func wrappingSubtract(_ other: P256Scalar) -> P256Scalar {

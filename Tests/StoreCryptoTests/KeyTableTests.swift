@@ -97,6 +97,39 @@ struct KeyTableTests {
                 == (try Self.openSSLSays(key, Self.negatedS(good), message)))
     }
 
+    @Test("signatures checked with their batch's inverses get the verdicts they get alone, in any order")
+    func batchedInverses() throws {
+        let world = try TestWorld.shared.get()
+        let key = try world.ecKey.publicKey()
+        let table = try #require(P256KeyTable(key: key.handle))
+        var checks: [(raw: [UInt8], digest: [UInt8])] = []
+        for i in 0..<24 {
+            let message = Array("batched \(i)".utf8)
+            let good = try world.ecKey.signES256(message)
+            var flipped = good
+            flipped[i % 64] ^= 0x01
+            let digest = try Digest.sha256(message)
+            checks += [(good, digest), (flipped, digest), (Self.negatedS(good), digest)]
+        }
+        // s of zero and of n are left out of the batch and still refused.
+        checks.append((Array(checks[0].raw.prefix(32)) + [UInt8](repeating: 0, count: 32), checks[0].digest))
+        checks.append((Array(checks[0].raw.prefix(32)) + Self.n, checks[0].digest))
+        let alone = checks.map { table.verify(raw: $0.raw, sha256: $0.digest) }
+        #expect(alone.contains(true) && alone.contains(false))
+        let inverses = ES256Inverses(signatures: checks.map(\.raw))
+        let inBatch = inverses.whileChecking { checks.map { table.verify(raw: $0.raw, sha256: $0.digest) } }
+        #expect(inBatch == alone)
+        let reversed = ES256Inverses(signatures: checks.map(\.raw)).whileChecking {
+            checks.reversed().map { table.verify(raw: $0.raw, sha256: $0.digest) }
+        }
+        #expect(reversed == alone.reversed())
+        // A signature the batch does not hold is checked with an inverse of its own.
+        let other = try world.ecKey.signES256(Array("not in the batch".utf8))
+        let otherDigest = try Digest.sha256(Array("not in the batch".utf8))
+        #expect(ES256Inverses(signatures: []).whileChecking { table.verify(raw: other, sha256: otherDigest) } == true)
+        #expect(inverses.whileChecking { table.verify(raw: other, sha256: otherDigest) } == true)
+    }
+
     @Test("an RSA key never gets a table")
     func rsaHasNone() throws {
         let key = try TestWorld.shared.get().leafKey.publicKey()

@@ -70,6 +70,18 @@ struct P256ScalarTests {
         #expect(P256Scalar(l0: 2, l1: 0, l2: 0, l3: 0).inverse() == half.addedMod(.one))
     }
 
+    @Test("a batch's inverses, made with one inversion, are each value's own; zero and n are left out")
+    func batchInverses() {
+        let values = Self.samples(300)
+        func bytes(_ s: P256Scalar) -> [UInt8] { [UInt8](repeating: 0x5A, count: 32) + s.bigEndianBytes }
+        let signatures = values.map(bytes) + [bytes(.zero), bytes(.n), Array(bytes(.one).prefix(63))]
+        let batch = ES256Inverses(signatures: signatures)
+        for s in values { #expect(batch.inverse(of: s) == s.inverse()) }
+        for s in values.reversed() { #expect(batch.inverse(of: s) == s.inverse()) }
+        #expect(batch.inverse(of: .zero) == nil)
+        #expect(ES256Inverses(signatures: [bytes(.one)]).inverse(of: .one) == .one)
+    }
+
     @Test("inverses of values with long runs of zero or one bits: powers of two, n − 2ʲ, 2ʲ + 1")
     func sparseInverses() {
         var values: [P256Scalar] = []
