@@ -108,13 +108,11 @@ final class ReceiptBatcher {
                 // together (`ES256Inverses`), then each job checked and judged.
                 var decoded: [ReceiptScreening.Decoded] = []
                 decoded.reserveCapacity(batch.count)
-                for i in batch.indices { decoded.append(screening.decode(batch[i].payload)) }
                 var signatures: [[UInt8]] = []
                 signatures.reserveCapacity(batch.count)
+                for i in batch.indices { decoded.append(screening.decode(batch[i].payload, signatures: &signatures)) }
                 // In the order they are checked: last first.
-                for i in decoded.indices.reversed() {
-                    ReceiptScreening.appendSignatures(of: decoded[i], to: &signatures)
-                }
+                signatures.reverse()
                 ES256Inverses(signatures: signatures).whileChecking {
                     // Each job and receipt moved out (last first: results name their slots, so
                     // their order is free): a job read where it lies was copied, its row's

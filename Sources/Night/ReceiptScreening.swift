@@ -68,13 +68,22 @@ struct ReceiptScreening: Sendable {
         case receipt(Receipt)
     }
 
-    func decode(_ payload: String?) -> Decoded {
+    /// `signatures` gets the receipt's JWS signatures (`appendJWSSignatures`), taken while
+    /// the receipt is a local: a receipt read back out of a batch's array was copied whole.
+    func decode(_ payload: String?, signatures: inout [[UInt8]]) -> Decoded {
         guard let payload else { return .missing }
         do throws(DecodeError) {
-            return .receipt(try ReceiptDecoder.decode(payload, limits: limits))
+            let receipt = try ReceiptDecoder.decode(payload, limits: limits)
+            receipt.signed.appendJWSSignatures(to: &signatures)
+            return .receipt(receipt)
         } catch {
             return .undecodable(error)
         }
+    }
+
+    func decode(_ payload: String?) -> Decoded {
+        var unused: [[UInt8]] = []
+        return decode(payload, signatures: &unused)
     }
 
     /// Checked and judged; the receipt is moved out of `decoded`, not copied string by string.
@@ -86,12 +95,6 @@ struct ReceiptScreening: Sendable {
             let (signature, forgery) = verify(receipt)
             return screen(row, index: index, receipt: receipt, signature: signature, forgery: forgery)
         }
-    }
-
-    /// The raw signatures an ES256 check of `decoded` may meet: its JWS and the ones it nests.
-    static func appendSignatures(of decoded: Decoded, to signatures: inout [[UInt8]]) {
-        guard case .receipt(let receipt) = decoded else { return }
-        receipt.signed.appendJWSSignatures(to: &signatures)
     }
 
     /// `payload` as the dump holds it: a JWS is decoded where it lies, not copied first.

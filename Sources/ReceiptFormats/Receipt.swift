@@ -195,9 +195,12 @@ extension SignedMaterial {
     /// checked (the outer first); none for anything else. A worker hands a batch's to
     /// `ES256Inverses` before checking them.
     public func appendJWSSignatures(to signatures: inout [[UInt8]]) {
-        guard case .jws(let outer, let nested) = self else { return }
-        signatures.append(outer.signature)
-        for inner in nested { signatures.append(inner.signed.signature) }
+        switch self {
+        case .jws(let outer, let nested):
+            signatures.append(outer.signature)
+            for i in nested.indices { signatures.append(nested[i].signed.signature) }
+        default: return
+        }
     }
 }
 

@@ -6,61 +6,52 @@ import Synchronization
 /// then checked once: the same key, digest and signature give the same answer, so
 /// remembering it is no weaker than checking again. Failed checks are never remembered.
 final class PassedChecks: Sendable {
-    private struct Digest: Hashable {
-        var words: (UInt64, UInt64, UInt64, UInt64)
+    /// A check by its digest and its whole signature: a digest found with another signature
+    /// is checked afresh.
+    private struct Check: Equatable {
+        var digest: (UInt64, UInt64, UInt64, UInt64)
+        var signature: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
 
-        static func == (a: Digest, b: Digest) -> Bool { a.words == b.words }
-
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(words.0)
-            hasher.combine(words.1)
-            hasher.combine(words.2)
-            hasher.combine(words.3)
+        static func == (a: Check, b: Check) -> Bool {
+            a.digest == b.digest && a.signature.0 == b.signature.0 && a.signature.1 == b.signature.1
+                && a.signature.2 == b.signature.2 && a.signature.3 == b.signature.3
+                && a.signature.4 == b.signature.4 && a.signature.5 == b.signature.5
+                && a.signature.6 == b.signature.6 && a.signature.7 == b.signature.7
         }
     }
 
-    /// A signature compared whole: a digest found with another signature is checked afresh.
-    private struct Signature: Equatable {
-        var words: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
-
-        static func == (a: Signature, b: Signature) -> Bool {
-            a.words.0 == b.words.0 && a.words.1 == b.words.1 && a.words.2 == b.words.2 && a.words.3 == b.words.3
-                && a.words.4 == b.words.4 && a.words.5 == b.words.5 && a.words.6 == b.words.6
-                && a.words.7 == b.words.7
-        }
-    }
-
-    /// Past this the memory starts over: bounded whatever a hostile input holds (about 100
-    /// bytes a check).
+    /// Slots, each holding the last check whose digest's low bits name it: a SHA-256 digest
+    /// is its own hash, so a lookup is one load and a comparison (a dictionary hashed its 32
+    /// bytes again, twice a check). Bounded whatever a hostile input holds: 100 bytes a slot,
+    /// allocated at the first check that passes.
     static let capacity = 4_096
-    private let passed = Mutex<[Digest: Signature]>([:])
+    private let slots = Mutex<[Check?]>([])
 
     /// Whether this exact check passed before.
     func contains(signature: [UInt8], sha256 digest: [UInt8]) -> Bool {
-        guard let d = Self.digest(digest), let s = Self.signature(signature) else { return false }
-        return passed.withLock { $0[d] == s }
+        guard let check = Self.check(signature, digest) else { return false }
+        let slot = Self.slot(check)
+        return slots.withLock { $0.isEmpty ? false : $0[slot] == check }
     }
 
     func remember(signature: [UInt8], sha256 digest: [UInt8]) {
-        guard let d = Self.digest(digest), let s = Self.signature(signature) else { return }
-        passed.withLock { table in
-            if table.count >= Self.capacity { table.removeAll(keepingCapacity: true) }
-            table[d] = s
+        guard let check = Self.check(signature, digest) else { return }
+        let slot = Self.slot(check)
+        slots.withLock { table in
+            if table.isEmpty { table = [Check?](repeating: nil, count: Self.capacity) }
+            table[slot] = check
         }
     }
 
-    private static func digest(_ bytes: [UInt8]) -> Digest? {
-        guard bytes.count == 32 else { return nil }
-        return bytes.withUnsafeBytes { b in
-            Digest(words: (word(b, 0), word(b, 1), word(b, 2), word(b, 3)))
-        }
-    }
+    private static func slot(_ check: Check) -> Int { Int(truncatingIfNeeded: check.digest.0) & (capacity - 1) }
 
-    private static func signature(_ bytes: [UInt8]) -> Signature? {
-        guard bytes.count == 64 else { return nil }
-        return bytes.withUnsafeBytes { b in
-            Signature(
-                words: (
+    private static func check(_ signature: [UInt8], _ digest: [UInt8]) -> Check? {
+        guard digest.count == 32, signature.count == 64 else { return nil }
+        let d = digest.withUnsafeBytes { b in (word(b, 0), word(b, 1), word(b, 2), word(b, 3)) }
+        return signature.withUnsafeBytes { b in
+            Check(
+                digest: d,
+                signature: (
                     word(b, 0), word(b, 1), word(b, 2), word(b, 3), word(b, 4), word(b, 5), word(b, 6), word(b, 7)
                 ))
         }

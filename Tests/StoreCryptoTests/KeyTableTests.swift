@@ -141,7 +141,7 @@ struct KeyTableTests {
 
 @Suite("Checks that passed, remembered")
 struct PassedChecksTests {
-    @Test("a check is remembered by its digest and whole signature; past the capacity the memory starts over")
+    @Test("a check is remembered by its digest and whole signature; past the capacity older checks are forgotten")
     func exactAndBounded() {
         let checks = PassedChecks()
         let digest = [UInt8](repeating: 7, count: 32)
