@@ -25,8 +25,11 @@ public struct RuleEvaluator: Sendable {
     private let shared: SharedRules
     /// The named rules with this run's settings, in the list's order.
     private let tuned: [TunedRule]
-    /// What the engine asks at each stage (indexed by `RuleStage.rawValue`).
-    private let steps: [[Step]]
+    /// What the engine asks, stage after stage: stage s's steps are `steps[stageStarts[s]..<
+    /// stageStarts[s + 1]]` (s = `RuleStage.rawValue`). One flat array: an array per stage
+    /// was retained and released by every order, on both workers at once.
+    private let steps: [Step]
+    private let stageStarts: [Int]
     /// A custom rule asks `user.orders`: every decoded order is judged once the night is read.
     public let needsOrdersPerUser: Bool
     /// A custom rule asks what the store events said (`user.refunds`, `event.reason`): its
@@ -60,7 +63,7 @@ public struct RuleEvaluator: Sendable {
             TunedRule(rule: r, id: r.id, stage: r.stage, enabled: s.isEnabled(r.id), severity: s.severity(r.id))
         }
         self.tuned = tuned
-        steps = RuleStage.allCases.map { stage in
+        let perStage = RuleStage.allCases.map { stage in
             let here = tuned.filter { $0.stage == stage }
             let replaced = Set(here.compactMap { $0.rule.replaces })
             return here.compactMap { t -> Step? in
@@ -71,6 +74,8 @@ public struct RuleEvaluator: Sendable {
                 return .single(t)
             }
         }
+        steps = perStage.flatMap { $0 }
+        stageStarts = perStage.reduce(into: [0]) { starts, stage in starts.append((starts.last ?? 0) + stage.count) }
     }
 
     /// `trace`, when given, learns what every rule concluded and why (for `explain`).
@@ -113,8 +118,8 @@ public struct RuleEvaluator: Sendable {
     private static let beforePurchase: [RuleStage] = [.presence, .payload, .row, .receipt, .entry, .claims]
 
     private func ask(_ stage: RuleStage, _ run: inout Run) {
-        for step in steps[stage.rawValue] {
-            switch step {
+        for i in stageStarts[stage.rawValue]..<stageStarts[stage.rawValue + 1] {
+            switch steps[i] {
             case .single(let t):
                 run.record(t, run.verdict(of: t))
             case .replacing(let t, let replaced):
