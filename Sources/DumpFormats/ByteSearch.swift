@@ -17,6 +17,16 @@ enum ByteSearch {
         (word &- ones) & ~word & highs != 0
     }
 
+    /// Whether `raw` holds exactly `bytes` (libc's `memcmp`: a generic comparison went byte
+    /// by byte through two collections' indices, for every field of every row).
+    static func same(_ bytes: [UInt8], _ raw: UnsafeRawBufferPointer) -> Bool {
+        guard bytes.count == raw.count else { return false }
+        return bytes.withUnsafeBytes { kept in
+            guard let a = kept.baseAddress, let b = raw.baseAddress else { return true }
+            return memcmp(a, b, raw.count) == 0
+        }
+    }
+
     /// The index of the first `byte` in `base[from..<to]`, or nil. One byte is libc's
     /// `memchr`, which reads many times eight bytes at a time (a store event's line is 8 KB).
     static func firstIndex(of byte: UInt8, in base: UnsafePointer<UInt8>, from: Int, to: Int) -> Int? {

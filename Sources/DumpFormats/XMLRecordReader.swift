@@ -191,7 +191,7 @@ final class XMLRecordReader: RecordSource {
     private static let rememberedPlaces = 64
 
     private func name(_ bytes: UnsafeRawBufferPointer, at place: Int) -> String {
-        if place < lastNames.count, lastNames[place].bytes.elementsEqual(bytes) { return lastNames[place].name }
+        if place < lastNames.count, ByteSearch.same(lastNames[place].bytes, bytes) { return lastNames[place].name }
         let name = String(decoding: bytes, as: UTF8.self)
         if place < lastNames.count {
             lastNames[place] = (Array(bytes), name)

@@ -456,9 +456,8 @@ struct XMLStrictRows {
     static func matches(_ b: UnsafeRawBufferPointer, at i: Int, _ literal: StaticString) -> Bool {
         let n = literal.utf8CodeUnitCount
         guard i >= 0, i + n <= b.count else { return false }
-        let p = literal.utf8Start
-        for k in 0..<n where b[i + k] != p[k] { return false }
-        return true
+        guard let base = b.baseAddress else { return n == 0 }
+        return memcmp(base + i, literal.utf8Start, n) == 0
     }
 
     static func find(_ byte: UInt8, in b: UnsafeRawBufferPointer, from i: Int) -> Int? {
