@@ -5,9 +5,11 @@ import JSONText
 /// its value. A record that cannot be an order (no `order_id`, an unknown status, …) is a
 /// `UnreadableRecord` whose reason names the field and the value.
 public final class DumpRowMapper {
+    // `@exclusivity(unchecked)`: only this object's own methods touch it, never two accesses
+    // at once; the run-time check was a thread-local lookup at every use (swift_beginAccess).
     /// Field name -> column, remembered: a dump repeats the same few names on every record.
     /// Bounded, since JSON Lines may bring new names on every line.
-    private var columnByName: [String: DumpColumn?] = [:]
+    @exclusivity(unchecked) private var columnByName: [String: DumpColumn?] = [:]
     private static let maxRememberedNames = 4_096
 
     public init() {}
@@ -107,8 +109,8 @@ public final class DumpRowMapper {
     /// The names of the last record's first fields and their columns: records of one dump
     /// name their fields alike, and comparing a name with the last one at its place is far
     /// cheaper than hashing it.
-    private var lastNames: [String] = []
-    private var lastColumns: [DumpColumn?] = []
+    @exclusivity(unchecked) private var lastNames: [String] = []
+    @exclusivity(unchecked) private var lastColumns: [DumpColumn?] = []
     private static let rememberedPlaces = 64
 
     private func column(at place: Int, named name: String) -> DumpColumn? {

@@ -185,9 +185,11 @@ final class XMLRecordReader: RecordSource {
         return .record(DumpRecord(location: SourceLocation(file: path, row: number), ordinal: number, fields: made))
     }
 
+    // `@exclusivity(unchecked)`: only this object's own methods touch it, never two accesses
+    // at once; the run-time check was a thread-local lookup at every use (swift_beginAccess).
     /// The last row's field names by place, as bytes and as made: rows of a table name their
     /// fields alike, and comparing bytes is cheaper than making (and checking) a string.
-    private var lastNames: [(bytes: [UInt8], name: String)] = []
+    @exclusivity(unchecked) private var lastNames: [(bytes: [UInt8], name: String)] = []
     private static let rememberedPlaces = 64
 
     private func name(_ bytes: UnsafeRawBufferPointer, at place: Int) -> String {

@@ -168,7 +168,11 @@ final class NightLoader {
         var purchaseToken: String?
     }
 
-    private(set) var slots = SlotStore()
+    // `@exclusivity(unchecked)` on the few fields every record touches: no access to one of
+    // them starts while another is under way (each is read or set whole, or through
+    // `SlotStore.with`, whose closures only read); the run-time check was a thread-local
+    // lookup at every use (swift_beginAccess).
+    @exclusivity(unchecked) private(set) var slots = SlotStore()
     private(set) var rare: [Rare] = []
 
     func spilled(_ slot: Slot) -> FindingSpill.Ref? { rare(slot.rareIndex)?.spilled }
@@ -192,15 +196,15 @@ final class NightLoader {
     func tokenHash(at i: Int) -> UInt64 { i < tokenHashes.count ? tokenHashes[i] : 0 }
     func purchaseToken(at i: Int) -> String? { rare(slots.with(i) { $0.pointee.rareIndex })?.purchaseToken }
     private func rare(_ index: Int32) -> Rare? { index < 0 ? nil : rare[Int(index)] }
-    private var slotOf = OrderIDTable()
+    @exclusivity(unchecked) private var slotOf = OrderIDTable()
     /// When the receipts-dump row an order took was received, while the dumps are read: few
     /// orders take one, so it is kept beside the slots, not in each (8 MB at 10^6 orders).
-    private var dumpReceivedAt: [Int32: Timestamp] = [:]
+    @exclusivity(unchecked) private var dumpReceivedAt: [Int32: Timestamp] = [:]
     private(set) var malformed: [MalformedItem] = []
     private(set) var orphans: [(position: Int, orderID: String, location: SourceLocation)] = []
     private var orphanIDs: Set<String> = []
     package private(set) var inputs: [InputRecord] = []
-    private var position = 0
+    @exclusivity(unchecked) private var position = 0
     /// How many records the orders dumps held (after `load`).
     private var orderRecords = 0
     /// A position as the other workers of a sharded run and `merge` compare it.

@@ -4,12 +4,15 @@ import IAPBasics
 /// Text that repeats across a night (products, items, prices, currencies, file names),
 /// kept once and referred to by number. Used from the reading thread only.
 final class StringPool {
-    private var ids: [String: UInt32] = [:]
-    private var strings: [String] = []
+    // `@exclusivity(unchecked)`: only this object's own methods touch it, never two accesses
+    // at once; the run-time check was a thread-local lookup at every use (swift_beginAccess).
+    @exclusivity(unchecked) private var ids: [String: UInt32] = [:]
+    @exclusivity(unchecked) private var strings: [String] = []
     /// The last string asked for in each lane (a field of `StoredOrder`) and its id: a dump
     /// repeats its file, currency and often its price row after row, and comparing with
     /// the last is cheaper than hashing.
-    private var lastInLane: [(string: String, id: UInt32)] = Array(repeating: ("", 0), count: Lane.count)
+    @exclusivity(unchecked) private var lastInLane: [(string: String, id: UInt32)] = Array(
+        repeating: ("", 0), count: Lane.count)
 
     enum Lane: Int {
         case item, product, amount, currency, file

@@ -11,10 +11,12 @@
 ///
 /// Not `Sendable`: made, used and dropped on one thread.
 public final class ES256Inverses {
-    private var scalars: [P256Scalar] = []
-    private var inverses: [P256Scalar] = []
+    // `@exclusivity(unchecked)`: only this object's own methods touch it, never two accesses
+    // at once; the run-time check was a thread-local lookup at every use (swift_beginAccess).
+    @exclusivity(unchecked) private var scalars: [P256Scalar] = []
+    @exclusivity(unchecked) private var inverses: [P256Scalar] = []
     /// Where the next lookup starts: the checks mostly come in the order the signatures did.
-    private var next = 0
+    @exclusivity(unchecked) private var next = 0
 
     /// `signatures`: raw `r ‖ s`; any that is not 64 bytes with s in [1, n-1] is left out.
     public init(signatures: some Sequence<[UInt8]>) {
