@@ -27,6 +27,9 @@ package struct NightScreener {
     var isPartOfNight = false
     /// The explain index is written: the claims keep every selection screening did not assume.
     var keepsSelections = false
+    /// Told the claims (`keepsSelections`) and the refund requests' facts as soon as they are
+    /// made, before the reports: the explain index is written from them beside the reports.
+    var afterClaims: ((ExplainedClaims, [(request: ConsumptionRequest, facts: ConsumptionFacts)]?) -> Void)?
 
     package struct Outcome {
         /// Smallest key first, as the ledger records them.
@@ -44,8 +47,6 @@ package struct NightScreener {
         var requestsInPart: (facts: [RequestFacts.Found], refunds: [String: Int])? = nil
         /// The pass file `newClaims` reads (a night in parts merges the parts' files).
         var claimsFile: PassFile? = nil
-        /// What the explain index keeps of the claims (`keepsSelections`).
-        var explained: ExplainedClaims? = nil
     }
 
     /// The night's claims: which purchase each order took, the replays they make, and the
@@ -87,14 +88,15 @@ package struct NightScreener {
                     asked, night: night, claims: claims, rules: rules, ledger: ledger)
             }
         }
+        if keepsSelections, let afterClaims {
+            afterClaims(
+                ExplainedClaims(
+                    selections: claims.selections, evaluator: claims.evaluator, pending: claims.events?.pending,
+                    screener: self), requests)
+        }
         var outcome = try report(night, claims: claims, claimSeconds: claimSeconds, writer: writer)
         outcome.refundRequests = requests
         outcome.requestsInPart = inPart
-        if keepsSelections {
-            outcome.explained = ExplainedClaims(
-                selections: claims.selections, evaluator: claims.evaluator, pending: claims.events?.pending,
-                screener: self)
-        }
         return outcome
     }
 
