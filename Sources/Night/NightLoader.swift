@@ -386,13 +386,14 @@ final class NightLoader {
             let missing = slots.with(i) { $0.pointee.outcomeKind == nil }
             if missing {
                 try settle(
-                    i, screening.screen(slots[i].order.row(pool: pool), index: Int(slots[i].position), payload: nil))
+                    i,
+                    screening.screen(slots[i].order.row(pool: pool), index: Int(slots[i].position), decoded: .missing))
             }
             if let candidateRules, candidateRules.verdicts[i].kind == nil {
                 try settleCandidate(
                     candidateRules, i,
                     candidateRules.screening.screen(
-                        slots[i].order.row(pool: pool), index: Int(slots[i].position), payload: nil))
+                        slots[i].order.row(pool: pool), index: Int(slots[i].position), decoded: .missing))
             }
         }
         slotOf = OrderIDTable()

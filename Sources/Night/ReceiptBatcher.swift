@@ -91,32 +91,32 @@ final class ReceiptBatcher {
 
             var results: [Result] = []
             results.reserveCapacity(batch.count)
-            // The candidate looked at once a batch, not once a job: each look copies a screening.
-            if let candidate {
-                for job in batch {
-                    let read = screening.read(job.payload)
-                    let candidateRead = candidate.reverifies ? candidate.screening.reverified(read) : read
-                    results.append(
-                        Result(
-                            slot: job.slot, generation: job.generation,
-                            outcome: screening.screen(job.row, index: job.position, read: read),
-                            candidateOutcome: candidate.screening.screen(
-                                job.row, index: job.position, read: candidateRead)))
-                }
-            } else {
-                // The whole batch decoded first, so that its ES256 signatures are inverted
-                // together (`ES256Inverses`), then each job checked and judged.
-                var decoded: [ReceiptScreening.Decoded] = []
-                decoded.reserveCapacity(batch.count)
-                var signatures: [[UInt8]] = []
-                signatures.reserveCapacity(batch.count)
-                for i in batch.indices { decoded.append(screening.decode(batch[i].payload, signatures: &signatures)) }
-                // In the order they are checked: last first.
-                signatures.reverse()
-                ES256Inverses(signatures: signatures).whileChecking {
-                    // Each job and receipt moved out (last first: results name their slots, so
-                    // their order is free): a job read where it lies was copied, its row's
-                    // every string retained then released, to keep it alive across the checks.
+            // The whole batch decoded first, so that its ES256 signatures are inverted together
+            // (`ES256Inverses`), then each job checked and judged. Each job and receipt is moved
+            // out, last first (results name their slots, so their order is free): a job read
+            // where it lies was copied, its row's every string retained then released, to keep
+            // it alive across the checks.
+            var decoded: [ReceiptScreening.Decoded] = []
+            decoded.reserveCapacity(batch.count)
+            var signatures: [[UInt8]] = []
+            signatures.reserveCapacity(batch.count)
+            for i in batch.indices { decoded.append(screening.decode(batch[i].payload, signatures: &signatures)) }
+            // In the order they are checked: last first.
+            signatures.reverse()
+            ES256Inverses(signatures: signatures).whileChecking {
+                // The candidate looked at once a batch, not once a job: each look copies a screening.
+                if let candidate {
+                    while let job = batch.popLast(), let receipt = decoded.popLast() {
+                        let read = screening.read(receipt)
+                        let candidateRead = candidate.reverifies ? read.map(candidate.screening.reverified) : read
+                        results.append(
+                            Result(
+                                slot: job.slot, generation: job.generation,
+                                outcome: screening.screen(job.row, index: job.position, read: read),
+                                candidateOutcome: candidate.screening.screen(
+                                    job.row, index: job.position, read: candidateRead)))
+                    }
+                } else {
                     while let job = batch.popLast(), let receipt = decoded.popLast() {
                         results.append(
                             Result(

@@ -56,10 +56,6 @@ struct ReceiptScreening: Sendable {
         var forgery: String?
     }
 
-    func screen(_ row: OrderRow, index: Int, payload: String?) -> Outcome {
-        screen(row, index: index, decoded: decode(payload))
-    }
-
     /// A payload decoded, its signature not yet checked: a worker decodes a whole batch
     /// before it checks any (`ES256Inverses`).
     enum Decoded {
@@ -81,11 +77,6 @@ struct ReceiptScreening: Sendable {
         }
     }
 
-    func decode(_ payload: String?) -> Decoded {
-        var unused: [[UInt8]] = []
-        return decode(payload, signatures: &unused)
-    }
-
     /// Checked and judged; the receipt is moved out of `decoded`, not copied string by string.
     func screen(_ row: OrderRow, index: Int, decoded: consuming Decoded) -> Outcome {
         switch consume decoded {
@@ -97,14 +88,15 @@ struct ReceiptScreening: Sendable {
         }
     }
 
-    /// `payload` as the dump holds it: a JWS is decoded where it lies, not copied first.
-    func read(_ payload: String) -> Result<ReadReceipt, DecodeError> {
-        do throws(DecodeError) {
-            let receipt = try ReceiptDecoder.decode(payload, limits: limits)
+    /// Checked, for more than one Rules directory to judge (`backtest`); nil when the order
+    /// has no receipt.
+    func read(_ decoded: consuming Decoded) -> Result<ReadReceipt, DecodeError>? {
+        switch consume decoded {
+        case .missing: return nil
+        case .undecodable(let error): return .failure(error)
+        case .receipt(let receipt):
             let (signature, forgery) = verify(receipt)
             return .success(ReadReceipt(receipt: receipt, signature: signature, forgery: forgery))
-        } catch {
-            return .failure(error)
         }
     }
 
