@@ -16,9 +16,10 @@ import JSONText
 
 /// A compact JWS split into its parts, the payload parsed. Errors point into the text.
 struct JWSCompact {
-    var signingInput: [UInt8]
-    /// The header segment's length at the start of `signingInput`.
-    var headerLength: Int
+    /// The signing input: the header segment (the cached array when the header was read
+    /// before), and the rest from the dot to the end of the payload segment.
+    var header: [UInt8]
+    var afterHeader: [UInt8]
     var signature: [UInt8]
     var algorithm: String?
     var keyID: String?
@@ -36,28 +37,31 @@ struct JWSCompact {
         var end = text.count
         while start < end, JWSCompact.isSpace(text[start]) { start += 1 }
         while end > start, JWSCompact.isSpace(text[end - 1]) { end -= 1 }
-        let dots = try JWSCompact.dots(text, start..<end, origin)
-        // The header as read before, when it is byte for byte one read before; errors come in
-        // the order they always did (each segment's base64, then the header's JSON).
-        let headerText = UnsafeRawBufferPointer(rebasing: text[start..<dots.0])
-        let cached = JWSHeaderCache.shared.lookUp(headerText, limits: limits)
-        let header = cached == nil ? try JWSCompact.segment(text, start..<dots.0, "header", origin, limits) : []
+        // The header as read before, when the text starts with one read before and a dot (a
+        // header has no dot, so that dot is the first); errors come in the order they always
+        // did (the count of segments, each segment's base64, then the header's JSON).
+        let cached = JWSHeaderCache.shared.lookUp(
+            startOf: UnsafeRawBufferPointer(rebasing: text[start..<end]), limits: limits)
+        let dots = try JWSCompact.dots(text, start..<end, origin, first: cached.map { start + $0.text.count })
+        let headerJSON = cached == nil ? try JWSCompact.segment(text, start..<dots.0, "header", origin, limits) : []
         let payload = try JWSCompact.segment(text, (dots.0 + 1)..<dots.1, "payload", origin, limits)
         signature = try JWSCompact.segment(text, (dots.1 + 1)..<end, "signature", origin, limits)
-        signingInput = Array(text[start..<dots.1])
-        headerLength = dots.0 - start
+        afterHeader = Array(text[dots.0..<dots.1])
 
         if let cached {
-            (algorithm, keyID, certificates) = (cached.algorithm, cached.keyID, cached.certificates)
+            self.header = cached.text
+            let parsed = cached.parsed
+            (algorithm, keyID, certificates) = (parsed.algorithm, parsed.keyID, parsed.certificates)
         } else {
-            let headerOrigin = origin.inSegment(at: start, json: header)
+            self.header = Array(text[start..<dots.0])
+            let headerOrigin = origin.inSegment(at: start, json: headerJSON)
             let headerFields = try StoreJSONFields<String>.parse(
-                header, origin: headerOrigin, limits: limits, what: "the JWS header")
+                headerJSON, origin: headerOrigin, limits: limits, what: "the JWS header")
             algorithm = try headerFields.text("alg")
             keyID = try headerFields.text("kid")
             certificates = try JWSCompact.certificateChain(headerFields, limits: limits)
             let parsed = JWSHeaderCache.Parsed(algorithm: algorithm, keyID: keyID, certificates: certificates)
-            JWSHeaderCache.shared.keep(headerText, limits: limits, parsed)
+            JWSHeaderCache.shared.keep(self.header, limits: limits, parsed)
         }
         let payloadOrigin = origin.inSegment(at: dots.0 + 1, json: payload)
         self.payload = try StoreJSONFields.scan(
@@ -65,15 +69,16 @@ struct JWSCompact {
     }
 
     /// Where the two dots are (memchr: a notification is several kilobytes); any other count
-    /// of segments than three is an error at the place it shows.
-    private static func dots(_ text: UnsafeRawBufferPointer, _ range: Range<Int>, _ origin: TextOrigin)
+    /// of segments than three is an error at the place it shows. `first`: the first dot, when
+    /// known (after a cached header), so that the header's bytes are not searched again.
+    private static func dots(_ text: UnsafeRawBufferPointer, _ range: Range<Int>, _ origin: TextOrigin, first: Int?)
         throws(DecodeError) -> (Int, Int)
     {
         // The first three dots; -1 for those not there.
-        var found = (-1, -1, -1)
-        var count = 0
+        var found = (first ?? -1, -1, -1)
+        var count = first == nil ? 0 : 1
         if let base = text.baseAddress {
-            var at = range.lowerBound
+            var at = first.map { $0 + 1 } ?? range.lowerBound
             while at < range.upperBound, count < 3,
                 let hit = memchr(base + at, 0x2E, range.upperBound - at)
             {

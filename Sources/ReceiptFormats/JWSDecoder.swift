@@ -98,7 +98,7 @@ public enum JWSDecoder {
         }
         receipt.creationDate = signedDate
         let signed = JWSSigned(
-            signingInput: jws.signingInput, headerLength: jws.headerLength, signature: jws.signature,
+            header: jws.header, afterHeader: jws.afterHeader, signature: jws.signature,
             algorithm: jws.algorithm,
             certificates: jws.certificates, signedDate: signedDate)
         receipt.signed = .jws(signed, nested: inner)

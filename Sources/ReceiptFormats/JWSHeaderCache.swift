@@ -38,22 +38,25 @@ final class JWSHeaderCache: Sendable {
 
     private let entries = Mutex<[Entry]>([])
 
-    func lookUp(_ text: UnsafeRawBufferPointer, limits: Limits) -> Parsed? {
+    /// The kept header that `text` starts with, followed by a dot, and what it parsed to.
+    /// The header's bytes come back as the array kept (not a copy), for the JWS to hold.
+    func lookUp(startOf text: UnsafeRawBufferPointer, limits: Limits) -> (text: [UInt8], parsed: Parsed)? {
         entries.withLock { list in
-            for e in list where e.text.count == text.count && e.limits == limits {
+            for e in list where e.text.count < text.count && text[e.text.count] == 0x2E && e.limits == limits {
                 let same = e.text.withUnsafeBytes { kept in
                     guard let a = kept.baseAddress, let b = text.baseAddress else { return kept.isEmpty }
-                    return memcmp(a, b, text.count) == 0
+                    return memcmp(a, b, kept.count) == 0
                 }
-                if same { return e.parsed }
+                if same { return (e.text, e.parsed) }
             }
             return nil
         }
     }
 
-    func keep(_ text: UnsafeRawBufferPointer, limits: Limits, _ parsed: Parsed) {
+    /// Keeps `text` itself (a header without a dot), which `lookUp` hands out from then on.
+    func keep(_ text: [UInt8], limits: Limits, _ parsed: Parsed) {
         guard text.count <= Self.maxHeaderBytes else { return }
-        let entry = Entry(text: Array(text), limits: limits, parsed: parsed)
+        let entry = Entry(text: text, limits: limits, parsed: parsed)
         entries.withLock { list in
             list.insert(entry, at: 0)
             if list.count > Self.capacity { list.removeLast() }

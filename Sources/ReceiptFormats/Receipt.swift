@@ -257,10 +257,11 @@ public struct LegacySigned: Sendable, Equatable {
 }
 
 public struct JWSSigned: Sendable, Equatable {
-    /// ASCII `header.payload` exactly as the two segments appear.
-    public var signingInput: [UInt8]
-    /// How many of its first bytes are the header segment (repeated across a store's JWS).
-    public var headerLength: Int
+    /// The signing input, ASCII `header.payload` exactly as the two segments appear, in two
+    /// parts: the header segment (repeated across a store's JWS, and then handed out by the
+    /// header cache as one shared array), and the rest from the dot on.
+    public var header: [UInt8]
+    public var afterHeader: [UInt8]
     /// The raw signature segment, base64url-decoded (64 bytes r ‖ s for ES256).
     public var signature: [UInt8]
     public var algorithm: String?
@@ -270,14 +271,48 @@ public struct JWSSigned: Sendable, Equatable {
     public var signedDate: Timestamp?
 
     public init(
-        signingInput: [UInt8], headerLength: Int = 0, signature: [UInt8], algorithm: String?, certificates: [[UInt8]],
+        header: [UInt8], afterHeader: [UInt8], signature: [UInt8], algorithm: String?, certificates: [[UInt8]],
         signedDate: Timestamp?
     ) {
-        self.signingInput = signingInput
-        self.headerLength = headerLength
+        self.header = header
+        self.afterHeader = afterHeader
         self.signature = signature
         self.algorithm = algorithm
         self.certificates = certificates
         self.signedDate = signedDate
+    }
+
+    /// From the whole signing input, its first `headerLength` bytes the header.
+    public init(
+        signingInput: [UInt8], headerLength: Int = 0, signature: [UInt8], algorithm: String?, certificates: [[UInt8]],
+        signedDate: Timestamp?
+    ) {
+        let split = min(max(headerLength, 0), signingInput.count)
+        self.init(
+            header: Array(signingInput[..<split]), afterHeader: Array(signingInput[split...]), signature: signature,
+            algorithm: algorithm, certificates: certificates, signedDate: signedDate)
+    }
+
+    /// The bytes signed, whole; setting them keeps the header's length where it fits.
+    public var signingInput: [UInt8] {
+        get { header + afterHeader }
+        set {
+            let split = min(header.count, newValue.count)
+            header = Array(newValue[..<split])
+            afterHeader = Array(newValue[split...])
+        }
+    }
+
+    /// How many of the signing input's first bytes are the header segment.
+    public var headerLength: Int { header.count }
+
+    /// The same signed bytes, signature, chain and date, however the bytes are split.
+    public static func == (lhs: JWSSigned, rhs: JWSSigned) -> Bool {
+        let sameBytes =
+            lhs.header.count == rhs.header.count
+            ? lhs.header == rhs.header && lhs.afterHeader == rhs.afterHeader
+            : lhs.signingInput == rhs.signingInput
+        return sameBytes && lhs.signature == rhs.signature && lhs.algorithm == rhs.algorithm
+            && lhs.certificates == rhs.certificates && lhs.signedDate == rhs.signedDate
     }
 }

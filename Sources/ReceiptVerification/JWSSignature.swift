@@ -37,7 +37,7 @@ enum JWSSignature {
             return SignatureStatus(.invalid, reason)
         case .trusted(let key):
             return SignatureCheck.status { () throws(CryptoError) in
-                try key.verifyES256(signature: jws.signature, over: jws.signingInput, repeatedPrefix: jws.headerLength)
+                try key.verifyES256(signature: jws.signature, over: jws.header, then: jws.afterHeader)
             }
         }
     }

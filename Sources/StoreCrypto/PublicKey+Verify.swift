@@ -13,9 +13,14 @@ extension PublicKey {
         return ok ? .valid : .invalid(reason: "bad signature")
     }
 
-    /// ES256 with a raw 64-byte `r ‖ s` signature, as JWS carries it. `repeatedPrefix`: how
-    /// many of the first bytes of `data` are likely the same as in other checks (a JWS header).
-    public func verifyES256(signature: [UInt8], over data: [UInt8], repeatedPrefix: Int = 0) throws(CryptoError)
+    /// ES256 with a raw 64-byte `r ‖ s` signature, as JWS carries it, over `data`.
+    public func verifyES256(signature: [UInt8], over data: [UInt8]) throws(CryptoError) -> SignatureVerdict {
+        try verifyES256(signature: signature, over: [], then: data)
+    }
+
+    /// ES256 over `prefix` followed by `rest`, where `prefix` is likely the same bytes as in
+    /// other checks (a JWS header: most of what is hashed), so its digest state is kept.
+    public func verifyES256(signature: [UInt8], over prefix: [UInt8], then rest: [UInt8]) throws(CryptoError)
         -> SignatureVerdict
     {
         guard kind == .ecP256 else {
@@ -27,7 +32,7 @@ extension PublicKey {
         if let table = es256Table() {
             guard
                 let ok = table.verify(
-                    raw: signature, sha256: try SHA256PrefixCache.shared.digest(data, prefixLength: repeatedPrefix))
+                    raw: signature, sha256: try SHA256PrefixCache.shared.digest(prefix, then: rest))
             else {
                 throw CryptoError.openSSL(.operationFailed, "cannot check an ES256 signature")
             }
@@ -36,7 +41,7 @@ extension PublicKey {
         guard let der = try ECDSASignatureFormat.der(fromRaw: signature) else {
             throw CryptoError(.operationFailed, "a 64-byte ES256 signature could not be re-encoded as DER")
         }
-        let ok = try verifyTemplate(.sha256).verify(der, over: data)
+        let ok = try verifyTemplate(.sha256).verify(der, over: prefix + rest)
         return ok ? .valid : .invalid(reason: "bad signature")
     }
 }

@@ -16,6 +16,8 @@ public final class PublicKey: @unchecked Sendable {
 
     private enum ES256Speed {
         case counting(Int)
+        /// One thread is building the table.
+        case building
         case table(P256KeyTable)
         case plain
     }
@@ -47,30 +49,47 @@ public final class PublicKey: @unchecked Sendable {
     }
 
     /// This key's table once it has checked enough ES256 signatures to be worth one;
-    /// nil before, for keys whose point OpenSSL refuses, and after the process's budget.
+    /// nil before, while one thread builds it, for keys whose point OpenSSL refuses, and
+    /// after the process's budget.
     func es256Table() -> P256KeyTable? {
-        es256.withLock { speed in
+        let step: TableStep = es256.withLock { speed in
             switch speed {
-            case .table(let table): return table
-            case .plain: return nil
+            case .table(let table): return .use(table)
+            case .plain, .building: return .none
             case .counting(let uses):
                 guard uses + 1 >= PublicKey.es256TableAfter else {
                     speed = .counting(uses + 1)
-                    return nil
+                    return .none
                 }
                 let granted = PublicKey.es256Tables.withLock { built in
                     guard built < P256KeyTable.maxTables else { return false }
                     built += 1
                     return true
                 }
-                guard granted, kind == .ecP256, let table = P256KeyTable(key: handle) else {
+                guard granted, kind == .ecP256 else {
                     speed = .plain
-                    return nil
+                    return .none
                 }
-                speed = .table(table)
-                return table
+                speed = .building
+                return .build
             }
         }
+        switch step {
+        case .use(let table): return table
+        case .none: return nil
+        case .build:
+            // Built outside the lock (some 20 ms): the other threads check without a table
+            // meanwhile instead of waiting for it, a core idle at the start of every night.
+            let table = P256KeyTable(key: handle)
+            es256.withLock { $0 = table.map(ES256Speed.table) ?? .plain }
+            return table
+        }
+    }
+
+    private enum TableStep {
+        case use(P256KeyTable)
+        case build
+        case none
     }
 
     /// From DER SubjectPublicKeyInfo; bytes left over after it are an error.

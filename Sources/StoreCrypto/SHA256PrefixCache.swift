@@ -34,24 +34,25 @@ final class SHA256PrefixCache: Sendable {
 
     private let entries = Mutex<[Entry]>([])
 
-    /// SHA-256 of `data`, whose first `prefixLength` bytes are likely to repeat.
-    func digest(_ data: [UInt8], prefixLength: Int) throws(CryptoError) -> [UInt8] {
-        guard prefixLength >= Self.minPrefixBytes, prefixLength <= min(data.count, Self.maxPrefixBytes) else {
-            return try Digest.sha256(data)
-        }
+    /// SHA-256 of `prefix` followed by `rest`, where `prefix` is likely to repeat: often as
+    /// the very array kept here (the JWS header cache hands out the header it kept), which is
+    /// then known to be the same bytes without comparing them.
+    func digest(_ prefix: [UInt8], then rest: [UInt8]) throws(CryptoError) -> [UInt8] {
         guard let context = EVP_MD_CTX_new() else {
             throw CryptoError.openSSL(.operationFailed, "cannot allocate a digest context")
         }
         defer { EVP_MD_CTX_free(context) }
-        let result: Result<[UInt8], CryptoError> = data.withUnsafeBytes { bytes in
+        if prefix.count >= Self.minPrefixBytes, prefix.count <= Self.maxPrefixBytes {
+            if !copyState(after: prefix, into: context) {
+                try start(context, prefix)
+                keep(prefix, from: context)
+            }
+        } else {
+            try start(context, prefix)
+        }
+        let result: Result<[UInt8], CryptoError> = rest.withUnsafeBytes { bytes in
             Result { () throws(CryptoError) in
-                let prefix = UnsafeRawBufferPointer(rebasing: bytes[0..<prefixLength])
-                if !copyState(after: prefix, into: context) {
-                    try start(context, prefix)
-                    keep(prefix, from: context)
-                }
-                let rest = UnsafeRawBufferPointer(rebasing: bytes[prefixLength...])
-                guard rest.isEmpty || EVP_DigestUpdate(context, rest.baseAddress, rest.count) == 1 else {
+                guard bytes.isEmpty || EVP_DigestUpdate(context, bytes.baseAddress, bytes.count) == 1 else {
                     throw CryptoError.openSSL(.operationFailed, "SHA-256 update failed")
                 }
                 var digest = [UInt8](repeating: 0, count: 32)
@@ -66,37 +67,43 @@ final class SHA256PrefixCache: Sendable {
         return try result.get()
     }
 
-    /// Copies the state after `prefix` into `context` when a kept prefix is the same bytes.
-    private func copyState(after prefix: UnsafeRawBufferPointer, into context: OpaquePointer) -> Bool {
-        entries.withLock { list in
-            for e in list where e.prefix.count == prefix.count {
-                let same = e.prefix.withUnsafeBytes { kept in
-                    guard let a = kept.baseAddress, let b = prefix.baseAddress else { return kept.isEmpty }
-                    return memcmp(a, b, prefix.count) == 0
+    /// Copies the state after `prefix` into `context` when a kept prefix is the same bytes: the
+    /// same array (its storage is kept here, so nothing can have changed it), or equal ones.
+    private func copyState(after prefix: [UInt8], into context: OpaquePointer) -> Bool {
+        prefix.withUnsafeBytes { wanted in
+            entries.withLock { list in
+                for e in list where e.prefix.count == wanted.count {
+                    let same = e.prefix.withUnsafeBytes { kept in
+                        guard let a = kept.baseAddress, let b = wanted.baseAddress else { return kept.isEmpty }
+                        return a == b || memcmp(a, b, wanted.count) == 0
+                    }
+                    // Copied under the lock: an entry pushed out is freed only once no copy reads it.
+                    if same { return EVP_MD_CTX_copy_ex(context, e.state) == 1 }
                 }
-                // Copied under the lock: an entry pushed out is freed only once no copy reads it.
-                if same { return EVP_MD_CTX_copy_ex(context, e.state) == 1 }
+                return false
             }
-            return false
         }
     }
 
-    private func start(_ context: OpaquePointer, _ prefix: UnsafeRawBufferPointer) throws(CryptoError) {
-        guard EVP_DigestInit_ex(context, DigestAlgorithm.sha256.evpMD, nil) == 1,
-            EVP_DigestUpdate(context, prefix.baseAddress, prefix.count) == 1
-        else {
+    private func start(_ context: OpaquePointer, _ prefix: [UInt8]) throws(CryptoError) {
+        let ok = prefix.withUnsafeBytes { bytes in
+            EVP_DigestInit_ex(context, DigestAlgorithm.sha256.evpMD, nil) == 1
+                && (bytes.isEmpty || EVP_DigestUpdate(context, bytes.baseAddress, bytes.count) == 1)
+        }
+        guard ok else {
             throw CryptoError.openSSL(.operationFailed, "cannot start a SHA-256 digest")
         }
     }
 
-    /// Keeps a copy of the state after `prefix` (nothing when OpenSSL cannot copy it).
-    private func keep(_ prefix: UnsafeRawBufferPointer, from context: OpaquePointer) {
+    /// Keeps a copy of the state after `prefix`, and `prefix` itself: not a copy of it, so that
+    /// the array handed out again is found by its address (nothing when OpenSSL cannot copy).
+    private func keep(_ prefix: [UInt8], from context: OpaquePointer) {
         guard let state = EVP_MD_CTX_new() else { return }
         guard EVP_MD_CTX_copy_ex(state, context) == 1 else {
             EVP_MD_CTX_free(state)
             return
         }
-        let entry = Entry(prefix: Array(prefix), state: state)
+        let entry = Entry(prefix: prefix, state: state)
         entries.withLock { list in
             // Another thread may have kept the same prefix meanwhile.
             guard !list.contains(where: { $0.prefix == entry.prefix }) else { return }

@@ -23,34 +23,48 @@ struct SHA256PrefixCacheTests {
             for (k, tailLength) in [0, 1, 63, 64, 65, 3_000].enumerated() {
                 let tail = Self.bytes(tailLength, seed: UInt64(k))
                 for start in [prefix, other, prefix] {
-                    let data = start + tail
                     #expect(
-                        try cache.digest(data, prefixLength: prefixLength) == Digest.sha256(data),
+                        try cache.digest(start, then: tail) == Digest.sha256(start + tail),
                         "prefix \(prefixLength), tail \(tailLength)")
                 }
             }
         }
     }
 
-    @Test("a prefix length beyond the bytes, zero or negative is a plain digest")
-    func oddLengths() throws {
+    @Test("an empty prefix, an empty rest or both: a plain digest")
+    func emptyParts() throws {
         let cache = SHA256PrefixCache()
         let data = Self.bytes(2_000, seed: 9)
-        for length in [-1, 0, 2_001, Int.max] {
-            #expect(try cache.digest(data, prefixLength: length) == Digest.sha256(data))
-        }
+        #expect(try cache.digest([], then: data) == Digest.sha256(data))
+        #expect(try cache.digest(data, then: []) == Digest.sha256(data))
+        #expect(try cache.digest([], then: []) == Digest.sha256([]))
+    }
+
+    @Test("the prefix kept, handed in again, and a changed copy of it: each hashed as it reads now")
+    func keptArray() throws {
+        let cache = SHA256PrefixCache()
+        let header = Self.bytes(3_000, seed: 11)
+        let rest = Self.bytes(500, seed: 12)
+        #expect(try cache.digest(header, then: rest) == Digest.sha256(header + rest))
+        // The same array (the cache holds its storage): known without a comparison.
+        #expect(try cache.digest(header, then: rest) == Digest.sha256(header + rest))
+        // A copy changed in one byte gets storage of its own, and its own digest.
+        var changed = header
+        changed[1_000] ^= 1
+        #expect(try cache.digest(changed, then: rest) == Digest.sha256(changed + rest))
+        #expect(try cache.digest(header, then: rest) == Digest.sha256(header + rest))
     }
 
     @Test("more prefixes than it keeps, in turn and from many tasks at once")
     func manyPrefixes() async throws {
         let cache = SHA256PrefixCache()
-        let inputs = (0..<12).map { Self.bytes(1_500, seed: 100 + UInt64($0 % 6)) + Self.bytes(100, seed: UInt64($0)) }
-        let expected = try inputs.map { try Digest.sha256($0) }
+        let inputs = (0..<12).map { (Self.bytes(1_500, seed: 100 + UInt64($0 % 6)), Self.bytes(100, seed: UInt64($0))) }
+        let expected = try inputs.map { try Digest.sha256($0.0 + $0.1) }
         try await withThrowingTaskGroup(of: Bool.self) { group in
             for round in 0..<8 {
                 group.addTask {
-                    for (k, data) in inputs.enumerated() where (k + round) % 2 == 0 || round > 3 {
-                        guard try cache.digest(data, prefixLength: 1_500) == expected[k] else { return false }
+                    for (k, (prefix, rest)) in inputs.enumerated() where (k + round) % 2 == 0 || round > 3 {
+                        guard try cache.digest(prefix, then: rest) == expected[k] else { return false }
                     }
                     return true
                 }
