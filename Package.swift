@@ -145,3 +145,19 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// A release build links the Swift runtime and Foundation into the executables: calls into
+// them skip the PLT and start-up resolves far fewer symbols (measured on `screen` of 200k
+// orders: 2 % less CPU, 5 MiB less resident). SwiftPM's `--static-swift-stdlib`, made the
+// default: every module is compiled for it (Foundation's static libraries bring their own
+// link dependencies). Debug builds and the tests (and their support, which needs the
+// dynamic Testing library) stay dynamic.
+for target in package.targets
+where [.regular, .executable].contains(target.type) && !target.name.hasSuffix("TestSupport") {
+    let staticRuntime = SwiftSetting.unsafeFlags(["-static-stdlib"], .when(configuration: .release))
+    target.swiftSettings = (target.swiftSettings ?? []) + [staticRuntime]
+    if target.type == .executable {
+        let linkStatic = LinkerSetting.unsafeFlags(["-static-stdlib"], .when(configuration: .release))
+        target.linkerSettings = (target.linkerSettings ?? []) + [linkStatic]
+    }
+}
