@@ -157,14 +157,26 @@ public struct ClaimBook {
         return v >= 0 ? claimOf(v) : kept[Int(-v) - 1]
     }
 
-    private mutating func take(_ key: String, _ c: Claim, handle: Int32?) {
-        if let handle {
-            taken[key] = handle
-        } else {
-            kept.append(c)
-            taken[key] = -Int32(kept.count)
-        }
+    /// Takes `key` for `c` when nobody holds it (nil); else who holds it, untouched.
+    private mutating func takeIfFree(_ key: String, _ c: Claim, handle: Int32?) -> Int32? {
+        // The caller's handle, or the place the claim will have among the kept ones.
+        let mine = handle ?? -Int32(kept.count + 1)
+        var inserted = false
+        let held = Self.value(
+            of: &taken[
+                key,
+                default: {
+                    inserted = true
+                    return mine
+                }()])
+        guard inserted else { return held }
+        if handle == nil { kept.append(c) }
+        return nil
     }
+
+    /// A dictionary entry's value through its `default:` subscript, which inserts the default
+    /// when the key is missing, in the one lookup.
+    private static func value(of entry: inout Int32) -> Int32 { entry }
 
     public mutating func select(for order: ScreenOrder, digest: ReceiptDigest) -> Selection {
         select(
@@ -178,18 +190,38 @@ public struct ClaimBook {
         let me = Claim(orderID: order.orderID, userID: order.userID, createdAt: order.createdAt)
         var firstConflict: (Int, Claim, String)?
         for i in ranked {
-            let c = candidates[i]
-            guard let key = c.key else { return .picked(i) }
-            guard let holder = holder(key), holder.orderID != order.orderID else {
-                if taken[key] == nil { take(key, me, handle: order.handle) }
-                return .picked(i)
-            }
-            // Family sharing gives each member the purchase: not a replay.
-            if c.familyShared { return .picked(i) }
+            guard let (holder, key) = conflict(over: candidates[i], for: order, as: me) else { return .picked(i) }
             if firstConflict == nil { firstConflict = (i, holder, key) }
         }
         guard let (i, original, key) = firstConflict else { return .none }
-        let nonConsumable = candidates[i].nonConsumable ?? (order.catalogType == .nonConsumable)
+        return Self.lost(i, candidates[i], to: original, key: key, by: order)
+    }
+
+    /// `select` with one candidate purchase (most orders): the same choice, without the lists
+    /// (two arrays an order, a million a night).
+    public mutating func select(for order: Claimant, candidate: ClaimCandidate) -> Selection {
+        let me = Claim(orderID: order.orderID, userID: order.userID, createdAt: order.createdAt)
+        guard let (holder, key) = conflict(over: candidate, for: order, as: me) else { return .picked(0) }
+        return Self.lost(0, candidate, to: holder, key: key, by: order)
+    }
+
+    /// Nil when `order` may have candidate `c` (its key then taken if it was free); else who
+    /// holds the key, and the key.
+    private mutating func conflict(over c: ClaimCandidate, for order: Claimant, as me: Claim) -> (Claim, String)? {
+        guard let key = c.key else { return nil }
+        // Taken now if nobody holds it: one lookup of the key, not three (a million a night).
+        guard let held = takeIfFree(key, me, handle: order.handle) else { return nil }
+        let holder = held >= 0 ? claimOf(held) : kept[Int(-held) - 1]
+        // Family sharing gives each member the purchase: not a replay.
+        guard holder.orderID != order.orderID, !c.familyShared else { return nil }
+        return (holder, key)
+    }
+
+    /// Candidate `i`, held by `original`: a restore of the holder's own non-consumable, else a replay.
+    private static func lost(_ i: Int, _ c: ClaimCandidate, to original: Claim, key: String, by order: Claimant)
+        -> Selection
+    {
+        let nonConsumable = c.nonConsumable ?? (order.catalogType == .nonConsumable)
         if nonConsumable, original.userID == order.userID {
             return .restore(candidate: i, original: original)
         }
