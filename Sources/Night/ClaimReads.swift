@@ -61,8 +61,13 @@ final class ClaimReads {
 
     /// The next chunk, nil after the last.
     func next() -> [(Int32, ClaimRead)]? {
-        // The producer only reads the night; it cannot fail.
-        (try? ahead.next()) ?? nil
+        do {
+            return try ahead.next()
+        } catch {
+            // The producer only reads the loaded night and throws nothing: an error here is
+            // a bug, never claims silently cut short.
+            preconditionFailure("the claims' reads failed: \(error)")
+        }
     }
 
     /// Where the producer is: touched by its thread only.

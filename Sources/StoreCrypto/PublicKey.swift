@@ -55,11 +55,11 @@ public final class PublicKey: @unchecked Sendable {
         let step: TableStep = es256.withLock { speed in
             switch speed {
             case .table(let table): return .use(table)
-            case .plain, .building: return .none
+            case .plain, .building: return .withoutTable
             case .counting(let uses):
                 guard uses + 1 >= PublicKey.es256TableAfter else {
                     speed = .counting(uses + 1)
-                    return .none
+                    return .withoutTable
                 }
                 let granted = PublicKey.es256Tables.withLock { built in
                     guard built < P256KeyTable.maxTables else { return false }
@@ -68,7 +68,7 @@ public final class PublicKey: @unchecked Sendable {
                 }
                 guard granted, kind == .ecP256 else {
                     speed = .plain
-                    return .none
+                    return .withoutTable
                 }
                 speed = .building
                 return .build
@@ -76,7 +76,7 @@ public final class PublicKey: @unchecked Sendable {
         }
         switch step {
         case .use(let table): return table
-        case .none: return nil
+        case .withoutTable: return nil
         case .build:
             // Built outside the lock (some 20 ms): the other threads check without a table
             // meanwhile instead of waiting for it, a core idle at the start of every night.
@@ -86,10 +86,11 @@ public final class PublicKey: @unchecked Sendable {
         }
     }
 
+    /// What a check does about the table: use it, build it, or go without.
     private enum TableStep {
         case use(P256KeyTable)
         case build
-        case none
+        case withoutTable
     }
 
     /// From DER SubjectPublicKeyInfo; bytes left over after it are an error.

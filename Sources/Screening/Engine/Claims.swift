@@ -153,8 +153,12 @@ public struct ClaimBook {
     }
 
     private func holder(_ key: String) -> Claim? {
-        guard let v = taken[key] else { return nil }
-        return v >= 0 ? claimOf(v) : kept[Int(-v) - 1]
+        taken[key].map(claim(heldAs:))
+    }
+
+    /// The claim behind a value of `taken`: a caller's handle, or a place among the kept.
+    private func claim(heldAs v: Int32) -> Claim {
+        v >= 0 ? claimOf(v) : kept[Int(-v) - 1]
     }
 
     /// Takes `key` for `c` when nobody holds it (nil); else who holds it, untouched.
@@ -211,7 +215,7 @@ public struct ClaimBook {
         guard let key = c.key else { return nil }
         // Taken now if nobody holds it: one lookup of the key, not three (a million a night).
         guard let held = takeIfFree(key, me, handle: order.handle) else { return nil }
-        let holder = held >= 0 ? claimOf(held) : kept[Int(-held) - 1]
+        let holder = claim(heldAs: held)
         // Family sharing gives each member the purchase: not a replay.
         guard holder.orderID != order.orderID, !c.familyShared else { return nil }
         return (holder, key)
