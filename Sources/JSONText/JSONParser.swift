@@ -346,7 +346,13 @@ public struct JSONParser {
             let x = buffer.loadUnaligned(fromByteOffset: p, as: SIMD16<UInt8>.self)
             let special = (x .== quote) .| (x .== backslash) .| ((x &- space) .> outside)
             let words = unsafeBitCast(special, to: SIMD2<UInt64>.self)
-            if words[0] | words[1] != 0 { break }
+            if words[0] | words[1] != 0 {
+                // Straight to the first byte looked at (a lane is all ones, little-endian):
+                // a member's name or a short value ends inside its first sixteen bytes, and
+                // the bytes before its quote would otherwise be looked at again one by one.
+                p += words[0] != 0 ? words[0].trailingZeroBitCount / 8 : 8 + words[1].trailingZeroBitCount / 8
+                break
+            }
             p += 16
         }
         while p < buffer.count {

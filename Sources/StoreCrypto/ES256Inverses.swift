@@ -17,6 +17,9 @@ public final class ES256Inverses {
     @exclusivity(unchecked) private var inverses: [P256Scalar] = []
     /// Where the next lookup starts: the checks mostly come in the order the signatures did.
     @exclusivity(unchecked) private var next = 0
+    /// The scratch of each key table this batch checked with, taken once a batch: taking
+    /// and giving back at every check was two turns of a lock both workers share.
+    @exclusivity(unchecked) private var scratches: [(table: P256KeyTable, scratch: P256KeyTable.Scratch)] = []
 
     /// `signatures`: raw `r ‖ s`; any that is not 64 bytes with s in [1, n-1] is left out.
     public init(signatures: some Sequence<[UInt8]>) {
@@ -71,6 +74,18 @@ public final class ES256Inverses {
         guard let i = scalars.firstIndex(of: s) else { return nil }
         next = i + 1
         return inverses[i]
+    }
+
+    /// `table`'s scratch for this batch's checks; nil when none can be made.
+    func scratch(of table: P256KeyTable) -> P256KeyTable.Scratch? {
+        for held in scratches where held.table === table { return held.scratch }
+        guard let scratch = table.takeScratch() else { return nil }
+        scratches.append((table, scratch))
+        return scratch
+    }
+
+    deinit {
+        for held in scratches { held.table.giveBack(held.scratch) }
     }
 
     /// One key for the process; nil when the system has none left (then nothing is batched).

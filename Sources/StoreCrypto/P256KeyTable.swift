@@ -106,11 +106,14 @@ final class P256KeyTable: @unchecked Sendable {
         // r and s in [1, n-1]; a 256-bit digest is used whole (n has 256 bits), reduced mod n.
         guard !r.isZero, !s.isZero, r.isReduced, s.isReduced else { return false }
         // Computed with the rest of its batch when a worker prepared one (`ES256Inverses`).
-        let w = ES256Inverses.current?.inverse(of: s) ?? s.inverse()
+        let batch = ES256Inverses.current
+        let w = batch?.inverse(of: s) ?? s.inverse()
         let u1 = e.reduced.multipliedMod(w)
         let u2 = r.multipliedMod(w)
-        guard let scratch = takeScratch() else { return nil }
-        defer { giveBack(scratch) }
+        // A worker's batch holds one scratch of this table for all its checks.
+        let lent = batch?.scratch(of: self)
+        guard let scratch = lent ?? takeScratch() else { return nil }
+        defer { if lent == nil { giveBack(scratch) } }
         let ctx = scratch.context
         BN_CTX_start(ctx)
         defer { BN_CTX_end(ctx) }
@@ -149,7 +152,7 @@ final class P256KeyTable: @unchecked Sendable {
 
     /// What one check works in: a BN_CTX and the two points, kept for the next check (each
     /// made anew was a dozen allocations a check). Used by one thread at a time.
-    private final class Scratch: @unchecked Sendable {
+    final class Scratch: @unchecked Sendable {
         let context: OpaquePointer
         let sum: OpaquePointer
         let keyPart: OpaquePointer
@@ -179,12 +182,12 @@ final class P256KeyTable: @unchecked Sendable {
     private let idle = Mutex<[Scratch]>([])
     private static let maxIdle = 16
 
-    private func takeScratch() -> Scratch? {
+    func takeScratch() -> Scratch? {
         if let kept = idle.withLock({ $0.popLast() }) { return kept }
         return Scratch(curve: curve, keyGroup: keyGroup)
     }
 
-    private func giveBack(_ scratch: Scratch) {
+    func giveBack(_ scratch: Scratch) {
         idle.withLock { kept in
             if kept.count < Self.maxIdle { kept.append(scratch) }
         }

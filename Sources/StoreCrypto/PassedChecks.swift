@@ -25,25 +25,45 @@ final class PassedChecks: Sendable {
     /// bytes again, twice a check). Bounded whatever a hostile input holds: 100 bytes a slot,
     /// allocated at the first check that passes.
     static let capacity = 4_096
-    private let slots = Mutex<[Check?]>([])
+    private let table = Mutex(Table())
+
+    /// The slots, and beside them a tag of each slot's digest (16 more of its bits): 8 KB that
+    /// stay in the cache, where the 400 KB of slots do not. Most checks are new, and a tag
+    /// that differs answers them without the slot's cache miss (most of a lookup's time).
+    private struct Table {
+        var tags: [UInt16] = []
+        var checks: [Check?] = []
+    }
 
     /// Whether this exact check passed before.
     func contains(signature: [UInt8], sha256 digest: [UInt8]) -> Bool {
         guard let check = Self.check(signature, digest) else { return false }
-        let slot = Self.slot(check)
-        return slots.withLock { $0.isEmpty ? false : $0[slot] == check }
+        let (slot, tag) = Self.place(check)
+        return table.withLock { t in
+            // A tag is only a filter: the whole check is compared when it matches.
+            guard !t.tags.isEmpty, t.tags[slot] == tag else { return false }
+            return t.checks[slot] == check
+        }
     }
 
     func remember(signature: [UInt8], sha256 digest: [UInt8]) {
         guard let check = Self.check(signature, digest) else { return }
-        let slot = Self.slot(check)
-        slots.withLock { table in
-            if table.isEmpty { table = [Check?](repeating: nil, count: Self.capacity) }
-            table[slot] = check
+        let (slot, tag) = Self.place(check)
+        table.withLock { t in
+            if t.tags.isEmpty {
+                t.tags = [UInt16](repeating: 0, count: Self.capacity)
+                t.checks = [Check?](repeating: nil, count: Self.capacity)
+            }
+            t.tags[slot] = tag
+            t.checks[slot] = check
         }
     }
 
-    private static func slot(_ check: Check) -> Int { Int(truncatingIfNeeded: check.digest.0) & (capacity - 1) }
+    /// The slot the digest's low bits name, and the tag its next 16 bits make.
+    private static func place(_ check: Check) -> (slot: Int, tag: UInt16) {
+        let low = check.digest.0
+        return (Int(truncatingIfNeeded: low) & (capacity - 1), UInt16(truncatingIfNeeded: low >> 12))
+    }
 
     private static func check(_ signature: [UInt8], _ digest: [UInt8]) -> Check? {
         guard digest.count == 32, signature.count == 64 else { return nil }

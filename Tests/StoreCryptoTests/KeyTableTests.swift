@@ -152,9 +152,13 @@ struct PassedChecksTests {
         var other = signature
         other[63] ^= 1
         #expect(!checks.contains(signature: other, sha256: digest))
-        var otherDigest = digest
-        otherDigest[0] ^= 1
-        #expect(!checks.contains(signature: signature, sha256: otherDigest))
+        // Another slot (byte 0); the same slot and tag, the digest's first 28 bits (byte 20),
+        // and the same slot with another tag (byte 3): none of these digests passed.
+        for (byte, bit) in [(0, UInt8(1)), (20, 1), (3, 0x80)] {
+            var otherDigest = digest
+            otherDigest[byte] ^= bit
+            #expect(!checks.contains(signature: signature, sha256: otherDigest))
+        }
         // Sizes other than a digest's and a raw signature's are never remembered.
         checks.remember(signature: Array(signature.prefix(63)), sha256: digest)
         #expect(!checks.contains(signature: Array(signature.prefix(63)), sha256: digest))
