@@ -419,7 +419,7 @@ final class NightLoader {
                         switch consume item {
                         case .elsewhere: _ = nextPosition()
                         case .malformed(let m, let ownID): addMalformed(m, ownID: ownID)
-                        case .row(let row): try add(row, start)
+                        case .row(let row): try add(consume row, start)
                         }
                         if position % 4096 == 0 { try apply(batcher?.poll() ?? []) }
                     }
