@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Counts the instructions one `screen` of a bench world takes, under valgrind's cachegrind:
 # an A/B for changes too small to show in CPU-seconds on a VM whose speed moves ±10 % from
-# minute to minute. The count is the same to about 0.02 % from run to run (a run where two
-# workers parse the same certificate chain at once, and so build a second ES256 key table,
-# counts some 3 % more: run again). Instructions are not time (OpenSSL's assembly and cache
-# misses weigh differently), so confirm a gain with interleaved timed runs.
+# minute to minute. The run has one worker (`--jobs 1`): with two, the other worker checks
+# signatures without the ES256 key table while one builds it, and how many it checks then
+# depends on how valgrind interleaves the threads (the same binary counted 8.8 G and 10.2 G).
+# With one, the count is the same to about 0.01 % from run to run. Instructions are not time
+# (OpenSSL's assembly and cache misses weigh differently), so confirm a gain with interleaved
+# timed runs.
 #
 #   scripts/count-instructions.sh BINARY [ORDERS]
 #
@@ -33,7 +35,7 @@ fi
 out=/tmp/cachegrind-$(basename "$binary").out
 report=$(mktemp -d)
 trap 'rm -rf "$report"' EXIT
-valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$out" "$binary" screen \
+valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$out" "$binary" screen --jobs 1 \
     --rules "$world/Rules" --orders "$world/orders-appstore.csv.gz" "$world/orders-storekit.xml.gz" \
     "$world/orders-play.jsonl.gz" --receipts "$world/receipts-appstore.csv.gz" --quiet --out "$report" \
     --ledger none 2>&1 | grep "I *refs" | sed 's/^==[0-9]*== *//'
