@@ -7,7 +7,8 @@
 /// some eighty products mod n; Montgomery's trick inverts a whole batch with one inversion and
 /// three Montgomery products a signature. A worker that has decoded a batch of receipts hands their
 /// signatures here and checks them as usual inside `whileChecking`: each check on this
-/// thread finds its inverse ready, and a signature not in the batch gets its own.
+/// thread finds its inverse ready, and a signature not in the batch gets its own. The batch
+/// also lends its checks the scratch space of each key table they use (`scratch(of:)`).
 ///
 /// Not `Sendable`: made, used and dropped on one thread.
 public final class ES256Inverses {
