@@ -28,15 +28,22 @@ enum ClaimRead: Sendable {
         }
         if let box = night.deferred(at: Int(i)) {
             self = .deferred(box)
-        } else if let candidate = slots.with(Int(i), { $0.pointee.candidate }) {
-            let claimant = slots.with(Int(i)) { s in
-                Claimant(
-                    orderID: s.pointee.order.orderID, userID: s.pointee.order.userID,
-                    createdAt: s.pointee.order.createdAt, catalogType: nil, handle: i)
-            }
+        } else if let (candidate, claimant) = Self.single(at: i, slots) {
             self = .single(candidate, claimant)
         } else {
             self = .nothing
+        }
+    }
+
+    /// The slot's one candidate purchase and who claims it, read in one visit of the slot;
+    /// nil when it has none.
+    private static func single(at i: Int32, _ slots: NightLoader.SlotStore) -> (ClaimCandidate, Claimant)? {
+        slots.with(Int(i)) { s in
+            guard let candidate = s.pointee.candidate else { return nil }
+            let claimant = Claimant(
+                orderID: s.pointee.order.orderID, userID: s.pointee.order.userID,
+                createdAt: s.pointee.order.createdAt, catalogType: nil, handle: i)
+            return (candidate, claimant)
         }
     }
 }
