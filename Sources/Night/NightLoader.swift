@@ -196,6 +196,10 @@ final class NightLoader {
     func tokenHash(at i: Int) -> UInt64 { i < tokenHashes.count ? tokenHashes[i] : 0 }
     func purchaseToken(at i: Int) -> String? { rare(slots.with(i) { $0.pointee.rareIndex })?.purchaseToken }
     private func rare(_ index: Int32) -> Rare? { index < 0 ? nil : rare[Int(index)] }
+    /// The purchases the receipts of orders not credited name (`ReceiptScreening.readsUncredited`),
+    /// by slot: few orders, so beside the slots, not in each.
+    private(set) var uncredited: [Int32: UncreditedPurchase] = [:]
+    func uncreditedPurchase(at i: Int) -> UncreditedPurchase? { uncredited[Int32(truncatingIfNeeded: i)] }
     @exclusivity(unchecked) private var slotOf = OrderIDTable()
     /// When the receipts-dump row an order took was received, while the dumps are read: few
     /// orders take one, so it is kept beside the slots, not in each (8 MB at 10^6 orders).
@@ -289,6 +293,11 @@ final class NightLoader {
         }
         for _ in 0..<(try f.count()) { tokenHashes.append(try f.uint64()) }
         for _ in 0..<(try f.count()) {
+            let slot = Int32(truncatingIfNeeded: try f.int())
+            let key = try f.string()
+            uncredited[slot] = UncreditedPurchase(key: key, token: try f.optionalString())
+        }
+        for _ in 0..<(try f.count()) {
             let position = try f.int()
             let location = try f.location()
             malformed.append(MalformedItem(position: position, location: location, reason: try f.string()))
@@ -311,6 +320,9 @@ final class NightLoader {
             guard r >= -1, Int(r) < rare.count else {
                 throw PassFile.Failure(description: "a pass file of the night's orders points past its own parts")
             }
+        }
+        guard uncredited.keys.allSatisfy({ slots.indices.contains(Int($0)) }) else {
+            throw PassFile.Failure(description: "a pass file of the night's orders points past its own slots")
         }
     }
 
@@ -335,6 +347,12 @@ final class NightLoader {
         }
         try f.put(tokenHashes.count)
         for h in tokenHashes { try f.put(h) }
+        try f.put(uncredited.count)
+        for (slot, p) in uncredited.sorted(by: { $0.key < $1.key }) {
+            try f.put(Int(slot))
+            try f.put(p.key)
+            try f.put(p.token)
+        }
         try f.put(malformed.count)
         for m in malformed {
             try f.put(m.position)
@@ -468,6 +486,7 @@ final class NightLoader {
             slots[index].hasOwnReceipt = payload != nil
             slots[index].dumpReceiptSeen = false
             dumpReceivedAt[Int32(index)] = nil
+            if !uncredited.isEmpty { uncredited[Int32(index)] = nil }
             slots[index].verdict = Slot.Verdict()
             candidateRules?.verdicts[index] = Slot.Verdict()
         } else {
@@ -477,11 +496,12 @@ final class NightLoader {
         }
         if places != nil { slots[index].rowStart = start }
         watched?.saw(row, payload: payload)
-        if let payload, row.status == .credited, let batcher {
+        let credited = row.status == .credited
+        if let payload, credited || screening.readsUncredited, let batcher {
             batcher.submit(
                 ReceiptBatcher.Job(
                     slot: index, generation: slots[index].generation, row: row,
-                    position: Int(slots[index].position), payload: payload))
+                    position: Int(slots[index].position), payload: payload, uncredited: !credited))
         }
     }
 
@@ -512,17 +532,23 @@ final class NightLoader {
         } catch {
             throw InputError(path: "pass file", reason: error.description)
         }
-        guard slots[index].order.status == .credited else { return }
+        if !uncredited.isEmpty { uncredited[Int32(index)] = nil }
+        let credited = slots[index].order.status == .credited
+        guard credited || screening.readsUncredited else { return }
         batcher?.submit(
             ReceiptBatcher.Job(
                 slot: index, generation: slots[index].generation, row: slots[index].order.row(pool: pool),
-                position: Int(slots[index].position), payload: r.receipt))
+                position: Int(slots[index].position), payload: r.receipt, uncredited: !credited))
     }
 
     /// Results by batch, each read where it lies (a result copied out retains its outcome's parts).
     private func apply(_ batches: [[ReceiptBatcher.Result]]) throws(InputError) {
         for results in batches {
             for i in results.indices where slots[results[i].slot].generation == results[i].generation {
+                if results[i].isUncredited {
+                    uncredited[Int32(results[i].slot)] = results[i].uncredited
+                    continue
+                }
                 try settle(results[i].slot, results[i].outcome)
                 if let candidateRules, let outcome = results[i].candidateOutcome {
                     try settleCandidate(candidateRules, results[i].slot, outcome)

@@ -88,7 +88,7 @@ extension NightScreener {
         func taker(_ key: String) -> RefundJudge.Taker? {
             takers.taker(of: key, book: book, refundedTonight: givenBack.orders)
         }
-        let judged = RefundJudge(countsPerUser: evaluator.needsStoreEventFields).judge(
+        let judged = RefundJudge(countsPerUser: countsRefundsPerUser).judge(
             tonight, remembered: rememberedRefunds, taker: taker, givenBack: { givenBack.keys.contains($0) },
             alreadyCounted: { takers.ledgerCounted.contains($0) },
             reportedRefund: { order in
@@ -113,9 +113,17 @@ extension NightScreener {
         return out
     }
 
+    /// Whether each user's refunds are counted (the ledger's and tonight's, each once): a
+    /// custom rule reads `user.refunds` or `event.reason`, or a refund request's answer weighs
+    /// them (`consumption decline_after_refunds`), whatever the Rules ask.
+    var countsRefundsPerUser: Bool {
+        evaluator.needsStoreEventFields || !(events?.requests.isEmpty ?? true)
+    }
+
     /// Tonight's orders the dump marks refunded (given back already: no refund finding), and
-    /// the keys their transactions would have — this shard's and, in a sharded run, the
-    /// others' — so that a refund of one is matched though such an order took nothing.
+    /// the keys of their purchases — the transaction the row names, and the purchase the
+    /// receipt names (`NightLoader.uncreditedPurchase`); this shard's and, in a sharded run,
+    /// the others' — so that a refund of one is matched though such an order took nothing.
     private func givenBackTonight(_ night: NightLoader) -> (orders: Set<String>, keys: Set<String>) {
         var orders: Set<String> = []
         var keys = self.others.givenBack
@@ -123,6 +131,7 @@ extension NightScreener {
             let order = night.slots[i].order
             orders.insert(order.orderID)
             keys.formUnion(ClaimKey.recorded(order.transactionID))
+            if let p = night.uncreditedPurchase(at: i) { keys.insert(p.key) }
         }
         return (orders, keys)
     }
@@ -159,6 +168,10 @@ extension NightScreener {
         var tokenKeys = tokenKeys(events?.unresolvedTokens ?? [], night)
         if let ledger, let tokens = events?.unresolvedTokens.subtracting(tokenKeys.keys), !tokens.isEmpty {
             tokenKeys.merge(try ledger.claimKeys(forTokens: Array(tokens))) { tonight, _ in tonight }
+        }
+        // Else an order tonight's dump marks refunded whose receipt holds it.
+        if let tokens = events?.unresolvedTokens.subtracting(tokenKeys.keys), !tokens.isEmpty {
+            tokenKeys.merge(givenBackTokenKeys(tokens, night)) { found, _ in found }
         }
         var refunds = KeyedRefunds(packed: events?.refunds ?? NightRefunds())
         for i in 0..<refunds.packed.count {
@@ -233,7 +246,7 @@ extension NightScreener {
         found.earlier = try ledger.claimsWithDetails(of: Array(named))
         found.rerunSlots = night.slots(ofOrders: Set(named.compactMap { book.taker(of: $0)?.claim.orderID }))
         // `user.refunds` counts the ledger's refunds of its claims, and tonight's it does not hold yet.
-        if evaluator.needsStoreEventFields {
+        if countsRefundsPerUser {
             out.refundsPerUser = try ledger.refundsPerUser()
             let keys = Set(tonight.map(\.key)).union(rememberedRefunds.map(\.key))
             let known = try ledger.refunds(of: Array(keys))
@@ -319,22 +332,10 @@ extension NightScreener {
         guard !tokens.isEmpty else { return [:] }
         var byHash: [UInt64: String] = [:]
         for t in tokens { byHash[TokenHash.of(t)] = t }
-        // A subscription's renewals share its token: the earliest credited order's purchase is
-        // the one (of two at one time, the one read first).
-        var out: [String: (key: String, at: Int64, position: Int64)] = [:]
-        func found(_ token: String, _ key: String, at: Int64, position: Int64) {
-            if let seen = out[token], (seen.at, seen.position) <= (at, position) { return }
-            out[token] = (key, at, position)
-        }
-        func found(_ token: String, _ key: String, slot i: Int) {
-            let (at, position) = night.slots.with(i) {
-                (Int64($0.pointee.order.createdAt.millis), night.sharedPosition(Int($0.pointee.position)))
-            }
-            found(token, key, at: at, position: position)
-        }
+        var out = EarliestHolders(night)
         // A sharded run's other shards' purchases too.
         for token in tokens {
-            for t in others.tokens[token] ?? [] { found(token, t.key, at: t.at, position: t.position) }
+            for t in others.tokens[token] ?? [] { out.found(token, t.key, at: t.at, position: t.position) }
         }
         for i in night.slots.indices {
             if let digest = night.deferred(at: i)?.digest {
@@ -342,17 +343,57 @@ extension NightScreener {
                     if let token = p.purchaseToken, tokens.contains(token),
                         let key = claimKey(p, platform: digest.platform)
                     {
-                        found(token, key, slot: i)
+                        out.found(token, key, slot: i)
                     }
                 }
             } else if case let h = night.tokenHash(at: i), h != 0, let token = byHash[h],
                 night.purchaseToken(at: i).map({ $0 == token }) ?? true,
                 let key = night.slots.with(i, { $0.pointee.candidate?.key })
             {
-                found(token, key, slot: i)
+                out.found(token, key, slot: i)
             }
         }
-        return out.mapValues(\.key)
+        return out.keys
+    }
+
+    /// The claim keys of the purchases holding one of `tokens` that the receipts of orders
+    /// tonight's dump marks refunded name (this shard's and the others').
+    private func givenBackTokenKeys(_ tokens: Set<String>, _ night: NightLoader) -> [String: String] {
+        var out = EarliestHolders(night)
+        for token in tokens {
+            for t in others.givenBackTokens[token] ?? [] { out.found(token, t.key, at: t.at, position: t.position) }
+        }
+        for (slot, p) in night.uncredited {
+            guard let token = p.token, tokens.contains(token),
+                night.slots.with(Int(slot), { $0.pointee.order.status == .refunded })
+            else { continue }
+            out.found(token, p.key, slot: Int(slot))
+        }
+        return out.keys
+    }
+
+    /// The purchase of each token held by the earliest order: a subscription's renewals share
+    /// its token, and the earliest order's purchase is the one (of two at one time, the one
+    /// read first).
+    private struct EarliestHolders {
+        let night: NightLoader
+        private var held: [String: (key: String, at: Int64, position: Int64)] = [:]
+
+        init(_ night: NightLoader) { self.night = night }
+
+        var keys: [String: String] { held.mapValues(\.key) }
+
+        mutating func found(_ token: String, _ key: String, at: Int64, position: Int64) {
+            if let seen = held[token], (seen.at, seen.position) <= (at, position) { return }
+            held[token] = (key, at, position)
+        }
+
+        mutating func found(_ token: String, _ key: String, slot i: Int) {
+            let (at, position) = night.slots.with(i) {
+                (Int64($0.pointee.order.createdAt.millis), night.sharedPosition(Int($0.pointee.position)))
+            }
+            found(token, key, at: at, position: position)
+        }
     }
 
     /// A report of its own for a finding after tonight's orders; an order of an earlier night

@@ -16,6 +16,9 @@ final class ReceiptBatcher {
         var position: Int
         /// As read; decoded on the worker, not on the reading thread.
         var payload: String
+        /// An order the dump does not call credited: only the purchase its receipt names is
+        /// read (`ReceiptScreening.uncreditedPurchase`), nothing screened or checked.
+        var uncredited = false
     }
 
     struct Result: Sendable {
@@ -24,6 +27,11 @@ final class ReceiptBatcher {
         var outcome: ReceiptScreening.Outcome
         /// The same receipt judged under the candidate Rules (`CandidateRules`).
         var candidateOutcome: ReceiptScreening.Outcome?
+        /// An uncredited job's answer (its `outcome` is then `Result.notScreened`, not kept).
+        var uncredited: UncreditedPurchase?
+        var isUncredited = false
+
+        static let notScreened = ReceiptScreening.Outcome(kind: .missing)
     }
 
     /// A second screening of every receipt (`backtest`'s candidate Rules): the receipt is
@@ -100,13 +108,26 @@ final class ReceiptBatcher {
             decoded.reserveCapacity(batch.count)
             var signatures: [[UInt8]] = []
             signatures.reserveCapacity(batch.count)
-            for i in batch.indices { decoded.append(screening.decode(batch[i].payload, signatures: &signatures)) }
+            // An uncredited job's signatures are not checked: they stay out of the batch's inverses.
+            var unchecked: [[UInt8]] = []
+            for i in batch.indices {
+                if batch[i].uncredited {
+                    decoded.append(screening.decode(batch[i].payload, signatures: &unchecked))
+                    unchecked.removeAll(keepingCapacity: true)
+                } else {
+                    decoded.append(screening.decode(batch[i].payload, signatures: &signatures))
+                }
+            }
             // In the order they are checked: last first.
             signatures.reverse()
             ES256Inverses(signatures: signatures).whileChecking {
                 // The candidate looked at once a batch, not once a job: each look copies a screening.
                 if let candidate {
                     while let job = batch.popLast(), let receipt = decoded.popLast() {
+                        if job.uncredited {
+                            results.append(Self.uncredited(job, receipt, screening))
+                            continue
+                        }
                         let read = screening.read(receipt)
                         let candidateRead = candidate.reverifies ? read.map(candidate.screening.reverified) : read
                         results.append(
@@ -118,6 +139,10 @@ final class ReceiptBatcher {
                     }
                 } else {
                     while let job = batch.popLast(), let receipt = decoded.popLast() {
+                        if job.uncredited {
+                            results.append(Self.uncredited(job, receipt, screening))
+                            continue
+                        }
                         results.append(
                             Result(
                                 slot: job.slot, generation: job.generation,
@@ -132,6 +157,15 @@ final class ReceiptBatcher {
             shared.condition.broadcast()
             shared.condition.unlock()
         }
+    }
+
+    private static func uncredited(
+        _ job: Job, _ receipt: consuming ReceiptScreening.Decoded, _ screening: ReceiptScreening
+    ) -> Result {
+        Result(
+            slot: job.slot, generation: job.generation, outcome: Result.notScreened,
+            uncredited: screening.uncreditedPurchase(job.row, index: job.position, decoded: receipt),
+            isUncredited: true)
     }
 
     func submit(_ job: Job) {

@@ -19,12 +19,17 @@ struct ReceiptScreening: Sendable {
     /// night's refund naming only the token finds it, and tonight's purchase finds a refund
     /// the ledger keeps by its token alone.
     var keepsTokens = false
+    /// With store events: the receipts of orders the dump does not say are credited are
+    /// decoded too (not checked), for the purchase they name: a refund or refund request of
+    /// it finds its order however the row names it (`UncreditedPurchase`).
+    var readsUncredited = false
 
     /// This screening for a night read with store events and/or a ledger: the one place
     /// every command (`screen`, `explain`, `backtest`) sets what the tokens need.
     func forNight(storeEvents: Bool, ledger: Bool) -> ReceiptScreening {
         var night = self
         night.hashesTokens = storeEvents
+        night.readsUncredited = storeEvents
         night.keepsTokens = ledger
         return night
     }
@@ -147,6 +152,24 @@ struct ReceiptScreening: Sendable {
         return out
     }
 
+    /// The purchase the receipt of an order tonight's dump does not call credited names for
+    /// it: of the purchases that may be the order's (`ReceiptDigest.candidates`), the one the
+    /// claims would pick first (`ClaimBook.likeliest`). Nil when none is readable. The
+    /// signature is not checked: this only tells which order a store's own (verified)
+    /// refund or request is about, and raises nothing.
+    func uncreditedPurchase(_ row: OrderRow, index: Int, decoded: consuming Decoded) -> UncreditedPurchase? {
+        guard case .receipt(let receipt) = consume decoded else { return nil }
+        let order = resolver.resolve(row, index: index, receiptPlatform: receipt.platform)
+        let digest = ReceiptDigest(
+            receipt: receipt, signature: SignatureStatus(.unchecked, "an order not credited"), for: order)
+        let candidates = digest.candidates.map { ClaimCandidate($0, platform: digest.platform) }
+        guard let i = ClaimBook.likeliest(candidates, before: order.createdAt), let key = candidates[i].key else {
+            return nil
+        }
+        let token = digest.platform == .android ? digest.candidates[i].purchaseToken : nil
+        return UncreditedPurchase(key: key, token: token)
+    }
+
     /// Orders without a readable receipt: nothing to claim, the findings are final. Their
     /// finding (`missing-receipt`, `receipt-undecodable`) needs no product.
     private func settled(_ row: OrderRow, index: Int, platform: Platform?, state: ReceiptState) -> Outcome {
@@ -157,6 +180,13 @@ struct ReceiptScreening: Sendable {
             kind: kind, receiptPlatform: platform,
             findings: FindingSpill.encode(evaluator.findings(order: order, receipt: state, selection: .none)))
     }
+}
+
+/// The purchase named by the receipt of an order tonight's dump marks `refunded`, `failed` or
+/// `pending`: its claim key, and a Google purchase's token.
+struct UncreditedPurchase: Sendable, Equatable {
+    var key: String
+    var token: String?
 }
 
 /// A digest kept until the claims are made (shared, never copied).

@@ -155,7 +155,7 @@ enum RequestFacts {
 
     /// What tonight's dump says that the claims do not: the users whose id is a request's
     /// account token (folded), and the orders that name a transaction no order took (their
-    /// row's `transaction_id`: not credited). One pass over the night.
+    /// row's `transaction_id`, or their receipt: not credited). One pass over the night.
     private struct TonightsDump {
         /// The user whose id folds to each token, with the slot of the (last) order saying it.
         var byToken: [String: (userID: String, slot: Int32)] = [:]
@@ -168,6 +168,12 @@ enum RequestFacts {
             for i in night.slots.indices {
                 night.slots.with(i) { s in
                     if let txn = s.pointee.order.transactionID, transactions.contains(txn) { naming[txn] = Int32(i) }
+                    // Or its receipt names it (`NightLoader.uncreditedPurchase`; an Apple key is the id).
+                    if s.pointee.order.status != .credited, let p = night.uncreditedPurchase(at: i),
+                        transactions.contains(p.key)
+                    {
+                        naming[p.key] = Int32(i)
+                    }
                     let userID = s.pointee.order.userID
                     if !tokens.isEmpty, lengths.contains(userID.utf8.count) || !userID.utf8.allSatisfy({ $0 < 0x80 }) {
                         let folded = RememberedConsent.folded(userID)

@@ -19,6 +19,9 @@ struct ShardOrders {
     /// The keys of the transactions the other shards' orders marked `refunded` tonight name:
     /// a refund of one is matched (no finding), on every worker alike.
     var givenBack: Set<String> = []
+    /// The purchase tokens tonight's store events name alone that the receipts of those
+    /// refunded orders hold, as `tokens` keeps those of credited orders.
+    var givenBackTokens: [String: [(key: String, at: Int64, position: Int64)]] = [:]
     /// `user.orders`: how many credited orders the other shards screened for each of this
     /// worker's users (`countedUsers`), whether or not claiming keeps them.
     var ordersOfUsers: [String: Int] = [:]
@@ -46,7 +49,13 @@ struct ShardOrders {
     mutating func add(_ s: StagedOrder, linked: LinkedKeys.Filter? = nil, tokens wanted: Set<String> = []) -> Bool {
         guard let taken = StagedCandidates.decode(s.candidates) else { return false }
         if s.catalog == Self.givenBackMarker {
-            for t in taken { if let key = t.candidate.key { givenBack.insert(key) } }
+            for t in taken {
+                guard let key = t.candidate.key else { continue }
+                givenBack.insert(key)
+                if let token = t.token, wanted.contains(token) {
+                    givenBackTokens[token, default: []].append((key, s.createdAt.millis, s.position))
+                }
+            }
             return true
         }
         if let countedUsers, countedUsers.contains(s.userID) { ordersOfUsers[s.userID, default: 0] += 1 }
@@ -173,7 +182,7 @@ extension NightScreener {
     func stagedOrder(_ i: Int, _ night: NightLoader) -> PostgresShardRun.StagedOrder? {
         let slots = night.slots
         // The status is read in place: most slots are credited, and copying each costs.
-        if slots.with(i, { $0.pointee.order.status == .refunded }) { return givenBack(slots[i].order) }
+        if slots.with(i, { $0.pointee.order.status == .refunded }) { return givenBack(i, night) }
         guard slots.with(i, { $0.pointee.order.status == .credited && $0.pointee.outcomeKind != nil }) else {
             return nil
         }
@@ -200,19 +209,26 @@ extension NightScreener {
             holdsToken: candidates.contains { $0.token != nil })
     }
 
-    /// An order tonight's dump marks refunded that names its transaction, staged so the other
-    /// shards count a refund of it as matched (both spellings: its platform may be known only
-    /// from the receipt, which is not read).
-    private func givenBack(_ o: StoredOrder) -> PostgresShardRun.StagedOrder? {
-        let keys = ClaimKey.recorded(o.transactionID)
-        guard !keys.isEmpty else { return nil }
-        let candidates = keys.map { key -> (candidate: ClaimCandidate, token: String?) in
+    /// An order tonight's dump marks refunded, staged so the other shards count a refund of
+    /// its purchase as matched: the transaction its row names (both spellings: its platform
+    /// may be known only from the receipt) and the purchase its receipt names, with a Google
+    /// purchase's token (`NightLoader.uncreditedPurchase`). Nil when neither names one.
+    private func givenBack(_ i: Int, _ night: NightLoader) -> PostgresShardRun.StagedOrder? {
+        let o = night.slots[i].order
+        var named = ClaimKey.recorded(o.transactionID).map { (key: $0, token: String?.none) }
+        if let p = night.uncreditedPurchase(at: i) {
+            named.removeAll { $0.key == p.key }
+            named.append((p.key, p.token))
+        }
+        guard !named.isEmpty else { return nil }
+        let candidates = named.map { n -> (candidate: ClaimCandidate, token: String?) in
             var c = ClaimCandidate.empty
-            c.key = key
-            return (c, nil)
+            c.key = n.key
+            return (c, n.token)
         }
         return .init(
-            orderID: o.orderID, userID: o.userID, createdAt: o.createdAt, position: 0,
+            orderID: o.orderID, userID: o.userID, createdAt: o.createdAt,
+            position: night.sharedPosition(Int(night.slots.with(i) { $0.pointee.position })),
             catalog: ShardOrders.givenBackMarker, candidates: StagedCandidates.encode(candidates))
     }
 }

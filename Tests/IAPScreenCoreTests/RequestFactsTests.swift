@@ -35,16 +35,38 @@ struct RequestFactsTests {
         try StoreEventFixtures.consumptionRequest(uuid: uuid, txn: txn, token: token, signer: pki)
     }
 
-    @Test("the taking order with its status and consumed, its user's latest consent; a lost order's user by token")
-    func gather() throws {
-        let scratch = try Scratch()
-        let pki = try TestPKI()
+    /// A Rules directory trusting `pki`, with the gems of com.x.gems.
+    static func rules(_ scratch: Scratch, _ pki: TestPKI) throws -> URL {
         let rulesDir = URL(fileURLWithPath: scratch.file("Rules"))
         try pki.writeTrustDirectory(into: rulesDir, googlePackageNames: [])
         try scratch.write(
             "Rules/catalog.csv",
             "item_id,platform,product_id,type,price,currency,sample_content\ngems,ios,com.x.gems,consumable,0.99,USD,yes\n"
         )
+        return rulesDir
+    }
+
+    /// The refund requests of the log `requests` gives, with what a night of `rows` knows of them.
+    static func answered(_ rows: [JSONObject], requests log: [String], _ scratch: Scratch, rules rulesDir: URL) throws
+        -> [(request: ConsumptionRequest, facts: ConsumptionFacts)]
+    {
+        try scratch.write("orders.jsonl", rows.map { JSONValue.object($0).jsonText }.joined(separator: "\n") + "\n")
+        try scratch.write("events.jsonl", log.map { "{\"signedPayload\":\"\($0)\"}" }.joined(separator: "\n") + "\n")
+        let rules = try NightRules(try RulesDirectory.load(rulesDir.path).get(), defaultProduction: true)
+        let night = try Night(
+            Night.Inputs(
+                orders: [scratch.file("orders.jsonl")], receipts: [], storeEvents: [scratch.file("events.jsonl")],
+                jobs: 2),
+            rules: rules, ledger: nil)
+        try night.load()
+        return try night.refundRequests()
+    }
+
+    @Test("the taking order with its status and consumed, its user's latest consent; a lost order's user by token")
+    func gather() throws {
+        let scratch = try Scratch()
+        let pki = try TestPKI()
+        let rulesDir = try Self.rules(scratch, pki)
         let token = "5B0C3E9E-4A7F-4D55-9A8E-2F1F6A0C1D2E"
         let rows = [
             // A's user said no first, then yes on a later order: the latest wins.
@@ -59,23 +81,13 @@ struct RequestFactsTests {
             try Self.order(
                 "C", user: token.lowercased(), txn: "3011", at: "2024-03-02T10:00:00Z", consent: "no", pki: pki),
         ]
-        try scratch.write("orders.jsonl", rows.map { JSONValue.object($0).jsonText }.joined(separator: "\n") + "\n")
         let log = [
             try Self.request(uuid: "q-1", txn: "3001", pki: pki),
             try Self.request(uuid: "q-2", txn: "3002", pki: pki),
             try Self.request(uuid: "q-3", txn: "3003", token: token, pki: pki),
             try Self.request(uuid: "q-4", txn: "3004", pki: pki),
         ]
-        try scratch.write("events.jsonl", log.map { "{\"signedPayload\":\"\($0)\"}" }.joined(separator: "\n") + "\n")
-
-        let rules = try NightRules(try RulesDirectory.load(rulesDir.path).get(), defaultProduction: true)
-        let night = try Night(
-            Night.Inputs(
-                orders: [scratch.file("orders.jsonl")], receipts: [], storeEvents: [scratch.file("events.jsonl")],
-                jobs: 2),
-            rules: rules, ledger: nil)
-        try night.load()
-        let answered = try night.refundRequests()
+        let answered = try Self.answered(rows, requests: log, scratch, rules: rulesDir)
         #expect(answered.map(\.request.notificationUUID) == ["q-1", "q-2", "q-3", "q-4"])
 
         let a = answered[0].facts
@@ -103,5 +115,23 @@ struct RequestFactsTests {
         #expect(d.order == nil)
         #expect(d.userID == nil)
         #expect(d.consent == nil)
+    }
+
+    @Test("a lost order whose row names no transaction is found by its receipt: the request knows its order and user")
+    func lostOrderByReceipt() throws {
+        let scratch = try Scratch()
+        let pki = try TestPKI()
+        let rulesDir = try Self.rules(scratch, pki)
+        var lost = try Self.order("L", user: "u5", txn: "3005", at: "2024-03-02T10:00:00Z", status: "failed", pki: pki)
+        lost.members.removeAll { $0.key == "transaction_id" }
+        let rows = [
+            lost, try Self.order("A", user: "u1", txn: "3001", at: "2024-03-02T10:00:00Z", consent: "yes", pki: pki),
+        ]
+        let answered = try Self.answered(
+            rows, requests: [try Self.request(uuid: "q-5", txn: "3005", pki: pki)], scratch, rules: rulesDir)
+        let facts = try #require(answered.first?.facts)
+        #expect(facts.order?.orderID == "L")
+        #expect(facts.order?.status == .failed)
+        #expect(facts.userID == "u5")
     }
 }

@@ -232,6 +232,11 @@ public struct ClaimBook {
         return .replayOf(candidate: i, original: original, key: key)
     }
 
+    /// The candidate an order would pick were all free (`preference`'s first); nil for none.
+    public static func likeliest(_ candidates: [ClaimCandidate], before t: Timestamp) -> Int? {
+        preference(candidates, before: t).first
+    }
+
     /// Candidate indices, best first: purchased at or before the credit (nearest first),
     /// then after it (nearest first), then undated.
     static func preference(_ candidates: [ClaimCandidate], before t: Timestamp) -> [Int] {

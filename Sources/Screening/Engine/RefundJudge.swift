@@ -78,7 +78,7 @@ public struct RefundJudge {
         public var reasons: [String: String] = [:]
     }
 
-    /// Whether `refundsPerUser` and `reasons` are wanted (a custom rule asks them).
+    /// Whether `refundsPerUser` and `reasons` are wanted (a custom rule or a refund request asks them).
     public var countsPerUser: Bool
 
     public init(countsPerUser: Bool = true) {
