@@ -46,6 +46,17 @@ struct RulesDirectoryTests {
         #expect(rules.settings.reviewerExemptions == ["sandbox-in-production"])
     }
 
+    @Test("exempt lines of several files add up: a later file's first line does not forget an earlier file's rules")
+    func exemptionsAcrossFiles() throws {
+        let dir = try TempRules([
+            "a.rules": "exempt reviewers from expired-validity\n",
+            "b.rules": "exempt reviewers from orphan-receipt\nexempt reviewers from account-mismatch\n",
+            "c.rules": "rule orphan-receipt severity high\n",
+        ])
+        let s = try dir.load().get().settings
+        #expect(s.reviewerExemptions == ["expired-validity", "orphan-receipt", "account-mismatch"])
+    }
+
     @Test("a missing directory is one clear problem")
     func missing() {
         guard case .failure(let p) = RulesDirectory.load("/nonexistent/rules") else {

@@ -89,12 +89,14 @@ public struct RulesDirectory: Sendable {
         let display = { (name: String) in (path as NSString).appendingPathComponent(name) }
 
         var parserState = RuleSettings(named: named)
+        var exemptionsStated = false
         var exemptionTokens: [(name: String, token: RuleToken, line: String, lineNumber: Int, file: String)] = []
         for name in names where name.hasSuffix(".rules") {
             guard let text = read(name) else { continue }
-            var parser = RulesFileParser(file: display(name), settings: parserState)
+            var parser = RulesFileParser(file: display(name), settings: parserState, exemptionsStated: exemptionsStated)
             parser.parse(text)
             parserState = parser.settings
+            exemptionsStated = parser.exemptionsStated
             problems.append(contentsOf: parser.diagnostics)
             exemptionTokens += parser.exemptionTokens.map { ($0.name, $0.token, $0.line, $0.lineNumber, display(name)) }
         }

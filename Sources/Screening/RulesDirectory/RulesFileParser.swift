@@ -48,11 +48,14 @@ struct RulesFileParser {
     let file: String
     var settings: RuleSettings
     var diagnostics: [RulesDiagnostic] = []
-    private var exemptionsSet = false
+    /// Whether an `exempt` line of this file or an earlier one replaced the default list:
+    /// the statements of all files add up.
+    private(set) var exemptionsStated: Bool
 
-    init(file: String, settings: RuleSettings) {
+    init(file: String, settings: RuleSettings, exemptionsStated: Bool = false) {
         self.file = file
         self.settings = settings
+        self.exemptionsStated = exemptionsStated
     }
 
     mutating func parse(_ text: String) {
@@ -198,10 +201,10 @@ struct RulesFileParser {
         guard !ids.isEmpty else {
             throw c.errorAtCurrent("exempt reviewers from what?", hint: "name at least one rule id")
         }
-        // The first exempt line replaces the default; later ones add to it.
-        if !exemptionsSet {
+        // The directory's first exempt line replaces the default; later ones, of any file, add to it.
+        if !exemptionsStated {
             settings.reviewerExemptions = []
-            exemptionsSet = true
+            exemptionsStated = true
         }
         settings.reviewerExemptions.formUnion(ids)
     }
