@@ -639,10 +639,8 @@ package struct NightScreener {
         let reviews = try ledger.reviews(of: Array(orders))
         var asked: [ReportedFinding] = []
         for r in reports {
-            for f in r?.findings ?? [] {
-                if let order = f.orderID, reviews[order] == nil {
-                    asked.append(ReportedFinding(orderID: order, rule: f.rule))
-                }
+            for f in r?.findings ?? [] where f.orderID.map({ reviews[$0] == nil }) ?? true {
+                if let reported = ReportedFinding(f) { asked.append(reported) }
             }
         }
         let seen = try ledger.reported(asked)
@@ -654,7 +652,7 @@ package struct NightScreener {
                     r.findings[i].review = ReviewMark(
                         status: .reviewed, verdict: review.verdict, note: review.note, by: review.by,
                         at: review.at)
-                } else if let order = f.orderID, seen.contains(ReportedFinding(orderID: order, rule: f.rule)) {
+                } else if let reported = ReportedFinding(f), seen.contains(reported) {
                     r.findings[i].review = ReviewMark(status: .seen)
                 } else {
                     r.findings[i].review = ReviewMark(status: .new)

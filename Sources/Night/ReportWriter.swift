@@ -93,9 +93,9 @@ package final class ReportWriter: ReportSink {
         page.add(r)
         if let reportedFile {
             for f in r.findings {
-                guard let id = f.orderID else { continue }
-                try reportedFile.put(id)
-                try reportedFile.put(f.rule)
+                guard let reported = ReportedFinding(f) else { continue }
+                try reportedFile.put(reported.orderID)
+                try reportedFile.put(reported.rule)
             }
         }
         try flagged.write(f.csv)
