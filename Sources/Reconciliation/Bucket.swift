@@ -54,28 +54,38 @@ public struct Difference: Sendable, Equatable {
 
     /// What the row adds to its bucket's amount: lost orders and timing pairs count what the
     /// store took; unpaid and still-credited orders what we credited; mismatches and unit
-    /// differences the store's amount less ours (the store's whole amount when the currencies differ).
-    public var bucketAmount: DecimalAmount {
+    /// differences the store's amount less ours (the store's whole amount when the currencies
+    /// differ). Nil when that amount is not known (a store event without a price).
+    public var bucketAmount: DecimalAmount? {
         switch bucket {
-        case .lostOrder, .timingDifference: return storeAmount ?? .zero
-        case .unpaidCredit, .refundedStillCredited: return ourAmount ?? .zero
+        case .lostOrder, .timingDifference: return storeAmount
+        case .unpaidCredit, .refundedStillCredited: return ourAmount
         case .amountMismatch, .unitDifference:
-            if let ourCurrency, ourCurrency != currency { return storeAmount ?? .zero }
+            if let ourCurrency, ourCurrency != currency { return storeAmount }
             return (storeAmount ?? .zero) - (ourAmount ?? .zero)
         }
     }
+
+    /// The currency its bucket counts it in: `Tally.unknownCurrency` when neither side says one.
+    public var bucketCurrency: String { currency.isEmpty ? Tally.unknownCurrency : currency }
 }
 
-/// A count and the money it stands for, in one currency.
+/// A count and the money it stands for, in one currency: the sum of the amounts known, and how
+/// many of the count had none (never counted as zero).
 public struct Tally: Sendable, Equatable {
     public var count = 0
     public var amount = DecimalAmount.zero
+    /// How many of `count` have no known amount.
+    public var unknownAmounts = 0
+
+    /// Where differences whose currency nobody gave are counted (never a currency code).
+    public static let unknownCurrency = "unknown"
 
     public init() {}
 
-    mutating func add(_ n: Int, _ money: DecimalAmount) {
+    mutating func add(_ n: Int, _ money: DecimalAmount?) {
         count += n
-        amount = amount + money
+        if let money { amount = amount + money } else { unknownAmounts += n }
     }
 }
 

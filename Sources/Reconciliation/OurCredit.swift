@@ -61,7 +61,7 @@ struct Ledger {
 
     mutating func report(_ d: Difference) {
         differences.append(d)
-        totals[d.store, default: [:]][d.currency, default: CurrencyTotals()].buckets[d.bucket, default: Tally()].add(
-            1, d.bucketAmount)
+        totals[d.store, default: [:]][d.bucketCurrency, default: CurrencyTotals()].buckets[d.bucket, default: Tally()]
+            .add(1, d.bucketAmount)
     }
 }

@@ -9,6 +9,68 @@ import Testing
 struct ReconcileStoreEventTests {
     static func t(_ s: String) -> Timestamp { Timestamp.parse(s) ?? Timestamp(clampingMillis: 0) }
 
+    /// A notification of `type` about gems transaction `txn`, priced 0.99 USD unless `priced` is false.
+    static func notification(_ type: String, _ txn: String, revoked: Bool = false, priced: Bool = true, pki: TestPKI)
+        throws -> String
+    {
+        var tx = JWSBuilder.Transaction(
+            transactionID: txn, bundleID: "com.example.game", productID: "com.example.gems100",
+            type: "Consumable", purchaseDate: Self.t("2024-03-01T19:59:00Z"),
+            signedDate: Self.t("2024-03-01T19:59:00Z"))
+        if priced {
+            tx.price = 990
+            tx.currency = "USD"
+        }
+        if revoked { tx.revocationDate = Self.t("2024-03-03T00:00:00Z") }
+        return try JWSBuilder.notification(
+            JWSBuilder.Notification(
+                notificationType: type, notificationUUID: "u-\(type)-\(txn)", bundleID: "com.example.game",
+                signedDate: Self.t("2024-03-03T00:00:00Z"), transaction: tx),
+            with: pki.jwsSigner)
+    }
+
+    @Test(
+        "a charge without price or currency no order credits: a lost order counted under currency unknown, its amount unknown, never an empty currency or 0.00; --quiet says nothing"
+    )
+    func unpricedCharge() throws {
+        let f = try ReconcileFixture()
+        let pki = try TestPKI()
+        try pki.writeTrustDirectory(into: URL(fileURLWithPath: f.rules), googlePackageNames: [])
+        let orders = try f.s.write(
+            "orders.csv",
+            """
+            order_id,user_id,item_id,platform,transaction_id,amount,currency,status,created_at
+            R1,u1,gems_100,ios,5001,0.99,USD,credited,2024-03-01T20:00:00Z
+
+            """)
+        let events = try f.s.write(
+            "events.jsonl",
+            [
+                try Self.notification("ONE_TIME_CHARGE", "5001", pki: pki),
+                try Self.notification("DID_RENEW", "5007", priced: false, pki: pki),
+            ].joined(separator: "\n") + "\n")
+        let apple =
+            [
+                "Provider\tProvider Country\tSKU\tDeveloper\tTitle\tVersion\tProduct Type Identifier\tUnits\tDeveloper Proceeds\tBegin Date\tEnd Date\tCustomer Currency\tCountry Code\tCurrency of Proceeds\tApple Identifier\tCustomer Price",
+                "APPLE\tUS\tcom.example.gems100\tEx\tGems\t\tIA1\t1\t0.70\t03/01/2024\t03/01/2024\tUSD\tUS\tUSD\t1\t0.99",
+            ].joined(separator: "\n") + "\n"
+        let report = try f.writeBytes("S_D_8001_20240301.txt.gz", try #require(GzipEncoder.compress(Array(apple.utf8))))
+        let run = try f.run(["--orders", orders, "--store-report", report, "--store-events", events])
+        #expect(run.status == 0, "\(run.stderr)")
+        let stores = try #require(try f.json()["stores"]?.object?["apple"]?.object)
+        #expect(stores[""] == nil, "no bucket with an empty currency")
+        let lost = try #require(stores["unknown"]?.object?["lost-order"]?.object)
+        #expect(lost["count"]?.int64 == 1 && lost["amount"] == .null && lost["unknown_amounts"]?.int64 == 1)
+        #expect(stores["USD"]?.object?["matched"]?.object?["count"]?.int64 == 1)
+        #expect(run.stderr.contains("apple currency unknown: 0 matched (0.00), 1 lost-order (amount unknown)"))
+
+        // --quiet, as every command: the same files, nothing on stderr.
+        let before = try f.s.read("out/reconciliation.csv")
+        let quiet = try f.run(["--orders", orders, "--store-report", report, "--store-events", events, "--quiet"])
+        #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(quiet.stderr)")
+        #expect(try f.s.read("out/reconciliation.csv") == before)
+    }
+
     @Test(
         "a charge no order credits is a lost order, a refund of a credited order is refunded-still-credited, and those transactions leave the unit comparison"
     )
@@ -26,18 +88,7 @@ struct ReconcileStoreEventTests {
 
             """)
         func notification(_ type: String, _ txn: String, revoked: Bool = false) throws -> String {
-            var tx = JWSBuilder.Transaction(
-                transactionID: txn, bundleID: "com.example.game", productID: "com.example.gems100",
-                type: "Consumable", purchaseDate: Self.t("2024-03-01T19:59:00Z"),
-                signedDate: Self.t("2024-03-01T19:59:00Z"))
-            tx.price = 990
-            tx.currency = "USD"
-            if revoked { tx.revocationDate = Self.t("2024-03-03T00:00:00Z") }
-            return try JWSBuilder.notification(
-                JWSBuilder.Notification(
-                    notificationType: type, notificationUUID: "u-\(type)-\(txn)", bundleID: "com.example.game",
-                    signedDate: Self.t("2024-03-03T00:00:00Z"), transaction: tx),
-                with: pki.jwsSigner)
+            try Self.notification(type, txn, revoked: revoked, pki: pki)
         }
         let events = try f.s.write(
             "events.jsonl",

@@ -38,6 +38,7 @@ enum ReconcileCommand {
             OptionSpec(
                 "--fail-on", .one, help: "Exit 1 when a difference reaches this severity.",
                 choices: Severity.allCases.map(\.name)),
+            OptionSpec("--quiet", .flag, help: "Print nothing but errors: no progress, not even the summary."),
         ],
         details: """
             Reads the store reports by content (zip, gzip, UTF-8 or UTF-16 with BOM; columns by header
@@ -91,7 +92,7 @@ enum ReconcileCommand {
             orders: orders, receipts: receipts, storeEvents: eventPaths, storeReports: reports, rules: rules,
             verifier: verifier, window: window)
         let progress = ProgressLine(
-            enabled: ProgressLine.wanted(quiet: false), console: io,
+            enabled: ProgressLine.wanted(quiet: args.has("--quiet")), console: io,
             totalBytes: ProgressLine.totalSize(of: orders + receipts + reports))
         let read: ReconcileNight.Result
         do {
@@ -126,7 +127,7 @@ enum ReconcileCommand {
             }
             io.error("timings: " + phases.joined(separator: ", "))
         }
-        io.error(report.text(outDir: outDir))
+        if !args.has("--quiet") { io.error(report.text(outDir: outDir)) }
         return status
     }
 }

@@ -30,8 +30,22 @@ struct ReconciliationReport {
         ])
     }
 
+    /// `amount` sums the known amounts (null when none of a non-empty count is known);
+    /// `unknown_amounts` says how many had none, when any.
     private static func tally(_ t: Reconciliation.Tally) -> JSONValue {
-        .object(JSONObject([("count", .integer(t.count)), ("amount", .string(t.amount.description))]))
+        let known = t.count == 0 || t.unknownAmounts < t.count
+        var members: [(key: String, value: JSONValue)] = [
+            ("count", .integer(t.count)), ("amount", known ? .string(t.amount.description) : .null),
+        ]
+        if t.unknownAmounts > 0 { members.append(("unknown_amounts", .integer(t.unknownAmounts))) }
+        return .object(JSONObject(members))
+    }
+
+    /// A tally's money for a person: the known sum, and what is not known.
+    private static func money(_ t: Reconciliation.Tally) -> String {
+        guard t.unknownAmounts > 0 else { return t.amount.description }
+        guard t.unknownAmounts < t.count else { return "amount unknown" }
+        return "\(t.amount) + \(t.unknownAmounts) of unknown amount"
     }
 
     var json: JSONObject {
@@ -131,10 +145,12 @@ struct ReconciliationReport {
             + "(\(inputs.count) inputs, \(rows) rows, \(skipped.count) skipped); \(outcome.differences.count) difference(s)\n"
         for store in StoreName.allCases {
             for (currency, totals) in (outcome.totals[store] ?? [:]).sorted(by: { $0.key < $1.key }) {
-                var line = "  \(store.rawValue) \(currency): \(totals.matched.count) matched (\(totals.matched.amount))"
+                let named = currency == Reconciliation.Tally.unknownCurrency ? "currency unknown" : currency
+                var line =
+                    "  \(store.rawValue) \(named): \(totals.matched.count) matched (\(Self.money(totals.matched)))"
                 for bucket in Bucket.allCases {
                     guard let t = totals.buckets[bucket], t.count > 0 else { continue }
-                    line += ", \(t.count) \(bucket.rawValue) (\(t.amount))"
+                    line += ", \(t.count) \(bucket.rawValue) (\(Self.money(t)))"
                 }
                 out += line + "\n"
             }
