@@ -29,32 +29,41 @@ struct ReconcileStoreEventTests {
             with: pki.jwsSigner)
     }
 
+    /// A Rules directory trusting a new PKI, an orders dump of gems `credits` (order id,
+    /// transaction) credited on 03/01, and an Apple report selling `units` of them that day.
+    static func fixture(credits: [(String, String)], units: Int) throws -> (
+        f: ReconcileFixture, pki: TestPKI, orders: String, report: String
+    ) {
+        let f = try ReconcileFixture()
+        let pki = try TestPKI()
+        try pki.writeTrustDirectory(into: URL(fileURLWithPath: f.rules), googlePackageNames: [])
+        let rows = credits.enumerated().map { k, c in
+            "\(c.0),u\(k + 1),gems_100,ios,\(c.1),0.99,USD,credited,2024-03-01T20:00:00Z\n"
+        }
+        let orders = try f.s.write(
+            "orders.csv",
+            "order_id,user_id,item_id,platform,transaction_id,amount,currency,status,created_at\n" + rows.joined())
+        let apple =
+            [
+                "Provider\tProvider Country\tSKU\tDeveloper\tTitle\tVersion\tProduct Type Identifier\tUnits\tDeveloper Proceeds\tBegin Date\tEnd Date\tCustomer Currency\tCountry Code\tCurrency of Proceeds\tApple Identifier\tCustomer Price",
+                "APPLE\tUS\tcom.example.gems100\tEx\tGems\t\tIA1\t\(units)\t0.70\t03/01/2024\t03/01/2024\tUSD\tUS\tUSD\t1\t0.99",
+                "Total_Rows\t1",
+            ].joined(separator: "\n") + "\n"
+        let report = try f.writeBytes("S_D_8001_20240301.txt.gz", try #require(GzipEncoder.compress(Array(apple.utf8))))
+        return (f, pki, orders, report)
+    }
+
     @Test(
         "a charge without price or currency no order credits: a lost order counted under currency unknown, its amount unknown, never an empty currency or 0.00; --quiet says nothing"
     )
     func unpricedCharge() throws {
-        let f = try ReconcileFixture()
-        let pki = try TestPKI()
-        try pki.writeTrustDirectory(into: URL(fileURLWithPath: f.rules), googlePackageNames: [])
-        let orders = try f.s.write(
-            "orders.csv",
-            """
-            order_id,user_id,item_id,platform,transaction_id,amount,currency,status,created_at
-            R1,u1,gems_100,ios,5001,0.99,USD,credited,2024-03-01T20:00:00Z
-
-            """)
+        let (f, pki, orders, report) = try Self.fixture(credits: [("R1", "5001")], units: 1)
         let events = try f.s.write(
             "events.jsonl",
             [
                 try Self.notification("ONE_TIME_CHARGE", "5001", pki: pki),
                 try Self.notification("DID_RENEW", "5007", priced: false, pki: pki),
             ].joined(separator: "\n") + "\n")
-        let apple =
-            [
-                "Provider\tProvider Country\tSKU\tDeveloper\tTitle\tVersion\tProduct Type Identifier\tUnits\tDeveloper Proceeds\tBegin Date\tEnd Date\tCustomer Currency\tCountry Code\tCurrency of Proceeds\tApple Identifier\tCustomer Price",
-                "APPLE\tUS\tcom.example.gems100\tEx\tGems\t\tIA1\t1\t0.70\t03/01/2024\t03/01/2024\tUSD\tUS\tUSD\t1\t0.99",
-            ].joined(separator: "\n") + "\n"
-        let report = try f.writeBytes("S_D_8001_20240301.txt.gz", try #require(GzipEncoder.compress(Array(apple.utf8))))
         let run = try f.run(["--orders", orders, "--store-report", report, "--store-events", events])
         #expect(run.status == 0, "\(run.stderr)")
         let stores = try #require(try f.json()["stores"]?.object?["apple"]?.object)
@@ -75,18 +84,9 @@ struct ReconcileStoreEventTests {
         "a charge no order credits is a lost order, a refund of a credited order is refunded-still-credited, and those transactions leave the unit comparison"
     )
     func perTransaction() throws {
-        let f = try ReconcileFixture()
-        let pki = try TestPKI()
-        try pki.writeTrustDirectory(into: URL(fileURLWithPath: f.rules), googlePackageNames: [])
-        let orders = try f.s.write(
-            "orders.csv",
-            """
-            order_id,user_id,item_id,platform,transaction_id,amount,currency,status,created_at
-            R1,u1,gems_100,ios,5001,0.99,USD,credited,2024-03-01T20:00:00Z
-            R2,u2,gems_100,ios,5002,0.99,USD,credited,2024-03-01T20:00:00Z
-            R3,u3,gems_100,ios,,0.99,USD,credited,2024-03-01T20:00:00Z
-
-            """)
+        // Four sales on 03/01 (Pacific): 5001, 5002, 5003 and R3's, which names no transaction.
+        let (f, pki, orders, report) = try Self.fixture(
+            credits: [("R1", "5001"), ("R2", "5002"), ("R3", "")], units: 4)
         func notification(_ type: String, _ txn: String, revoked: Bool = false) throws -> String {
             try Self.notification(type, txn, revoked: revoked, pki: pki)
         }
@@ -96,14 +96,6 @@ struct ReconcileStoreEventTests {
                 try notification("ONE_TIME_CHARGE", "5001"), try notification("ONE_TIME_CHARGE", "5003"),
                 try notification("REFUND", "5002", revoked: true),
             ].joined(separator: "\n") + "\n")
-        // Four sales on 03/01 (Pacific): 5001, 5002, 5003 and R3's, which names no transaction.
-        let apple =
-            [
-                "Provider\tProvider Country\tSKU\tDeveloper\tTitle\tVersion\tProduct Type Identifier\tUnits\tDeveloper Proceeds\tBegin Date\tEnd Date\tCustomer Currency\tCountry Code\tCurrency of Proceeds\tApple Identifier\tCustomer Price",
-                "APPLE\tUS\tcom.example.gems100\tEx\tGems\t\tIA1\t4\t0.70\t03/01/2024\t03/01/2024\tUSD\tUS\tUSD\t1\t0.99",
-                "Total_Rows\t1",
-            ].joined(separator: "\n") + "\n"
-        let report = try f.writeBytes("S_D_8001_20240301.txt.gz", try #require(GzipEncoder.compress(Array(apple.utf8))))
 
         let run = try f.run(["--orders", orders, "--store-report", report, "--store-events", events])
         #expect(run.status == 0, "\(run.stderr)")
