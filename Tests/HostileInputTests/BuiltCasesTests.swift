@@ -357,9 +357,10 @@ struct BuiltCasesTests {
             let evaluator = RuleEvaluator(rules: try loadRules(Array(rules.utf8), in: scratch).get())
             let purchase = try #require(receipt.purchases.first)
             let bought = try #require(purchase.purchaseDate)
+            let product = try #require(purchase.productID)
             let order = ScreenOrder(
                 index: 0, orderID: "ORD-1", userID: "user-1", createdAt: bought, platform: .ios,
-                itemID: nil, expectedProductID: try #require(purchase.productID), catalogType: nil,
+                itemID: nil, expectedProductID: product, catalogType: nil,
                 transactionID: nil, amount: "0.99", currency: "USD", production: true,
                 location: SourceLocation(file: "orders.csv", line: 2))
             let digest = ReceiptDigest(receipt: receipt, signature: verifier.verify(receipt).status, for: order)

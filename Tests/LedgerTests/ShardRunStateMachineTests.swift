@@ -114,7 +114,7 @@ struct ShardRunStateMachineTests {
         }
         #expect(timedOut?.code == .shardTimeout && timedOut?.message.contains("shards 2 of 3 have not staged") == true)
         #expect(m.state == .abandoned)
-        var n = try Self.ready()
+        let n = try Self.ready()
         #expect(n.state == .ready)
         try n.mayReadOthers()
     }

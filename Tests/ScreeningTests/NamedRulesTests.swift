@@ -18,7 +18,8 @@ struct NamedRulesTests {
         let start = try #require(readme.range(of: "<!-- named rules:"))
         let end = try #require(readme.range(of: "<!-- end of named rules -->"))
         let block = readme[start.upperBound..<end.lowerBound]
-        let table = try #require(block.firstIndex(of: "\n")).map { String(block[block.index(after: $0)...]) }
+        let newline = try #require(block.firstIndex(of: "\n"))
+        let table = String(block[block.index(after: newline)...])
         #expect(
             table == NamedRules.standard.markdownTable,
             "Rules/README.md's table is stale; replace it with the output of `iapscreen rules list --markdown`")

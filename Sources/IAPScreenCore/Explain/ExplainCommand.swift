@@ -91,7 +91,7 @@ enum ExplainCommand {
             let stored = night.order(at: slot)
             explained = ExplainedOrder(
                 row: stored.row, position: stored.position, receiptPlatform: stored.receiptPlatform,
-                receipt: watched.receipt, selection: claims.watched ?? .none, evaluator: claims.evaluator,
+                receipt: watched.receipt, selection: claims.watched, evaluator: claims.evaluator,
                 eventFindings: claims.events?.bySlot[Int32(slot)] ?? [], isTonight: { night.slot(of: $0) != nil },
                 events: night.events.map { events in
                     (events.counts.read, { StoreEventWords.lines(events, naming: $0) })
