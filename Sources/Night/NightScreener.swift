@@ -141,8 +141,11 @@ package struct NightScreener {
                 events, remembered: remembered, replays: pass.replays, book: pass.book, night: night, watch: watch)
             : nil
         if let judged {
-            evaluator.refundsPerUser = judged.refundsPerUser
-            evaluator.refundReasons = judged.reasons
+            // The rules see them only when one asks; a refund request's answer reads them
+            // from the events' outcome (counted for it whatever the rules ask).
+            let asked = evaluator.needsStoreEventFields
+            evaluator.refundsPerUser = asked ? judged.refundsPerUser : [:]
+            evaluator.refundReasons = asked ? judged.reasons : [:]
         }
         for (i, selection) in pass.waiting {
             guard let box = night.deferred(at: Int(i)) else { continue }
