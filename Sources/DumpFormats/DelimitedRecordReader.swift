@@ -20,6 +20,8 @@ final class DelimitedRecordReader: RecordSource {
     private var header: [String]? {
         didSet { orderIDColumn = header.flatMap(Self.orderIDColumn) }
     }
+    /// The header's names, once it is read.
+    var headerNames: [String]? { header }
     /// The one column of the header that names the order id; nil when none or several do.
     private var orderIDColumn: Int?
     private var nextLine = 1

@@ -47,6 +47,13 @@ enum DumpColumn: Int, CaseIterable {
         }
     }
 
+    /// The names a field may have, as people write them (for an error that says what was expected).
+    var spellings: String {
+        let others = aliases.dropFirst().map { "`\($0)`" }
+        return "`\(contractName)`" + (others.isEmpty ? "" : " or " + others.joined(separator: ", "))
+            + " (in any case, with or without `_`, `-` and spaces)"
+    }
+
     private static let byAlias: [String: DumpColumn] = {
         var table: [String: DumpColumn] = [:]
         for column in DumpColumn.allCases {

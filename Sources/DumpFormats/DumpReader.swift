@@ -87,9 +87,36 @@ public final class DumpReader {
 
     private static func start(_ offset: Int64) -> Int64? { offset >= 0 ? offset : nil }
 
+    /// Whether the header was looked at for an order id (`checkOrderColumn`).
+    private var orderColumnChecked = false
+
+    /// Every row of an orders or receipts dump is about an order: a CSV or TSV header that
+    /// names none (under any alias) is another file or a broken export, not a night of
+    /// unreadable rows. Asked once the header is read, by the readers of orders and receipts.
+    private func checkOrderColumn() throws(InputError) {
+        guard !orderColumnChecked else { return }
+        guard let header = (source as? DelimitedRecordReader)?.headerNames else {
+            // Not a delimited layout (its records name their fields), or no header yet.
+            if !(source is DelimitedRecordReader) { orderColumnChecked = true }
+            return
+        }
+        orderColumnChecked = true
+        guard header.contains(where: { DumpColumn.matching($0) == .orderID }) else {
+            let shown = header.prefix(12).map { "\"\(String($0.prefix(40)))\"" }.joined(separator: ", ")
+            throw InputError(
+                path: path,
+                reason: "its header names no order id column (found: \(shown)"
+                    + "\(header.count > 12 ? ", … \(header.count) in all" : "")); expected "
+                    + DumpColumn.orderID.spellings,
+                code: "no-order-column")
+        }
+    }
+
     /// The next record read as an order (docs/inputs.md's field table).
     public func nextOrder() throws(InputError) -> Result<OrderRow, UnreadableRecord>? {
-        switch try next() {
+        let item = try next()
+        try checkOrderColumn()
+        switch item {
         case .none: return nil
         case .malformed(let m): return .failure(m)
         case .record(let r):
@@ -111,7 +138,9 @@ public final class DumpReader {
         -> ShardRead<Row>?
     {
         let before = buffer.consumedBytes
-        guard let item = try source.next(in: shard) else { return nil }
+        let read = try source.next(in: shard)
+        try checkOrderColumn()
+        guard let item = read else { return nil }
         itemCount += 1
         lastItemStart = Self.start(source.lastItemStart ?? before)
         switch item {
@@ -124,7 +153,9 @@ public final class DumpReader {
 
     /// The next record read as a receipts-dump row.
     public func nextReceipt() throws(InputError) -> Result<ReceiptRow, UnreadableRecord>? {
-        switch try next() {
+        let item = try next()
+        try checkOrderColumn()
+        switch item {
         case .none: return nil
         case .malformed(let m): return .failure(m)
         case .record(let r):

@@ -25,6 +25,9 @@ package final class Night {
         package var storeEvents: [String]
         /// Worker threads.
         package var jobs: Int
+        /// `--allow-empty`: an orders dump with no record is an empty night; otherwise it is
+        /// a broken export, which `load` refuses.
+        package var allowsEmpty = false
         /// How many parts `screen` reads and screens the night in, one held at a time
         /// (`NightPasses`); 1: the whole night at once.
         package var passes: Int
@@ -175,6 +178,13 @@ package final class Night {
             for r in readings { r.abandon() }
             throw .input(error)
         }
+        if !inputs.allowsEmpty, let empty = emptyOrdersDump {
+            for r in readings { r.abandon() }
+            throw NightFailure(
+                .unreadable,
+                "\(empty) holds no order record (an empty file, or a header alone): the export may have broken; "
+                    + "--allow-empty says an empty night is expected")
+        }
         var failure: NightFailure?
         var read: [StoreEventNight] = []
         for r in readings {
@@ -184,6 +194,13 @@ package final class Night {
         if let failure { throw failure }
         events = read.first
         if let candidate { candidateEvents = candidate.reading == nil ? events : read.last }
+    }
+
+    /// The first orders dump that held no record, once loaded (each dump is one `InputRecord`,
+    /// the orders dumps first).
+    private var emptyOrdersDump: String? {
+        let read = passes?.inputs ?? loader.inputs
+        return read.prefix(inputs.orders.count).first { $0.records == 0 }?.path
     }
 
     /// Whether this night can leave an explain index: it was made `indexed` and is read at

@@ -25,6 +25,9 @@ struct ScreenSetup {
             "--ledger", .one, valueName: "URL",
             help: "sqlite:PATH (default sqlite:iapscreen-ledger.sqlite), postgres://… (a libpq URI) or none."),
         OptionSpec("--jobs", .one, valueName: "N", help: "Worker threads (default: the number of cores)."),
+        OptionSpec(
+            "--allow-empty", .flag,
+            help: "An orders dump with no record is an empty night, not a broken export (exit 3 otherwise)."),
     ]
 
     static let storeEventsOption = OptionSpec(
@@ -68,8 +71,9 @@ struct ScreenSetup {
         else {
             return .failure(Stop(status: .usage))
         }
-        let inputs = Night.Inputs(
+        var inputs = Night.Inputs(
             orders: orders, receipts: args.many("--receipts"), storeEvents: args.many("--store-events"), jobs: jobs)
+        inputs.allowsEmpty = args.has("--allow-empty")
         guard
             io.allReadable(
                 inputs.dumps + inputs.storeEvents, command: spec.name,

@@ -57,10 +57,19 @@ enum Summaries {
     }
 
     /// `indexProblem`: why `screen` left no explain index (said after the reports).
-    static func text(_ s: RunSummary, outDir: String, indexProblem: String? = nil) -> String {
+    /// `receiptsDumps`: whether `--receipts` named any (nil: not known, as for `merge`).
+    static func text(_ s: RunSummary, outDir: String, indexProblem: String? = nil, receiptsDumps: Bool? = nil)
+        -> String
+    {
         var out =
             "iapscreen: \(s.orders) orders, \(s.receipts) receipts, \(s.flagged) flagged (\(s.new) new findings), "
             + "\(s.exempted) exempted, \(s.malformed) malformed; \(Int(s.ordersPerSecond)) orders/s"
+        // Orders and not one receipt: every order is a missing-receipt, which looks like a
+        // night of fraud but is most often a dump left out.
+        if s.orders > 0, s.receipts == 0 {
+            out += "\n  no receipt at all: none of the \(s.orders) orders came with one"
+            if receiptsDumps == false { out += " (no --receipts dump was given: was it forgotten?)" }
+        }
         if !s.bySeverity.isEmpty {
             out += "\n  findings: " + s.bySeverity.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
         }
