@@ -117,6 +117,9 @@ final class NightLoader {
         /// The verdict's kind alone: cheaper than building the whole `outcome`.
         var outcomeKind: ReceiptScreening.Outcome.Kind? { verdict.kind }
 
+        /// The platform of the receipt screened, when it was decoded.
+        var receiptPlatform: Platform? { verdict.receiptPlatform }
+
         var candidate: ClaimCandidate? { verdict.candidate }
 
         /// The verdict without its findings (in the spill file) and without a deferred

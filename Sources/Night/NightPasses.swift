@@ -118,6 +118,7 @@ final class NightPasses {
             }
             total.orders += outcome.orders
             total.receipts += outcome.receipts
+            total.receiptPlatforms.formUnion(outcome.receiptPlatforms)
             total.claimSeconds += outcome.claimSeconds
             parts.append(reports.file)
         }

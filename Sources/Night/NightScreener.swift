@@ -37,6 +37,8 @@ package struct NightScreener {
         /// Distinct credited orders, and those with a receipt.
         package var orders: Int
         package var receipts: Int
+        /// The platforms of the receipts decoded (whose trust the summary says).
+        package var receiptPlatforms: Set<Platform> = []
         /// Seconds spent making the claims, before the reports (IAPSCREEN_TIMINGS).
         package var claimSeconds: Double
         package var events: EventOutcome?
@@ -57,6 +59,7 @@ package struct NightScreener {
         var late: [Int32: [Finding]]
         var orders: Int
         var receipts: Int
+        var receiptPlatforms: Set<Platform> = []
         /// The purchase the watched slot got (`explain`).
         package var watched: Selection?
         /// The evaluator as the claims used it (with orders per user, when a rule asks).
@@ -155,6 +158,7 @@ package struct NightScreener {
         }
         return Claims(
             book: pass.book, late: pass.late, orders: scan.orders, receipts: scan.receipts,
+            receiptPlatforms: scan.platforms,
             watched: pass.watched, evaluator: evaluator, events: judged, selections: pass.selections)
     }
 
@@ -207,21 +211,37 @@ package struct NightScreener {
     }
 
     /// The credited orders that were screened (slot indices), how many, and how many had a receipt.
-    private func screenable(_ night: NightLoader) -> (slots: [Int32], orders: Int, receipts: Int) {
+    private func screenable(_ night: NightLoader) -> (
+        slots: [Int32], orders: Int, receipts: Int, platforms: Set<Platform>
+    ) {
         let slots = night.slots
         var screenable: [Int32] = []
         var receipts = 0
         var orders = 0
+        // Two flags, not a set a slot: a million orders ask.
+        var (ios, android) = (false, false)
         for i in slots.indices {
-            guard let kind = slots.with(i, { $0.pointee.order.status == .credited ? $0.pointee.outcomeKind : nil })
+            guard
+                let (kind, platform) = slots.with(
+                    i,
+                    { s -> (ReceiptScreening.Outcome.Kind, Platform?)? in
+                        guard s.pointee.order.status == .credited, let kind = s.pointee.outcomeKind else { return nil }
+                        return (kind, s.pointee.receiptPlatform)
+                    })
             else {
                 continue
             }
             orders += 1
             if kind != .missing { receipts += 1 }
+            switch platform {
+            case .ios?: ios = true
+            case .android?: android = true
+            case nil: break
+            }
             screenable.append(Int32(i))
         }
-        return (screenable, orders, receipts)
+        let platforms = Set([ios ? Platform.ios : nil, android ? Platform.android : nil].compactMap { $0 })
+        return (screenable, orders, receipts, platforms)
     }
 
     /// The claim book on top of the ledger's earlier claims of every key tonight's orders
@@ -423,8 +443,9 @@ package struct NightScreener {
         // Without a ledger nothing remembers them: not worth a million lookups.
         let spooled = ledger == nil ? nil : try newClaims(book, night)
         return Outcome(
-            newClaims: spooled?.rows ?? .none, orders: orders, receipts: receipts, claimSeconds: claimSeconds,
-            events: claims.events, claimsFile: spooled?.file)
+            newClaims: spooled?.rows ?? .none, orders: orders, receipts: receipts,
+            receiptPlatforms: claims.receiptPlatforms, claimSeconds: claimSeconds, events: claims.events,
+            claimsFile: spooled?.file)
     }
 
     /// The malformed records' and orphan receipts' findings, by where they stood.

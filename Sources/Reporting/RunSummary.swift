@@ -52,6 +52,9 @@ public struct RunSummary: Sendable {
     public var bySeverity: [(String, Int)]
     /// Amounts of flagged orders per currency.
     public var atRisk: [(String, DecimalAmount)]
+    /// The stores (`apple`, `google`) whose receipts were seen while the Rules hold no trust
+    /// for them: their signatures were not checked. Sorted; empty when every store was.
+    public var unverifiedStores: [String] = []
     public var inputs: [Input]
     /// What `--store-events` read (docs/store-events.md); nil without it.
     public var storeEvents: StoreEventFigures?
@@ -109,6 +112,7 @@ public struct RunSummary: Sendable {
                 ("by_rule", counts(byRule)),
                 ("by_severity", counts(bySeverity)),
                 ("at_risk", .object(JSONObject(atRisk.map { (key: $0.0, value: .string($0.1.description)) }))),
+                ("unverified_stores", .array(unverifiedStores.map { .string($0) })),
             ] + (storeEvents.map { [("store_events", JSONValue.object($0.json))] } ?? [])
                 + (consumptionRequests.map { [("consumption_requests", JSONValue.object($0.json))] } ?? []) + [
                     (

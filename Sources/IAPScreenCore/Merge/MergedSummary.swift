@@ -66,6 +66,14 @@ extension MergeCommand {
             }
             summary.storeEvents = figures
         }
+        // A store unverified on any shard is unverified for the run.
+        var unverified: Set<String> = []
+        for f in folders {
+            if case .array(let stores)? = f.summary["unverified_stores"] {
+                unverified.formUnion(stores.compactMap(\.string))
+            }
+        }
+        summary.unverifiedStores = unverified.sorted()
         return summary
     }
 }

@@ -1,3 +1,4 @@
+import ReceiptVerification
 import Screening
 
 /// `iapscreen rules check|list`: every problem of a Rules directory, or what it holds; and
@@ -64,8 +65,15 @@ enum RulesCommand {
             "  catalog: \(rules.catalog.entries.count) products; apps: \(rules.apps.count); reviewers: \(rules.reviewers.windows.count)"
         )
         lines.append("  reviewers exempt from: \(s.reviewerExemptions.sorted().joined(separator: ", "))")
-        lines.append(
-            "  trust: \(rules.appleTrustFiles.count) Apple anchor file(s), \(rules.googleKeyFiles.count) Google key(s)")
+        let trust: TrustSummary
+        do {
+            trust = try TrustSummary(appleAnchorFiles: rules.appleTrustFiles, googleKeyFiles: rules.googleKeyFiles)
+        } catch {
+            io.error("\(error.path): error: \(error.reason)")
+            io.error("\(path): 1 problem(s)")
+            return .usage
+        }
+        lines += TrustLines.check(trust)
         io.out.write(lines.joined(separator: "\n") + "\n")
         return .ok
     }

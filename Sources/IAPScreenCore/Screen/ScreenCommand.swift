@@ -135,12 +135,7 @@ enum ScreenCommand {
                     night, outcome, start: startedMonotonic, loaded: loaded, screened: screened,
                     sharded: held.shard != nil))
         }
-        if !quiet {
-            io.error(
-                Summaries.text(
-                    summary, outDir: outDir, indexProblem: index?.problem, receiptsDumps: !setup.inputs.receipts.isEmpty
-                ))
-        }
+        Summaries.say(summary, setup: setup, outcome: outcome, outDir: outDir, index: index, quiet: quiet, io: io)
         figures = RunMetrics.Figures(
             summary: summary, findings: writer.tally.findingsByRuleAndSeverity,
             storeEvents: summary.storeEvents?.byType.map { (type: $0.0, count: $0.1) } ?? [])

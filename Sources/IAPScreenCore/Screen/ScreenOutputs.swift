@@ -17,6 +17,8 @@ enum ScreenOutputs {
             inputs: night.inputRecords, rules: night.rules.rules, started: started,
             finished: SystemClock.now(), status: status, rate: rate)
         summary.storeEvents = night.events == nil ? nil : outcome.events.map(Summaries.storeEvents)
+        summary.unverifiedStores = Summaries.unverified(night.rules.rules, seen: outcome.receiptPlatforms)
+            .map(\.rawValue)
         summary.shard = shard?.spec.description
         summary.runID = shard?.runID
         return summary

@@ -1,6 +1,8 @@
 import Foundation
 import IAPBasics
 import Night
+import ReceiptFormats
+import ReceiptVerification
 import Reporting
 import Screening
 import StoreCrypto
@@ -31,6 +33,23 @@ enum Summaries {
             rulesSHA256: rulesSHA256, ordersPerSecond: rate)
     }
 
+    /// The stores whose trust the Rules leave empty, of those in `seen` (nil: every store).
+    static func unverified(_ rules: RulesDirectory, seen: Set<Platform>? = nil) -> [TrustSummary.Store] {
+        var out: [TrustSummary.Store] = []
+        if rules.appleTrustFiles.isEmpty, seen?.contains(.ios) ?? true { out.append(.apple) }
+        if rules.googleKeyFiles.isEmpty, seen?.contains(.android) ?? true { out.append(.google) }
+        return out
+    }
+
+    /// Every run says which stores' signatures its Rules cannot check, whatever else it prints.
+    static func trustWarnings(_ rules: RulesDirectory, seen: Set<Platform>, command: String) -> [String] {
+        unverified(rules).map { store in
+            let met = seen.contains(store == .apple ? .ios : .android)
+            return "iapscreen \(command): warning: \(TrustLines.unverified(store))"
+                + (met ? "; tonight's \(store.rawValue) receipts are unverified" : "")
+        }
+    }
+
     static func storeEvents(_ e: EventOutcome) -> StoreEventFigures {
         var f = StoreEventFigures()
         f.read = e.counts.read
@@ -54,6 +73,21 @@ enum Summaries {
             if let data = FileManager.default.contents(atPath: path) { try? hasher.update(Array(data) + [0]) }
         }
         return (try? hasher.finalize()).map(Digest.hex) ?? ""
+    }
+
+    /// What `screen` says on stderr at its end: the stores its Rules cannot check, even with
+    /// `--quiet` (a store left unchecked is never a silent clean night), then the summary.
+    static func say(
+        _ summary: RunSummary, setup: ScreenSetup, outcome: NightScreener.Outcome, outDir: String,
+        index: ExplainIndexOutput?, quiet: Bool, io: Console
+    ) {
+        for warning in trustWarnings(setup.rules.rules, seen: outcome.receiptPlatforms, command: "screen") {
+            io.error(warning)
+        }
+        guard !quiet else { return }
+        io.error(
+            text(
+                summary, outDir: outDir, indexProblem: index?.problem, receiptsDumps: !setup.inputs.receipts.isEmpty))
     }
 
     /// `indexProblem`: why `screen` left no explain index (said after the reports).

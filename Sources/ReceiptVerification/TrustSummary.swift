@@ -1,0 +1,46 @@
+import StoreCrypto
+
+/// What a Rules directory's trust lets iapscreen check, as people read it: each Apple anchor
+/// by its name and SHA-256 fingerprint, and the stores whose signatures no file lets it check
+/// (`rules check`, and every run that meets such a store's receipts).
+public struct TrustSummary: Sendable {
+    /// The store a signature belongs to, as summary.json names it.
+    public enum Store: String, Sendable, CaseIterable, Comparable {
+        case apple, google
+
+        public static func < (a: Store, b: Store) -> Bool { a.rawValue < b.rawValue }
+    }
+
+    public struct Anchor: Sendable {
+        public var file: String
+        public var commonName: String
+        /// Lower-case hex SHA-256 of the certificate's DER.
+        public var sha256: String
+    }
+
+    public var appleAnchors: [Anchor]
+    public var googlePackages: [String]
+
+    /// Reads every anchor file (a file that cannot be used throws, naming it).
+    public init(appleAnchorFiles: [String], googleKeyFiles: [String: String]) throws(TrustFileError) {
+        var anchors: [Anchor] = []
+        for path in appleAnchorFiles {
+            for certificate in try TrustFiles.appleAnchors([path]) {
+                let digest = (try? Digest.sha256(certificate.der)).map(Digest.hex) ?? "?"
+                anchors.append(
+                    Anchor(file: path, commonName: certificate.subjectCommonName ?? certificate.subject, sha256: digest)
+                )
+            }
+        }
+        appleAnchors = anchors
+        googlePackages = googleKeyFiles.keys.sorted()
+    }
+
+    /// The stores whose signatures these files cannot check.
+    public var untrusted: [Store] {
+        var out: [Store] = []
+        if appleAnchors.isEmpty { out.append(.apple) }
+        if googlePackages.isEmpty { out.append(.google) }
+        return out
+    }
+}
