@@ -167,12 +167,19 @@ package final class ReportWriter: ReportSink {
     }
 }
 
-/// The counts summary.json reports, kept as the orders go by.
+/// The counts summary.json reports, kept as the orders go by (docs/outputs.md defines each):
+/// - `flagged`: orders (tonight's, or an earlier night's a store event names) with a finding
+///   that counts;
+/// - findings that count: neither exempted nor reviewed `legit`, what `--fail-on` counts;
+///   `byRuleSeverity` splits them, `findings` sums them;
+/// - `withoutOrder`: those of them that flag no order (a malformed record, an orphan receipt,
+///   a store event not believed): `findings` is the flagged orders' findings and these.
 package struct Tally {
-    /// Findings that are not exempted, per rule and severity (as the metrics label them).
+    /// Findings that count, per rule and severity (as the metrics label them).
     var byRuleSeverity: [String: [Severity: Int]] = [:]
     package var atRisk: [String: DecimalAmount] = [:]
     package var flagged = 0, new = 0, exempted = 0, malformed = 0
+    package var findings = 0, withoutOrder = 0
     /// The most severe finding that counts (for `--fail-on`).
     package var worst: Severity?
 
@@ -200,11 +207,12 @@ package struct Tally {
                 exempted += 1
                 continue
             }
+            guard f.counts else { continue }
             byRuleSeverity[f.rule, default: [:]][f.severity, default: 0] += 1
-            if f.counts {
-                if f.review.map({ $0.status == .new }) ?? true { new += 1 }
-                worst = max(worst ?? f.severity, f.severity)
-            }
+            findings += 1
+            if !r.isOrder { withoutOrder += 1 }
+            if f.review.map({ $0.status == .new }) ?? true { new += 1 }
+            worst = max(worst ?? f.severity, f.severity)
         }
         if r.isFlagged {
             flagged += 1

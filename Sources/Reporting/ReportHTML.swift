@@ -204,9 +204,11 @@ public enum ReportHTML {
         }
         if !s.bySeverity.isEmpty {
             out +=
-                "<p id=\"by-severity\">Findings by severity (not exempted): "
+                "<p id=\"by-severity\">\(grouped(s.findings)) findings that count (neither exempted nor reviewed legit): "
                 + s.bySeverity.map { "<span class=\"sev-\(e($0.0))\">\(e($0.0))</span> \($0.1)" }.joined(
-                    separator: ", ") + "</p>"
+                    separator: ", ")
+                + (s.findingsWithoutOrder > 0 ? "; \(grouped(s.findingsWithoutOrder)) of them on no order" : "")
+                + "</p>"
         }
         return out + "</section>\n"
     }

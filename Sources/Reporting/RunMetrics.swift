@@ -109,13 +109,17 @@ public struct RunMetrics: Sendable {
             "iapscreen_flagged_orders", "Orders with a finding that is neither exempted nor reviewed legit.",
             String(s.flagged))
         one("iapscreen_new_findings", "Findings first reported by this run.", String(s.new))
+        one(
+            "iapscreen_findings_without_order",
+            "Findings that count but flag no order: malformed records, orphan receipts, store events not believed.",
+            String(s.findingsWithoutOrder))
         one("iapscreen_exempted_findings", "Findings exempted for App Review accounts.", String(s.exempted))
         one("iapscreen_malformed_records", "Dump records that could not be read.", String(s.malformed))
         one(
             "iapscreen_orders_per_second", "Throughput of the run, startup included.",
             RunMetrics.number(s.ordersPerSecond))
         metric(
-            "iapscreen_findings", "Findings that count (not exempted), per rule and severity.",
+            "iapscreen_findings", "Findings that count (neither exempted nor reviewed legit), per rule and severity.",
             f.findings.map { ([("rule", $0.rule), ("severity", $0.severity)], String($0.count)) })
         metric(
             "iapscreen_at_risk", "Amounts of flagged orders, per currency, in major units.",

@@ -47,7 +47,12 @@ public struct RunSummary: Sendable {
     public var new: Int
     public var exempted: Int
     public var malformed: Int
-    /// Findings that count (not exempted), per rule and per severity, in a stable order.
+    /// Findings that count (neither exempted nor reviewed legit: what `--fail-on` counts), and
+    /// how many of them flag no order (malformed records, orphan receipts, store events not
+    /// believed).
+    public var findings = 0
+    public var findingsWithoutOrder = 0
+    /// Findings that count, per rule and per severity, in a stable order.
     public var byRule: [(String, Int)]
     public var bySeverity: [(String, Int)]
     /// Amounts of flagged orders per currency.
@@ -109,6 +114,8 @@ public struct RunSummary: Sendable {
                 ("new", .integer(new)),
                 ("exempted", .integer(exempted)),
                 ("malformed", .integer(malformed)),
+                ("findings", .integer(findings)),
+                ("findings_without_order", .integer(findingsWithoutOrder)),
                 ("by_rule", counts(byRule)),
                 ("by_severity", counts(bySeverity)),
                 ("at_risk", .object(JSONObject(atRisk.map { (key: $0.0, value: .string($0.1.description)) }))),

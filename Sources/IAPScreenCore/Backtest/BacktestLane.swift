@@ -44,9 +44,14 @@ final class BacktestLane: ReportSink {
         var productID: Int32, amount: Int32, currency: Int32
         /// In `BacktestTexts`: each finding as "rule severity exempted", sorted.
         var findings: Int32
-        /// In `BacktestTexts`: distinct rule ids of the findings that are not exempted, sorted.
+        /// In `BacktestTexts`: distinct rule ids of the findings that are not exempted (whatever
+        /// the order's review), sorted.
         var counting: Int32
+        /// Flagged as `screen` counts it (docs/outputs.md): the totals.
         var isFlagged: Bool
+        /// An order with a finding that is not exempted, whatever its review: how each order
+        /// changed (a `legit` order the candidate flags again is a false positive it brings back).
+        var flaggedWhateverReview: Bool
         var verdict: String?
         var refunded: Bool
 
@@ -60,7 +65,7 @@ final class BacktestLane: ReportSink {
 
     let texts: BacktestTexts
     private(set) var entries: [Entry] = []
-    /// Findings that count (not exempted) per rule id.
+    /// Findings that count (neither exempted nor reviewed legit, as `screen` counts them) per rule id.
     private(set) var findingsByRule: [String: Int] = [:]
 
     init(texts: BacktestTexts) {
@@ -71,8 +76,9 @@ final class BacktestLane: ReportSink {
     var wantsKeys: Bool { true }
 
     func append(_ formatted: ReportLines?, of r: OrderReport, key: Int64) throws {
+        // The totals count as `screen` does; the rows show an order's findings whatever its review.
+        for f in r.findings where f.counts { findingsByRule[f.rule, default: 0] += 1 }
         let counting = r.findings.filter { $0.exempted == nil }
-        for f in counting { findingsByRule[f.rule, default: 0] += 1 }
         let record =
             r.orderID != nil
             ? nil
@@ -83,7 +89,8 @@ final class BacktestLane: ReportSink {
                 key: key, orderID: r.orderID, record: record, userID: r.userID, createdAt: r.createdAt,
                 productID: texts.id(r.productID), amount: texts.id(r.amount), currency: texts.id(r.currency),
                 findings: texts.id(r.findings.map { "\($0.rule) \($0.severity.name) \($0.exempted ?? "")" }.sorted()),
-                counting: texts.id(Set(counting.map(\.rule)).sorted()), isFlagged: !counting.isEmpty,
+                counting: texts.id(Set(counting.map(\.rule)).sorted()), isFlagged: r.isFlagged,
+                flaggedWhateverReview: r.isOrder && !counting.isEmpty,
                 verdict: r.findings.lazy.compactMap { $0.review?.verdict }.first, refunded: r.refunded))
     }
 
@@ -103,6 +110,7 @@ final class BacktestLane: ReportSink {
             kept.findings = texts.id((texts.list(kept.findings) + texts.list(e.findings)).sorted())
             kept.counting = texts.id(Set(texts.list(kept.counting) + texts.list(e.counting)).sorted())
             kept.isFlagged = kept.isFlagged || e.isFlagged
+            kept.flaggedWhateverReview = kept.flaggedWhateverReview || e.flaggedWhateverReview
             kept.verdict = kept.verdict ?? e.verdict
             kept.refunded = kept.refunded || e.refunded
             if kept.productID < 0, kept.createdAt == nil {
@@ -147,8 +155,8 @@ enum BacktestDiff {
         -> BacktestRow?
     {
         guard before?.findings != after?.findings, let shown = after ?? before else { return nil }
-        let wasFlagged = before?.isFlagged ?? false
-        let isFlagged = after?.isFlagged ?? false
+        let wasFlagged = before?.flaggedWhateverReview ?? false
+        let isFlagged = after?.flaggedWhateverReview ?? false
         let change: BacktestChange =
             isFlagged && !wasFlagged ? .newlyFlagged : wasFlagged && !isFlagged ? .noLongerFlagged : .rulesChanged
         // An order's own fields, from whichever side has its own report.

@@ -23,7 +23,7 @@ enum Summaries {
         tally t: Tally, orders: Int, receipts: Int, inputs: [InputRecord], rulesSHA256: String,
         started: Timestamp, finished: Timestamp, status: ExitStatus, rate: Double
     ) -> RunSummary {
-        RunSummary(
+        var s = RunSummary(
             version: IAPScreen.version, startedAt: started, finishedAt: finished, exitStatus: status.rawValue,
             orders: orders, receipts: receipts, flagged: t.flagged, new: t.new, exempted: t.exempted,
             malformed: t.malformed, byRule: t.byRule.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
@@ -31,6 +31,9 @@ enum Summaries {
             atRisk: t.atRisk.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
             inputs: inputs.map { RunSummary.Input(path: $0.path, sha256: $0.sha256, records: $0.records) },
             rulesSHA256: rulesSHA256, ordersPerSecond: rate)
+        s.findings = t.findings
+        s.findingsWithoutOrder = t.withoutOrder
+        return s
     }
 
     /// The stores whose trust the Rules leave empty, of those in `seen` (nil: every store).
@@ -105,7 +108,9 @@ enum Summaries {
             if receiptsDumps == false { out += " (no --receipts dump was given: was it forgotten?)" }
         }
         if !s.bySeverity.isEmpty {
-            out += "\n  findings: " + s.bySeverity.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
+            out +=
+                "\n  findings that count: \(s.findings) (" + s.bySeverity.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
+                + ")" + (s.findingsWithoutOrder > 0 ? ", \(s.findingsWithoutOrder) of them on no order" : "")
         }
         if !s.atRisk.isEmpty { out += "\n  at risk: " + s.atRisk.map { "\($0.0) \($0.1)" }.joined(separator: ", ") }
         if let e = s.storeEvents {
