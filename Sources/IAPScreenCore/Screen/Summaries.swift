@@ -109,7 +109,8 @@ enum Summaries {
         }
         if !s.bySeverity.isEmpty {
             out +=
-                "\n  findings that count: \(s.findings) (" + s.bySeverity.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
+                "\n  findings that count: \(s.findings) ("
+                + s.bySeverity.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
                 + ")" + (s.findingsWithoutOrder > 0 ? ", \(s.findingsWithoutOrder) of them on no order" : "")
         }
         if !s.atRisk.isEmpty { out += "\n  at risk: " + s.atRisk.map { "\($0.0) \($0.1)" }.joined(separator: ", ") }
