@@ -40,9 +40,9 @@ public final class SQLiteLedger {
     /// Opens (creating or migrating) the ledger. A file of a newer schema, or one that is no
     /// iapscreen ledger, is refused before anything is written to it.
     ///
-    /// `readOnly` (explain): nothing is created, migrated or written; a schema-0 file is read
-    /// as it is (its claims without details, no events or refunds remembered), and so is a
-    /// schema-2 file (no consents remembered).
+    /// `readOnly` (explain): nothing is created (not even a `-wal` or `-shm` beside the file),
+    /// migrated or written; a schema-0 file is read as it is (its claims without details, no
+    /// events or refunds remembered), and so is a schema-2 file (no consents remembered).
     /// `creating` false (review): a ledger that is not there yet is `.empty`, not created.
     public init(path: String, readOnly: Bool = false, creating: Bool = true) throws(LedgerError) {
         self.path = path

@@ -54,12 +54,16 @@ extension SQLiteLedger {
     /// keys than the ledger has refunds (the usual night).
     public func allRefunds() throws(LedgerError) -> [String: RememberedRefund] {
         guard lookupRefund != nil else { return [:] }
-        let stmt = try db.prepare("SELECT key, refunded_at, event, reason, source, identity, reversed_at FROM refunds")
-        var out: [String: RememberedRefund] = [:]
-        while try stmt.step() {
-            if let r = SQLiteLedger.refund(stmt) { out[r.key] = r }
+        // One read transaction: a file read without locks is checked once, not once a row.
+        return try db.reading { () throws(LedgerError) in
+            let stmt = try db.prepare(
+                "SELECT key, refunded_at, event, reason, source, identity, reversed_at FROM refunds")
+            var out: [String: RememberedRefund] = [:]
+            while try stmt.step() {
+                if let r = SQLiteLedger.refund(stmt) { out[r.key] = r }
+            }
+            return out
         }
-        return out
     }
 
     /// How many refunds completed runs left (none: tonight's claims need no refund lookups).
@@ -83,13 +87,15 @@ extension SQLiteLedger {
     /// per refunded claim.
     public func refundsPerUser() throws(LedgerError) -> [String: Int] {
         guard lookupRefund != nil else { return [:] }
-        let stmt = try db.prepare(
-            "SELECT c.user_id, COUNT(*) FROM refunds r JOIN claims c ON c.key = r.key GROUP BY c.user_id")
-        var out: [String: Int] = [:]
-        while try stmt.step() {
-            if let user = stmt.text(0) { out[user] = Int(clamping: stmt.int(1)) }
+        return try db.reading { () throws(LedgerError) in
+            let stmt = try db.prepare(
+                "SELECT c.user_id, COUNT(*) FROM refunds r JOIN claims c ON c.key = r.key GROUP BY c.user_id")
+            var out: [String: Int] = [:]
+            while try stmt.step() {
+                if let user = stmt.text(0) { out[user] = Int(clamping: stmt.int(1)) }
+            }
+            return out
         }
-        return out
     }
 
     /// Which of these store event identities an earlier completed run read.

@@ -3,22 +3,38 @@ import CSQLite3
 /// One SQLite connection; closed in `deinit`. Used from one thread at a time.
 public final class SQLiteConnection {
     private(set) var handle: OpaquePointer?
+    /// The path the connection was opened with, for the messages that name it.
+    private let path: String
+    /// The file as it was when opened without SQLite's locks (`ReadOnlyOpening`); nil otherwise.
+    private let unlockedSince: FileStamp?
 
-    /// `readOnly`: SQLite itself refuses every write, and a missing file is not created.
+    /// `readOnly`: SQLite itself refuses every write, a missing file is not created, and
+    /// neither is any file beside it (`ReadOnlyOpening`).
     /// `creating` false: a missing file is not created either.
     public init(path: String, readOnly: Bool = false, creating: Bool = true) throws(SQLiteError) {
         var db: OpaquePointer?
+        let opening = readOnly ? ReadOnlyOpening(path) : nil
         let mode =
-            readOnly
-            ? SQLITE_OPEN_READONLY : creating ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READWRITE
-        let rc = sqlite3_open_v2(path, &db, mode | SQLITE_OPEN_NOMUTEX, nil)
+            opening?.flags ?? (creating ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READWRITE)
+        let rc = sqlite3_open_v2(opening?.filename ?? path, &db, mode | SQLITE_OPEN_NOMUTEX, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close(db)
             throw SQLiteError(message)
         }
         handle = db
+        self.path = path
+        unlockedSince = opening?.stamp
         sqlite3_busy_timeout(db, 5_000)
+    }
+
+    /// Throws when a file opened without SQLite's locks changed since: what was read of it may
+    /// mix pages from before and after a writer's checkpoint. Checked where a read transaction
+    /// ends, or after each step outside one; inside one, its end checks every read.
+    func confirmUnchanged() throws(SQLiteError) {
+        guard let unlockedSince, isAutocommit, !unlockedSince.isCurrent else { return }
+        throw SQLiteError(
+            "\(path) changed while it was read (another process wrote it): what was read is not used; read it again")
     }
 
     deinit { sqlite3_close_v2(handle) }
@@ -32,10 +48,12 @@ public final class SQLiteConnection {
     /// Runs one or more statements that return no rows.
     public func execute(_ sql: String) throws(SQLiteError) {
         var message: UnsafeMutablePointer<CChar>?
-        guard sqlite3_exec(handle, sql, nil, nil, &message) == SQLITE_OK else {
+        let rc = sqlite3_exec(handle, sql, nil, nil, &message)
+        let said = message.map { String(cString: $0) } ?? ""
+        sqlite3_free(message)
+        try confirmUnchanged()
+        guard rc == SQLITE_OK else {
             // exec's message is usually errmsg again: say it once, with the code.
-            let said = message.map { String(cString: $0) } ?? ""
-            sqlite3_free(message)
             let text = lastError.hasPrefix(said) ? lastError : "\(said) [\(lastError)]"
             throw SQLiteError(text)
         }
@@ -50,6 +68,8 @@ public final class SQLiteConnection {
     public func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
         var stmt: OpaquePointer?
         guard sqlite3_prepare_v2(handle, sql, -1, &stmt, nil) == SQLITE_OK, let stmt else {
+            // The schema it read may be a changed file's.
+            try confirmUnchanged()
             throw SQLiteError("\(lastError) in \(sql)")
         }
         return SQLiteStatement(stmt, connection: self)

@@ -43,7 +43,9 @@ public final class SQLiteStatement {
 
     /// Steps once: true while a row is available.
     public func step() throws(SQLiteError) -> Bool {
-        switch sqlite3_step(stmt) {
+        let rc = sqlite3_step(stmt)
+        try connection.confirmUnchanged()
+        switch rc {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
         default: throw SQLiteError(connection.lastError)

@@ -39,6 +39,60 @@ struct SQLiteClientTests {
         #expect(error.message.contains("(code 8"), "SQLITE_READONLY's extended code: \(error)")
     }
 
+    /// A WAL file whose writer wrote `rows` and closed, under a name with URI characters in a
+    /// directory of its own: the file's path. Its time is set back a day, so a later write shows.
+    private func closedWALFile(rows: Int) throws -> String {
+        let dir = scratch()
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: false)
+        let path = dir + "/a b?c#d%e.sqlite"
+        do {
+            let writer = try SQLiteConnection(path: path)
+            try writer.execute("PRAGMA journal_mode=WAL; CREATE TABLE t (x)")
+            for i in 0..<rows { try writer.execute("INSERT INTO t VALUES (\(i))") }
+        }
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: -86_400)], ofItemAtPath: path)
+        return path
+    }
+
+    private func count(_ db: SQLiteConnection) throws -> Int64 {
+        let stmt = try db.prepare("SELECT count(*) FROM t")
+        #expect(try stmt.step())
+        return stmt.int(0)
+    }
+
+    @Test("read-only: a WAL file whose writer closed is read without creating a -wal, -shm or any file beside it")
+    func readOnlyCreatesNothing() throws {
+        let path = try closedWALFile(rows: 2)
+        let dir = (path as NSString).deletingLastPathComponent
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        do {
+            let reader = try SQLiteConnection(path: path, readOnly: true)
+            #expect(try count(reader) == 2)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["a b?c#d%e.sqlite"])
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["a b?c#d%e.sqlite"])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
+    }
+
+    @Test("read-only: a writer that changes the file while it is read fails the next read, naming the file")
+    func readOnlySeesAChange() throws {
+        let path = try closedWALFile(rows: 1)
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        let reader = try SQLiteConnection(path: path, readOnly: true)
+        let select = try reader.prepare("SELECT count(*) FROM t")
+        try reader.execute("BEGIN")
+        #expect(try select.step() && select.int(0) == 1)
+        select.reset()
+        // Another process's run: it writes and closes, which checkpoints into the file.
+        do { try SQLiteConnection(path: path).execute("INSERT INTO t VALUES (2)") }
+        let ending = try #require(throws: SQLiteError.self) { try reader.execute("COMMIT") }
+        #expect(ending.message.hasPrefix("\(path) changed while it was read"), "\(ending)")
+        let next = try #require(throws: SQLiteError.self) { try select.step() }
+        #expect(next.message.hasPrefix("\(path) changed while it was read"), "\(next)")
+    }
+
     @Test("a statement that cannot be prepared names itself; a transaction is seen from autocommit")
     func prepareAndTransactions() throws {
         let path = scratch()

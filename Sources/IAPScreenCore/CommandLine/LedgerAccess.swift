@@ -67,7 +67,8 @@ struct LockedLedger {
 }
 
 /// A ledger only read (explain, ledger status, a copy's source): no lock taken, nothing
-/// created, migrated or written, so it works while a run holds the ledger.
+/// created, migrated or written, so it works while a run holds the ledger; a SQLite file gets
+/// no file beside it either, so a reader who may not write its folder can read it.
 enum LedgerReader {
     /// The ledger, or nil when no run has written it yet (no file there, an empty one, a
     /// database without its schema); nil for `--ledger none` too. A ledger that cannot be
