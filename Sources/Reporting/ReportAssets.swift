@@ -120,7 +120,8 @@ public enum ReportAssets {
             r[AM] = S(r[AM]);
             r[CU] = S(r[CU]);
             r[ST] = str(S(r[ST]));
-            r[KD] = S(r[KD]) === 'receipt' ? 'receipt' : 'order';
+            var kind = S(r[KD]);
+            r[KD] = kind === 'receipt' || kind === 'event' ? kind : 'order';
             var amount = parseFloat(r[AM]);
             AMOUNT[i] = isNaN(amount) ? -1 : amount;
           }
@@ -270,7 +271,11 @@ public enum ReportAssets {
               { id: 'order', title: 'Order', key: function (r) { return str(r[O]); }, cell: function (td, r) {
                 td.className = 'mono';
                 td.textContent = str(r[O]);
-                if (r[KD] === 'receipt') { td.appendChild(document.createTextNode(' ')); add(td, tag('seen', 'receipt only')); }
+                // What a row that flags no order is: a receipt without its order, or a store event.
+                var what = r[KD] === 'receipt' ? 'receipt only' : r[KD] !== 'event' ? ''
+                  : given(r[O]) ? 'store event' : 'store event naming no order';
+                if (what && td.textContent) { td.appendChild(document.createTextNode(' ')); }
+                if (what) { add(td, tag('seen', what)); }
               } },
               { id: 'user', title: 'User', key: function (r) { return str(r[U]); }, cell: textCell(function (r) { return str(r[U]); }) },
               { id: 'platform', title: 'Platform', key: function (r) { return str(r[PL]); }, cell: textCell(function (r) { return str(r[PL]); }) },

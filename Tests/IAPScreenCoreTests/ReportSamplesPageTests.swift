@@ -1,0 +1,112 @@
+import Foundation
+import IAPBasics
+import Reporting
+import Screening
+import Testing
+
+@testable import Night
+
+/// report.html of the shipped samples screened with their store events (the README's first
+/// command), as a reader sees it in Chromium at 1280×800: the rows the store events add to
+/// the table, the links that open rows, and the refund requests.
+@Suite("report.html of the shipped samples", .serialized, .enabled(if: Chromium.usable, Chromium.skipReason))
+struct ReportSamplesPageTests {
+    /// The README's first command (its ledger in the scratch directory); report.html's path.
+    func screenSamples(_ s: Scratch) throws -> String {
+        let samples = GoldenOutputTests.root + "/samples/"
+        let orders = ["orders-appstore.csv.gz", "orders-play.jsonl.gz", "orders-storekit.xml.gz"].map { samples + $0 }
+        let run = try Tool.run(
+            ["screen", "--rules", samples + "Rules", "--orders"] + orders + [
+                "--receipts", samples + "receipts-appstore.csv.gz", "--store-events", samples + "store-events.jsonl.gz",
+                "--now", "2024-03-02T13:00:00Z", "--out", s.file("out"), "--quiet",
+            ], in: s.path)
+        #expect(run.status == 0, "\(run.stderr)")
+        return s.file("out/report.html")
+    }
+
+    /// Each row the flagged-orders table shows: its cells' text after the ▸, then `open` or `closed`.
+    func rows(_ page: ChromiumPage) throws -> [[String]] {
+        let json = try page.evaluate(
+            """
+            JSON.stringify(Array.from(document.querySelectorAll('#t-rows tbody tr[data-row]')).map(function (tr) {
+              return Array.from(tr.cells).slice(1).map(function (c) { return c.textContent; })
+                .concat([tr.classList.contains('open') ? 'open' : 'closed']);
+            }))
+            """)
+        return try JSONDecoder().decode([[String]].self, from: Data(json.utf8))
+    }
+
+    @Test(
+        "a store event not believed that names an order of the dump shows that order (platform, product, amount), labelled a store event, not a receipt without order"
+    )
+    func storeEventRowsShowTheirOrder() throws {
+        let s = try Scratch()
+        let file = try screenSamples(s)
+        let events = try rows(ChromiumPage(file, fragment: "rule=store-event-invalid&sort=order&dir=asc"))
+        #expect(
+            events.map { $0[0] }
+                == ["ORD-1000015", "ORD-1000018", "ORD-1000021", "ORD-1000153", "ORD-1000182"].map {
+                    $0 + " store event"
+                })
+        #expect(
+            events.first
+                == [
+                    "ORD-1000015 store event", "user-13158", "ios", "com.example.game.vip.monthly", "9.99 USD",
+                    "2024-03-01T19:02:04Z", "critical", "store-event-invalid", "new", "closed",
+                ])
+        #expect(events.allSatisfy { !$0.contains("") }, "every cell of an order's row is filled: \(events)")
+        // The receipts whose order is not in the dump keep their label.
+        let receipts = try rows(ChromiumPage(file, fragment: "rule=orphan-receipt"))
+        #expect(receipts.map { $0[0] } == ["ORD-1000118 receipt only", "ORD-1000248 receipt only"])
+    }
+
+    @Test("a store event not believed that names an earlier night's order shows what the ledger keeps of that order")
+    func storeEventOnEarlierOrder() throws {
+        let w = try ThreeNights()
+        #expect(try w.screen("night1.jsonl", out: "out1").run.status == 0)
+        #expect(try w.screen("night2.jsonl", events: "events2.jsonl", out: "out2").run.status == 0)
+        let page = try ChromiumPage(w.scratch.file("out2/report.html"), fragment: "rule=store-event-invalid")
+        #expect(
+            try rows(page) == [
+                [
+                    "G store event", "user-G", "ios", "com.x.gems", "4.99 USD", "2024-03-01T12:00:00Z", "critical",
+                    "store-event-invalid", "new", "closed",
+                ]
+            ])
+    }
+
+    @Test("a store event not believed that names no order says so, and nothing of its markup runs")
+    func storeEventWithoutOrder() throws {
+        let s = try Scratch()
+        let file = try s.write(
+            "report.html",
+            ReportHTML.render(summary: .blank, reports: [Self.eventNamingNoOrder], hashes: ReportWriter.pageHashes))
+        let page = try ChromiumPage(file)
+        #expect(try rows(page).first?.first == "store event naming no order")
+        #expect(
+            try page.evaluate("document.title + ' ' + (document.body.getAttribute('data-pwned') || 'safe')").hasSuffix(
+                " safe"))
+    }
+
+    /// A forged refund of a transaction no order took, logged in a file whose name is markup.
+    static let eventNamingNoOrder: OrderReport = {
+        let words = StoreEventInvalid.words(
+            type: "REFUND", transaction: "9999", location: SourceLocation(file: HostileNight.imagePayload, line: 7),
+            reason: "the signature does not verify: untrusted root")
+        let f = Finding(
+            orderID: nil, userID: nil, rule: StoreEventInvalid.id.rawValue, severity: .critical,
+            message: words.message, evidence: words.evidence)
+        return OrderReport(
+            orderID: nil, userID: nil, platform: nil, productID: nil, amount: nil, currency: nil, createdAt: nil,
+            findings: [f], isOrder: false)
+    }()
+}
+
+extension RunSummary {
+    /// A run of nothing, for pages made of reports a test builds.
+    static let blank = RunSummary(
+        version: "t", startedAt: Timestamp(clampingMillis: 0), finishedAt: Timestamp(clampingMillis: 0),
+        exitStatus: 0, orders: 0, receipts: 0, flagged: 0, new: 0, exempted: 0, malformed: 0, byRule: [],
+        bySeverity: [],
+        atRisk: [], inputs: [], rulesSHA256: "", ordersPerSecond: 0)
+}
