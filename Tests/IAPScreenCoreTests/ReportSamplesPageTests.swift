@@ -60,6 +60,18 @@ struct ReportSamplesPageTests {
         #expect(receipts.map { $0[0] } == ["ORD-1000118 receipt only", "ORD-1000248 receipt only"])
     }
 
+    @Test("the line above the table counts each kind of row it lists as what it is, and they add up to the rows shown")
+    func tableCountsWhatItSays() throws {
+        let s = try Scratch()
+        let page = try ChromiumPage(try screenSamples(s))
+        #expect(
+            try page.evaluate("document.querySelector('#orders p').textContent").hasPrefix(
+                "43 flagged orders; the table also lists 2 receipts whose order is not in the dump and 5 store "
+                    + "events not believed (they flag no order)."))
+        #expect(
+            try page.evaluate("document.getElementById('v-rows').textContent") == "Showing 1–50 of 50 listed orders.")
+    }
+
     @Test("a store event not believed that names an earlier night's order shows what the ledger keeps of that order")
     func storeEventOnEarlierOrder() throws {
         let w = try ThreeNights()
