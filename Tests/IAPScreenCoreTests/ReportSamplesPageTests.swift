@@ -87,31 +87,92 @@ struct ReportSamplesPageTests {
             ])
     }
 
+    @Test(
+        "#open= opens a store event's row and an orphan receipt's by their order id, and shows their evidence"
+    )
+    func openByOrderID() throws {
+        let s = try Scratch()
+        let page = try ChromiumPage(try screenSamples(s), fragment: "open=ORD-1000015&open=ORD-1000118")
+        #expect(
+            try rows(page).filter { $0.last == "open" }.map(\.[0]) == [
+                "ORD-1000015 store event", "ORD-1000118 receipt only",
+            ])
+        let details = try page.evaluate(
+            "Array.from(document.querySelectorAll('#t-rows tr.detail')).map(function (tr) { return tr.textContent; }).join('\\n')"
+        )
+        #expect(details.contains("a REFUND store event of transaction 100000000001873 at "))
+        #expect(details.contains("a receipt for order ORD-1000118 ("))
+    }
+
+    @Test(
+        "every row opens by its id: an order's own row and its store event's both by the order id, a store event naming no order by its file and line, which the page writes back when it is opened by hand"
+    )
+    func openEveryRow() throws {
+        let s = try Scratch()
+        let file = try Self.page(
+            [Self.order("O-9"), Self.storeEvent(naming: "O-9"), Self.storeEvent(naming: nil)], in: s)
+        let place = Self.eventFile + ":7"
+        let both = try rows(ChromiumPage(file, fragment: Chromium.fragment([("open", "O-9")])))
+        #expect(both.filter { $0.last == "open" }.map(\.[0]).sorted() == ["O-9", "O-9 store event"])
+        let page = try ChromiumPage(file, fragment: Chromium.fragment([("open", place)]))
+        let shown = try rows(page)
+        #expect(shown.filter { $0.last == "open" }.map(\.[0]) == [place + " store event naming no order"])
+        #expect(!(try page.evaluate("document.body.getAttribute('data-pwned') || document.title")).contains("pwned"))
+        // Closed and opened again by its ▸: the link to the view names it as the page does.
+        let written = try page.evaluate(
+            """
+            (function () {
+              var b = document.querySelector('#t-rows tr.open button.toggle');
+              b.click();
+              document.querySelector('#t-rows tr[data-row="' + b.closest('tr').getAttribute('data-row') + '"] button.toggle').click();
+              return JSON.stringify(new URLSearchParams(location.hash.slice(1)).getAll('open'));
+            })()
+            """)
+        #expect(written == String(decoding: try JSONEncoder().encode([place]), as: UTF8.self))
+    }
+
+    /// An order of the dump with one finding.
+    static func order(_ id: String) -> OrderReport {
+        let f = Finding(
+            orderID: id, userID: "u-" + id, rule: "sandbox-in-production", severity: .high,
+            message: "a Sandbox receipt was credited in production",
+            evidence: Evidence(expected: "Production", actual: "Sandbox"))
+        return OrderReport(
+            orderID: id, userID: "u-" + id, platform: "ios", productID: "com.x.gems", amount: "0.99", currency: "USD",
+            createdAt: nil, findings: [f])
+    }
+
     @Test("a store event not believed that names no order says so, and nothing of its markup runs")
     func storeEventWithoutOrder() throws {
         let s = try Scratch()
-        let file = try s.write(
-            "report.html",
-            ReportHTML.render(summary: .blank, reports: [Self.eventNamingNoOrder], hashes: ReportWriter.pageHashes))
-        let page = try ChromiumPage(file)
-        #expect(try rows(page).first?.first == "store event naming no order")
+        let page = try ChromiumPage(try Self.page([Self.storeEvent(naming: nil)], in: s))
+        #expect(try rows(page).first?.first == Self.eventFile + ":7 store event naming no order")
         #expect(
             try page.evaluate("document.title + ' ' + (document.body.getAttribute('data-pwned') || 'safe')").hasSuffix(
                 " safe"))
     }
 
-    /// A forged refund of a transaction no order took, logged in a file whose name is markup.
-    static let eventNamingNoOrder: OrderReport = {
+    /// report.html of `reports` in `s`; its path.
+    static func page(_ reports: [OrderReport], in s: Scratch) throws -> String {
+        try s.write(
+            "report.html", ReportHTML.render(summary: .blank, reports: reports, hashes: ReportWriter.pageHashes))
+    }
+
+    /// Where `storeEvent` was logged: a file whose name is markup, line 7.
+    static let eventFile = HostileNight.imagePayload
+
+    /// A forged refund of a transaction that `order` took (nil: no order took it).
+    static func storeEvent(naming order: String?) -> OrderReport {
         let words = StoreEventInvalid.words(
-            type: "REFUND", transaction: "9999", location: SourceLocation(file: HostileNight.imagePayload, line: 7),
+            type: "REFUND", transaction: "9999", location: SourceLocation(file: eventFile, line: 7),
             reason: "the signature does not verify: untrusted root")
         let f = Finding(
-            orderID: nil, userID: nil, rule: StoreEventInvalid.id.rawValue, severity: .critical,
+            orderID: order, userID: order.map { "u-" + $0 }, rule: StoreEventInvalid.id.rawValue, severity: .critical,
             message: words.message, evidence: words.evidence)
         return OrderReport(
-            orderID: nil, userID: nil, platform: nil, productID: nil, amount: nil, currency: nil, createdAt: nil,
-            findings: [f], isOrder: false)
-    }()
+            orderID: order, userID: f.userID, platform: nil, productID: nil, amount: nil, currency: nil,
+            createdAt: nil, findings: [f], isOrder: false)
+    }
 }
 
 extension RunSummary {
