@@ -47,6 +47,7 @@ public enum ReportAssets {
         .finding.f-critical{border-color:var(--critical)}.finding.f-high{border-color:var(--high)}
         .finding.f-medium{border-color:var(--medium)}.finding.f-low{border-color:var(--low)}
         td.nowrap{white-space:nowrap}
+        .wide{overflow-x:auto}table.requests td{white-space:nowrap}table.requests td.words{white-space:normal}
         .finding h4{margin:2px 0;font-size:13px}.finding p{margin:2px 0;font-weight:normal;color:#1d1d1f}
         table.ev th{width:180px;background:#f7f7f7}
         .replay{background:#fdecea;border:1px solid #f5c6cb;padding:4px 8px;border-radius:4px}

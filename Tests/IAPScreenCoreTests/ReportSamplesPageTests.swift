@@ -131,6 +131,49 @@ struct ReportSamplesPageTests {
         #expect(written == String(decoding: try JSONEncoder().encode([place]), as: UTF8.self))
     }
 
+    @Test(
+        "at 1280×800 every column of the refund requests is readable: no cell is cut, the page does not scroll sideways, ids and deadlines stay on one line"
+    )
+    func refundRequestsFit() throws {
+        let s = try Scratch()
+        let page = try ChromiumPage(try screenSamples(s), width: 1280, height: 800)
+        let cut = try page.evaluate(
+            """
+            (function () {
+              var out = [], root = document.documentElement;
+              var box = document.getElementById('refund-requests').getBoundingClientRect();
+              if (root.scrollWidth > root.clientWidth) { out.push('the page is ' + root.scrollWidth + ' px wide in ' + root.clientWidth); }
+              Array.from(document.querySelectorAll('#open-requests th, #open-requests td')).forEach(function (c) {
+                var r = c.getBoundingClientRect();
+                if (c.scrollWidth > c.clientWidth || r.left < box.left - 0.5 || r.right > box.right + 0.5) {
+                  out.push(c.textContent + ' at ' + Math.round(r.left) + '-' + Math.round(r.right) + ', ' + c.scrollWidth + ' px in ' + c.clientWidth);
+                }
+              });
+              // The deadline, transaction, order and user: one line each, never broken at a hyphen.
+              Array.from(document.querySelectorAll('#open-requests tbody tr')).forEach(function (tr) {
+                [0, 1, 3, 4].forEach(function (k) {
+                  var range = document.createRange();
+                  range.selectNodeContents(tr.cells[k]);
+                  if (tr.cells[k].textContent && range.getClientRects().length !== 1) { out.push(tr.cells[k].textContent + ' wraps'); }
+                });
+              });
+              return out.join('\\n');
+            })()
+            """)
+        #expect(cut == "", "\(cut)")
+        let cells = try page.evaluate(
+            """
+            Array.from(document.querySelectorAll('#open-requests tbody tr')).map(function (tr) {
+              return Array.from(tr.cells).map(function (c) { return c.textContent; }).join('|');
+            }).join('\\n')
+            """)
+        #expect(
+            cells.contains(
+                "2024-03-02T18:38:00Z|100000000000737|com.example.game.gems100|ORD-1000007|user-12466|OTHER|answer|DELIVERED|100 %|DECLINE"
+            ))
+        #expect(cells.contains("|UNSATISFIED_WITH_PURCHASE|answer|UNDELIVERED_OTHER|0 %|GRANT_FULL"))
+    }
+
     /// An order of the dump with one finding.
     static func order(_ id: String) -> OrderReport {
         let f = Finding(
