@@ -10,6 +10,7 @@ import Screening
 /// of them reports what, so `merge` puts them back in one run's order.
 struct AfterNightPlacer {
     let screener: NightScreener
+    let night: NightLoader
     let book: ClaimBook
     /// Earlier nights' claims of the transactions refunded, with what they bought.
     let earlier: [String: (claim: Claim, details: ClaimDetails)]
@@ -20,10 +21,12 @@ struct AfterNightPlacer {
     private var nextOther = 0
 
     init(
-        screener: NightScreener, book: ClaimBook, earlier: [String: (claim: Claim, details: ClaimDetails)],
-        watch: Int32?, others: [(before: Int, other: StoreEventNight.Other)]
+        screener: NightScreener, night: NightLoader, book: ClaimBook,
+        earlier: [String: (claim: Claim, details: ClaimDetails)], watch: Int32?,
+        others: [(before: Int, other: StoreEventNight.Other)]
     ) {
         self.screener = screener
+        self.night = night
         self.book = book
         self.earlier = earlier
         self.watch = watch
@@ -100,8 +103,13 @@ struct AfterNightPlacer {
                 if let f = evaluator.nightFinding(StoreEventInvalid.self, orderID: order?.orderID, words) {
                     var finding = f
                     finding.userID = order?.userID
+                    // The order it names is shown as it is, though the finding does not flag it.
+                    let details =
+                        order?.slot.map { screener.details(ofSlot: $0, night) }
+                        ?? transaction.flatMap { earlier[$0]?.details }
                     placeAfterNight(
-                        NightScreener.eventReport(finding, createdAt: order?.createdAt, isOrder: false),
+                        NightScreener.eventReport(
+                            finding, createdAt: order?.createdAt, isOrder: false, details: details),
                         mine: isMine(order?.orderID), into: &out)
                 }
             }

@@ -105,7 +105,8 @@ extension NightScreener {
             packed: refunds.packed, keyed: refunds.keyed, resolved: refunds.resolved,
             remembered: rememberedRefunds + replayed.extra)
         var placer = AfterNightPlacer(
-            screener: self, book: book, earlier: takers.earlier, watch: watch, others: events?.others ?? [])
+            screener: self, night: night, book: book, earlier: takers.earlier, watch: watch,
+            others: events?.others ?? [])
         placer.place(
             judged.judged, keyed: refunds.keyed, rememberedCount: rememberedRefunds.count, taker: taker, into: &out)
         placeRevokedReplays(replays, first: replayed.first, night: night, watch: watch, into: &out)
@@ -394,6 +395,17 @@ extension NightScreener {
             }
             found(token, key, at: at, position: position)
         }
+    }
+
+    /// What the reports show of tonight's order in `slot` beside a report of its own: as its
+    /// own report does, the platform of its row (else of its receipt), the product it should
+    /// have bought, its amount and currency.
+    func details(ofSlot slot: Int32, _ night: NightLoader) -> ClaimDetails {
+        let s = night.slots[Int(slot)]
+        let o = screenOrder(s, night)
+        return ClaimDetails(
+            productID: o.expectedProductID, amount: o.amount, currency: o.currency,
+            platform: (o.platform ?? s.outcome?.receiptPlatform)?.rawValue)
     }
 
     /// A report of its own for a finding after tonight's orders; an order of an earlier night

@@ -42,9 +42,27 @@ public struct OrderReport: Sendable {
     /// Flagged: some finding neither exempted nor reviewed legit.
     public var isFlagged: Bool { isOrder && findings.contains(where: \.counts) }
 
+    /// What report.html's row of this report is about.
+    public enum Subject: String, Sendable {
+        /// An order: of tonight's dump, or an earlier night's that a refund finding names.
+        case order
+        /// A receipt whose order is not in the dump (`orphan-receipt`).
+        case receipt
+        /// A store event not believed (`store-event-invalid`), on the order it names if any:
+        /// it shows that order but does not flag it.
+        case event
+    }
+
+    /// Told by its findings, since a report that is no order holds the one finding it was made for.
+    public var subject: Subject {
+        if isOrder { return .order }
+        if findings.contains(where: { $0.rule == OrphanReceipt.id.rawValue }) { return .receipt }
+        return findings.contains { $0.rule == StoreEventInvalid.id.rawValue } ? .event : .order
+    }
+
     /// Listed in report.html's table: some finding that is not exempted and not a malformed
     /// record (those have sections of their own). Flagged orders, orders reviewed legit (they
-    /// stay visible) and orphan receipts.
+    /// stay visible), orphan receipts and store events not believed.
     public var isListed: Bool {
         findings.contains { $0.exempted == nil && $0.rule != MalformedRecord.id.rawValue }
     }

@@ -47,6 +47,7 @@ public enum ReportAssets {
         .finding.f-critical{border-color:var(--critical)}.finding.f-high{border-color:var(--high)}
         .finding.f-medium{border-color:var(--medium)}.finding.f-low{border-color:var(--low)}
         td.nowrap{white-space:nowrap}
+        .wide{overflow-x:auto}table.requests td{white-space:nowrap}table.requests td.words{white-space:normal}
         .finding h4{margin:2px 0;font-size:13px}.finding p{margin:2px 0;font-weight:normal;color:#1d1d1f}
         table.ev th{width:180px;background:#f7f7f7}
         .replay{background:#fdecea;border:1px solid #f5c6cb;padding:4px 8px;border-radius:4px}
@@ -120,7 +121,8 @@ public enum ReportAssets {
             r[AM] = S(r[AM]);
             r[CU] = S(r[CU]);
             r[ST] = str(S(r[ST]));
-            r[KD] = S(r[KD]) === 'receipt' ? 'receipt' : 'order';
+            var kind = S(r[KD]);
+            r[KD] = kind === 'receipt' || kind === 'event' ? kind : 'order';
             var amount = parseFloat(r[AM]);
             AMOUNT[i] = isNaN(amount) ? -1 : amount;
           }
@@ -146,14 +148,29 @@ public enum ReportAssets {
             FILLED[i] = 1;
             return r;
           }
-          var index = null;
-          function rowOfOrder(id) {
-            if (!index) {
-              index = {};
-              rows.forEach(function (r, i) { if (r[KD] !== 'receipt' && !(('o' + r[O]) in index)) { index['o' + r[O]] = i; } });
+          // The id a row opens by (#open=ID) and is written back with: its order's, else the place of
+          // the record its finding is about (FILE:LINE, as its message says), else its number.
+          function rowID(i) {
+            var r = rows[i];
+            if (given(r[O])) { return str(r[O]); }
+            var f = fill(i)[FS][0], x = f ? f[5] : {};
+            if (given(x.file) && given(x.line)) { return str(x.file) + ':' + str(x.line); }
+            if (given(x.file) && given(x.row)) { return str(x.file) + ' row ' + str(x.row); }
+            return '#' + (i + 1);
+          }
+          // The rows of each id: an order may have a row of its own and a store event's naming it.
+          var ids = null;
+          function rowsOf(id) {
+            if (!ids) {
+              ids = Object.create(null);
+              for (var i = 0; i < n; i++) { var k = rowID(i); (ids[k] = ids[k] || []).push(i); }
             }
-            var v = index['o' + id];
-            return v === undefined ? -1 : v;
+            return ids[id] || [];
+          }
+          // The order's own row, for a replay's button to it; -1 when the table has none.
+          function rowOfOrder(id) {
+            var own = rowsOf(id).filter(function (i) { return rows[i][KD] === 'order'; });
+            return own.length ? own[0] : -1;
           }
           function searchText(i) {
             if (TEXT[i] === undefined) {
@@ -267,10 +284,14 @@ public enum ReportAssets {
                 b.setAttribute('aria-label', 'evidence');
                 b.addEventListener('click', function () { g.toggle(i); });
               } },
-              { id: 'order', title: 'Order', key: function (r) { return str(r[O]); }, cell: function (td, r) {
+              { id: 'order', title: 'Order', key: function (r, i) { return rowID(i); }, cell: function (td, r, i) {
                 td.className = 'mono';
-                td.textContent = str(r[O]);
-                if (r[KD] === 'receipt') { td.appendChild(document.createTextNode(' ')); add(td, tag('seen', 'receipt only')); }
+                td.textContent = rowID(i);
+                // What a row that flags no order is: a receipt without its order, or a store event.
+                var what = r[KD] === 'receipt' ? 'receipt only' : r[KD] !== 'event' ? ''
+                  : given(r[O]) ? 'store event' : 'store event naming no order';
+                if (what && td.textContent) { td.appendChild(document.createTextNode(' ')); }
+                if (what) { add(td, tag('seen', what)); }
               } },
               { id: 'user', title: 'User', key: function (r) { return str(r[U]); }, cell: textCell(function (r) { return str(r[U]); }) },
               { id: 'platform', title: 'Platform', key: function (r) { return str(r[PL]); }, cell: textCell(function (r) { return str(r[PL]); }) },
@@ -324,8 +345,7 @@ public enum ReportAssets {
             grid.open = {};
             var first = -1;
             p.getAll('open').forEach(function (id) {
-              var i = rowOfOrder(id);
-              if (i >= 0) { grid.open[i] = true; if (first < 0) { first = i; } }
+              rowsOf(id).forEach(function (i) { grid.open[i] = true; if (first < 0) { first = i; } });
             });
             grid.refresh();
             var page = Number(p.get('page'));
@@ -334,7 +354,11 @@ public enum ReportAssets {
           }
           function writeHash() {
             var p = grid.writeView(filters);
-            Object.keys(grid.open).forEach(function (i) { if (rows[i] && rows[i][O] !== null) { p.append('open', str(rows[i][O])); } });
+            var written = Object.create(null);
+            Object.keys(grid.open).forEach(function (i) {
+              var id = rows[i] ? rowID(Number(i)) : null;
+              if (id !== null && !written[id]) { written[id] = true; p.append('open', id); }
+            });
             setFragment(p);
             byId('print-view').textContent = 'Printed view: ' + (p.toString() ? decodeURIComponent(p.toString().replace(/\+/g, ' ')) : 'all listed orders') + '.';
           }

@@ -23,7 +23,8 @@ import Screening
 ///       standing        "new" | "seen" | "fraud" | "legit" | "" (no ledger)
 ///       review          [verdict, note, by, at] or null
 ///       receipt_fields  [[key, value], …] (empty when the pipeline did not fill them)
-///       kind            "receipt" (a receipt whose order is not in the dump), else null (an order)
+///       kind            "receipt" (a receipt whose order is not in the dump), "event" (a store event
+///                       not believed, on the order it names if any), else null (an order)
 ///     exempted row    [order_id, user_id, rule⁺, severity, message, expected⁺, actual⁺, [key⁺, value, …]]
 ///     malformed row   [file⁺, place, order_id, user_id, message]     place "line 12" / "row 3"
 ///
@@ -76,7 +77,7 @@ public enum ReportData {
             w.close()
         }
         w.close()
-        w.shared(r.isOrder ? nil : "receipt")
+        w.shared(r.subject == .order ? nil : r.subject.rawValue)
         w.close()
         w.end(.rows)
     }

@@ -15,25 +15,51 @@ extension ReportHTML {
             + "\(n("grant_prorated")) grant prorated, \(n("no_preference")) none. Each answer's reasons, field by "
             + "field, are in consumption.jsonl.</p>"
         guard !r.open.isEmpty else { return out + "<p class=\"empty\">No request is open.</p></section>\n" }
+        // Ten columns in 1,280 px: ids, the deadline and the figures stay whole on one line (a
+        // transaction or order split in two misreads); Apple's codes and product ids, the long
+        // values, wrap between their words (after `_` and `.`), never inside one. At their
+        // narrowest the samples' columns need about 1,100 px of the 1,209 the page has at 1,280.
+        // A value longer than any store writes (a hostile dump) widens its column and the table
+        // scrolls in its own box: the page never grows wider than the window, cutting the last
+        // columns off.
         out +=
-            "<table class=\"numbers\" id=\"open-requests\"><thead><tr><th>answer by</th><th>transaction</th>"
-            + "<th>product</th><th>order</th><th>user</th><th>reason</th><th>status</th><th>delivery</th>"
-            + "<th>consumed</th><th>preference</th></tr></thead><tbody>"
+            "<div class=\"wide\"><table class=\"requests\" id=\"open-requests\"><thead><tr><th>answer by</th>"
+            + "<th>transaction</th><th>product</th><th>order</th><th>user</th><th>reason</th><th>status</th>"
+            + "<th>delivery</th><th class=\"n\">consumed</th><th>preference</th></tr></thead><tbody>"
         for q in r.open.prefix(openRequestRows) {
             let consumed = q.consumptionPercentage.map { percent($0) } ?? ""
             let cells = [
-                q.answerBy.iso8601, q.transactionID, q.productID ?? "", q.orderID ?? "", q.userID ?? "", q.reason ?? "",
-                q.status, q.deliveryStatus ?? "", consumed, q.refundPreference ?? "",
+                ("", e(q.answerBy.iso8601)), ("mono", e(q.transactionID)), ("words", wrappable(q.productID)),
+                ("mono", e(q.orderID ?? "")), ("", e(q.userID ?? "")), ("words", wrappable(q.reason)),
+                ("", e(q.status)), ("words", wrappable(q.deliveryStatus)), ("n", e(consumed)),
+                ("words", wrappable(q.refundPreference)),
             ]
-            out += "<tr>" + cells.map { "<td>\(e($0))</td>" }.joined() + "</tr>"
+            out +=
+                "<tr>" + cells.map { $0.0.isEmpty ? "<td>\($0.1)</td>" : "<td class=\"\($0.0)\">\($0.1)</td>" }.joined()
+                + "</tr>"
         }
-        out += "</tbody></table>"
+        out += "</tbody></table></div>"
         if r.open.count > openRequestRows {
             out +=
                 "<p>The first \(grouped(openRequestRows)) of \(grouped(r.open.count)) open requests; the rest are in "
                 + "consumption.jsonl.</p>"
         }
         return out + "</section>\n"
+    }
+
+    /// `s` escaped, with a place to wrap (`<wbr>`) after each `_` and `.`: `UNSATISFIED_WITH_PURCHASE`
+    /// and `com.example.game.gems100` wrap between their words and read the same when copied.
+    static func wrappable(_ s: String?) -> String {
+        var out = ""
+        var word = ""
+        for c in s ?? "" {
+            word.append(c)
+            if c == "_" || c == "." {
+                out += HTMLText.escape(word) + "<wbr>"
+                word = ""
+            }
+        }
+        return out + HTMLText.escape(word)
     }
 
     /// Milliunits as a percentage: 45500 as 45.5 %.

@@ -35,10 +35,12 @@ public enum ReportHTML {
     /// What the page counts as the reports go by, beside the charts.
     public struct Tally: Sendable {
         public var charts = ReportCharts()
-        /// Rows of the table: flagged orders, orders reviewed legit, receipts without an order.
+        /// Rows of the table: flagged orders, orders reviewed legit, receipts without an order,
+        /// store events not believed.
         public var listed = 0
         public var legit = 0
         public var receiptsOnly = 0
+        public var eventsNotBelieved = 0
         public var exempted = 0
         public var malformed = 0
 
@@ -48,7 +50,11 @@ public enum ReportHTML {
             charts.add(r)
             if r.isListed {
                 listed += 1
-                if !r.isOrder { receiptsOnly += 1 } else if !r.isFlagged { legit += 1 }
+                switch r.subject {
+                case .order: if !r.isFlagged { legit += 1 }
+                case .receipt: receiptsOnly += 1
+                case .event: eventsNotBelieved += 1
+                }
             }
             for f in r.findings {
                 if f.exempted != nil { exempted += 1 }
@@ -263,9 +269,15 @@ public enum ReportHTML {
                     ? "1 receipt whose order is not in the dump"
                     : "\(grouped(t.receiptsOnly)) receipts whose order is not in the dump")
         }
+        if t.eventsNotBelieved > 0 {
+            also.append(
+                t.eventsNotBelieved == 1
+                    ? "1 store event not believed (it flags no order)"
+                    : "\(grouped(t.eventsNotBelieved)) store events not believed (they flag no order)")
+        }
         let about =
             (s.flagged == 1 ? "1 flagged order" : "\(grouped(s.flagged)) flagged orders")
-            + (also.isEmpty ? "" : "; the table also lists " + also.joined(separator: " and "))
+            + (also.isEmpty ? "" : "; the table also lists " + commaList(also))
         let filters = [
             ("f-rule", "Rule", "any rule"), ("f-sev", "Severity", "any"), ("f-platform", "Platform", "any"),
             ("f-status", "Status", "any"),
@@ -280,6 +292,12 @@ public enum ReportHTML {
                 + gridControls(
                     filters, search: "order, user, product, transaction…", grid: "rows",
                     noscript: "The tables need JavaScript; the same orders are in flagged.csv and findings.jsonl.")
+    }
+
+    /// "a", "a and b", "a, b and c".
+    static func commaList(_ items: [String]) -> String {
+        guard let last = items.last, items.count > 1 else { return items.joined() }
+        return items.dropLast().joined(separator: ", ") + " and " + last
     }
 
     /// A grid's filters (select id, label, what "no filter" says), search box and Clear button,

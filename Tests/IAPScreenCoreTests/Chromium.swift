@@ -46,6 +46,14 @@ enum Chromium {
             separator: "&")
     }
 
+    /// How every test starts it: headless, in a profile of its own, without what a test does not need.
+    static func options(profile: String) -> [String] {
+        [
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+            "--disable-extensions", "--user-data-dir=" + profile,
+        ]
+    }
+
     static func run(_ args: [String]) throws -> String {
         guard let executable else {
             throw Failure(
@@ -56,12 +64,7 @@ enum Chromium {
         defer { try? FileManager.default.removeItem(atPath: profile) }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments =
-            [
-                "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-                "--disable-extensions",
-                "--user-data-dir=" + profile,
-            ] + args
+        p.arguments = options(profile: profile) + args
         let out = Pipe()
         p.standardOutput = out
         p.standardError = FileHandle.nullDevice

@@ -72,6 +72,21 @@ struct ReportEscapingTests {
         #expect(data.contains("\\u2028\\u0026amp;"))
     }
 
+    @Test("the open refund requests show markup as text, and wrap Apple's codes and product ids only between words")
+    func refundRequests() throws {
+        let evil = Self.evil
+        let request = RequestFigures.OpenRequest(
+            answerBy: try #require(Timestamp(millis: 0)), transactionID: evil, productID: "com.x." + evil,
+            orderID: evil, userID: evil, reason: "A_" + evil, status: "answer", deliveryStatus: evil,
+            consumptionPercentage: 45_500, refundPreference: "GRANT_FULL")
+        let html = ReportHTML.refundRequests(RequestFigures(states: [], open: [request]))
+        #expect(!html.contains("<img") && !html.contains("<script") && !html.contains("<!--"))
+        #expect(html.contains("<td class=\"mono\">\(HTMLText.escape(evil))</td>"))
+        #expect(html.contains("<td class=\"words\">com.<wbr>x.<wbr>\(HTMLText.escape(evil))</td>"))
+        #expect(html.contains("<td class=\"words\">A_<wbr>\(HTMLText.escape(evil))</td>"))
+        #expect(html.contains("<td class=\"n\">45.5 %</td><td class=\"words\">GRANT_<wbr>FULL</td>"))
+    }
+
     @Test("the Content-Security-Policy runs only the page's own script and style, by hash")
     func csp() {
         let html = Self.page([], text: "plain")
