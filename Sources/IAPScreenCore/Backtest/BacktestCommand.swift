@@ -46,6 +46,11 @@ enum BacktestCommand {
             return .usage
         }
         let baselinePath = args.one("--baseline") ?? "Rules"
+        if args.one("--baseline") == nil, !quiet {
+            // The default is easy to miss: say which directory the change is judged against.
+            let cwd = FileManager.default.currentDirectoryPath
+            io.error("iapscreen backtest: no --baseline given: the baseline is ./Rules (\(cwd)/Rules)")
+        }
         // Both checked, every problem of each said, before anything is read or written.
         let notDone = "nothing written"
         let baselineRules = io.loadRules(at: baselinePath, which: "baseline", command: spec.name, notDone: notDone)
