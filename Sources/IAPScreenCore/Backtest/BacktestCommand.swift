@@ -35,7 +35,7 @@ enum BacktestCommand {
 
     private static let candidateOption = OptionSpec(
         "--rules", .one, valueName: "DIR",
-        help: "The candidate Rules directory (the change to try). Required.")
+        help: "The candidate Rules directory (the change to try).", required: true)
 
     static func run(_ args: ParsedArguments, io: Console) -> ExitStatus {
         let started = SystemClock.monotonicSeconds()

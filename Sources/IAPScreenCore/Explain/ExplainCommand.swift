@@ -16,7 +16,7 @@ enum ExplainCommand {
         name: "explain",
         summary: "Say why one order was flagged or not: every rule, its receipt entry, the ledger, exemptions.",
         options: [
-            OptionSpec("--order", .one, valueName: "ID", help: "The order to explain. Required."),
+            OptionSpec("--order", .one, valueName: "ID", help: "The order to explain.", required: true),
             OptionSpec(
                 "--out", .one, valueName: "DIR",
                 help: "The folder screen wrote, whose explain index answers at once (default ./iapscreen-report)."),

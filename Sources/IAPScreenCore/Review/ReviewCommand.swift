@@ -15,10 +15,11 @@ enum ReviewCommand {
         summary: "Record a reviewer's verdict on a flagged order in the ledger.",
         options: [
             OptionSpec(
-                "--order", .one, valueName: "ID", help: "The order (its order_id, as the reports print it). Required."),
+                "--order", .one, valueName: "ID", help: "The order (its order_id, as the reports print it).",
+                required: true),
             OptionSpec(
-                "--verdict", .one, help: "fraud, or legit (no longer counts as flagged). Required.",
-                choices: ["fraud", "legit"]),
+                "--verdict", .one, help: "fraud, or legit (no longer counts as flagged).", choices: ["fraud", "legit"],
+                required: true),
             OptionSpec("--note", .one, valueName: "TEXT", help: "Why, in words (shown in the reports)."),
             OptionSpec(
                 "--by", .one, valueName: "NAME",
