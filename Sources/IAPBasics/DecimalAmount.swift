@@ -85,10 +85,17 @@ public struct DecimalAmount: Sendable, Equatable, CustomStringConvertible {
     /// At least two decimals (`412.80`), more when the inputs had them; `overflow` past 64 bits.
     public var description: String {
         guard !overflowed else { return "overflow" }
-        let s = max(scale, 2)
+        let (whole, fraction) = digits
+        return whole + "." + fraction.prefix(max(scale, 2))
+    }
+
+    /// The signed whole part, and all six decimals (`("-4", "990000")`).
+    var digits: (whole: String, fraction: String) {
         let magnitude = micros.magnitude
-        var frac = String(magnitude % 1_000_000)
-        frac = String(repeating: "0", count: 6 - frac.count) + frac
-        return (micros < 0 ? "-" : "") + String(magnitude / 1_000_000) + "." + frac.prefix(s)
+        let fraction = String(magnitude % 1_000_000)
+        return (
+            (micros < 0 ? "-" : "") + String(magnitude / 1_000_000),
+            String(repeating: "0", count: 6 - fraction.count) + fraction
+        )
     }
 }

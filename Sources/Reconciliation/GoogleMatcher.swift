@@ -194,9 +194,10 @@ struct GoogleMatcher {
         }
         var differs: [String] = []
         if side.currency != first.currency || side.amount != first.amount {
+            let ourCurrency = pool.text(first.currency)
             differs.append(
-                "the store charged \(side.amount) \(storeCurrency), we credited \(first.amount) \(pool.text(first.currency))"
-            )
+                "the store charged \(side.amount.text(in: storeCurrency)) \(storeCurrency), "
+                    + "we credited \(first.amount.text(in: ourCurrency)) \(ourCurrency)")
         }
         if side.product != first.product {
             differs.append("the store sold \(pool.text(side.product)), we credited \(pool.text(first.product))")

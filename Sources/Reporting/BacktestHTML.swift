@@ -54,7 +54,7 @@ public enum BacktestHTML {
             + card("total-flagged-candidate", t.flaggedCandidate, "flagged under the candidate")
             + card("total-newly-flagged", t.newlyFlagged.orders, "newly flagged")
             + card("total-no-longer-flagged", t.noLongerFlagged.orders, "no longer flagged")
-            + card("total-rules-changed", t.rulesChanged.orders, "flagged for other rules")
+            + card("total-rules-changed", t.rulesChanged.orders, "flagged under both with other findings")
             + "</div>\n<h3>Newly flagged, against the ledger</h3><div class=\"cards\">"
             + card("newly-flagged-fraud", t.newlyFlagged.reviewedFraud, "reviewed fraud")
             + card("newly-flagged-legit", t.newlyFlagged.reviewedLegit, "reviewed legit (false alarms)", alert: true)
@@ -103,7 +103,22 @@ public enum BacktestHTML {
                 .joined()
                 + "</tr>"
         }
-        return out + "</tbody></table></section>\n"
+        return out + "</tbody></table>" + severitySection(t) + "</section>\n"
+    }
+
+    /// Rules whose findings count under both at another severity: both severities, counted.
+    static func severitySection(_ t: BacktestTotals) -> String {
+        guard !t.severityChanged.isEmpty else { return "" }
+        var out =
+            "<h3>Severity changed</h3><table id=\"t-severity\"><thead><tr><th>rule</th><th>baseline</th>"
+            + "<th>candidate</th><th class=\"n\">findings</th><th class=\"n\">orders</th></tr></thead><tbody>"
+        for c in SeverityChange.sorted(t.severityChanged) {
+            let e = HTMLText.escape
+            out +=
+                "<tr><td class=\"mono\">\(e(c.rule))</td><td>\(e(c.baseline))</td><td>\(e(c.candidate))</td>"
+                + "<td class=\"n\">\(ReportHTML.grouped(c.findings))</td><td class=\"n\">\(ReportHTML.grouped(c.orders))</td></tr>"
+        }
+        return out + "</tbody></table>"
     }
 
     /// The section's start, up to where the data goes; `write` closes it.
@@ -145,7 +160,7 @@ public enum BacktestHTML {
     public static let style =
         ReportAssets.style + "\n" + #"""
             .tag.newly-flagged{background:#f8d7da;border-color:#e08a93}.tag.no-longer-flagged{background:#d4edda;border-color:#8fc99c}
-            .tag.rules-changed{background:#eef}
+            .tag.rules-changed{background:#eef}.severity-change{font-size:.85em;white-space:nowrap}
             .rule-added{color:var(--critical);font-weight:600}.rule-removed{color:#666;text-decoration:line-through}
             """#
 
@@ -168,6 +183,7 @@ public enum BacktestHTML {
               r.change = str(r.change);
               r.verdict = str(r.verdict);
               r.refunded = r.refunded === true;
+              r.severity_changes = Array.isArray(r.severity_changes) ? r.severity_changes.filter(isObject) : [];
               var amount = parseFloat(str(r.amount));
               AMOUNT[i] = isNaN(amount) ? -1 : amount;
             });
@@ -223,7 +239,14 @@ public enum BacktestHTML {
                 { id: 'candidate', title: 'Candidate rules', key: function (r) { return r.candidate_rules.join(' '); },
                   cell: rulesCell('candidate_rules', 'baseline_rules', 'rule-added') },
                 { id: 'change', title: 'Change', key: function (r) { var k = CHANGES.indexOf(r.change); return k < 0 ? CHANGES.length : k; },
-                  cell: function (td, r) { var k = CHANGES.indexOf(r.change); add(td, tag(k < 0 ? '' : r.change, k < 0 ? r.change : CHANGE_LABEL[k])); } },
+                  cell: function (td, r) {
+                    var k = CHANGES.indexOf(r.change);
+                    add(td, tag(k < 0 ? '' : r.change, k < 0 ? r.change : CHANGE_LABEL[k]));
+                    // Where a severity changed, both severities.
+                    r.severity_changes.forEach(function (c) {
+                      add(td, el('div', 'severity-change', str(c.rule) + ' ' + str(c.baseline) + ' \u2192 ' + str(c.candidate)));
+                    });
+                  } },
                 { id: 'verdict', title: 'Verdict', key: function (r) { return r.verdict; }, cell: function (td, r) {
                   if (r.verdict) { add(td, tag(r.verdict === 'fraud' || r.verdict === 'legit' ? r.verdict : '', r.verdict)); } else { td.textContent = '\u2014'; }
                 } },

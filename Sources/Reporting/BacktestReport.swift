@@ -24,11 +24,13 @@ public struct BacktestRow: Sendable, Equatable {
     public var verdict: String?
     /// A store event (tonight's or one the ledger remembers) says the purchase was refunded.
     public var refunded: Bool
+    /// Rules on both lists whose findings count at another severity under the candidate.
+    public var severityChanges: [SeverityChange]
 
     public init(
         orderID: String?, userID: String?, createdAt: Timestamp?, productID: String?, amount: String?,
         currency: String?, baselineRules: [String], candidateRules: [String], change: BacktestChange,
-        verdict: String?, refunded: Bool
+        verdict: String?, refunded: Bool, severityChanges: [SeverityChange] = []
     ) {
         self.orderID = orderID
         self.userID = userID
@@ -41,6 +43,7 @@ public struct BacktestRow: Sendable, Equatable {
         self.change = change
         self.verdict = verdict
         self.refunded = refunded
+        self.severityChanges = severityChanges
     }
 
     public static let csvHeader =
@@ -64,6 +67,7 @@ public struct BacktestRow: Sendable, Equatable {
             ("baseline_rules", .array(baselineRules.map(JSONValue.string))),
             ("candidate_rules", .array(candidateRules.map(JSONValue.string))),
             ("change", .string(change.rawValue)), ("verdict", text(verdict)), ("refunded", .bool(refunded)),
+            ("severity_changes", .array(severityChanges.map { .object($0.json) })),
         ])
     }
 }
@@ -130,6 +134,8 @@ public struct BacktestTotals: Sendable, Equatable {
     public var noLongerFlagged = Side()
     /// Orders flagged under both whose rules differ.
     public var rulesChanged = Side()
+    /// Findings counted under both at another severity, per rule and pair of severities.
+    public var severityChanged: [SeverityChange] = []
 
     public init() {}
 
@@ -140,6 +146,7 @@ public struct BacktestTotals: Sendable, Equatable {
         case .noLongerFlagged: noLongerFlagged.add(row)
         case .rulesChanged: rulesChanged.add(row)
         }
+        for c in row.severityChanges { SeverityChange.add(c, to: &severityChanged) }
         let before = Set(row.baselineRules)
         let after = Set(row.candidateRules)
         for rule in after.subtracting(before) { byRule[rule, default: RuleCounts()].added += 1 }
@@ -174,11 +181,12 @@ public struct BacktestTotals: Sendable, Equatable {
             ("newly_flagged", .object(newlyFlagged.json)),
             ("no_longer_flagged", .object(noLongerFlagged.json)),
             ("rules_changed", .object(rulesChanged.json)),
+            ("severity_changed", .array(SeverityChange.sorted(severityChanged).map { .object($0.json) })),
         ])
     }
 
     /// The five-second line on stderr: `+312 flagged (41 reviewed fraud, 3 legit, 57 refunded),
-    /// −12 no longer flagged (2 reviewed fraud)`.
+    /// −12 no longer flagged (2 reviewed fraud)`, then each severity change, counted.
     public var summaryLine: String {
         func detail(_ s: Side, legit: Bool) -> String {
             var parts = ["\(s.reviewedFraud) reviewed fraud"]
@@ -189,7 +197,10 @@ public struct BacktestTotals: Sendable, Equatable {
         var line =
             "+\(newlyFlagged.orders) flagged (\(detail(newlyFlagged, legit: true))), "
             + "\u{2212}\(noLongerFlagged.orders) no longer flagged (\(detail(noLongerFlagged, legit: false)))"
-        if rulesChanged.orders > 0 { line += ", \(rulesChanged.orders) flagged for other rules" }
+        if rulesChanged.orders > 0 { line += ", \(rulesChanged.orders) flagged under both with other findings" }
+        if !severityChanged.isEmpty {
+            line += "; " + SeverityChange.sorted(severityChanged).map(\.words).joined(separator: ", ")
+        }
         return line
     }
 }

@@ -127,12 +127,15 @@ enum AppleEvents {
         }
     }
 
-    /// 4990 milliunits as 4.99.
+    /// 4990 milliunits as 4.99, 5000 as 5: the amount has the decimals its value needs, not
+    /// the three every milliunit price is written with (which would print `4.990` USD).
     static func milliunits(_ m: Int64) -> DecimalAmount? {
         let whole = m / 1000
         let rest = (m % 1000).magnitude
-        let fraction = String(rest + 1000).dropFirst()
-        return DecimalAmount((m < 0 && whole == 0 ? "-" : "") + "\(whole).\(fraction)")
+        var fraction = Substring(String(rest + 1000).dropFirst())
+        while fraction.last == "0" { fraction.removeLast() }
+        let sign = m < 0 && whole == 0 ? "-" : ""
+        return DecimalAmount(fraction.isEmpty ? "\(whole)" : sign + "\(whole).\(fraction)")
     }
 
     static func extra(_ extras: [(key: String, value: JSONValue)], _ key: String) -> String? {

@@ -18,12 +18,12 @@ struct BacktestPageTests {
 
     static func row(
         _ order: String, user: String, amount: String, _ currency: String, _ before: [String], _ after: [String],
-        _ change: BacktestChange, verdict: String?, refunded: Bool
+        _ change: BacktestChange, verdict: String?, refunded: Bool, severities: [SeverityChange] = []
     ) -> BacktestRow {
         BacktestRow(
             orderID: order, userID: user, createdAt: Timestamp(seconds: 1_709_294_400), productID: "com.x.gems",
             amount: amount, currency: currency, baselineRules: before, candidateRules: after, change: change,
-            verdict: verdict, refunded: refunded)
+            verdict: verdict, refunded: refunded, severityChanges: severities)
     }
 
     /// Each kind of change, every verdict, refunded or not, two currencies, and markup in the data.
@@ -45,7 +45,8 @@ struct BacktestPageTests {
             refunded: true),
         row(
             "O-6", user: "u6", amount: "3.00", "EUR", ["missing-receipt"], [svgRule, "missing-receipt"], .rulesChanged,
-            verdict: nil, refunded: false),
+            verdict: nil, refunded: false,
+            severities: [SeverityChange(rule: "missing-receipt", baseline: "medium", candidate: "low", findings: 1)]),
     ]
 
     static func totals(_ rows: [BacktestRow], counts: [String: (Int, Int)]) -> BacktestTotals {
@@ -166,7 +167,12 @@ struct BacktestPageTests {
         #expect(page.html.contains("id=\"no-longer-flagged-fraud\"><b>1</b><span>reviewed fraud (catches lost)</span>"))
         #expect(
             page.text(id: "summary") == "+3 flagged (1 reviewed fraud, 1 legit, 2 refunded), −2 no longer flagged "
-                + "(1 reviewed fraud, 1 refunded), 1 flagged for other rules")
+                + "(1 reviewed fraud, 1 refunded), 1 flagged under both with other findings; "
+                + "missing-receipt severity medium \u{2192} low: 1 finding")
+        #expect(
+            page.section(id: "t-severity").contains(
+                "<tr><td class=\"mono\">missing-receipt</td><td>medium</td><td>low</td><td class=\"n\">1</td>"
+                    + "<td class=\"n\">1</td></tr>"))
 
         let atRisk = page.section(id: "at-risk")
         #expect(
@@ -199,7 +205,9 @@ struct BacktestPageTests {
         #expect(shownRows[3].suffix(5) == ["velocity", "—", "no longer flagged", "fraud", "no"])
         #expect(
             shownRows[5].suffix(5) == [
-                "missing-receipt", "\(Self.svgRule), missing-receipt", "rules changed", "—", "no",
+                "missing-receipt", "\(Self.svgRule), missing-receipt",
+                "rules changedmissing-receipt medium \u{2192} low",
+                "—", "no",
             ])
         // The rule the candidate adds is marked; kept rules are not.
         let o6 = page.rows(table: "t-changes")[5]

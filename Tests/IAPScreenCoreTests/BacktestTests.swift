@@ -174,6 +174,44 @@ struct BacktestTests {
         #expect(FileManager.default.fileExists(atPath: s.file("bt/backtest.html")))
     }
 
+    @Test(
+        "a severity change is said with both severities and counted, on stderr, in backtest.json and backtest.html; without --baseline, stderr names the baseline used"
+    )
+    func severityChange() throws {
+        let world = try SampleWorld.shared.get()
+        let s = try Scratch()
+        // The world's Rules as ./Rules: the baseline when --baseline is left out.
+        try FileManager.default.copyItem(atPath: world.path + "/Rules", toPath: s.file("Rules"))
+        let cand = try candidate(
+            world, s, "cand",
+            rules: "rule signature-invalid severity medium\nexempt reviewers from sandbox-in-production\n")
+        let before = try screened(world, s, rules: world.path + "/Rules", out: "base")
+        let findings = before.values.joined().filter { $0 == "signature-invalid critical " }.count
+        try #require(findings > 0, "the world has no signature-invalid finding: the test shows nothing")
+        let r = try Tool.run(
+            ["backtest", "--rules", cand, "--out", s.file("bt"), "--ledger", "none"] + inputs(world), in: s.path)
+        #expect(r.status == 0, "\(r.stderr)")
+        let said = "signature-invalid severity critical \u{2192} medium: \(findings) findings"
+        #expect(r.stderr.contains(said), "\(r.stderr)")
+        #expect(
+            r.stderr.contains("no --baseline given: the baseline is ./Rules (\(s.file("Rules")))"), "\(r.stderr)")
+
+        let json = try #require(try JSONParser.parse(try s.read("bt/backtest.json")).object)
+        let changes = try #require(json["severity_changed"]?.array)
+        #expect(changes.count == 1)
+        let change = try #require(changes.first?.object)
+        #expect(change["rule"]?.string == "signature-invalid")
+        #expect(change["baseline"]?.string == "critical" && change["candidate"]?.string == "medium")
+        #expect(change["findings"]?.int64 == Int64(findings))
+        #expect(try s.read("bt/backtest.html").contains(said))
+
+        // Given, the baseline is not announced.
+        let given = try Tool.run(
+            ["backtest", "--rules", cand, "--baseline", "Rules", "--out", s.file("bt"), "--ledger", "none"]
+                + inputs(world), in: s.path)
+        #expect(given.status == 0 && !given.stderr.contains("--baseline"), "\(given.stderr)")
+    }
+
     @Test("two nights' dumps at once are one backtest, as they are one screen")
     func severalNights() throws {
         let world = try SampleWorld.shared.get()

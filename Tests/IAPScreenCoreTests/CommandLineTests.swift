@@ -21,6 +21,48 @@ struct CommandLineTests {
         }
     }
 
+    @Test(
+        "--help marks the required flags and arguments: bare in the usage line, (required) in the options; the others in brackets"
+    )
+    func requiredInHelp() throws {
+        let usages = [
+            "screen": "Usage: iapscreen screen --orders PATH... [--receipts PATH...]",
+            "review": "Usage: iapscreen review --order ID --verdict fraud|legit [--note TEXT]",
+            "reconcile": "Usage: iapscreen reconcile --orders PATH... --store-report PATH... [--receipts PATH...]",
+            "backtest": "Usage: iapscreen backtest --orders PATH... --rules DIR [--receipts PATH...]",
+            "ledger": "Usage: iapscreen ledger status|copy [--ledger URL]",
+            "merge": "Usage: iapscreen merge SHARD_OUT... [--out DIR]",
+            "decode": "Usage: iapscreen decode [PATH|-] [--rules DIR]",
+        ]
+        for (command, usage) in usages {
+            let help = try Tool.run([command, "--help"])
+            #expect(help.status == 0)
+            let line = help.stdout.split(separator: "\n").first { $0.hasPrefix("Usage: ") }
+            #expect(line?.hasPrefix(usage) == true, "\(help.stdout)")
+        }
+        let review = try Tool.run(["review", "--help"]).stdout
+        let options = review.split(separator: "\n").filter { $0.hasPrefix("  --") }
+        for flag in ["--order", "--verdict"] {
+            #expect(options.contains { $0.hasPrefix("  \(flag) ") && $0.contains("(required)") }, "\(review)")
+        }
+        for flag in ["--note", "--by", "--ledger"] {
+            #expect(options.contains { $0.hasPrefix("  \(flag) ") && !$0.contains("equired") }, "\(review)")
+        }
+    }
+
+    @Test("iapscreen help CMD prints that command's help and exits 0; an unknown CMD exits 2 with the nearest command")
+    func helpCommand() throws {
+        for command in ["screen", "review", "ledger"] {
+            let help = try Tool.run(["help", command])
+            #expect(help.status == 0, "\(help.stderr)")
+            #expect(help.stdout == (try Tool.run([command, "--help"])).stdout)
+        }
+        let typo = try Tool.run(["help", "reconcle"])
+        #expect(typo.status == 2 && typo.stdout.isEmpty)
+        #expect(typo.stderr.contains("unknown command 'reconcle' (did you mean 'reconcile'?)"), "\(typo.stderr)")
+        #expect(try Tool.run(["help"]).stdout == (try Tool.run(["--help"])).stdout)
+    }
+
     @Test("a bad flag or a missing value says what was wrong, shows the usage and exits 2")
     func usageErrors() throws {
         let typo = try Tool.run(["screen", "--order", "x.csv"])

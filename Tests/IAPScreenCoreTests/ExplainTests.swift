@@ -31,6 +31,18 @@ struct ExplainTests {
         ])
     }
 
+    /// The shipped samples screened into `s`/out, the night recorded in `ledger`.
+    static func screenSamples(into s: Scratch, ledger: String) throws {
+        let screen = try Tool.run([
+            "screen", "--rules", Self.root + "/samples/Rules",
+            "--orders", Self.root + "/samples/orders-appstore.csv.gz",
+            Self.root + "/samples/orders-storekit.xml.gz", Self.root + "/samples/orders-play.jsonl.gz",
+            "--receipts", Self.root + "/samples/receipts-appstore.csv.gz",
+            "--out", s.file("out"), "--ledger", ledger, "--quiet",
+        ])
+        #expect(screen.status == 0, "\(screen.stderr)")
+    }
+
     @Test("a replayed order names the order that took its transaction first, and the rule that fired")
     func replay() throws {
         let r = try Self.explain(try Self.order("replay", flagged: true))
@@ -80,14 +92,7 @@ struct ExplainTests {
         let s = try Scratch()
         let ledger = "sqlite:" + s.file("ledger.sqlite")
         let replay = try Self.order("replay", flagged: true)
-        let screen = try Tool.run([
-            "screen", "--rules", Self.root + "/samples/Rules",
-            "--orders", Self.root + "/samples/orders-appstore.csv.gz",
-            Self.root + "/samples/orders-storekit.xml.gz", Self.root + "/samples/orders-play.jsonl.gz",
-            "--receipts", Self.root + "/samples/receipts-appstore.csv.gz",
-            "--out", s.file("out"), "--ledger", ledger, "--quiet",
-        ])
-        #expect(screen.status == 0, "\(screen.stderr)")
+        try Self.screenSamples(into: s, ledger: ledger)
         let before = try Data(contentsOf: URL(fileURLWithPath: s.file("ledger.sqlite")))
         let r = try Self.explain(replay, ledger: ledger)
         #expect(r.status == 0, "\(r.stderr)")
@@ -95,11 +100,40 @@ struct ExplainTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: s.file("ledger.sqlite"))) == before)
     }
 
+    @Test(
+        "explain names a Google transaction by its order id (GPA.…) and a test purchase by its purchase token, never by the ledger's key"
+    )
+    func transactionsAsPeopleKnowThem() throws {
+        let s = try Scratch()
+        let ledger = "sqlite:" + s.file("ledger.sqlite")
+        try Self.screenSamples(into: s, ledger: ledger)
+        let google = try Self.explain(try Self.order("event-rtdn-subscription-revoked"), ledger: ledger)
+        #expect(google.status == 0, "\(google.stderr)")
+        #expect(google.stdout.contains("as the first to take transaction GPA."), "\(google.stdout)")
+
+        // The samples' Google test purchase has no order id: only its token names it.
+        let tests = try Self.orders("sandbox-order").map { try Self.explain($0, ledger: ledger) }
+        let test = try #require(tests.first { $0.stdout.contains("platform android") })
+        #expect(test.stdout.contains(", purchase token tok."), "\(test.stdout)")
+        #expect(test.stdout.contains("as the first to take purchase token tok."), "\(test.stdout)")
+        #expect(test.stdout.contains("no earlier order took purchase token tok."), "\(test.stdout)")
+        for r in [google, test] {
+            #expect(!r.stdout.contains("g:GPA") && !r.stdout.contains("gt:"), "the ledger's keys: \(r.stdout)")
+            #expect(!r.stdout.contains("transaction tok."), "a token called a transaction: \(r.stdout)")
+        }
+    }
+
     @Test("an order that is not in the dumps is a clear error, and explain needs --order")
     func unknown() throws {
         let r = try Self.explain("ORD-NOT-THERE")
         #expect(r.status == 2)
         #expect(r.stderr.contains("order 'ORD-NOT-THERE' is not in the orders dumps"))
+        // The orders dumps are named as such, the receipts dump under its own words.
+        let orders = try #require(r.stderr.split(separator: "orders dumps (").last?.split(separator: ")").first)
+        #expect(orders.contains("orders-play.jsonl.gz") && !orders.contains("receipts"), "\(r.stderr)")
+        #expect(
+            r.stderr.contains(
+                "; the receipts dump (\(Self.root)/samples/receipts-appstore.csv.gz) holds receipts, not orders"))
         let bare = try Tool.run(["explain", "--orders", Self.root + "/samples/orders-appstore.csv.gz"])
         #expect(bare.status == 2)
         #expect(bare.stderr.contains("--order is required"))

@@ -9,16 +9,17 @@ import Testing
 struct ReconcileStoreEventTests {
     static func t(_ s: String) -> Timestamp { Timestamp.parse(s) ?? Timestamp(clampingMillis: 0) }
 
-    /// A notification of `type` about gems transaction `txn`, priced 0.99 USD unless `priced` is false.
-    static func notification(_ type: String, _ txn: String, revoked: Bool = false, priced: Bool = true, pki: TestPKI)
-        throws -> String
-    {
+    /// A notification of `type` about gems transaction `txn`, priced `price` milliunits of USD
+    /// (0.99 unless said; nil: no price or currency).
+    static func notification(
+        _ type: String, _ txn: String, revoked: Bool = false, price: Int64? = 990, pki: TestPKI
+    ) throws -> String {
         var tx = JWSBuilder.Transaction(
             transactionID: txn, bundleID: "com.example.game", productID: "com.example.gems100",
             type: "Consumable", purchaseDate: Self.t("2024-03-01T19:59:00Z"),
             signedDate: Self.t("2024-03-01T19:59:00Z"))
-        if priced {
-            tx.price = 990
+        if let price {
+            tx.price = price
             tx.currency = "USD"
         }
         if revoked { tx.revocationDate = Self.t("2024-03-03T00:00:00Z") }
@@ -62,7 +63,7 @@ struct ReconcileStoreEventTests {
             "events.jsonl",
             [
                 try Self.notification("ONE_TIME_CHARGE", "5001", pki: pki),
-                try Self.notification("DID_RENEW", "5007", priced: false, pki: pki),
+                try Self.notification("DID_RENEW", "5007", price: nil, pki: pki),
             ].joined(separator: "\n") + "\n")
         let run = try f.run(["--orders", orders, "--store-report", report, "--store-events", events])
         #expect(run.status == 0, "\(run.stderr)")

@@ -27,7 +27,9 @@ struct ReferenceDocsTests {
         Comment(rawValue: "docs/\(page) lacks (or says wrongly):\n  " + missing.joined(separator: "\n  "))
     }
 
-    @Test("every command of the command table has its section in docs/commands.md, naming every flag --help prints")
+    @Test(
+        "every command of the command table has its row in the table and its section in docs/commands.md, naming every flag --help prints"
+    )
     func everyCommandAndFlag() throws {
         let page = try Self.page("commands.md")
         var missing: [String] = []
@@ -37,6 +39,9 @@ struct ReferenceDocsTests {
             let help = try Tool.run([spec.name, "--help"])
             #expect(help.status == 0, "iapscreen \(spec.name) --help exited \(help.status)")
             let heading = "## `iapscreen \(spec.name)`"
+            // The table at the top lists every command, linked to its section.
+            let row = "| [`\(spec.name)`](#iapscreen-\(spec.name)) |"
+            if !page.contains("\n" + row) { missing.append("the row \(row) in the table of commands") }
             guard let section = Self.section(of: page, heading: heading) else {
                 missing.append("a section headed \(heading)")
                 continue

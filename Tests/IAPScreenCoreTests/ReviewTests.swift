@@ -90,6 +90,81 @@ struct ReviewTests {
                 == Int64(try FindingLine.read(s.file("night1/findings.jsonl")).filter { $0.exempted == nil }.count))
     }
 
+    /// A ledger that knows order O-1 (a night screened into it); its path.
+    static func ledgerKnowingO1(_ s: Scratch) throws -> String {
+        let night = try HostileNight(in: s)
+        let path = s.file("ledger.sqlite")
+        let screen = try Tool.run(night.screenArguments(out: s.file("out"), ledger: "sqlite:" + path))
+        #expect(screen.status == 0, "\(screen.stderr)")
+        return path
+    }
+
+    /// `review` run with no USER and no LOGNAME in its environment, the way some cron jobs and
+    /// containers start it; `prefix` runs it under another program (`unshare`).
+    static func reviewWithoutLoginVariables(_ args: [String], prefix: [String] = []) throws -> ToolRun {
+        let command = prefix + ["/usr/bin/env", "-u", "USER", "-u", "LOGNAME", Tool.binary.path, "review"] + args
+        return try Tool.runProgram(command[0], Array(command.dropFirst()))
+    }
+
+    /// The name of this process's uid in the user database, as review finds it.
+    static var uidName: String? {
+        guard let entry = getpwuid(getuid()), let name = entry.pointee.pw_name else { return nil }
+        return String(cString: name)
+    }
+
+    /// A uid the user database has no name for, when this machine can run the tool as that uid
+    /// (a user namespace, which needs no privilege): `unshare`'s arguments to do so.
+    static let namelessUser: [String]? = {
+        guard let uid = [43_210, 54_321, 61_234].first(where: { getpwuid(uid_t($0)) == nil }) else { return nil }
+        let unshare = ["/usr/bin/unshare", "--user", "--map-user=\(uid)", "--map-group=\(uid)"]
+        guard FileManager.default.isExecutableFile(atPath: unshare[0]),
+            let probe = try? Tool.runProgram(unshare[0], Array(unshare.dropFirst()) + ["/usr/bin/id", "-u"]),
+            probe.status == 0, probe.stdout == "\(uid)\n"
+        else { return nil }
+        return unshare
+    }()
+
+    @Test("without --by, USER or LOGNAME, review records the verdict under the name of the uid")
+    func authorFromTheUID() throws {
+        let s = try Scratch()
+        let path = try Self.ledgerKnowingO1(s)
+        let name = try #require(Self.uidName, "this uid has no name")
+        // A name of spaces is no name.
+        let blank = try Tool.run([
+            "review", "--order", "O-1", "--verdict", "fraud", "--ledger", "sqlite:" + path, "--by", "  ",
+        ])
+        #expect(blank.status == 2 && blank.stderr.contains("--by needs a name"), "\(blank.stderr)")
+        #expect(try SQLiteLedger(path: path).review(of: "O-1") == nil)
+        let r = try Self.reviewWithoutLoginVariables([
+            "--order", "O-1", "--verdict", "fraud", "--ledger", "sqlite:" + path,
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("order 'O-1' recorded as fraud by \(name) at "), "\(r.stderr)")
+        #expect(try SQLiteLedger(path: path).review(of: "O-1")?.by == name)
+    }
+
+    @Test(
+        "without --by and without any login name, review is refused with exit 2, says to pass --by, and records nothing",
+        // On CI a missing user namespace fails the test instead of skipping it.
+        .enabled(if: namelessUser != nil || Chromium.onCI, "needs a uid without a name: unshare --user")
+    )
+    func noAuthorNoVerdict() throws {
+        let nameless = try #require(Self.namelessUser, "unshare --user cannot run the tool as a uid without a name")
+        let s = try Scratch()
+        let path = try Self.ledgerKnowingO1(s)
+        let r = try Self.reviewWithoutLoginVariables(
+            ["--order", "O-1", "--verdict", "legit", "--ledger", "sqlite:" + path], prefix: nameless)
+        #expect(r.status == 2, "\(r.stderr)")
+        #expect(r.stderr.contains("pass --by NAME"), "\(r.stderr)")
+        #expect(r.stderr.contains("no verdict recorded"), "\(r.stderr)")
+        #expect(try SQLiteLedger(path: path).review(of: "O-1") == nil)
+        // Named with --by, the same uid records it.
+        let named = try Self.reviewWithoutLoginVariables(
+            ["--order", "O-1", "--verdict", "legit", "--ledger", "sqlite:" + path, "--by", "ana"], prefix: nameless)
+        #expect(named.status == 0, "\(named.stderr)")
+        #expect(try SQLiteLedger(path: path).review(of: "O-1")?.by == "ana")
+    }
+
     @Test("reviewing an order the ledger never saw is a usage error that names the order, and records nothing")
     func unknownOrder() throws {
         let s = try Scratch()

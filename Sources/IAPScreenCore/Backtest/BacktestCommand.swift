@@ -35,7 +35,7 @@ enum BacktestCommand {
 
     private static let candidateOption = OptionSpec(
         "--rules", .one, valueName: "DIR",
-        help: "The candidate Rules directory (the change to try). Required.")
+        help: "The candidate Rules directory (the change to try).", required: true)
 
     static func run(_ args: ParsedArguments, io: Console) -> ExitStatus {
         let started = SystemClock.monotonicSeconds()
@@ -46,6 +46,11 @@ enum BacktestCommand {
             return .usage
         }
         let baselinePath = args.one("--baseline") ?? "Rules"
+        if args.one("--baseline") == nil, !quiet {
+            // The default is easy to miss: say which directory the change is judged against.
+            let cwd = FileManager.default.currentDirectoryPath
+            io.error("iapscreen backtest: no --baseline given: the baseline is ./Rules (\(cwd)/Rules)")
+        }
         // Both checked, every problem of each said, before anything is read or written.
         let notDone = "nothing written"
         let baselineRules = io.loadRules(at: baselinePath, which: "baseline", command: spec.name, notDone: notDone)

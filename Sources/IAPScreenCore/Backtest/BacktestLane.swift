@@ -47,6 +47,8 @@ final class BacktestLane: ReportSink {
         /// In `BacktestTexts`: distinct rule ids of the findings that are not exempted (whatever
         /// the order's review), sorted.
         var counting: Int32
+        /// In `BacktestTexts`: those findings as "rule severity", sorted.
+        var severities: Int32
         /// Flagged as `screen` counts it (docs/outputs.md): the totals.
         var isFlagged: Bool
         /// An order with a finding that is not exempted, whatever its review: how each order
@@ -89,8 +91,9 @@ final class BacktestLane: ReportSink {
                 key: key, orderID: r.orderID, record: record, userID: r.userID, createdAt: r.createdAt,
                 productID: texts.id(r.productID), amount: texts.id(r.amount), currency: texts.id(r.currency),
                 findings: texts.id(r.findings.map { "\($0.rule) \($0.severity.name) \($0.exempted ?? "")" }.sorted()),
-                counting: texts.id(Set(counting.map(\.rule)).sorted()), isFlagged: r.isFlagged,
-                flaggedWhateverReview: r.isOrder && !counting.isEmpty,
+                counting: texts.id(Set(counting.map(\.rule)).sorted()),
+                severities: texts.id(counting.map { "\($0.rule) \($0.severity.name)" }.sorted()),
+                isFlagged: r.isFlagged, flaggedWhateverReview: r.isOrder && !counting.isEmpty,
                 verdict: r.findings.lazy.compactMap { $0.review?.verdict }.first, refunded: r.refunded))
     }
 
@@ -109,6 +112,7 @@ final class BacktestLane: ReportSink {
             }
             kept.findings = texts.id((texts.list(kept.findings) + texts.list(e.findings)).sorted())
             kept.counting = texts.id(Set(texts.list(kept.counting) + texts.list(e.counting)).sorted())
+            kept.severities = texts.id((texts.list(kept.severities) + texts.list(e.severities)).sorted())
             kept.isFlagged = kept.isFlagged || e.isFlagged
             kept.flaggedWhateverReview = kept.flaggedWhateverReview || e.flaggedWhateverReview
             kept.verdict = kept.verdict ?? e.verdict
@@ -168,6 +172,8 @@ enum BacktestDiff {
             baselineRules: before.map { texts.list($0.counting) } ?? [],
             candidateRules: after.map { texts.list($0.counting) } ?? [],
             change: change, verdict: after?.verdict ?? before?.verdict,
-            refunded: (after?.refunded ?? false) || (before?.refunded ?? false))
+            refunded: (after?.refunded ?? false) || (before?.refunded ?? false),
+            severityChanges: SeverityChange.between(
+                before.map { texts.list($0.severities) } ?? [], after.map { texts.list($0.severities) } ?? []))
     }
 }

@@ -5,8 +5,10 @@ import StoreCrypto
 public enum IAPScreen {
     public static let version = "0.1.0"
 
+    typealias Command = (spec: CommandSpec, run: @Sendable (ParsedArguments, Console) -> ExitStatus)
+
     /// Commands that are built; a command appears here only once it works.
-    static let commands: [(spec: CommandSpec, run: @Sendable (ParsedArguments, Console) -> ExitStatus)] = [
+    static let commands: [Command] = [
         (ScreenCommand.spec, ScreenCommand.run),
         (DecodeCommand.spec, DecodeCommand.run),
         (ExplainCommand.spec, ExplainCommand.run),
@@ -40,22 +42,14 @@ public enum IAPScreen {
         }
         switch name {
         case "--help", "-h", "help":
-            console.out.write(overview)
-            return ExitStatus.ok.rawValue
+            return help(Array(arguments.dropFirst()), console: console).rawValue
         case "--version":
             console.out.write("iapscreen \(version)\n")
             return ExitStatus.ok.rawValue
         default:
             break
         }
-        guard let command = commands.first(where: { $0.spec.name == name }) else {
-            var message = "unknown command '\(name)'"
-            if let near = Spelling.nearest(name, in: commands.map(\.spec.name)) {
-                message += " (did you mean '\(near)'?)"
-            }
-            console.usageError(command: nil, message)
-            return ExitStatus.usage.rawValue
-        }
+        guard let command = command(named: name, console: console) else { return ExitStatus.usage.rawValue }
         let rest = Array(arguments.dropFirst())
         if rest.contains("--help") || rest.contains("-h") {
             console.out.write(command.spec.helpText)
@@ -68,6 +62,32 @@ public enum IAPScreen {
             console.usageError(command: command.spec, error.message)
             return ExitStatus.usage.rawValue
         }
+    }
+
+    /// The command called `name`; nil after saying it is unknown, with the nearest name.
+    static func command(named name: String, console: Console) -> Command? {
+        if let found = commands.first(where: { $0.spec.name == name }) { return found }
+        var message = "unknown command '\(name)'"
+        if let near = Spelling.nearest(name, in: commands.map(\.spec.name)) {
+            message += " (did you mean '\(near)'?)"
+        }
+        console.usageError(command: nil, message)
+        return nil
+    }
+
+    /// `iapscreen help [COMMAND]`: the overview, or that command's help, on stdout.
+    static func help(_ rest: [String], console: Console) -> ExitStatus {
+        guard let name = rest.first, !["--help", "-h"].contains(name) else {
+            console.out.write(overview)
+            return .ok
+        }
+        guard rest.count == 1 else {
+            console.usageError(command: nil, "help takes one command name: iapscreen help \(name)")
+            return .usage
+        }
+        guard let command = command(named: name, console: console) else { return .usage }
+        console.out.write(command.spec.helpText)
+        return .ok
     }
 
     static var overview: String {
@@ -83,7 +103,7 @@ public enum IAPScreen {
         out += """
 
             Options:
-              --help        Show this help (also after any command).
+              --help        Show this help; after a command, or as iapscreen help COMMAND, that command's.
               --version     Print the version.
 
             Exit status: 0 done; 1 findings at or above --fail-on; 2 bad usage or Rules;

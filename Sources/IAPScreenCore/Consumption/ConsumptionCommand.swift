@@ -14,7 +14,7 @@ enum ConsumptionCommand {
         options: [
             OptionSpec(
                 "--store-events", .many, valueName: "PATH",
-                help: "Store-event logs holding the App Store's notifications (.gz ok). Required."),
+                help: "Store-event logs holding the App Store's notifications (.gz ok).", required: true),
             OptionSpec(
                 "--orders", .many, valueName: "PATH",
                 help: "Tonight's orders dumps, for orders the ledger does not hold yet (optional)."),

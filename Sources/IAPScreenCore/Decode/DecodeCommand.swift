@@ -18,9 +18,9 @@ enum DecodeCommand {
                 "--rules", .one, valueName: "DIR",
                 help: "Rules directory whose trust anchors check signatures (default: none, signatures unchecked).")
         ],
-        positional: (
-            "PATH", "File of payloads, one per line, or one raw-DER / wrapped base64 receipt; - or none: stdin.", 1
-        ),
+        positional: PositionalSpec(
+            "PATH|-", "File of payloads, one per line, or one raw-DER / wrapped base64 receipt; - or none: stdin.",
+            max: 1),
         details: """
             Recognises Apple app receipts (base64 or DER), iOS 6 transaction receipts, stored
             verifyReceipt JSON, App Store JWS (and a transaction's decoded JSON, unsigned) and

@@ -16,7 +16,7 @@ enum ExplainCommand {
         name: "explain",
         summary: "Say why one order was flagged or not: every rule, its receipt entry, the ledger, exemptions.",
         options: [
-            OptionSpec("--order", .one, valueName: "ID", help: "The order to explain. Required."),
+            OptionSpec("--order", .one, valueName: "ID", help: "The order to explain.", required: true),
             OptionSpec(
                 "--out", .one, valueName: "DIR",
                 help: "The folder screen wrote, whose explain index answers at once (default ./iapscreen-report)."),
@@ -112,9 +112,17 @@ enum ExplainCommand {
     }
 
     private static func notInDumps(_ orderID: String, _ setup: ScreenSetup, io: Console) -> ExitStatus {
-        let inputs = setup.inputs.dumps.joined(separator: ", ")
+        let orders = setup.inputs.orders.joined(separator: ", ")
+        let receipts = setup.inputs.receipts
+        // A receipts dump adds receipts to orders, never an order: named apart, not as an orders dump.
+        let receiptsSaid =
+            receipts.isEmpty
+            ? ""
+            : receipts.count == 1
+                ? "the receipts dump (\(receipts.joined())) holds receipts, not orders; "
+                : "the receipts dumps (\(receipts.joined(separator: ", "))) hold receipts, not orders; "
         io.error(
-            "iapscreen explain: order '\(orderID)' is not in the orders dumps (\(inputs)); "
+            "iapscreen explain: order '\(orderID)' is not in the orders dumps (\(orders)); \(receiptsSaid)"
                 + "a row too broken to read has no order id: see malformed-record findings")
         return .usage
     }

@@ -227,7 +227,7 @@ struct OrderExplanation {
     }
 
     private func describe(_ p: Purchase) -> String {
-        var parts = ["\(p.productID ?? "no product")", "transaction \(p.transactionID ?? p.purchaseToken ?? "none")"]
+        var parts = ["\(p.productID ?? "no product")", spokenName(of: p)]
         if let d = p.purchaseDate { parts.append("bought \(d.iso8601)") }
         if let e = p.expiresDate { parts.append("expires \(e.iso8601)") }
         if let c = p.cancellationDate { parts.append("cancelled \(c.iso8601)") }
@@ -239,10 +239,10 @@ struct OrderExplanation {
         guard candidates.indices.contains(i), let key = claimKey(candidates[i], platform: platform) else { return [] }
         guard let ledger else { return ["ledger: \(ledgerNote)"] }
         guard let earlier = try? ledger.claims(of: [key])[key] else {
-            return ["ledger: no earlier run credited transaction \(key)"]
+            return ["ledger: no earlier run credited \(ClaimKey.spoken(key))"]
         }
         return [
-            "ledger: an earlier run recorded order \(earlier.orderID) (user \(earlier.userID), \(earlier.createdAt.iso8601)) as the first to take \(key)"
+            "ledger: an earlier run recorded order \(earlier.orderID) (user \(earlier.userID), \(earlier.createdAt.iso8601)) as the first to take \(ClaimKey.spoken(key))"
         ]
     }
 

@@ -13,12 +13,14 @@ enum LedgerCommand {
                 help: "status: sqlite:PATH (default sqlite:iapscreen-ledger.sqlite) or postgres://… (a libpq URI)."),
             OptionSpec(
                 "--from", .one, valueName: "URL",
-                help: "copy: the ledger to copy, sqlite:PATH or postgres://…; only read."),
+                help: "copy (required there): the ledger to copy, sqlite:PATH or postgres://…; only read."),
             OptionSpec(
                 "--to", .one, valueName: "URL",
-                help: "copy: where it goes, sqlite:PATH or postgres://…; must hold nothing."),
+                help: "copy (required there): where it goes, sqlite:PATH or postgres://…; must hold nothing."),
         ],
-        positional: ("status|copy", "status: what the ledger holds; copy: every row of --from into --to.", 1),
+        positional: PositionalSpec(
+            "status|copy", "status: what the ledger holds; copy: every row of --from into --to.", max: 1,
+            required: true),
         details: """
             status only reads and takes no lock, so it works while a run holds the ledger. It
             prints the backend, the schema version, the rows that completed runs (and review)

@@ -16,7 +16,8 @@ enum MergeCommand {
                 "--out", .one, valueName: "DIR", help: "Where the joined reports go (default ./iapscreen-report)."),
             OptionSpec("--quiet", .flag, help: "Print nothing, not even the summary."),
         ],
-        positional: ("SHARD_OUT...", "The --out folder of every shard of the run.", ShardSpec.maxCount),
+        positional: PositionalSpec(
+            "SHARD_OUT...", "The --out folder of every shard of the run.", max: ShardSpec.maxCount, required: true),
         details: """
             Each folder is the --out of one `screen --shard I/N --run-id ID`; together they must
             hold every shard 1…N of one run id, each once. Writes findings.jsonl, flagged.csv,

@@ -16,14 +16,13 @@ enum ReconcileCommand {
         name: "reconcile",
         summary: "Reconcile our credited orders against the stores' own sales and earnings reports.",
         options: [
-            OptionSpec("--orders", .many, valueName: "PATH", help: "Orders dumps, as for screen. Required."),
+            OptionSpec("--orders", .many, valueName: "PATH", help: "Orders dumps, as for screen.", required: true),
             OptionSpec(
                 "--receipts", .many, valueName: "PATH", help: "Receipts dumps (order_id, receipt, received_at)."),
             OptionSpec(
                 "--store-report", .many, valueName: "PATH",
-                help:
-                    "Google Play sales/earnings reports (.zip, .csv) and Apple Sales Summary reports (.txt.gz). Required."
-            ),
+                help: "Google Play sales/earnings reports (.zip, .csv) and Apple Sales Summary reports (.txt.gz).",
+                required: true),
             ScreenSetup.storeEventsOption,
             OptionSpec(
                 "--rules", .one, valueName: "DIR", help: "Rules directory: catalog.csv and apps.csv (default ./Rules)."),

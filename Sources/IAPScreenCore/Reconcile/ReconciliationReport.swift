@@ -21,31 +21,33 @@ struct ReconciliationReport {
     static let csvHeader =
         "store,bucket,order_id,store_order_id,product_id,day,currency,our_units,store_units,our_amount,store_amount,detail\n"
 
-    /// One row per difference; cells made safe for spreadsheets.
+    /// One row per difference; cells made safe for spreadsheets. Each amount at the scale of
+    /// its side's currency.
     static func csvRow(_ d: Difference) -> String {
         SpreadsheetCSV.row([
             d.store.rawValue, d.bucket.rawValue, d.orderID, d.storeOrderID, d.productID, CalendarDay.text(d.day),
-            d.currency, String(d.ourUnits), String(d.storeUnits), d.ourAmount?.description,
-            d.storeAmount?.description, d.detail,
+            d.currency, String(d.ourUnits), String(d.storeUnits), d.ourAmount?.text(in: d.ourCurrency ?? d.currency),
+            d.storeAmount?.text(in: d.currency), d.detail,
         ])
     }
 
     /// `amount` sums the known amounts (null when none of a non-empty count is known);
     /// `unknown_amounts` says how many had none, when any.
-    private static func tally(_ t: Reconciliation.Tally) -> JSONValue {
+    private static func tally(_ t: Reconciliation.Tally, in currency: String) -> JSONValue {
         let known = t.count == 0 || t.unknownAmounts < t.count
         var members: [(key: String, value: JSONValue)] = [
-            ("count", .integer(t.count)), ("amount", known ? .string(t.amount.description) : .null),
+            ("count", .integer(t.count)), ("amount", known ? .string(t.amount.text(in: currency)) : .null),
         ]
         if t.unknownAmounts > 0 { members.append(("unknown_amounts", .integer(t.unknownAmounts))) }
         return .object(JSONObject(members))
     }
 
     /// A tally's money for a person: the known sum, and what is not known.
-    private static func money(_ t: Reconciliation.Tally) -> String {
-        guard t.unknownAmounts > 0 else { return t.amount.description }
+    private static func money(_ t: Reconciliation.Tally, in currency: String) -> String {
+        let known = t.amount.text(in: currency)
+        guard t.unknownAmounts > 0 else { return known }
         guard t.unknownAmounts < t.count else { return "amount unknown" }
-        return "\(t.amount) + \(t.unknownAmounts) of unknown amount"
+        return "\(known) + \(t.unknownAmounts) of unknown amount"
     }
 
     var json: JSONObject {
@@ -55,11 +57,11 @@ struct ReconciliationReport {
             let currencies = byCurrency.keys.sorted().map { currency -> (key: String, value: JSONValue) in
                 let totals = byCurrency[currency] ?? CurrencyTotals()
                 var members: [(key: String, value: JSONValue)] = [
-                    ("matched", ReconciliationReport.tally(totals.matched))
+                    ("matched", ReconciliationReport.tally(totals.matched, in: currency))
                 ]
                 for bucket in Bucket.allCases {
-                    members.append(
-                        (bucket.rawValue, ReconciliationReport.tally(totals.buckets[bucket] ?? Reconciliation.Tally())))
+                    let t = totals.buckets[bucket] ?? Reconciliation.Tally()
+                    members.append((bucket.rawValue, ReconciliationReport.tally(t, in: currency)))
                 }
                 return (currency, .object(JSONObject(members)))
             }
@@ -147,10 +149,10 @@ struct ReconciliationReport {
             for (currency, totals) in (outcome.totals[store] ?? [:]).sorted(by: { $0.key < $1.key }) {
                 let named = currency == Reconciliation.Tally.unknownCurrency ? "currency unknown" : currency
                 var line =
-                    "  \(store.rawValue) \(named): \(totals.matched.count) matched (\(Self.money(totals.matched)))"
+                    "  \(store.rawValue) \(named): \(totals.matched.count) matched (\(Self.money(totals.matched, in: currency)))"
                 for bucket in Bucket.allCases {
                     guard let t = totals.buckets[bucket], t.count > 0 else { continue }
-                    line += ", \(t.count) \(bucket.rawValue) (\(Self.money(t)))"
+                    line += ", \(t.count) \(bucket.rawValue) (\(Self.money(t, in: currency)))"
                 }
                 out += line + "\n"
             }

@@ -2,6 +2,10 @@ import Foundation
 import IAPBasics
 import Ledger
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `iapscreen review`: a reviewer's verdict on an order, kept in the ledger. The next
 /// screen run marks the order's findings `reviewed` with it; a `legit` verdict keeps the
 /// order visible in the reports but takes it out of `flagged`, money at risk and `--fail-on`.
@@ -11,12 +15,15 @@ enum ReviewCommand {
         summary: "Record a reviewer's verdict on a flagged order in the ledger.",
         options: [
             OptionSpec(
-                "--order", .one, valueName: "ID", help: "The order (its order_id, as the reports print it). Required."),
+                "--order", .one, valueName: "ID", help: "The order (its order_id, as the reports print it).",
+                required: true),
             OptionSpec(
-                "--verdict", .one, help: "fraud, or legit (no longer counts as flagged). Required.",
-                choices: ["fraud", "legit"]),
+                "--verdict", .one, help: "fraud, or legit (no longer counts as flagged).", choices: ["fraud", "legit"],
+                required: true),
             OptionSpec("--note", .one, valueName: "TEXT", help: "Why, in words (shown in the reports)."),
-            OptionSpec("--by", .one, valueName: "NAME", help: "Who decided (default: the login name)."),
+            OptionSpec(
+                "--by", .one, valueName: "NAME",
+                help: "Who decided (default: the login name: USER, LOGNAME, else the uid's name; none is exit 2)."),
             OptionSpec(
                 "--ledger", .one, valueName: "URL",
                 help: "sqlite:PATH (default sqlite:iapscreen-ledger.sqlite) or postgres://… (a libpq URI)."),
@@ -25,8 +32,9 @@ enum ReviewCommand {
             The order must be known to the ledger: a finding on it reported by a completed screen
             run, or a store transaction it took. A later verdict on the same order replaces the
             earlier one; screen runs never change verdicts.
-            Exit status: 0 recorded; 2 bad usage or an order the ledger does not know; 3 the ledger
-            cannot be read; 4 the ledger is in use by another run.
+            A verdict always has an author: with no --by and no login name, nothing is recorded.
+            Exit status: 0 recorded; 2 bad usage, no author, or an order the ledger does not know;
+            3 the ledger cannot be read; 4 the ledger is in use by another run.
             """)
 
     static func run(_ args: ParsedArguments, io: Console) -> ExitStatus {
@@ -48,6 +56,18 @@ enum ReviewCommand {
         case .success(let p): place = p
         case .failure(let invalid):
             io.usageError(command: spec, invalid.message)
+            return .usage
+        }
+        // Never a verdict without an author: asked before the ledger is opened.
+        if let given = args.one("--by"), given.allSatisfy(\.isWhitespace) {
+            io.usageError(command: spec, "--by needs a name, not only spaces; no verdict recorded")
+            return .usage
+        }
+        guard let by = args.one("--by") ?? loginName() else {
+            io.usageError(
+                command: spec,
+                "who decides? there is no login name (no USER or LOGNAME, and no name for uid \(getuid())): "
+                    + "pass --by NAME; no verdict recorded")
             return .usage
         }
         if case .sqlite(let path) = place, !FileManager.default.fileExists(atPath: path) {
@@ -75,12 +95,9 @@ enum ReviewCommand {
                 return .usage
             }
             let earlier = try held.ledger.review(of: order)
-            let by = args.one("--by") ?? loginName()
             let review = Review(verdict: verdict, note: args.one("--note"), by: by, at: SystemClock.now().iso8601)
             try held.ledger.recordReview(orderID: order, review)
-            var said = "iapscreen review: order '\(order)' recorded as \(verdict)"
-            if let by { said += " by \(by)" }
-            said += " at \(review.at)"
+            var said = "iapscreen review: order '\(order)' recorded as \(verdict) by \(by) at \(review.at)"
             if let earlier {
                 said += " (replaces \(earlier.verdict)\(earlier.by.map { " by \($0)" } ?? "") at \(earlier.at))"
             }
@@ -92,12 +109,15 @@ enum ReviewCommand {
         }
     }
 
-    /// The login name, from the environment a shell sets.
+    /// The login name: from the environment a shell sets, else (cron, containers) the name
+    /// the user database gives this process's uid; nil when neither has one.
     static func loginName() -> String? {
         let env = ProcessInfo.processInfo.environment
         for key in ["USER", "LOGNAME"] {
             if let name = env[key], !name.isEmpty { return name }
         }
-        return nil
+        guard let entry = getpwuid(getuid()), let name = entry.pointee.pw_name else { return nil }
+        let text = String(cString: name)
+        return text.isEmpty ? nil : text
     }
 }

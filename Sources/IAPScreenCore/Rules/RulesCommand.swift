@@ -12,7 +12,8 @@ enum RulesCommand {
                 "--rules", .one, valueName: "DIR", help: "Rules directory (default ./Rules; list: none, the defaults)."),
             OptionSpec("--markdown", .flag, help: "list: the table of Rules/README.md (the defaults)."),
         ],
-        positional: ("check|list", "check: check the directory; list: every named rule.", 1),
+        positional: PositionalSpec(
+            "check|list", "check: check the directory; list: every named rule.", max: 1, required: true),
         details: """
             check prints every problem as file:line:column with the line, a caret and a hint, and
             exits 2; it exits 0 with a short inventory when the directory is sound.

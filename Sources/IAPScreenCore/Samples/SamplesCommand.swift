@@ -9,7 +9,7 @@ enum SamplesCommand {
         name: "samples",
         summary: "Write a demo world: orders and receipts dumps, a Rules directory, and what should be flagged.",
         options: [
-            OptionSpec("--out", .one, valueName: "DIR", help: "Where to write the world. Required."),
+            OptionSpec("--out", .one, valueName: "DIR", help: "Where to write the world.", required: true),
             OptionSpec("--orders", .one, valueName: "N", help: "How many orders (default 2000)."),
             OptionSpec("--seed", .one, valueName: "N", help: "The seed that decides every order (default 1)."),
             OptionSpec("--jobs", .one, valueName: "N", help: "Signing threads (default: the number of cores)."),

@@ -15,7 +15,7 @@ struct ScreenSetup {
     static let inputOptions: [OptionSpec] = [
         OptionSpec(
             "--orders", .many, valueName: "PATH",
-            help: "Orders dumps (CSV/TSV, JSON Lines, mysqldump XML; .gz ok). Required."),
+            help: "Orders dumps (CSV/TSV, JSON Lines, mysqldump XML; .gz ok).", required: true),
         OptionSpec("--receipts", .many, valueName: "PATH", help: "Receipts dumps (order_id, receipt, received_at)."),
         OptionSpec("--rules", .one, valueName: "DIR", help: "Rules directory (default ./Rules)."),
         OptionSpec(

@@ -32,6 +32,18 @@ public enum ClaimKey {
     /// Whether `key` is a token's (`gt:`), not a transaction's.
     public static func isToken(_ key: String) -> Bool { key.hasPrefix("gt:") }
 
+    /// What the store calls the transaction: the key without its prefix (`GPA.…`, a token).
+    public static func bare(_ key: String) -> String {
+        for prefix in ["gt:", "g:"] where key.hasPrefix(prefix) { return String(key.dropFirst(prefix.count)) }
+        return key
+    }
+
+    /// The key in a person's words: `transaction 2000…` (Apple), `transaction GPA.…` (Google),
+    /// `purchase token …`; a key's prefix is the ledger's, never theirs.
+    public static func spoken(_ key: String) -> String {
+        (isToken(key) ? "purchase token " : "transaction ") + bare(key)
+    }
+
     /// The token's key a refund of the purchase keyed `key` may be kept under (the ledger
     /// keeps a refund by its token when no purchase named it yet); nil when `key` is one.
     public static func tokenKey(besides key: String, token: String?) -> String? {
@@ -43,6 +55,12 @@ public enum ClaimKey {
     public static func recorded(_ transactionID: String?) -> [String] {
         [apple(transactionID: transactionID), google(orderID: transactionID)].compactMap { $0 }
     }
+}
+
+/// A receipt entry in a person's words: `transaction …` by its id, else `purchase token …`.
+public func spokenName(of p: Purchase) -> String {
+    if let t = p.transactionID { return "transaction " + t }
+    return p.purchaseToken.map { "purchase token " + $0 } ?? "no transaction id"
 }
 
 /// The key of purchase `p` of a receipt of `platform`.

@@ -57,9 +57,7 @@ public struct ClaimCandidate: Sendable, Equatable {
     }
 
     /// The transaction as people know it: the key without its store prefix.
-    public var transactionText: String? {
-        key.map { k in k.firstIndex(of: ":").map { String(k[k.index(after: $0)...]) } ?? k }
-    }
+    public var transactionText: String? { key.map(ClaimKey.bare) }
 }
 
 /// The order that claims: who, when, and what the catalog says it bought.

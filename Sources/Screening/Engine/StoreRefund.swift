@@ -18,8 +18,7 @@ public struct StoreRefund: Sendable, Equatable {
     /// The transaction as people know it: Apple transaction id, Google order id or token
     /// (the key without its store prefix: kept once, not twice).
     public var transaction: String {
-        if key.isEmpty { return unkeyedName ?? "" }
-        return key.firstIndex(of: ":").map { String(key[key.index(after: $0)...]) } ?? key
+        key.isEmpty ? unkeyedName ?? "" : ClaimKey.bare(key)
     }
     /// `REFUND`, `REVOKE`, `refund-history`, `voided`, `rtdn-voided`, `rtdn-revoked`, `REFUND_REVERSED`.
     public var event: String

@@ -14,9 +14,7 @@ public enum ReplayedTransaction: NamedRule {
         case .none:
             verdict.notApplicable("no receipt entry is this order's, so none could be taken twice")
         case .picked:
-            verdict.pass(
-                "no earlier order took transaction \(c.purchase.flatMap { $0.transactionID ?? $0.purchaseToken } ?? "?")"
-            )
+            verdict.pass("no earlier order took \(c.purchase.map(spokenName(of:)) ?? "transaction ?")")
         case .restore(_, let original):
             verdict.pass(
                 "order \(original.orderID) took it first, but this is the same user restoring a non-consumable "

@@ -20,7 +20,7 @@ public enum Revoked: NamedRule {
                 Evidence(
                     expected: "no cancellation", actual: cancelled.iso8601, extra: [("transaction_id", .string(txn))]))
         } else {
-            verdict.pass("transaction \(txn) carries no cancellation date")
+            verdict.pass("\(spokenName(of: p)) carries no cancellation date")
         }
     }
 
