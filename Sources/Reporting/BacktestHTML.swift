@@ -81,7 +81,8 @@ public enum BacktestHTML {
             let gained = t.newlyFlagged.atRisk[c] ?? .zero
             let lost = t.noLongerFlagged.atRisk[c] ?? .zero
             out +=
-                "<tr><td>\(e(c))</td><td class=\"n\">\(e(gained.description))</td><td class=\"n\">\(e(lost.description))</td></tr>"
+                "<tr><td>\(e(c))</td><td class=\"n\">\(e(gained.text(in: c)))</td>"
+                + "<td class=\"n\">\(e(lost.text(in: c)))</td></tr>"
         }
         return out + "</tbody></table>"
     }

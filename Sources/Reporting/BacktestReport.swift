@@ -116,7 +116,7 @@ public struct BacktestTotals: Sendable, Equatable {
                     .object(
                         JSONObject(
                             atRisk.sorted { $0.key < $1.key }.map {
-                                (key: $0.key, value: .string($0.value.description))
+                                (key: $0.key, value: .string($0.value.text(in: $0.key)))
                             }))
                 ),
                 ("reviewed_fraud", .integer(reviewedFraud)), ("reviewed_legit", .integer(reviewedLegit)),

@@ -204,7 +204,7 @@ public enum ReportHTML {
         } else {
             out += "<table id=\"at-risk\"><thead><tr><th>currency</th><th class=\"n\">at risk</th></tr></thead><tbody>"
             for (currency, amount) in s.atRisk {
-                out += "<tr><td>\(e(currency))</td><td class=\"n\">\(e(amount.description))</td></tr>"
+                out += "<tr><td>\(e(currency))</td><td class=\"n\">\(e(amount.text(in: currency)))</td></tr>"
             }
             out += "</tbody></table>"
         }

@@ -118,7 +118,7 @@ public struct RunSummary: Sendable {
                 ("findings_without_order", .integer(findingsWithoutOrder)),
                 ("by_rule", counts(byRule)),
                 ("by_severity", counts(bySeverity)),
-                ("at_risk", .object(JSONObject(atRisk.map { (key: $0.0, value: .string($0.1.description)) }))),
+                ("at_risk", .object(JSONObject(atRisk.map { (key: $0.0, value: .string($0.1.text(in: $0.0))) }))),
                 ("unverified_stores", .array(unverifiedStores.map { .string($0) })),
             ] + (storeEvents.map { [("store_events", JSONValue.object($0.json))] } ?? [])
                 + (consumptionRequests.map { [("consumption_requests", JSONValue.object($0.json))] } ?? []) + [

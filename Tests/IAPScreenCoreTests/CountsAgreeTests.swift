@@ -46,4 +46,23 @@ struct CountsAgreeTests {
         let flagged = try #require(backtest["flagged"]?.object)
         #expect(flagged["baseline"] == .integer(3) && flagged["candidate"] == .integer(3), "\(flagged)")
     }
+
+    @Test(
+        "money at risk is written at its currency's scale: 150 JPY, not 150.00, in summary.json, the summary line and report.html"
+    )
+    func atRiskAtItsScale() throws {
+        let w = try ThreeNights()
+        try w.scratch.write(
+            "orders.csv",
+            BrokenExportTests.header + "A,u1,gems,ios,1001,150,JPY,credited,2024-03-01T10:00:00Z\n"
+                + "B,u2,gems,ios,1002,4.99,USD,credited,2024-03-01T10:00:00Z\n")
+        let r = try Tool.run(
+            ["screen", "--rules", "Rules", "--orders", "orders.csv", "--out", "out", "--ledger", "none"],
+            in: w.scratch.path)
+        #expect(r.status == 0, "\(r.stderr)")
+        let summary = try #require(try JSONParser.parse(try w.scratch.read("out/summary.json")).object)
+        #expect(summary["at_risk"] == .object(JSONObject([("JPY", .string("150")), ("USD", .string("4.99"))])))
+        #expect(r.stderr.contains("at risk: JPY 150, USD 4.99"), "\(r.stderr)")
+        #expect(try w.scratch.read("out/report.html").contains(#"<td>JPY</td><td class="n">150</td>"#))
+    }
 }

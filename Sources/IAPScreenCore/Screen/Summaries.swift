@@ -113,7 +113,9 @@ enum Summaries {
                 + s.bySeverity.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
                 + ")" + (s.findingsWithoutOrder > 0 ? ", \(s.findingsWithoutOrder) of them on no order" : "")
         }
-        if !s.atRisk.isEmpty { out += "\n  at risk: " + s.atRisk.map { "\($0.0) \($0.1)" }.joined(separator: ", ") }
+        if !s.atRisk.isEmpty {
+            out += "\n  at risk: " + s.atRisk.map { "\($0.0) \($0.1.text(in: $0.0))" }.joined(separator: ", ")
+        }
         if let e = s.storeEvents {
             out +=
                 "\n  store events: \(e.read) read (\(e.distinct) distinct), \(e.refunds) refund\(e.refunds == 1 ? "" : "s"), "
