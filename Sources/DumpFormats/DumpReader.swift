@@ -71,6 +71,8 @@ public final class DumpReader {
         case .xml:
             source = XMLRecordReader(buffer: buffer, path: path, limits: limits, readsStrictRows: xmlStrictRows)
         }
+        // Only a delimited layout has a header to look at; the others' records name their fields.
+        orderColumnChecked = !(source is DelimitedRecordReader)
     }
 
     /// Raw bytes of the file read so far.
@@ -94,12 +96,7 @@ public final class DumpReader {
     /// names none (under any alias) is another file or a broken export, not a night of
     /// unreadable rows. Asked once the header is read, by the readers of orders and receipts.
     private func checkOrderColumn() throws(InputError) {
-        guard !orderColumnChecked else { return }
-        guard let header = (source as? DelimitedRecordReader)?.headerNames else {
-            // Not a delimited layout (its records name their fields), or no header yet.
-            if !(source is DelimitedRecordReader) { orderColumnChecked = true }
-            return
-        }
+        guard !orderColumnChecked, let header = (source as? DelimitedRecordReader)?.headerNames else { return }
         orderColumnChecked = true
         guard header.contains(where: { DumpColumn.matching($0) == .orderID }) else {
             let shown = header.prefix(12).map { "\"\(String($0.prefix(40)))\"" }.joined(separator: ", ")

@@ -178,12 +178,12 @@ package struct Tally {
     /// Findings that count, per rule and severity (as the metrics label them).
     var byRuleSeverity: [String: [Severity: Int]] = [:]
     package var atRisk: [String: DecimalAmount] = [:]
-    package var flagged = 0, new = 0, exempted = 0, malformed = 0
-    package var findings = 0, withoutOrder = 0
+    package var flagged = 0, new = 0, exempted = 0, malformed = 0, withoutOrder = 0
     /// The most severe finding that counts (for `--fail-on`).
     package var worst: Severity?
 
     package var byRule: [String: Int] { byRuleSeverity.mapValues { $0.values.reduce(0, +) } }
+    package var findings: Int { byRuleSeverity.values.reduce(0) { $0 + $1.values.reduce(0, +) } }
 
     package var bySeverity: [Severity: Int] {
         var out: [Severity: Int] = [:]
@@ -209,7 +209,6 @@ package struct Tally {
             }
             guard f.counts else { continue }
             byRuleSeverity[f.rule, default: [:]][f.severity, default: 0] += 1
-            findings += 1
             if !r.isOrder { withoutOrder += 1 }
             if f.review.map({ $0.status == .new }) ?? true { new += 1 }
             worst = max(worst ?? f.severity, f.severity)

@@ -1,3 +1,4 @@
+import ReceiptFormats
 import StoreCrypto
 
 /// What a Rules directory's trust lets iapscreen check, as people read it: each Apple anchor
@@ -5,10 +6,16 @@ import StoreCrypto
 /// (`rules check`, and every run that meets such a store's receipts).
 public struct TrustSummary: Sendable {
     /// The store a signature belongs to, as summary.json names it.
-    public enum Store: String, Sendable, CaseIterable, Comparable {
+    public enum Store: String, Sendable {
         case apple, google
 
-        public static func < (a: Store, b: Store) -> Bool { a.rawValue < b.rawValue }
+        /// The platform of the receipts this store signs.
+        public var platform: Platform { self == .apple ? .ios : .android }
+
+        /// The stores no file of these lets iapscreen check: no Apple anchor, no Google key.
+        public static func untrusted(appleAnchorFiles: [String], googleKeyFiles: [String: String]) -> [Store] {
+            (appleAnchorFiles.isEmpty ? [.apple] : []) + (googleKeyFiles.isEmpty ? [.google] : [])
+        }
     }
 
     public struct Anchor: Sendable {
@@ -34,13 +41,9 @@ public struct TrustSummary: Sendable {
         }
         appleAnchors = anchors
         googlePackages = googleKeyFiles.keys.sorted()
+        untrusted = Store.untrusted(appleAnchorFiles: appleAnchorFiles, googleKeyFiles: googleKeyFiles)
     }
 
     /// The stores whose signatures these files cannot check.
-    public var untrusted: [Store] {
-        var out: [Store] = []
-        if appleAnchors.isEmpty { out.append(.apple) }
-        if googlePackages.isEmpty { out.append(.google) }
-        return out
-    }
+    public let untrusted: [Store]
 }

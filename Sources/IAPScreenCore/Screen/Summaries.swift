@@ -38,18 +38,15 @@ enum Summaries {
 
     /// The stores whose trust the Rules leave empty, of those in `seen` (nil: every store).
     static func unverified(_ rules: RulesDirectory, seen: Set<Platform>? = nil) -> [TrustSummary.Store] {
-        var out: [TrustSummary.Store] = []
-        if rules.appleTrustFiles.isEmpty, seen?.contains(.ios) ?? true { out.append(.apple) }
-        if rules.googleKeyFiles.isEmpty, seen?.contains(.android) ?? true { out.append(.google) }
-        return out
+        TrustSummary.Store.untrusted(appleAnchorFiles: rules.appleTrustFiles, googleKeyFiles: rules.googleKeyFiles)
+            .filter { seen?.contains($0.platform) ?? true }
     }
 
     /// Every run says which stores' signatures its Rules cannot check, whatever else it prints.
     static func trustWarnings(_ rules: RulesDirectory, seen: Set<Platform>, command: String) -> [String] {
         unverified(rules).map { store in
-            let met = seen.contains(store == .apple ? .ios : .android)
-            return "iapscreen \(command): warning: \(TrustLines.unverified(store))"
-                + (met ? "; tonight's \(store.rawValue) receipts are unverified" : "")
+            "iapscreen \(command): warning: \(TrustLines.unverified(store))"
+                + (seen.contains(store.platform) ? "; tonight's \(store.rawValue) receipts are unverified" : "")
         }
     }
 
