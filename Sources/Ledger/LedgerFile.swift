@@ -18,6 +18,9 @@ final class LedgerFile {
 
     var lastError: String { connection.lastError }
 
+    /// See `SQLiteConnection.waitForLocks`.
+    func waitForLocks(milliseconds: Int32) { connection.waitForLocks(milliseconds: milliseconds) }
+
     func execute(_ sql: String) throws(LedgerError) {
         try sqlite { () throws(SQLiteError) in try connection.execute(sql) }
     }
@@ -89,6 +92,8 @@ final class LedgerStatement {
 
     func bind(_ index: Int32, _ text: String?) { statement.bind(index, text) }
     func bind(_ index: Int32, _ value: Int64?) { statement.bind(index, value) }
+    /// Binds `values` to ?1, ?2, …
+    func bind(_ values: [SQLiteValue]) { statement.bind(values) }
 
     /// Steps once: true while a row is available.
     func step() throws(LedgerError) -> Bool {

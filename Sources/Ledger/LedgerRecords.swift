@@ -80,12 +80,14 @@ public struct RunRecord: Sendable {
     /// Each user's latest consent stated in tonight's dumps (one per user, in user order);
     /// the ledger keeps the later of its own and this one.
     public var consents: RunRows<RememberedConsent>
+    /// The orders it flagged with their counting findings, for the desk (§14).
+    public var flaggedOrders: RunRows<FlaggedOrderRecord>
 
     public init(
         startedAt: Timestamp, finishedAt: Timestamp, orders: Int, flagged: Int,
         newClaims: RunRows<NewClaim>, reported: RunRows<ReportedFinding>, refunds: [RememberedRefund] = [],
         reversals: [(key: String, at: Timestamp)] = [], events: [(identity: String, type: String)] = [],
-        consents: RunRows<RememberedConsent> = .none
+        consents: RunRows<RememberedConsent> = .none, flaggedOrders: RunRows<FlaggedOrderRecord> = .none
     ) {
         self.startedAt = startedAt
         self.finishedAt = finishedAt
@@ -97,6 +99,7 @@ public struct RunRecord: Sendable {
         self.reversals = reversals
         self.events = events
         self.consents = consents
+        self.flaggedOrders = flaggedOrders
     }
 
     /// The same from rows in memory, in any order (tests, benchmarks).
@@ -104,13 +107,14 @@ public struct RunRecord: Sendable {
         startedAt: Timestamp, finishedAt: Timestamp, orders: Int, flagged: Int,
         newClaims: [NewClaim], reported: [(orderID: String, rule: String)], refunds: [RememberedRefund] = [],
         reversals: [(key: String, at: Timestamp)] = [], events: [(identity: String, type: String)] = [],
-        consents: [RememberedConsent] = []
+        consents: [RememberedConsent] = [], flaggedOrders: [FlaggedOrderRecord] = []
     ) {
         self.init(
             startedAt: startedAt, finishedAt: finishedAt, orders: orders, flagged: flagged,
             newClaims: .inKeyOrder(newClaims),
             reported: RunRows(reported.map { ReportedFinding(orderID: $0, rule: $1) }),
-            refunds: refunds, reversals: reversals, events: events, consents: .inUserOrder(consents))
+            refunds: refunds, reversals: reversals, events: events, consents: .inUserOrder(consents),
+            flaggedOrders: RunRows(flaggedOrders))
     }
 }
 

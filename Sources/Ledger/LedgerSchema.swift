@@ -8,10 +8,13 @@
 ///        a token's first claim is read from the index alone); store_events; refunds
 ///     3  consents: each user's latest consent (§13) from the dumps screened, by user id, with
 ///        the id case-folded beside it (indexed: a refund request's account token finds its user)
+///     4  the desk (§14): flagged_orders, flagged_findings and flagged_keys, which every run
+///        writes; desk_users, desk_sessions, desk_login_failures, desk_orders, desk_notes,
+///        desk_verdicts (given, not yet applied by a run) and desk_audit, which the desk writes
 ///
 /// No iapscreen writes 1: a file that says 1 (or anything else unknown) is refused, not guessed at.
 enum LedgerSchema {
-    static let current: Int64 = 3
+    static let current: Int64 = 4
 
     /// The tables as iapscreen before versions created them on every open: the start of
     /// every ledger, fresh or old (an old file lacking one of them gets it, as its own code
@@ -50,6 +53,49 @@ enum LedgerSchema {
         PRAGMA user_version = 3;
         """
 
+    /// 3 -> 4: new tables, nothing rewritten; the verdicts `review` recorded become the desk's.
+    /// The audit trail refuses UPDATE and DELETE by trigger: nothing of iapscreen changes it.
+    static let migration3to4 = """
+        CREATE TABLE flagged_orders(order_id TEXT PRIMARY KEY, user_id TEXT, platform TEXT, product_id TEXT,
+                                    amount TEXT, currency TEXT, created_at TEXT, severity INTEGER NOT NULL,
+                                    rules TEXT NOT NULL, receipt TEXT, first_run INTEGER NOT NULL,
+                                    first_flagged_at TEXT NOT NULL, last_run INTEGER NOT NULL,
+                                    last_flagged_at TEXT NOT NULL) WITHOUT ROWID;
+        CREATE INDEX flagged_queue ON flagged_orders(severity DESC, first_flagged_at, order_id);
+        CREATE INDEX flagged_by_user ON flagged_orders(user_id);
+        CREATE TABLE flagged_findings(order_id TEXT NOT NULL, run INTEGER NOT NULL, n INTEGER NOT NULL,
+                                      rule TEXT NOT NULL, line TEXT NOT NULL,
+                                      PRIMARY KEY(order_id, run, n)) WITHOUT ROWID;
+        CREATE TABLE flagged_keys(order_id TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY(order_id, key)) WITHOUT ROWID;
+        CREATE INDEX flagged_keys_by_key ON flagged_keys(key);
+        CREATE TABLE desk_users(name TEXT PRIMARY KEY, role TEXT NOT NULL, password_hash TEXT NOT NULL,
+                                disabled INTEGER NOT NULL, password_set_at INTEGER NOT NULL,
+                                created_at INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE TABLE desk_sessions(id_hash TEXT PRIMARY KEY, user TEXT NOT NULL, csrf TEXT NOT NULL,
+                                   created_at INTEGER NOT NULL, seen_at INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE INDEX desk_sessions_by_user ON desk_sessions(user);
+        CREATE TABLE desk_login_failures(name TEXT NOT NULL, at INTEGER NOT NULL);
+        CREATE INDEX desk_login_failures_by_name ON desk_login_failures(name, at);
+        CREATE TABLE desk_orders(order_id TEXT PRIMARY KEY, version INTEGER NOT NULL, changed_by TEXT,
+                                 claimed_by TEXT, claimed_until INTEGER, verdict TEXT, verdict_by TEXT,
+                                 verdict_at TEXT, verdict_note TEXT) WITHOUT ROWID;
+        CREATE TABLE desk_notes(id INTEGER PRIMARY KEY, order_id TEXT NOT NULL, by TEXT NOT NULL, at TEXT NOT NULL,
+                                text TEXT NOT NULL);
+        CREATE INDEX desk_notes_by_order ON desk_notes(order_id, id);
+        CREATE TABLE desk_verdicts(id INTEGER PRIMARY KEY, order_id TEXT NOT NULL, verdict TEXT NOT NULL, note TEXT,
+                                   by TEXT NOT NULL, at TEXT NOT NULL);
+        CREATE TABLE desk_audit(id INTEGER PRIMARY KEY, at TEXT NOT NULL, user TEXT NOT NULL, action TEXT NOT NULL,
+                                order_id TEXT, detail TEXT);
+        CREATE INDEX desk_audit_by_time ON desk_audit(at, id);
+        CREATE TRIGGER desk_audit_no_update BEFORE UPDATE ON desk_audit
+            BEGIN SELECT RAISE(ABORT, 'the audit trail is append-only'); END;
+        CREATE TRIGGER desk_audit_no_delete BEFORE DELETE ON desk_audit
+            BEGIN SELECT RAISE(ABORT, 'the audit trail is append-only'); END;
+        INSERT INTO desk_orders(order_id, version, changed_by, verdict, verdict_by, verdict_at, verdict_note)
+            SELECT order_id, 1, by, verdict, by, at, note FROM reviews;
+        PRAGMA user_version = 4;
+        """
+
     /// Every column the current schema reads. Preparing them before COMMIT proves the file is one this
     /// code can use (an odd old file fails here, and is rolled back, not left half-usable).
     static let probes: [(table: String, columns: String)] = [
@@ -60,6 +106,23 @@ enum LedgerSchema {
         ("store_events", "identity, type, first_run"),
         ("refunds", "key, refunded_at, event, reason, source, identity, reversed_at"),
         ("consents", "user_id, folded, consent, said_at, order_id"),
+        (
+            "flagged_orders",
+            "order_id, user_id, platform, product_id, amount, currency, created_at, severity, rules, receipt, "
+                + "first_run, first_flagged_at, last_run, last_flagged_at"
+        ),
+        ("flagged_findings", "order_id, run, n, rule, line"),
+        ("flagged_keys", "order_id, key"),
+        ("desk_users", "name, role, password_hash, disabled, password_set_at, created_at"),
+        ("desk_sessions", "id_hash, user, csrf, created_at, seen_at"),
+        ("desk_login_failures", "name, at"),
+        (
+            "desk_orders",
+            "order_id, version, changed_by, claimed_by, claimed_until, verdict, verdict_by, verdict_at, verdict_note"
+        ),
+        ("desk_notes", "id, order_id, by, at, text"),
+        ("desk_verdicts", "id, order_id, verdict, note, by, at"),
+        ("desk_audit", "id, at, user, action, order_id, detail"),
     ]
 
     /// Throws, naming the table, when one lacks a column the current schema reads.
@@ -80,6 +143,8 @@ enum LedgerSchema {
         case version0
         /// Claims with details, store events and refunds; no consents.
         case version2
+        /// Consents; nothing of the desk.
+        case version3
 
         /// The schema number a state stands for.
         var number: Int64 {
@@ -87,6 +152,7 @@ enum LedgerSchema {
             case .current: LedgerSchema.current
             case .empty, .version0: 0
             case .version2: 2
+            case .version3: 3
             }
         }
     }
@@ -96,6 +162,7 @@ enum LedgerSchema {
         let version = try db.userVersion()
         if version == current { return .current }
         if version == 2 { return .version2 }
+        if version == 3 { return .version3 }
         if version > current {
             throw LedgerError(
                 "ledger \(path) was written by a newer iapscreen: schema \(version), this one reads up to "
@@ -103,7 +170,7 @@ enum LedgerSchema {
         }
         guard version == 0 else {
             throw LedgerError(
-                "ledger \(path) says schema \(version), which no iapscreen writes (this one reads 0, 2 "
+                "ledger \(path) says schema \(version), which no iapscreen writes (this one reads 0, 2, 3 "
                     + "and \(current)); not opened", code: .unknownSchema)
         }
         let tables = try tableNames(db)
@@ -126,12 +193,14 @@ enum LedgerSchema {
                 from = try inspect(db, path: path)
                 switch from {
                 case .current: return
-                case .version2: break
+                case .version3: break
+                case .version2: try db.execute(migration2to3)
                 case .empty, .version0:
                     try db.execute(version0)
                     try db.execute(migration0to2)
+                    try db.execute(migration2to3)
                 }
-                try db.execute(migration2to3)
+                try db.execute(migration3to4)
                 try probe(db)
             }
         } catch  where error.code == .sqlite {

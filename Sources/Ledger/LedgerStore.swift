@@ -25,8 +25,12 @@ public protocol LedgerStore: ClaimLedger, AnyObject {
     func reviews(of orderIDs: [String]) throws(LedgerError) -> [String: Review]
     /// Which of these findings an earlier completed run reported.
     func reported(_ findings: [ReportedFinding]) throws(LedgerError) -> Set<ReportedFinding>
-    /// Records (or replaces) a reviewer's verdict.
+    /// Records (or replaces) a reviewer's verdict (`review`): in the reviews, as the desk's
+    /// verdict on the order and in the audit trail, in one transaction.
     func recordReview(orderID: String, _ review: Review) throws(LedgerError)
+    /// Moves the verdicts the desk gave since the last run into the reviews (a run holding
+    /// the ledger, before it reads anything); how many.
+    func applyDeskVerdicts() throws(LedgerError) -> Int
     /// Records a completed run in one transaction: new claims (the first taker stays), what it
     /// reported, the run, its store events, refunds (the earliest stays), reversals and the
     /// users' consents (the latest stated stays).

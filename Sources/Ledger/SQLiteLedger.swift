@@ -63,7 +63,7 @@ public final class SQLiteLedger {
         let details: String
         if readOnly {
             details =
-                state == .current
+                state == .current || state == .version3
                 ? "product_id, amount, currency, purchase_token, platform"
                 : "NULL, NULL, NULL, NULL, NULL"
         } else {
@@ -71,8 +71,8 @@ public final class SQLiteLedger {
             if state != .current { try LedgerSchema.upgrade(db, path: path, from: state) }
             details = "product_id, amount, currency, purchase_token, platform"
         }
-        let remembers = !readOnly || state == .current || state == .version2
-        let consents = !readOnly || state == .current
+        let remembers = !readOnly || state == .current || state == .version2 || state == .version3
+        let consents = !readOnly || state == .current || state == .version3
         lookupClaim = try db.prepare("SELECT order_id, user_id, created_at FROM claims WHERE key = ?")
         lookupClaimDetails = try db.prepare(
             "SELECT order_id, user_id, created_at, \(details) FROM claims WHERE key = ?")

@@ -114,11 +114,90 @@ extension SQLiteLedger {
             // After the refunds: a refund and its reversal may arrive on the same night.
             for r in run.reversals { try rows.reverse(r.key, at: r.at) }
             try run.consents.forEachRow { (c) throws(LedgerError) in try rows.add(c) }
+            let flagged = try SQLiteFlaggedWriter(db, run: runID, at: run.finishedAt.iso8601)
+            try run.flaggedOrders.forEachRow { (f) throws(LedgerError) in try flagged.add(f) }
         }
     }
 
-    /// Records (or replaces) a reviewer's verdict.
+    /// Records (or replaces) a reviewer's verdict: in the reviews a run reads, as the desk's
+    /// verdict on the order, and in the audit trail (`review`). A verdict the desk gave on
+    /// the order and no run applied yet is older: it goes.
     public func recordReview(orderID: String, _ review: Review) throws(LedgerError) {
-        try SQLiteRowWriter(db).add(review, orderID: orderID)
+        try db.writing { () throws(LedgerError) in
+            let earlier = try reviews(of: [orderID])[orderID]
+            try SQLiteRowWriter(db).add(review, orderID: orderID)
+            for sql in [
+                "DELETE FROM desk_verdicts WHERE order_id = ?1",
+                """
+                INSERT INTO desk_orders(order_id, version, changed_by, verdict, verdict_by, verdict_at, verdict_note)
+                VALUES (?1, 1, ?3, ?2, ?3, ?4, ?5)
+                ON CONFLICT(order_id) DO UPDATE SET version = desk_orders.version + 1, changed_by = excluded.changed_by,
+                    verdict = excluded.verdict, verdict_by = excluded.verdict_by, verdict_at = excluded.verdict_at,
+                    verdict_note = excluded.verdict_note
+                """,
+                "INSERT INTO desk_audit(at, user, action, order_id, detail) VALUES (?4, ?3, 'review', ?1, ?6)",
+            ] {
+                try db.prepare(sql).run(
+                    .text(orderID), .text(review.verdict), .text(review.by ?? ""), .text(review.at), .text(review.note),
+                    .text("\(review.verdict), replacing \(earlier?.verdict ?? "none")"))
+            }
+        }
+    }
+
+    /// The verdicts the desk gave since the last run applied them, into the reviews a run
+    /// reads, oldest first (a later one on an order replaces an earlier); how many. Called
+    /// by `screen` holding the ledger, before it reads anything.
+    public func applyDeskVerdicts() throws(LedgerError) -> Int {
+        try db.writing { () throws(LedgerError) -> Int in
+            let count = try db.prepare("SELECT count(*) FROM desk_verdicts")
+            guard try count.step() else { return 0 }
+            let n = Int(clamping: count.int(0))
+            count.reset()
+            guard n > 0 else { return 0 }
+            try db.execute(
+                """
+                INSERT OR REPLACE INTO reviews(order_id, verdict, note, by, at)
+                    SELECT order_id, verdict, note, by, at FROM desk_verdicts ORDER BY id;
+                DELETE FROM desk_verdicts;
+                """)
+            return n
+        }
+    }
+}
+
+/// Writes a run's flagged orders for the desk: the order as this run saw it (the first run
+/// that flagged it stays), its counting findings under the run, the transactions it named.
+final class SQLiteFlaggedWriter {
+    private let order: LedgerStatement
+    private let finding: LedgerStatement
+    private let key: LedgerStatement
+    private let run: Int64
+    private let at: String
+
+    init(_ db: LedgerFile, run: Int64, at: String) throws(LedgerError) {
+        self.run = run
+        self.at = at
+        order = try db.prepare(
+            """
+            INSERT INTO flagged_orders(order_id, user_id, platform, product_id, amount, currency, created_at, severity,
+                rules, receipt, first_run, first_flagged_at, last_run, last_flagged_at)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?11, ?12)
+            ON CONFLICT(order_id) DO UPDATE SET user_id = excluded.user_id, platform = excluded.platform,
+                product_id = excluded.product_id, amount = excluded.amount, currency = excluded.currency,
+                created_at = excluded.created_at, severity = excluded.severity, rules = excluded.rules,
+                receipt = excluded.receipt, last_run = excluded.last_run, last_flagged_at = excluded.last_flagged_at
+            """)
+        finding = try db.prepare("INSERT OR REPLACE INTO flagged_findings(order_id, run, n, rule, line) VALUES (?, ?, ?, ?, ?)")
+        key = try db.prepare("INSERT OR IGNORE INTO flagged_keys(order_id, key) VALUES (?, ?)")
+    }
+
+    func add(_ f: FlaggedOrderRecord) throws(LedgerError) {
+        try order.run(
+            .text(f.orderID), .text(f.userID), .text(f.platform), .text(f.productID), .text(f.amount), .text(f.currency),
+            .text(f.createdAt), .int(Int64(f.severity)), .text(f.rulesColumn), .text(f.receipt), .int(run), .text(at))
+        for (n, line) in f.findings.enumerated() {
+            try finding.run(.text(f.orderID), .int(run), .int(Int64(n)), .text(line.rule), .text(line.line))
+        }
+        for k in f.transactions { try key.run(.text(f.orderID), .text(k)) }
     }
 }

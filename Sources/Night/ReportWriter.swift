@@ -35,6 +35,8 @@ package final class ReportWriter: ReportSink {
     /// (order id, rule) of every finding, for the ledger: on disk, since a big night's
     /// findings would not fit (nil without a ledger, which is all that wants them).
     private let reportedFile: PassFile?
+    /// The flagged orders with their findings, for the desk (nil without a ledger).
+    private let flaggedSpill: FlaggedOrderSpill?
     private let writer = JSONWriter()
 
     /// A sharded run's worker's reports, whole, for `merge` (`ShardReportLines`).
@@ -44,6 +46,7 @@ package final class ReportWriter: ReportSink {
         self.directory = directory
         do {
             reportedFile = keepsReported ? try PassFile() : nil
+            flaggedSpill = keepsReported ? try FlaggedOrderSpill() : nil
         } catch {
             throw WriteError(description: error.description)
         }
@@ -76,6 +79,9 @@ package final class ReportWriter: ReportSink {
         }
     }
 
+    /// Every flagged order written, for the desk (none when it was made not to keep them).
+    package var flaggedOrders: RunRows<FlaggedOrderRecord> { flaggedSpill?.rows ?? .none }
+
     package var formatter: (@Sendable (OrderReport) -> ReportLines)? { { ReportLines($0) } }
     package var wantsKeys: Bool { shardReports != nil }
 
@@ -98,6 +104,7 @@ package final class ReportWriter: ReportSink {
                 try reportedFile.put(reported.rule)
             }
         }
+        if let flaggedSpill, let record = FlaggedOrderSpill.record(r, jsonl: f.jsonl) { try flaggedSpill.put(record) }
         try flagged.write(f.csv)
         for (k, section) in f.sections.enumerated() {
             let s = section.rawValue

@@ -39,6 +39,12 @@ public final class SQLiteConnection {
 
     deinit { sqlite3_close_v2(handle) }
 
+    /// How long a statement waits for another connection's write lock before SQLite says
+    /// "database is locked" (5 s unless set).
+    public func waitForLocks(milliseconds: Int32) {
+        sqlite3_busy_timeout(handle, milliseconds)
+    }
+
     /// SQLite's last message on this connection, with its extended result code.
     public var lastError: String {
         guard let handle else { return "closed" }

@@ -43,6 +43,13 @@ final class LedgerPlace {
         return try SQLiteLedger(path: sqlitePath, readOnly: readOnly, creating: creating)
     }
 
+    /// The desk's side of the same ledger, on a connection of its own (the ledger opened first).
+    func openDesk() throws -> any DeskStore {
+        _ = try open()
+        if database != nil { throw LedgerError("BRANCH-ONLY: no PostgreSQL desk store yet", code: .postgres) }
+        return try SQLiteDeskStore(path: sqlitePath)
+    }
+
     private var sqlitePath: String { (scratch?.path("l.sqlite")) ?? "" }
 
     /// The SQLite ledger's run lock, as a run holds it.

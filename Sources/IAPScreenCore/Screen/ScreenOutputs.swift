@@ -60,7 +60,7 @@ enum ScreenOutputs {
                     startedAt: summary.startedAt, finishedAt: summary.finishedAt, orders: outcome.orders,
                     flagged: summary.flagged, newClaims: outcome.newClaims, reported: writer.reported,
                     refunds: memory.refunds, reversals: memory.reversals, events: memory.events,
-                    consents: night.ledger == nil ? .none : night.consents()))
+                    consents: night.ledger == nil ? .none : night.consents(), flaggedOrders: writer.flaggedOrders))
         } catch {
             writer.abandon()
             index?.discard()

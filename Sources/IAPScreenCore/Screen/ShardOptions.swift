@@ -94,8 +94,16 @@ struct ShardOptions {
             return sharding.join(uri, io: io).map { (ledger, shard) in (LockedLedger(lock: nil, ledger: ledger), shard)
             }
         }
-        return LockedLedger.open(ledger, command: command.name, consequence: "nothing written", io: io).map {
-            ($0, nil)
+        return LockedLedger.open(ledger, command: command.name, consequence: "nothing written", io: io).flatMap {
+            held in
+            // The desk's verdicts given before this run count in it; those given during it, from the next.
+            do throws(LedgerError) {
+                _ = try held?.ledger.applyDeskVerdicts()
+            } catch {
+                io.error("iapscreen \(command.name): cannot apply the desk's verdicts: \(error); nothing written")
+                return .failure(LockedLedger.Refusal(status: LockedLedger.status(of: error)))
+            }
+            return .success((held, nil))
         }
     }
 }

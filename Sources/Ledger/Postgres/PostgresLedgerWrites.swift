@@ -188,3 +188,10 @@ extension PostgresCopyRows {
         add(r.identity)
     }
 }
+
+extension PostgresLedger {
+    // BRANCH-ONLY placeholder until the PostgreSQL desk tables land (schema 4); never merged as is.
+    public func applyDeskVerdicts() throws(LedgerError) -> Int {
+        throw LedgerError("the desk's tables are not on PostgreSQL yet", code: .postgres)
+    }
+}
