@@ -18,6 +18,7 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite3", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         // The process's allocator (see its shim.h); only the executable links it.
         .systemLibrary(name: "CMimalloc", providers: [.apt(["libmimalloc-dev"])]),
 
@@ -31,6 +32,8 @@ let package = Package(
         .target(name: "StoreCrypto", dependencies: ["COpenSSL", "IAPBasics"]),
         .target(name: "PostgresClient", dependencies: ["CLibPQ"]),
         .target(name: "SQLiteClient", dependencies: ["CSQLite3"]),
+        // The desk's secrets over libsodium: Argon2id password hashes, session and CSRF tokens.
+        .target(name: "DeskSecurity", dependencies: ["CSodium"]),
         .target(name: "Ledger", dependencies: ["SQLiteClient", "PostgresClient", "IAPBasics", "Screening"]),
 
         // Formats.
@@ -122,6 +125,7 @@ let package = Package(
             dependencies: ["Ledger", "PostgresClient", "PostgresTestSupport", "IAPBasics", "Screening"]),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting"]),
         .testTarget(name: "StoreCryptoTests", dependencies: ["StoreCrypto", "IAPBasics"]),
+        .testTarget(name: "DeskSecurityTests", dependencies: ["DeskSecurity", "CSodium"]),
         .testTarget(
             name: "ReceiptVerificationTests", dependencies: ["ReceiptVerification", "ReceiptBuilder", "StoreCrypto"]),
         .testTarget(

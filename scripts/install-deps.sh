@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages iapscreen builds against, when they are missing.
 # Needs the Swift toolchain already on PATH. Safe to run again: installs nothing twice.
+# libsodium-dev: the desk's password hashes (Argon2id) and session tokens (Sources/DeskSecurity).
 set -euo pipefail
 
 # --test-tools: also what the tests read the outputs with: headless Chromium, which the
@@ -13,7 +14,7 @@ set -euo pipefail
 # libFuzzer is C++, so the C++ library's development files for the GCC that the toolchain's
 # clang links with (libstdc++-12-dev on Debian 12). The libFuzzer runtime itself ships with
 # the Swift toolchain; this checks that it is there. CI passes it.
-packages=(libxml2-dev zlib1g-dev libisal-dev libssl-dev libsqlite3-dev libpq-dev libmimalloc-dev pkg-config)
+packages=(libxml2-dev zlib1g-dev libisal-dev libssl-dev libsqlite3-dev libpq-dev libmimalloc-dev libsodium-dev pkg-config)
 fuzz=0
 for arg in "$@"; do
   case "$arg" in
