@@ -119,6 +119,10 @@ let package = Package(
         // The test PostgreSQL server and a database of its own per test, for the tests that need one.
         .target(name: "PostgresTestSupport", dependencies: ["PostgresClient"], path: "Tests/PostgresTestSupport"),
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "PostgresTestSupport"]),
+        // A headless Chromium driven over W3C WebDriver by a chromedriver of its own, for the tests that
+        // use a served page as a person does.
+        .target(name: "WebDriverSupport", path: "Tests/WebDriverSupport"),
+        .testTarget(name: "WebDriverSupportTests", dependencies: ["WebDriverSupport"]),
         .testTarget(name: "SQLiteClientTests", dependencies: ["SQLiteClient"]),
         .testTarget(
             name: "LedgerTests",

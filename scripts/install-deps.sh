@@ -5,7 +5,9 @@
 set -euo pipefail
 
 # --test-tools: also what the tests read the outputs with: headless Chromium, which the
-# report.html tests (and the screenshot script) open the page in; Prometheus' own
+# report.html tests (and the screenshot script) open the page in; chromium-driver (its
+# chromedriver, the same version), through which the desk's tests drive that browser over
+# WebDriver (Tests/WebDriverSupport); Prometheus' own
 # text-format parser (python3-prometheus-client, for Debian's /usr/bin/python3), which
 # reads the --metrics file; util-linux's `script`, a terminal for the progress line;
 # the PostgreSQL 15 server, a cluster of which the PostgreSQL tests start (scripts/postgres-test-cluster.sh).
@@ -18,7 +20,7 @@ packages=(libxml2-dev zlib1g-dev libisal-dev libssl-dev libsqlite3-dev libpq-dev
 fuzz=0
 for arg in "$@"; do
   case "$arg" in
-    --test-tools|--browser) packages+=(chromium python3-prometheus-client bsdutils postgresql-15) ;;
+    --test-tools|--browser) packages+=(chromium chromium-driver python3-prometheus-client bsdutils postgresql-15) ;;
     --fuzz)
       fuzz=1
       # The newest /usr/lib/gcc/<triple>/<version>, as clang picks it (Debian 12: 12).
