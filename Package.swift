@@ -18,6 +18,7 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite3", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         // The process's allocator (see its shim.h); only the executable links it.
         .systemLibrary(name: "CMimalloc", providers: [.apt(["libmimalloc-dev"])]),
 
@@ -31,6 +32,8 @@ let package = Package(
         .target(name: "StoreCrypto", dependencies: ["COpenSSL", "IAPBasics"]),
         .target(name: "PostgresClient", dependencies: ["CLibPQ"]),
         .target(name: "SQLiteClient", dependencies: ["CSQLite3"]),
+        // The desk's secrets over libsodium: Argon2id password hashes, session and CSRF tokens.
+        .target(name: "DeskSecurity", dependencies: ["CSodium"]),
         .target(name: "Ledger", dependencies: ["SQLiteClient", "PostgresClient", "IAPBasics", "Screening"]),
 
         // Formats.
@@ -116,12 +119,17 @@ let package = Package(
         // The test PostgreSQL server and a database of its own per test, for the tests that need one.
         .target(name: "PostgresTestSupport", dependencies: ["PostgresClient"], path: "Tests/PostgresTestSupport"),
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "PostgresTestSupport"]),
+        // A headless Chromium driven over W3C WebDriver by a chromedriver of its own, for the tests that
+        // use a served page as a person does.
+        .target(name: "WebDriverSupport", path: "Tests/WebDriverSupport"),
+        .testTarget(name: "WebDriverSupportTests", dependencies: ["WebDriverSupport"]),
         .testTarget(name: "SQLiteClientTests", dependencies: ["SQLiteClient"]),
         .testTarget(
             name: "LedgerTests",
             dependencies: ["Ledger", "PostgresClient", "PostgresTestSupport", "IAPBasics", "Screening"]),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting"]),
         .testTarget(name: "StoreCryptoTests", dependencies: ["StoreCrypto", "IAPBasics"]),
+        .testTarget(name: "DeskSecurityTests", dependencies: ["DeskSecurity", "CSodium"]),
         .testTarget(
             name: "ReceiptVerificationTests", dependencies: ["ReceiptVerification", "ReceiptBuilder", "StoreCrypto"]),
         .testTarget(

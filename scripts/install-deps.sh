@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian packages iapscreen builds against, when they are missing.
 # Needs the Swift toolchain already on PATH. Safe to run again: installs nothing twice.
+# libsodium-dev: the desk's password hashes (Argon2id) and session tokens (Sources/DeskSecurity).
 set -euo pipefail
 
 # --test-tools: also what the tests read the outputs with: headless Chromium, which the
-# report.html tests (and the screenshot script) open the page in; Prometheus' own
+# report.html tests (and the screenshot script) open the page in; chromium-driver (its
+# chromedriver, the same version), through which the desk's tests drive that browser over
+# WebDriver (Tests/WebDriverSupport); Prometheus' own
 # text-format parser (python3-prometheus-client, for Debian's /usr/bin/python3), which
 # reads the --metrics file; util-linux's `script`, a terminal for the progress line;
 # the PostgreSQL 15 server, a cluster of which the PostgreSQL tests start (scripts/postgres-test-cluster.sh).
@@ -13,11 +16,11 @@ set -euo pipefail
 # libFuzzer is C++, so the C++ library's development files for the GCC that the toolchain's
 # clang links with (libstdc++-12-dev on Debian 12). The libFuzzer runtime itself ships with
 # the Swift toolchain; this checks that it is there. CI passes it.
-packages=(libxml2-dev zlib1g-dev libisal-dev libssl-dev libsqlite3-dev libpq-dev libmimalloc-dev pkg-config)
+packages=(libxml2-dev zlib1g-dev libisal-dev libssl-dev libsqlite3-dev libpq-dev libmimalloc-dev libsodium-dev pkg-config)
 fuzz=0
 for arg in "$@"; do
   case "$arg" in
-    --test-tools|--browser) packages+=(chromium python3-prometheus-client bsdutils postgresql-15) ;;
+    --test-tools|--browser) packages+=(chromium chromium-driver python3-prometheus-client bsdutils postgresql-15) ;;
     --fuzz)
       fuzz=1
       # The newest /usr/lib/gcc/<triple>/<version>, as clang picks it (Debian 12: 12).
