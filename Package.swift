@@ -59,8 +59,11 @@ let package = Package(
         // Flagged-order reports: pure.
         .target(name: "Reporting", dependencies: ["IAPBasics", "JSONText", "Screening"]),
 
-        // The review desk's pages as functions of the ledger's records: pure.
-        .target(name: "DeskPages", dependencies: ["Ledger", "Screening", "JSONText", "IAPBasics"]),
+        // The review desk's pages as functions of the ledger's records, and the script and style
+        // sheet they load (files the server reads at start): pure.
+        .target(
+            name: "DeskPages", dependencies: ["Ledger", "Screening", "JSONText", "IAPBasics"],
+            resources: [.copy("Assets")]),
 
         // Believes only what verifies: signatures and chains of every receipt kind.
         .target(name: "ReceiptVerification", dependencies: ["IAPBasics", "JSONText", "ReceiptFormats", "StoreCrypto"]),

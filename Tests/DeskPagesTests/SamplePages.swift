@@ -5,7 +5,7 @@ import Testing
 @testable import DeskPages
 
 /// A plausible night on the desk, to look at: `DESK_PAGES_OUT=/tmp/desk-pages swift test
-/// --filter SamplePages` writes each page there.
+/// --filter SamplePages` writes each page there with desk.css and desk.js beside it.
 enum SamplePages {
     static let rules = [
         ["replayed-transaction"], ["revoked", "refund-abuse"], ["item-id-mismatch"], ["sandbox-in-production"],
@@ -139,5 +139,7 @@ struct SamplePagesTests {
             let local = html.replacingOccurrences(of: "\"/assets/", with: "\"assets/")
             try Data(local.utf8).write(to: URL(fileURLWithPath: out + "/" + name + ".html"))
         }
+        let files = try #require(DeskAssets.directory().flatMap(DeskAssets.read(from:)))
+        for (name, bytes) in files { try Data(bytes).write(to: URL(fileURLWithPath: out + "/assets/" + name)) }
     }
 }
