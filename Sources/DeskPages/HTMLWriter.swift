@@ -103,10 +103,13 @@ struct HTMLAttribute {
     static func action(_ url: DeskURL) -> HTMLAttribute { HTMLAttribute(name: "action", value: url.text) }
     static func src(_ url: DeskURL) -> HTMLAttribute { HTMLAttribute(name: "src", value: url.text) }
 
+    private static let urlNames: Set<String> = [
+        "href", "src", "action", "formaction", "srcset", "xlink:href", "poster",
+    ]
+
     /// Not a URL attribute, not a handler, not `style`.
     private static func isPlain(_ name: StaticString) -> Bool {
         let n = name.description.lowercased()
-        let urlNames: Set<String> = ["href", "src", "action", "formaction", "srcset", "xlink:href", "poster"]
         return !n.hasPrefix("on") && n != "style" && !urlNames.contains(n)
     }
 }
