@@ -62,6 +62,12 @@ let package = Package(
         // Flagged-order reports: pure.
         .target(name: "Reporting", dependencies: ["IAPBasics", "JSONText", "Screening"]),
 
+        // The review desk's pages as functions of the ledger's records, and the script and style
+        // sheet they load (files the server reads at start): pure.
+        .target(
+            name: "DeskPages", dependencies: ["Ledger", "Screening", "JSONText", "IAPBasics"],
+            resources: [.copy("Assets")]),
+
         // Believes only what verifies: signatures and chains of every receipt kind.
         .target(name: "ReceiptVerification", dependencies: ["IAPBasics", "JSONText", "ReceiptFormats", "StoreCrypto"]),
 
@@ -128,6 +134,8 @@ let package = Package(
             name: "LedgerTests",
             dependencies: ["Ledger", "PostgresClient", "PostgresTestSupport", "IAPBasics", "Screening"]),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting"]),
+        .testTarget(
+            name: "DeskPagesTests", dependencies: ["DeskPages", "Ledger", "Screening", "JSONText", "IAPBasics"]),
         .testTarget(name: "StoreCryptoTests", dependencies: ["StoreCrypto", "IAPBasics"]),
         .testTarget(name: "DeskSecurityTests", dependencies: ["DeskSecurity", "CSodium"]),
         .testTarget(
