@@ -26,6 +26,10 @@ let package = Package(
         .target(name: "IAPBasics"),
         .target(name: "JSONText", dependencies: ["IAPBasics"]),
 
+        // The review desk's HTTP: requests read from their bytes and answers (pure), served
+        // over libmicrohttpd.
+        .target(name: "HTTPMessages", dependencies: ["IAPBasics", "JSONText"]),
+
         // Adapters over C libraries.
         .target(name: "Decompression", dependencies: ["CZlib", "CISAL", "IAPBasics"]),
         .target(name: "XMLStream", dependencies: ["CLibXML2", "IAPBasics"]),
@@ -102,6 +106,7 @@ let package = Package(
 
         .testTarget(name: "IAPBasicsTests", dependencies: ["IAPBasics"]),
         .testTarget(name: "JSONTextTests", dependencies: ["JSONText"]),
+        .testTarget(name: "HTTPMessagesTests", dependencies: ["HTTPMessages", "JSONText"]),
         .testTarget(name: "DecompressionTests", dependencies: ["Decompression"]),
         .testTarget(name: "DumpFormatsTests", dependencies: ["DumpFormats", "Decompression"]),
         .testTarget(name: "ReceiptFormatsTests", dependencies: ["ReceiptFormats", "ReceiptBuilder", "JSONText"]),
