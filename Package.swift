@@ -19,12 +19,17 @@ let package = Package(
         .systemLibrary(name: "CSQLite3", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         // The process's allocator (see its shim.h); only the executable links it.
         .systemLibrary(name: "CMimalloc", providers: [.apt(["libmimalloc-dev"])]),
 
         // Pure building blocks.
         .target(name: "IAPBasics"),
         .target(name: "JSONText", dependencies: ["IAPBasics"]),
+
+        // The review desk's HTTP: requests read from their bytes and answers (pure), served
+        // over libmicrohttpd.
+        .target(name: "HTTPMessages", dependencies: ["IAPBasics", "JSONText"]),
 
         // Adapters over C libraries.
         .target(name: "Decompression", dependencies: ["CZlib", "CISAL", "IAPBasics"]),
@@ -67,6 +72,10 @@ let package = Package(
         .target(
             name: "DeskPages", dependencies: ["Ledger", "Screening", "JSONText", "IAPBasics"],
             resources: [.copy("Assets")]),
+        // The review desk: sessions, CSRF, roles, the API and the pages' routes, over the ledger.
+        .target(
+            name: "Desk",
+            dependencies: ["Ledger", "HTTPMessages", "DeskSecurity", "DeskPages", "JSONText", "IAPBasics", "Screening"]),
 
         // Believes only what verifies: signatures and chains of every receipt kind.
         .target(name: "ReceiptVerification", dependencies: ["IAPBasics", "JSONText", "ReceiptFormats", "StoreCrypto"]),
@@ -96,7 +105,7 @@ let package = Package(
             name: "IAPScreenCore",
             dependencies: [
                 "IAPBasics", "JSONText", "Decompression", "DumpFormats", "ReceiptFormats", "StoreCrypto",
-                "SampleWorld", "Night",
+                "SampleWorld", "Night", "Desk", "DeskPages", "DeskSecurity", "HTTPMessages",
                 "Screening", "Ledger", "Reporting", "ReceiptVerification", "StoreReports", "Reconciliation",
                 "StoreEvents",
             ]),
@@ -105,11 +114,12 @@ let package = Package(
             name: "iapscreen-bench",
             dependencies: [
                 "IAPBasics", "ReceiptBuilder", "DumpFormats", "ReceiptFormats", "JSONText", "Decompression",
-                "ReceiptVerification", "StoreCrypto", "Ledger", "PostgresClient", "Screening",
+                "ReceiptVerification", "StoreCrypto", "Ledger", "PostgresClient", "Screening", "DeskSecurity",
             ]),
 
         .testTarget(name: "IAPBasicsTests", dependencies: ["IAPBasics"]),
         .testTarget(name: "JSONTextTests", dependencies: ["JSONText"]),
+        .testTarget(name: "HTTPMessagesTests", dependencies: ["HTTPMessages", "JSONText"]),
         .testTarget(name: "DecompressionTests", dependencies: ["Decompression"]),
         .testTarget(name: "DumpFormatsTests", dependencies: ["DumpFormats", "Decompression"]),
         .testTarget(name: "ReceiptFormatsTests", dependencies: ["ReceiptFormats", "ReceiptBuilder", "JSONText"]),
@@ -137,6 +147,9 @@ let package = Package(
         .testTarget(
             name: "DeskPagesTests", dependencies: ["DeskPages", "Ledger", "Screening", "JSONText", "IAPBasics"]),
         .testTarget(name: "StoreCryptoTests", dependencies: ["StoreCrypto", "IAPBasics"]),
+        .testTarget(
+            name: "DeskTests",
+            dependencies: ["Desk", "DeskPages", "DeskSecurity", "Ledger", "HTTPMessages", "IAPBasics", "JSONText"]),
         .testTarget(name: "DeskSecurityTests", dependencies: ["DeskSecurity", "CSodium"]),
         .testTarget(
             name: "ReceiptVerificationTests", dependencies: ["ReceiptVerification", "ReceiptBuilder", "StoreCrypto"]),

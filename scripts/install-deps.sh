@@ -16,7 +16,8 @@ set -euo pipefail
 # libFuzzer is C++, so the C++ library's development files for the GCC that the toolchain's
 # clang links with (libstdc++-12-dev on Debian 12). The libFuzzer runtime itself ships with
 # the Swift toolchain; this checks that it is there. CI passes it.
-packages=(libxml2-dev zlib1g-dev libisal-dev libssl-dev libsqlite3-dev libpq-dev libmimalloc-dev libsodium-dev pkg-config)
+packages=(libxml2-dev zlib1g-dev libisal-dev libssl-dev libsqlite3-dev libpq-dev libmimalloc-dev libsodium-dev
+          libmicrohttpd-dev pkg-config)
 fuzz=0
 for arg in "$@"; do
   case "$arg" in

@@ -44,6 +44,8 @@ case "consumption":
     runConsumptionBenchmark(requests: size ?? 10_000, claims: second ?? 1_000_000, say: say)
 case "consumption-screen":
     runConsumptionScreenBenchmark(requests: size ?? 10_000, orders: second ?? 100_000, say: say)
+case "desk":
+    runDeskBenchmark(orders: size ?? 100_000, clients: second ?? 50, say: say)
 case "events-log":
     if !writeEventLog(events: size ?? 100_000, orders: second ?? 1_000_000, say: say) { exit(1) }
 default:
@@ -56,6 +58,8 @@ default:
           screen [N] [jobs]      generate (once, cached in /tmp) and screen a world of N orders (default 100000)
           reconcile [N]          a month of Google sales rows against N orders, once and with the report twice (default 1000000)
           report [N]             a night of N findings (cached in /tmp): report.html's size, its open time in Chromium
+          desk [N] [clients]     a ledger of N flagged orders (N/10, then N) served by `iapscreen desk serve`, worked by
+                                 CLIENTS keep-alive reviewers (default 100000, 50): latencies, errors, verdicts kept, memory
           events [N] [orders]    a log of N store events (cached in /tmp) for the screen world of ORDERS orders (default 10 N,
                                  at most 1000000): screened with the events, then without, back to back (default 100000)
           events-only [N] [orders]  the same log of N store events with a one-order dump: events/s read, verified, matched

@@ -162,7 +162,7 @@ struct DeskStoreTests {
         let dossier = try #require(try desk.dossier(of: "o1", now: Self.t0))
         #expect(dossier.verdict == DeskVerdict(verdict: "legit", by: "sam", at: "2024-03-01T01:00:00Z", note: "refund was a mistake"))
         #expect(dossier.version == 2)
-        let trail = try desk.audit(since: nil, limit: 100)
+        let trail = try desk.audit(since: nil, afterID: 0, limit: 100)
         #expect(trail.map(\.action) == [.verdict, .review])
         #expect(trail.last?.detail == "legit, replacing none")
         #expect(trail.last?.user == "sam")
@@ -195,9 +195,9 @@ struct DeskStoreTests {
         try desk.startSession(idHash: "h3", user: "ann", csrf: "c3", at: Self.t0 + 4)
         try desk.endSession(idHash: "h3", at: Self.t0 + 5, logout: "ann")
         #expect(try desk.session(idHash: "h3") == nil)
-        let actions = try desk.audit(since: nil, limit: 100).map(\.action)
+        let actions = try desk.audit(since: nil, afterID: 0, limit: 100).map(\.action)
         #expect(actions == [.userAdd, .login, .userPassword, .login, .userDisable, .loginFailed, .loginFailed, .loginFailed, .userUnlock, .login, .logout])
-        #expect(try desk.audit(since: "2024-03-01T00:02:00Z", limit: 100).first?.action == .loginFailed)
+        #expect(try desk.audit(since: "2024-03-01T00:02:00Z", afterID: 0, limit: 100).first?.action == .loginFailed)
     }
 }
 
@@ -211,7 +211,7 @@ struct SQLiteDeskStoreTests {
         let path = try #require((desk as? SQLiteDeskStore)?.path)
         #expect(throws: (any Error).self) { try rawSQL(path, "UPDATE desk_audit SET user = 'mallory'") }
         #expect(throws: (any Error).self) { try rawSQL(path, "DELETE FROM desk_audit") }
-        #expect(try desk.audit(since: nil, limit: 10).map(\.user) == ["ann"])
+        #expect(try desk.audit(since: nil, afterID: 0, limit: 10).map(\.user) == ["ann"])
     }
 
     @Test("a schema-3 ledger's verdicts become the desk's when it is opened")

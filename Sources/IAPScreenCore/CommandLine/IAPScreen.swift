@@ -16,6 +16,7 @@ public enum IAPScreen {
         (ReconcileCommand.spec, ReconcileCommand.run),
         (ReviewCommand.spec, ReviewCommand.run),
         (LedgerCommand.spec, LedgerCommand.run),
+        (DeskCommand.spec, DeskCommand.run),
         (MergeCommand.spec, MergeCommand.run),
         (BacktestCommand.spec, BacktestCommand.run),
         (RulesCommand.spec, RulesCommand.run),

@@ -50,6 +50,7 @@ public protocol DeskStore: AnyObject {
         _ orderID: String, verdict: String, note: String?, by user: String, version: Int64?, bulk: Bool, at: Int64
     ) throws(LedgerError) -> VerdictOutcome
 
-    /// The audit trail from `since` (§7 text, inclusive), oldest first, at most `limit` entries.
-    func audit(since: String?, limit: Int) throws(LedgerError) -> [AuditEntry]
+    /// The audit trail from `since` (§7 text, inclusive) and after entry `afterID`, oldest
+    /// first, at most `limit` entries.
+    func audit(since: String?, afterID: Int64, limit: Int) throws(LedgerError) -> [AuditEntry]
 }

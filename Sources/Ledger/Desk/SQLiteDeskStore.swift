@@ -180,10 +180,10 @@ public final class SQLiteDeskStore: DeskStore {
         }
     }
 
-    public func audit(since: String?, limit: Int) throws(LedgerError) -> [AuditEntry] {
+    public func audit(since: String?, afterID: Int64, limit: Int) throws(LedgerError) -> [AuditEntry] {
         try rows(
-            "SELECT id, at, user, action, order_id, detail FROM desk_audit WHERE at >= ? ORDER BY id LIMIT ?",
-            [.text(since ?? ""), .int(Int64(clamping: limit))]
+            "SELECT id, at, user, action, order_id, detail FROM desk_audit WHERE at >= ? AND id > ? ORDER BY id LIMIT ?",
+            [.text(since ?? ""), .int(afterID), .int(Int64(clamping: limit))]
         ) { s in
             guard let at = s.text(1), let user = s.text(2), let action = s.text(3).flatMap(AuditEntry.Action.init)
             else { return nil }
