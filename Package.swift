@@ -30,6 +30,7 @@ let package = Package(
         // The review desk's HTTP: requests read from their bytes and answers (pure), served
         // over libmicrohttpd.
         .target(name: "HTTPMessages", dependencies: ["IAPBasics", "JSONText"]),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "HTTPMessages"]),
 
         // Adapters over C libraries.
         .target(name: "Decompression", dependencies: ["CZlib", "CISAL", "IAPBasics"]),
@@ -120,6 +121,7 @@ let package = Package(
         .testTarget(name: "IAPBasicsTests", dependencies: ["IAPBasics"]),
         .testTarget(name: "JSONTextTests", dependencies: ["JSONText"]),
         .testTarget(name: "HTTPMessagesTests", dependencies: ["HTTPMessages", "JSONText"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPMessages"]),
         .testTarget(name: "DecompressionTests", dependencies: ["Decompression"]),
         .testTarget(name: "DumpFormatsTests", dependencies: ["DumpFormats", "Decompression"]),
         .testTarget(name: "ReceiptFormatsTests", dependencies: ["ReceiptFormats", "ReceiptBuilder", "JSONText"]),

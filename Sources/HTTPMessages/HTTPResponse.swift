@@ -68,4 +68,14 @@ public struct HTTPResponse: Sendable, Equatable {
         let lowered = name.lowercased()
         return headers.pairs.first { $0.name.lowercased() == lowered }?.value
     }
+
+    /// The first header field that cannot be sent as it is: a name that is not a token
+    /// (RFC 9110 §5.1), or a value with a control character but tab (§5.5; a CR or LF
+    /// would end the field and start one of the value's making).
+    public var unsendableHeader: NamedValue? {
+        headers.pairs.first { field in
+            field.name.isEmpty || !field.name.utf8.allSatisfy(TokenReader.isTokenByte)
+                || field.value.utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }
+        }
+    }
 }

@@ -36,4 +36,13 @@ struct HTTPResponseTests {
         #expect(response.header("Content-Type") == "text/html")
         #expect(response.headers.pairs.map(\.name) == ["Set-Cookie", "Set-Cookie", "X-Frame-Options", "content-type"])
     }
+
+    @Test("a header field that cannot be sent as it is is found: a name not a token, a control character in a value")
+    func unsendable() {
+        #expect(HTTPResponse.text("x").adding("X-Ok", "tab\tand café").unsendableHeader == nil)
+        #expect(HTTPResponse.text("x").adding("X-Bad", "a\r\nSet-Cookie: evil=1").unsendableHeader?.name == "X-Bad")
+        #expect(HTTPResponse.text("x").adding("X Bad", "v").unsendableHeader?.name == "X Bad")
+        #expect(HTTPResponse.text("x").adding("", "v").unsendableHeader != nil)
+        #expect(HTTPResponse.text("x").adding("X-Nul", "a\u{0}").unsendableHeader != nil)
+    }
 }
