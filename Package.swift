@@ -106,7 +106,7 @@ let package = Package(
             name: "IAPScreenCore",
             dependencies: [
                 "IAPBasics", "JSONText", "Decompression", "DumpFormats", "ReceiptFormats", "StoreCrypto",
-                "SampleWorld", "Night", "Desk", "DeskPages", "DeskSecurity", "HTTPMessages",
+                "SampleWorld", "Night", "Desk", "DeskPages", "DeskSecurity", "HTTPMessages", "HTTPServer",
                 "Screening", "Ledger", "Reporting", "ReceiptVerification", "StoreReports", "Reconciliation",
                 "StoreEvents",
             ]),
@@ -116,6 +116,7 @@ let package = Package(
             dependencies: [
                 "IAPBasics", "ReceiptBuilder", "DumpFormats", "ReceiptFormats", "JSONText", "Decompression",
                 "ReceiptVerification", "StoreCrypto", "Ledger", "PostgresClient", "Screening", "DeskSecurity",
+                "LoopbackHTTP",
             ]),
 
         .testTarget(name: "IAPBasicsTests", dependencies: ["IAPBasics"]),
@@ -134,6 +135,8 @@ let package = Package(
             name: "StoreEventsTests",
             dependencies: ["StoreEvents", "ReceiptBuilder", "ReceiptFormats", "IAPBasics", "JSONText", "Decompression"]),
         .testTarget(name: "ReconciliationTests", dependencies: ["Reconciliation", "StoreReports", "IAPBasics"]),
+        // A keep-alive HTTP/1.1 client on loopback: the desk's tests and its benchmark.
+        .target(name: "LoopbackHTTP", path: "Tests/LoopbackHTTP"),
         // The test PostgreSQL server and a database of its own per test, for the tests that need one.
         .target(name: "PostgresTestSupport", dependencies: ["PostgresClient"], path: "Tests/PostgresTestSupport"),
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "PostgresTestSupport"]),
@@ -171,7 +174,7 @@ let package = Package(
             name: "IAPScreenCoreTests",
             dependencies: [
                 "IAPScreenCore", "Night", "ReceiptBuilder", "JSONText", "Ledger", "Decompression", "PostgresClient",
-                "PostgresTestSupport", "IAPBasics", "SQLiteClient",
+                "PostgresTestSupport", "IAPBasics", "SQLiteClient", "LoopbackHTTP", "WebDriverSupport", "DeskSecurity",
             ]),
     ],
     swiftLanguageModes: [.v6]

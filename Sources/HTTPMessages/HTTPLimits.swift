@@ -3,6 +3,10 @@
 public struct HTTPLimits: Sendable, Equatable {
     /// Longest request target (path and query, as sent), in bytes: 414 past it.
     public var maxTargetBytes: Int = 8 << 10
+    /// Whether a decoded path segment may hold `/` or `\` (sent as `%2F`, `%5C`): only for a
+    /// server that never joins a segment to a directory (the desk: an order id is any text,
+    /// and its assets are found by exact name).
+    public var segmentsMayHoldSlashes = false
     /// Most path segments: 414 past it.
     public var maxPathSegments: Int = 64
     /// Most header fields: 431 past it.

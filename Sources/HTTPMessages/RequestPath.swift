@@ -23,7 +23,7 @@ public enum RequestPath {
                 throw HTTPRequestError(
                     .targetTooLong, "the path has more than \(limits.maxPathSegments) segments", at: start)
             }
-            segments.append(try segment(path[start..<end]))
+            segments.append(try segment(path[start..<end], slashes: limits.segmentsMayHoldSlashes))
             guard end < path.endIndex else { return segments }
             start = end + 1
         }
@@ -34,7 +34,7 @@ public enum RequestPath {
     }
 
     /// One segment, decoded and checked.
-    static func segment(_ raw: ArraySlice<UInt8>) throws(HTTPRequestError) -> String {
+    static func segment(_ raw: ArraySlice<UInt8>, slashes: Bool = false) throws(HTTPRequestError) -> String {
         for i in raw.indices where !isAllowedRaw(raw[i]) {
             throw HTTPRequestError(.badPath, "the path has a byte that must be percent-encoded", at: i)
         }
@@ -42,8 +42,8 @@ public enum RequestPath {
         if decoded == [UInt8(ascii: ".")] || decoded == [UInt8(ascii: "."), UInt8(ascii: ".")] {
             throw HTTPRequestError(.badPath, "a path segment is . or ..", at: raw.startIndex)
         }
-        for byte in decoded where byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "\\")
-        {
+        for byte in decoded
+        where byte < 0x20 || byte == 0x7F || (!slashes && (byte == UInt8(ascii: "/") || byte == UInt8(ascii: "\\"))) {
             throw HTTPRequestError(.badPath, "a path segment holds /, \\ or a control character", at: raw.startIndex)
         }
         return try PercentEncoding.text(decoded, .badPath, "a path segment", at: raw.startIndex)

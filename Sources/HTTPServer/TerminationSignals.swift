@@ -23,6 +23,14 @@ public final class TerminationSignals {
         action.sa_flags = SA_RESTART
         sigaction(SIGTERM, &action, nil)
         sigaction(SIGINT, &action, nil)
+        // A parent may have started us with them blocked (Foundation's Process spawns from a
+        // thread that blocks nearly every signal, and a blocked mask is inherited): a
+        // service that cannot be stopped would be worse than one that dies.
+        var both = sigset_t()
+        sigemptyset(&both)
+        sigaddset(&both, SIGTERM)
+        sigaddset(&both, SIGINT)
+        pthread_sigmask(SIG_UNBLOCK, &both, nil)
     }
 
     deinit {

@@ -1,4 +1,5 @@
 import DeskSecurity
+import LoopbackHTTP
 import Foundation
 import IAPBasics
 import Ledger

@@ -54,7 +54,7 @@ enum DeskCommand {
                 io.usageError(command: spec, "desk serve takes no more words")
                 return .usage
             }
-            return .usage  // TEMP-SERVE
+            return DeskServeCommand.run(args, io: io)
         case "user", "audit":
             if verb == "audit", args.positionals.count != 1 {
                 io.usageError(command: spec, "desk audit takes no more words; --since TIME picks where to start")
