@@ -55,7 +55,9 @@ struct ConsentMemoryTests {
         #expect(try ledger.consents(of: [token]).isEmpty)
     }
 
-    @Test("a schema-2 SQLite ledger is read as it is read-only (events, no consents), and migrated to 3 on write")
+    @Test(
+        "a schema-2 SQLite ledger is read as it is read-only (events, no consents), and migrated to the current schema on write"
+    )
     func sqliteSchema2() throws {
         let scratch = try Scratch()
         let path = scratch.path("two.sqlite")
@@ -75,7 +77,7 @@ struct ConsentMemoryTests {
         }
         #expect(try bytes(path) == before)
         let ledger = try SQLiteLedger(path: path)
-        #expect(try ledger.storedSchemaVersion() == 3)
+        #expect(try ledger.storedSchemaVersion() == 4)
         #expect(try ledger.knownEvents(["e1"]) == ["e1"])
         try ledger.record(night(consents: [Self.said("u1", true, 1, "o1")]))
         #expect(try ledger.consents(ofAccountTokens: ["U1"])["u1"]?.consented == true)
