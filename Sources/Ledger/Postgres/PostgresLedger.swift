@@ -31,13 +31,7 @@ public final class PostgresLedger: LedgerStore {
     /// `readOnly`: the session cannot write (the server refuses); nothing is created.
     /// `creating` false (review): a database without the ledger is `.empty`, not given one.
     public init(uri: String, readOnly: Bool = false, creating: Bool = true) throws(LedgerError) {
-        let db: PostgresConnection
-        do {
-            db = try PostgresConnection(uri: uri, applicationName: PostgresRunLock.applicationName)
-        } catch {
-            throw LedgerError("cannot open ledger: \(error.message)", code: .postgres)
-        }
-        let target = db.target.description
+        let (db, target) = try PostgresLedger.connect(uri)
         let state = try PostgresSchema.inspect(db, target: target)
         if state == .empty, readOnly || !creating {
             throw LedgerError(
@@ -96,6 +90,20 @@ public final class PostgresLedger: LedgerStore {
                         db, select: "c.identity, type, first_run", from: "iapscreen.store_events", key: "identity")
                 )
             }
+    }
+
+    /// A connection to the ledger at `uri` and where it is, as messages name it; its search
+    /// path is the ledger's schema (`PostgresSchema.searchPath`).
+    static func connect(_ uri: String) throws(LedgerError) -> (PostgresConnection, target: String) {
+        let db: PostgresConnection
+        do {
+            db = try PostgresConnection(uri: uri, applicationName: PostgresRunLock.applicationName)
+        } catch {
+            throw LedgerError("cannot open ledger: \(error.message)", code: .postgres)
+        }
+        let target = db.target.description
+        try onServer(target) { () throws(PostgresError) in try db.execute(PostgresSchema.searchPath) }
+        return (db, target)
     }
 
     /// Where `uri` points, as messages name it (`postgres://user@host:port/db`, never a
