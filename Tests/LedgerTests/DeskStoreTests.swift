@@ -220,6 +220,21 @@ struct DeskStoreTests {
         #expect(trail.last?.user == "sam")
     }
 
+    @Test(
+        "a refusal changes nothing: the desk keeps no row of an order it never touched",
+        arguments: LedgerBackend.available)
+    func refusalsLeaveNothing(_ backend: LedgerBackend) throws {
+        let place = try LedgerPlace(backend)
+        try place.open().record(Self.run(1, [Self.flagged("o1", severity: 3, rules: ["r"])]))
+        let desk = try place.openDesk()
+        #expect(try desk.release("o1", by: "ann", asLead: false, now: Self.t0) == .notClaimed)
+        #expect(
+            try desk.giveVerdict("o1", verdict: "fraud", note: nil, by: "ann", version: 7, bulk: false, at: Self.t0)
+                == .staleVersion(current: 0, lastBy: nil))
+        #expect(try place.open().counts().deskOrders == 0)
+        #expect(try desk.audit(since: nil, limit: 10).isEmpty)
+    }
+
     @Test("users, sessions and failed logins; every change in the audit trail", arguments: LedgerBackend.available)
     func users(_ backend: LedgerBackend) throws {
         let place = try LedgerPlace(backend)

@@ -135,6 +135,7 @@ struct PostgresDeskStoreTests {
                 UPDATE iapscreen.schema_version SET version = 3;
                 """)
         #expect(throws: LedgerError.self) { try PostgresDeskStore(uri: database.uri) }
+        #expect(try PostgresLedger(uri: database.uri, readOnly: true).counts().deskOrders == 0)
         #expect(try PostgresLedger(uri: database.uri).storedSchemaVersion() == 4)
         let db = try PostgresConnection(uri: database.uri)
         let row = try db.query("SELECT verdict || ' ' || verdict_by || ' ' || version FROM iapscreen.desk_orders")

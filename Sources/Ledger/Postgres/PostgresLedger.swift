@@ -20,6 +20,8 @@ public final class PostgresLedger: LedgerStore {
     private let lookupEvents: PostgresBulkLookup
     /// nil on a schema-2 ledger opened read-only: it has no consents.
     let lookupConsents: (byUser: PostgresBulkLookup, byFolded: PostgresBulkLookup)?
+    /// Whether it has the desk's tables (not a ledger before schema 4 opened read-only).
+    let hasDesk: Bool
 
     /// The schema this build writes, and the newest it reads.
     public static let schemaVersion = PostgresSchema.current
@@ -47,6 +49,7 @@ public final class PostgresLedger: LedgerStore {
         self.db = db
         self.target = target
         self.readOnly = readOnly
+        hasDesk = !readOnly || state == .current
         lookupConsents =
             readOnly && state == .version2
             ? nil
