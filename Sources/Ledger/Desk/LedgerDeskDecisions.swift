@@ -61,9 +61,9 @@ extension LedgerDeskStore {
     }
 
     /// Reads the open orders at the queue's top, and claims the first that is still open once
-    /// its row is locked, each in a transaction of its own (one row locked at a time: no two
-    /// desks wait for each other). A desk that finds an order taken meanwhile goes on to the
-    /// next; each order is handed to one desk.
+    /// its row is locked, each in a transaction of its own (one row locked at a time: two desks
+    /// may wait for each other's row, never deadlock). A desk that finds an order taken
+    /// meanwhile goes on to the next; each order is handed to one desk.
     public func claimNext(by user: String, until: Int64, now: Int64) throws(LedgerError) -> (
         orderID: String, outcome: ClaimOutcome
     )? {
