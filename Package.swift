@@ -154,7 +154,9 @@ let package = Package(
         .testTarget(name: "StoreCryptoTests", dependencies: ["StoreCrypto", "IAPBasics"]),
         .testTarget(
             name: "DeskTests",
-            dependencies: ["Desk", "DeskPages", "DeskSecurity", "Ledger", "HTTPMessages", "IAPBasics", "JSONText"]),
+            dependencies: [
+                "Desk", "DeskPages", "DeskSecurity", "Ledger", "HTTPMessages", "IAPBasics", "JSONText", "SQLiteClient",
+            ]),
         .testTarget(name: "DeskSecurityTests", dependencies: ["DeskSecurity", "CSodium"]),
         .testTarget(
             name: "ReceiptVerificationTests", dependencies: ["ReceiptVerification", "ReceiptBuilder", "StoreCrypto"]),

@@ -6,6 +6,14 @@ public struct LedgerCounts: Sendable, Equatable, CustomStringConvertible {
     public var claims = 0, reported = 0, reviews = 0, runs = 0, storeEvents = 0, refunds = 0, reversed = 0
     /// Users whose latest consent the ledger keeps.
     public var consents = 0
+    /// The desk's (CONTRACT §14): the orders runs flagged, their findings under each run and
+    /// the transactions they named; its users, the orders it worked, notes, verdicts no run
+    /// applied yet and the audit trail's entries.
+    public var flaggedOrders = 0, flaggedFindings = 0, flaggedKeys = 0
+    public var users = 0, deskOrders = 0, notes = 0, pendingVerdicts = 0, auditEntries = 0
+    /// Of the desk's orders, those claimed now (claims that have not lapsed): no table of its
+    /// own, so a copy does not compare it.
+    public var openClaims = 0
 
     public init() {}
 
@@ -17,7 +25,13 @@ public struct LedgerCounts: Sendable, Equatable, CustomStringConvertible {
             (claims, "claim", "claims"), (reported, "finding reported", "findings reported"),
             (reviews, "review", "reviews"),
             (runs, "run", "runs"), (storeEvents, "store event", "store events"), (refunds, "refund", "refunds"),
-            (consents, "user's consent", "users' consents"),
+            (consents, "user's consent", "users' consents"), (flaggedOrders, "flagged order", "flagged orders"),
+            (flaggedFindings, "finding of a flagged order", "findings of flagged orders"),
+            (flaggedKeys, "transaction of a flagged order", "transactions of flagged orders"),
+            (users, "desk user", "desk users"), (deskOrders, "order on the desk", "orders on the desk"),
+            (openClaims, "open claim", "open claims"), (notes, "note", "notes"),
+            (pendingVerdicts, "desk verdict not yet applied", "desk verdicts not yet applied"),
+            (auditEntries, "audit entry", "audit entries"),
         ]
         let held = parts.filter { $0.0 > 0 }.map { "\($0.0) \($0.0 == 1 ? $0.1 : $0.2)" }
         return held.isEmpty ? "nothing" : held.joined(separator: ", ")
@@ -35,7 +49,22 @@ public struct LedgerCounts: Sendable, Equatable, CustomStringConvertible {
             refunds += r.count
             reversed += r.count(where: { $0.reversedAt != nil })
         case .consents(let c): consents += c.count
+        case .flaggedOrders(let r): flaggedOrders += r.count
+        case .flaggedFindings(let r): flaggedFindings += r.count
+        case .flaggedKeys(let r): flaggedKeys += r.count
+        case .deskUsers(let r): users += r.count
+        case .deskOrders(let r): deskOrders += r.count
+        case .deskNotes(let r): notes += r.count
+        case .deskVerdicts(let r): pendingVerdicts += r.count
+        case .deskAudit(let r): auditEntries += r.count
         }
+    }
+
+    /// The counts that a copy checks: every table's (not `openClaims`: a claim may lapse while it runs).
+    var ofTables: LedgerCounts {
+        var c = self
+        c.openClaims = 0
+        return c
     }
 }
 
@@ -49,26 +78,56 @@ public enum LedgerRows: Sendable {
     case events([RememberedEvent])
     case refunds([RememberedRefund])
     case consents([RememberedConsent])
+    // The desk's tables (`DeskTableRow`), ids and times kept. Not its sessions and failed
+    // logins: a copy's desk starts with nobody logged in and nobody locked out.
+    case flaggedOrders([FlaggedOrderRow])
+    case flaggedFindings([FlaggedFindingRow])
+    case flaggedKeys([FlaggedKeyRow])
+    case deskUsers([DeskUser])
+    case deskOrders([DeskOrderState])
+    case deskNotes([DeskNoteRow])
+    case deskVerdicts([PendingVerdict])
+    case deskAudit([AuditEntry])
+
+    /// A batch of a desk table: the table's columns and each row's values, as a copy writes them.
+    var deskTable: (type: any DeskTableRow.Type, rows: [[DeskValue]])? {
+        func of<R: DeskTableRow>(_ rows: [R]) -> (type: any DeskTableRow.Type, rows: [[DeskValue]]) {
+            (R.self, rows.map(\.values))
+        }
+        switch self {
+        case .runs, .claims, .reported, .reviews, .events, .refunds, .consents: return nil
+        case .flaggedOrders(let r): return of(r)
+        case .flaggedFindings(let r): return of(r)
+        case .flaggedKeys(let r): return of(r)
+        case .deskUsers(let r): return of(r)
+        case .deskOrders(let r): return of(r)
+        case .deskNotes(let r): return of(r)
+        case .deskVerdicts(let r): return of(r)
+        case .deskAudit(let r): return of(r)
+        }
+    }
 }
 
 extension LedgerStore {
     /// Fills this ledger, which must hold nothing (else `.notEmpty`, saying what it holds),
     /// with every row of `source`, read from one snapshot `batch` rows at a time, in one
-    /// transaction: a copy that fails anywhere leaves this ledger as it was. Returns what it copied.
+    /// transaction: a copy that fails anywhere leaves this ledger as it was. Returns what it
+    /// holds then: what it copied, with the claims that are open.
     public func copy(from source: any LedgerStore, batch: Int = 50_000) throws(LedgerError) -> LedgerCounts {
         var sent = LedgerCounts()
+        var held = LedgerCounts()
         try load { write throws(LedgerError) in
             try source.exportRows(batch: batch) { rows throws(LedgerError) in
                 sent.add(rows)
                 try write(rows)
             }
             // A row the target took for another's (a key written twice) would be lost without a word.
-            let held = try counts()
-            guard held == sent else {
+            held = try counts()
+            guard held.ofTables == sent else {
                 throw LedgerError(
                     "the copy sent \(sent) but the target would hold \(held); nothing copied", code: .copyFailed)
             }
         }
-        return sent
+        return held
     }
 }

@@ -30,23 +30,26 @@ final class LedgerFile {
     }
 
     /// One write transaction around `body`, taken at once (BEGIN IMMEDIATE) so no other
-    /// writer slips in between our reads and writes; rolled back if anything in it fails.
-    func writing<T>(_ body: () throws(LedgerError) -> T) throws(LedgerError) -> T {
-        try transaction("BEGIN IMMEDIATE", body)
+    /// writer slips in between our reads and writes; rolled back if anything in it fails, or
+    /// when `keep` does not hold for what it returned (a refusal that changes nothing).
+    func writing<T>(keep: (T) -> Bool = { _ in true }, _ body: () throws(LedgerError) -> T) throws(LedgerError) -> T {
+        try transaction("BEGIN IMMEDIATE", keep: keep, body)
     }
 
     /// One read transaction around `body`: a bulk lookup sees one snapshot and takes the
     /// WAL read lock once, not once per key. Inside an open transaction, just `body`.
     func reading<T>(_ body: () throws(LedgerError) -> T) throws(LedgerError) -> T {
         guard connection.isAutocommit else { return try body() }
-        return try transaction("BEGIN", body)
+        return try transaction("BEGIN", keep: { _ in true }, body)
     }
 
-    private func transaction<T>(_ begin: String, _ body: () throws(LedgerError) -> T) throws(LedgerError) -> T {
+    private func transaction<T>(_ begin: String, keep: (T) -> Bool, _ body: () throws(LedgerError) -> T)
+        throws(LedgerError) -> T
+    {
         try execute(begin)
         do throws(LedgerError) {
             let value = try body()
-            try execute("COMMIT")
+            try execute(keep(value) ? "COMMIT" : "ROLLBACK")
             return value
         } catch {
             try? execute("ROLLBACK")
@@ -73,6 +76,9 @@ final class LedgerFile {
 
     /// The rowid the last INSERT on this connection gave.
     var lastInsertRowID: Int64 { connection.lastInsertRowID }
+
+    /// The rows the last INSERT, UPDATE or DELETE changed.
+    var changes: Int { connection.changes }
 
     /// `PRAGMA user_version`: the schema version this file says it has.
     func userVersion() throws(LedgerError) -> Int64 {
@@ -105,6 +111,7 @@ final class LedgerStatement {
     func int(_ column: Int32) -> Int64 { statement.int(column) }
     /// nil for NULL (`int` would say 0).
     func optionalInt(_ column: Int32) -> Int64? { statement.optionalInt(column) }
+    var columnCount: Int32 { statement.columnCount }
 
     /// Runs a statement that returns no rows.
     func run() throws(LedgerError) {

@@ -5,8 +5,9 @@ import Screening
     import Glibc
 #endif
 
-/// The replay memory and review desk of iapscreen in one SQLite file (schema 3, see
-/// `LedgerSchema`; an older file is migrated on open).
+/// The replay memory and review desk of iapscreen in one SQLite file (schema 4, see
+/// `LedgerSchema`; an older file is migrated on open). The desk's tables (flagged_orders, …,
+/// desk_audit) are `SQLiteFlaggedWriter`'s and `LedgerDeskStore`'s.
 ///
 ///     claims(key PK, order_id, user_id, created_at ms,      first taker of each store transaction,
 ///            product_id, amount, currency,                   what it bought,
@@ -33,6 +34,8 @@ public final class SQLiteLedger {
     /// nil on a file before schema 3 opened read-only.
     let lookupConsent: LedgerStatement?
     let lookupConsentFolded: LedgerStatement?
+    /// Whether the file has schema 4's desk tables (not one before it opened read-only).
+    let hasDesk: Bool
 
     /// The schema this build writes, and the newest it reads.
     public static let schemaVersion = Int(LedgerSchema.current)
@@ -73,6 +76,7 @@ public final class SQLiteLedger {
         }
         let remembers = !readOnly || state == .current || state == .version2 || state == .version3
         let consents = !readOnly || state == .current || state == .version3
+        hasDesk = !readOnly || state == .current
         lookupClaim = try db.prepare("SELECT order_id, user_id, created_at FROM claims WHERE key = ?")
         lookupClaimDetails = try db.prepare(
             "SELECT order_id, user_id, created_at, \(details) FROM claims WHERE key = ?")

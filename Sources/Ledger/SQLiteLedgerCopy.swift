@@ -1,3 +1,6 @@
+import IAPBasics
+import SQLiteClient
+
 /// What `ledger status` and `ledger copy` ask of a SQLite ledger: its counts, who holds it,
 /// every row out, and every row in.
 extension SQLiteLedger {
@@ -8,8 +11,9 @@ extension SQLiteLedger {
 
     public func counts() throws(LedgerError) -> LedgerCounts {
         try db.reading { () throws(LedgerError) in
-            func count(_ sql: String) throws(LedgerError) -> Int {
+            func count(_ sql: String, _ values: SQLiteValue...) throws(LedgerError) -> Int {
                 let stmt = try db.prepare(sql)
+                stmt.bind(values)
                 return try stmt.step() ? Int(clamping: stmt.int(0)) : 0
             }
             var c = LedgerCounts()
@@ -23,6 +27,9 @@ extension SQLiteLedger {
                 c.reversed = try count("SELECT count(*) FROM refunds WHERE reversed_at IS NOT NULL")
             }
             if hasConsents { c.consents = try count("SELECT count(*) FROM consents") }
+            guard hasDesk else { return c }
+            for table in copiedDeskTables { c[keyPath: table.counted] = try count(table.countRows) }
+            c.openClaims = try count(countOpenClaims, .int(SystemClock.now().millis))
             return c
         }
     }
@@ -83,11 +90,20 @@ extension SQLiteLedger {
                 "refunds",
                 "SELECT key, refunded_at, event, reason, source, identity, reversed_at FROM refunds ORDER BY key",
                 size, body, LedgerRows.refunds, SQLiteLedger.refund)
-            guard hasConsents else { return }
-            try export(
-                "consents", "SELECT \(SQLiteLedger.consentColumns) FROM consents ORDER BY user_id", size, body,
-                LedgerRows.consents, SQLiteLedger.consent)
+            if hasConsents {
+                try export(
+                    "consents", "SELECT \(SQLiteLedger.consentColumns) FROM consents ORDER BY user_id", size, body,
+                    LedgerRows.consents, SQLiteLedger.consent)
+            }
+            guard hasDesk else { return }
+            for table in copiedDeskTables { try export(table, size, body) }
         }
+    }
+
+    private func export<R: DeskTableRow>(_ table: R.Type, _ size: Int, _ body: (LedgerRows) throws(LedgerError) -> Void)
+        throws(LedgerError)
+    {
+        try export(R.table, R.exportRows, size, body, R.batch) { R(DeskRow($0)) }
     }
 
     /// The rows of `sql` in batches of `size`, each read by `row`; a row it cannot read (nil)
@@ -123,6 +139,14 @@ extension SQLiteLedger {
                 throw LedgerError("ledger \(path) is not empty: it holds \(held); nothing copied", code: .notEmpty)
             }
             let rows = try SQLiteRowWriter(db)
+            func insert(_ table: any DeskTableRow.Type, _ values: [[DeskValue]]) throws(LedgerError) {
+                let places = (0..<table.columnCount).map { "?\($0 + 1)" }.joined(separator: ", ")
+                let statement = try db.prepare("INSERT INTO \(table.table)(\(table.columns)) VALUES (\(places))")
+                for row in values {
+                    statement.bind(row.map(SQLiteValue.init))
+                    try statement.run()
+                }
+            }
             try fill { batch throws(LedgerError) in
                 switch batch {
                 case .runs(let runs): for r in runs { _ = try rows.add(r, id: r.id) }
@@ -132,6 +156,9 @@ extension SQLiteLedger {
                 case .events(let events): for e in events { try rows.add(e) }
                 case .refunds(let refunds): for r in refunds { try rows.add(r) }
                 case .consents(let consents): for c in consents { try rows.add(c) }
+                case .flaggedOrders, .flaggedFindings, .flaggedKeys, .deskUsers, .deskOrders, .deskNotes, .deskVerdicts,
+                    .deskAudit:
+                    if let desk = batch.deskTable { try insert(desk.type, desk.rows) }
                 }
             }
         }

@@ -1,4 +1,5 @@
 import IAPBasics
+import SQLiteClient
 
 /// The statements that write the SQLite ledger's rows, one per table, prepared once for a
 /// transaction: what a night records (`record`) and what a copy loads (`load`) go through
@@ -126,20 +127,10 @@ extension SQLiteLedger {
         try db.writing { () throws(LedgerError) in
             let earlier = try reviews(of: [orderID])[orderID]
             try SQLiteRowWriter(db).add(review, orderID: orderID)
-            for sql in [
-                "DELETE FROM desk_verdicts WHERE order_id = ?1",
-                """
-                INSERT INTO desk_orders(order_id, version, changed_by, verdict, verdict_by, verdict_at, verdict_note)
-                VALUES (?1, 1, ?3, ?2, ?3, ?4, ?5)
-                ON CONFLICT(order_id) DO UPDATE SET version = desk_orders.version + 1, changed_by = excluded.changed_by,
-                    verdict = excluded.verdict, verdict_by = excluded.verdict_by, verdict_at = excluded.verdict_at,
-                    verdict_note = excluded.verdict_note
-                """,
-                "INSERT INTO desk_audit(at, user, action, order_id, detail) VALUES (?4, ?3, 'review', ?1, ?6)",
-            ] {
-                try db.prepare(sql).run(
-                    .text(orderID), .text(review.verdict), .text(review.by ?? ""), .text(review.at), .text(review.note),
-                    .text("\(review.verdict), replacing \(earlier?.verdict ?? "none")"))
+            for (sql, values) in ReviewOnDesk.statements(orderID: orderID, review, replacing: earlier) {
+                let statement = try db.prepare(sql)
+                statement.bind(values.map(SQLiteValue.init))
+                try statement.run()
             }
         }
     }
@@ -187,13 +178,15 @@ final class SQLiteFlaggedWriter {
                 created_at = excluded.created_at, severity = excluded.severity, rules = excluded.rules,
                 receipt = excluded.receipt, last_run = excluded.last_run, last_flagged_at = excluded.last_flagged_at
             """)
-        finding = try db.prepare("INSERT OR REPLACE INTO flagged_findings(order_id, run, n, rule, line) VALUES (?, ?, ?, ?, ?)")
+        finding = try db.prepare(
+            "INSERT OR REPLACE INTO flagged_findings(order_id, run, n, rule, line) VALUES (?, ?, ?, ?, ?)")
         key = try db.prepare("INSERT OR IGNORE INTO flagged_keys(order_id, key) VALUES (?, ?)")
     }
 
     func add(_ f: FlaggedOrderRecord) throws(LedgerError) {
         try order.run(
-            .text(f.orderID), .text(f.userID), .text(f.platform), .text(f.productID), .text(f.amount), .text(f.currency),
+            .text(f.orderID), .text(f.userID), .text(f.platform), .text(f.productID), .text(f.amount),
+            .text(f.currency),
             .text(f.createdAt), .int(Int64(f.severity)), .text(f.rulesColumn), .text(f.receipt), .int(run), .text(at))
         for (n, line) in f.findings.enumerated() {
             try finding.run(.text(f.orderID), .int(run), .int(Int64(n)), .text(line.rule), .text(line.line))

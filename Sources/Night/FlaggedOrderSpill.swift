@@ -88,7 +88,8 @@ final class FlaggedOrderSpill {
         var findings: [(rule: String, line: String)] = []
         for _ in 0..<(try file.count()) { findings.append((try file.string(), try file.string())) }
         return FlaggedOrderRecord(
-            orderID: id, userID: texts[0], platform: texts[1], productID: texts[2], amount: texts[3], currency: texts[4],
+            orderID: id, userID: texts[0], platform: texts[1], productID: texts[2], amount: texts[3],
+            currency: texts[4],
             createdAt: texts[5], severity: severity, rules: rules, transactions: transactions, receipt: texts[6],
             findings: findings)
     }

@@ -4,17 +4,19 @@ public enum PostgresParameter: Sendable {
     case null
     case text(String)
     case int64(Int64)
+    case bool(Bool)
     case textArray([String])
 
     /// The type a statement declares for a parameter.
     public enum Kind: Sendable, Equatable {
-        case text, int64, textArray
+        case text, int64, bool, textArray
 
-        /// pg_type OIDs: text, int8, text[].
+        /// pg_type OIDs: text, int8, bool, text[].
         var oid: UInt32 {
             switch self {
             case .text: 25
             case .int64: 20
+            case .bool: 16
             case .textArray: 1009
             }
         }
@@ -25,6 +27,7 @@ public enum PostgresParameter: Sendable {
         case .null: nil
         case .text: .text
         case .int64: .int64
+        case .bool: .bool
         case .textArray: .textArray
         }
     }
@@ -32,6 +35,7 @@ public enum PostgresParameter: Sendable {
     /// The binary value; nil for NULL.
     ///
     ///     int8     8 bytes, big-endian
+    ///     bool     1 byte, 1 or 0
     ///     text     the UTF-8 bytes
     ///     text[]   int32 ndim (0 when empty), int32 has-null (0), int32 element OID (25),
     ///              per dimension int32 size and int32 lower bound (1),
@@ -41,6 +45,7 @@ public enum PostgresParameter: Sendable {
         case .null: return nil
         case .text(let s): return Array(s.utf8)
         case .int64(let v): return bigEndian(UInt64(bitPattern: v))
+        case .bool(let b): return [b ? 1 : 0]
         case .textArray(let elements):
             guard let count = Int32(exactly: elements.count) else {
                 throw PostgresError("an array of \(elements.count) is too long")

@@ -71,6 +71,9 @@ public final class SQLiteConnection {
     /// The rowid the last INSERT on this connection gave.
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
+    /// The rows the last INSERT, UPDATE or DELETE on this connection changed.
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+
     public func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
         var stmt: OpaquePointer?
         guard sqlite3_prepare_v2(handle, sql, -1, &stmt, nil) == SQLITE_OK, let stmt else {

@@ -64,6 +64,9 @@ public final class SQLiteStatement {
 
     public func int(_ column: Int32) -> Int64 { sqlite3_column_int64(stmt, column) }
 
+    /// How many columns a row of it has.
+    public var columnCount: Int32 { sqlite3_column_count(stmt) }
+
     /// nil for NULL (`int` would say 0).
     public func optionalInt(_ column: Int32) -> Int64? {
         sqlite3_column_type(stmt, column) == SQLITE_NULL ? nil : sqlite3_column_int64(stmt, column)

@@ -1,4 +1,5 @@
 import Foundation
+import IAPBasics
 import PostgresTestSupport
 import Testing
 
@@ -28,16 +29,16 @@ struct LedgerCommandTests {
         #expect(s.status == 0, "\(s.stderr)")
         let lines = s.stdout.split(separator: "\n").map(String.init)
         #expect(
-            Array(lines.prefix(11)) == [
-                "backend: sqlite", "ledger: sqlite:ledger.sqlite", "schema: 3", "claims: 5", "findings reported: 5",
-                "reviews: 1", "store events: 6", "refunds: 6 (0 reversed)", "users' consents: 0", "completed runs: 2",
-                "run in progress: none",
+            Array(lines.prefix(15)) == [
+                "backend: sqlite", "ledger: sqlite:ledger.sqlite", "schema: 4", "claims: 5", "findings reported: 5",
+                "reviews: 1", "store events: 6", "refunds: 6 (0 reversed)", "users' consents: 0", "flagged orders: 4",
+                "desk users: 0", "open claims: 0", "audit entries: 1", "completed runs: 2", "run in progress: none",
             ], "\(s.stdout)")
-        #expect(lines.count == 14 && lines[11] == "last runs, newest first:")
+        #expect(lines.count == 18 && lines[15] == "last runs, newest first:")
         #expect(
-            lines[12].hasPrefix("  run 2  started ") && lines[12].hasSuffix("  orders 1  flagged 4"), "\(lines[12])")
+            lines[16].hasPrefix("  run 2  started ") && lines[16].hasSuffix("  orders 1  flagged 4"), "\(lines[16])")
         #expect(
-            lines[13].hasPrefix("  run 1  started ") && lines[13].hasSuffix("  orders 4  flagged 0"), "\(lines[13])")
+            lines[17].hasPrefix("  run 1  started ") && lines[17].hasSuffix("  orders 4  flagged 0"), "\(lines[17])")
 
         let held = try LedgerLock(ledgerPath: w.scratch.file("ledger.sqlite"))
         let during = try status(w, "sqlite:ledger.sqlite")
@@ -56,9 +57,10 @@ struct LedgerCommandTests {
         #expect(s.status == 0, "\(s.stderr)")
         #expect(
             s.stdout.contains(
-                "schema: 0 (written before schema versions; the next screen or review migrates it to 3)\n"
+                "schema: 0 (written before schema versions; the next screen or review migrates it to 4)\n"
                     + "claims: 191\nfindings reported: 25\nreviews: 2\nstore events: 0\nrefunds: 0 (0 reversed)\n"
-                    + "users' consents: 0\ncompleted runs: 1\n"
+                    + "users' consents: 0\nflagged orders: 0\ndesk users: 0\nopen claims: 0\naudit entries: 0\n"
+                    + "completed runs: 1\n"
             ),
             "\(s.stdout)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: w.scratch.file("old.sqlite"))) == before)
@@ -83,7 +85,7 @@ struct LedgerCommandTests {
         #expect(try w.screen("night1.jsonl", out: "out1").run.status == 0)
         try LedgerFile(path: w.scratch.file("ledger.sqlite")).execute("PRAGMA user_version = 9")
         let newer = try status(w, "sqlite:ledger.sqlite")
-        #expect(newer.status == 2 && newer.stderr.contains("schema 9, this one reads up to 3"), "\(newer.stderr)")
+        #expect(newer.status == 2 && newer.stderr.contains("schema 9, this one reads up to 4"), "\(newer.stderr)")
         let closed = try status(w, "postgres://night:pa55@127.0.0.1:1/db")
         #expect(closed.status == 3 && closed.stderr.contains("Connection refused") && !closed.stderr.contains("pa55"))
     }
@@ -98,26 +100,36 @@ struct LedgerCommandTests {
         let s = try status(w, database.uri)
         #expect(s.status == 0, "\(s.stderr)")
         #expect(s.stdout.hasPrefix("backend: postgresql\nledger: postgres://postgres@127.0.0.1:"), "\(s.stdout)")
-        #expect(s.stdout.contains("/\(database.name) (schema iapscreen)\nschema: 3\nclaims: 4\n"), "\(s.stdout)")
+        #expect(s.stdout.contains("/\(database.name) (schema iapscreen)\nschema: 4\nclaims: 4\n"), "\(s.stdout)")
         #expect(s.stdout.contains("run in progress: held by iapscreen \(getpid())@"), "\(s.stdout)")
         #expect(try holder.counts().runs == 1)
     }
 
     @Test(
-        "copy sqlite to postgres to sqlite: the same status counts at every step, and the same findings on the next night"
+        "copy sqlite to postgres to sqlite: the same status counts at every step, the desk's work kept, and the same findings on the next night"
     )
     func roundTrip() throws {
         let database = try TestDatabase()
         let w = try ThreeNights()
         #expect(try w.screen("night1.jsonl", out: "out1").run.status == 0)
         #expect(try w.screen("night2.jsonl", events: "events2.jsonl", out: "out2").run.status == 0)
+        // The desk's work: a user, a claim still live, a note, and their audit entries.
+        let desk = try SQLiteDeskStore(path: w.scratch.file("ledger.sqlite"))
+        let now = SystemClock.now().millis
+        let ana = DeskUser(
+            name: "ana", role: .reviewer, passwordHash: "$argon2id$x", passwordSetAt: now, createdAt: now)
+        #expect(try desk.addUser(ana, by: "root"))
+        let claimed = try #require(try desk.claimNext(by: "ana", until: now + 3_600_000, now: now))
+        #expect(try desk.addNote(claimed.orderID, by: "ana", text: "looks replayed", at: now) == 2)
         let there = try Tool.run(
             ["ledger", "copy", "--from", "sqlite:ledger.sqlite", "--to", database.uri], in: w.scratch.path)
         #expect(there.status == 0, "\(there.stderr)")
         #expect(
             there.stderr.contains(
-                "copied 5 claims, 5 findings reported, 2 runs, 6 store events, 6 refunds from sqlite:ledger.sqlite to postgres://"
-            ))
+                "copied 5 claims, 5 findings reported, 2 runs, 6 store events, 6 refunds, 4 flagged orders, "
+                    + "4 findings of flagged orders, 1 transaction of a flagged order, 1 desk user, 1 order on the desk, "
+                    + "1 open claim, 1 note, 3 audit entries from sqlite:ledger.sqlite to postgres://"
+            ), "\(there.stderr)")
         let back = try Tool.run(
             ["ledger", "copy", "--from", database.uri, "--to", "sqlite:back.sqlite"], in: w.scratch.path)
         #expect(back.status == 0, "\(back.stderr)")
@@ -127,6 +139,11 @@ struct LedgerCommandTests {
         }
         #expect(said[0] == said[1] && said[1] == said[2], "\(said)")
         #expect(said[0].contains("claims: 5\n"))
+        #expect(said[0].contains("flagged orders: 4\ndesk users: 1\nopen claims: 1\naudit entries: 3\n"), "\(said[0])")
+        let trail = try desk.audit(since: nil, afterID: 0, limit: 10)
+        #expect(try SQLiteDeskStore(path: w.scratch.file("back.sqlite")).audit(since: nil, afterID: 0, limit: 10) == trail)
+        #expect(
+            try PostgresDeskStore(uri: database.uri).dossier(of: claimed.orderID, now: now)?.order.claimedBy == "ana")
         // Night three on each: its reversal finds night two's refund in each, and its rerun says seen.
         for (name, ledger) in [
             ("original", "sqlite:ledger.sqlite"), ("postgres", database.uri), ("back", "sqlite:back.sqlite"),

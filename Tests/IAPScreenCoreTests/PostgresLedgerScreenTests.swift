@@ -136,7 +136,7 @@ struct PostgresLedgerScreenTests {
         let database = try TestDatabase()
         let w = try ThreeNights()
         #expect(try w.screen("night1.jsonl", out: "out1", ledger: database.uri).run.status == 0)
-        try database.sql("UPDATE iapscreen.schema_version SET version = 4")
+        try database.sql("UPDATE iapscreen.schema_version SET version = 5")
         let runs = [
             try w.screen("night2.jsonl", events: "events2.jsonl", out: "out2", ledger: database.uri).run,
             try Tool.run(["review", "--order", "A", "--verdict", "fraud", "--ledger", database.uri]),
@@ -147,10 +147,10 @@ struct PostgresLedgerScreenTests {
         for r in runs {
             #expect(r.status == 2, "\(r.stderr)")
             #expect(
-                r.stderr.contains("was written by a newer iapscreen: schema 4, this one reads up to 3"), "\(r.stderr)")
+                r.stderr.contains("was written by a newer iapscreen: schema 5, this one reads up to 4"), "\(r.stderr)")
         }
         let db = try PostgresConnection(uri: database.uri)
-        #expect(try db.query("SELECT version FROM iapscreen.schema_version").int64(0, 0) == 4)
+        #expect(try db.query("SELECT version FROM iapscreen.schema_version").int64(0, 0) == 5)
         #expect(try db.query("SELECT count(*) FROM iapscreen.runs").int64(0, 0) == 1)
         #expect(try db.query("SELECT count(*) FROM iapscreen.reviews").int64(0, 0) == 0)
     }

@@ -55,7 +55,9 @@ struct ConsentMemoryTests {
         #expect(try ledger.consents(of: [token]).isEmpty)
     }
 
-    @Test("a schema-2 SQLite ledger is read as it is read-only (events, no consents), and migrated to 3 on write")
+    @Test(
+        "a schema-2 SQLite ledger is read as it is read-only (events, no consents), and migrated to the current schema on write"
+    )
     func sqliteSchema2() throws {
         let scratch = try Scratch()
         let path = scratch.path("two.sqlite")
@@ -75,18 +77,22 @@ struct ConsentMemoryTests {
         }
         #expect(try bytes(path) == before)
         let ledger = try SQLiteLedger(path: path)
-        #expect(try ledger.storedSchemaVersion() == 3)
+        #expect(try ledger.storedSchemaVersion() == 4)
         #expect(try ledger.knownEvents(["e1"]) == ["e1"])
         try ledger.record(night(consents: [Self.said("u1", true, 1, "o1")]))
         #expect(try ledger.consents(ofAccountTokens: ["U1"])["u1"]?.consented == true)
     }
 
-    @Test("a schema-2 PostgreSQL ledger is read as it is read-only, and migrated to 3 on write, keeping its rows")
+    @Test(
+        "a schema-2 PostgreSQL ledger is read as it is read-only, and migrated to the current schema on write, keeping its rows"
+    )
     func postgresSchema2() throws {
         let database = try TestDatabase()
         try PostgresLedger(uri: database.uri).record(night(claims: [("1", claim("o1"))], events: [("e1", "REFUND")]))
         // A ledger as schema 2 left it.
-        try database.sql("DROP TABLE iapscreen.consents; UPDATE iapscreen.schema_version SET version = 2")
+        try database.sql(
+            "DROP TABLE iapscreen.consents; \(PostgresDeskTablesDropped.sql) UPDATE iapscreen.schema_version SET version = 2"
+        )
         do {
             let reader = try PostgresLedger(uri: database.uri, readOnly: true)
             #expect(try reader.storedSchemaVersion() == 2)
@@ -97,7 +103,7 @@ struct ConsentMemoryTests {
         let db = try PostgresConnection(uri: database.uri)
         #expect(try db.query("SELECT to_regclass('iapscreen.consents') IS NULL").bool(0, 0) == true)
         let ledger = try PostgresLedger(uri: database.uri)
-        #expect(try ledger.storedSchemaVersion() == 3)
+        #expect(try ledger.storedSchemaVersion() == 4)
         #expect(try ledger.claims(of: ["1"])["1"]?.orderID == "o1")
         try ledger.record(night(consents: [Self.said("u1", false, 1, "o1")]))
         #expect(try ledger.consents(of: ["u1"])["u1"]?.consented == false)

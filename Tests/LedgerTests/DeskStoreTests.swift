@@ -20,7 +20,8 @@ struct DeskStoreTests {
         FlaggedOrderRecord(
             orderID: id, userID: user, platform: "ios", productID: "coins", amount: "4.99", currency: "USD",
             createdAt: "2024-02-29T10:00:00Z", severity: severity, rules: rules.sorted(), transactions: keys,
-            receipt: #"[["kind","storekit2"]]"#, findings: rules.map { ($0, line.replacingOccurrences(of: "RULE", with: $0)) })
+            receipt: #"[["kind","storekit2"]]"#,
+            findings: rules.map { ($0, line.replacingOccurrences(of: "RULE", with: $0)) })
     }
 
     /// A run at `minute` minutes after t0 that flagged `orders`.
@@ -31,12 +32,26 @@ struct DeskStoreTests {
             orders: orders.count, flagged: orders.count, newClaims: claims, reported: [], flaggedOrders: orders)
     }
 
-    @Test("a run's flagged orders become the queue: highest severity, then earliest flagged, then order id", arguments: LedgerBackend.available)
+    @Test(
+        "a run's flagged orders become the queue: highest severity, then earliest flagged, then order id",
+        arguments: LedgerBackend.available)
     func queueOrder(_ backend: LedgerBackend) throws {
         let place = try LedgerPlace(backend)
         let ledger = try place.open()
-        try ledger.record(Self.run(1, [Self.flagged("b", severity: 3, rules: ["replayed-transaction"]), Self.flagged("c", severity: 1, rules: ["sandbox-receipt"])]))
-        try ledger.record(Self.run(2, [Self.flagged("a", severity: 3, rules: ["product-mismatch", "amount-mismatch"]), Self.flagged("b", severity: 4, rules: ["forged-receipt"], line: #"{"rule":"RULE","x":"<b>"}"#)]))
+        try ledger.record(
+            Self.run(
+                1,
+                [
+                    Self.flagged("b", severity: 3, rules: ["replayed-transaction"]),
+                    Self.flagged("c", severity: 1, rules: ["sandbox-receipt"]),
+                ]))
+        try ledger.record(
+            Self.run(
+                2,
+                [
+                    Self.flagged("a", severity: 3, rules: ["product-mismatch", "amount-mismatch"]),
+                    Self.flagged("b", severity: 4, rules: ["forged-receipt"], line: #"{"rule":"RULE","x":"<b>"}"#),
+                ]))
         let desk = try place.openDesk()
         let page = try desk.queue(QueueFilter(status: .all), now: Self.t0)
         #expect(page.orders.map(\.flagged.orderID) == ["b", "a", "c"])
@@ -74,10 +89,16 @@ struct DeskStoreTests {
             Self.run(
                 1,
                 [
-                    Self.flagged("o1", severity: 3, rules: ["replayed-transaction"], user: "alice", keys: ["2000000001"]),
+                    Self.flagged(
+                        "o1", severity: 3, rules: ["replayed-transaction"], user: "alice", keys: ["2000000001"]),
                     Self.flagged("o2", severity: 1, rules: ["sandbox-receipt"], user: "bob", keys: ["g:GPA.1234"]),
                     Self.flagged("o3", severity: 2, rules: ["replayed-transaction-x"], user: "bob"),
-                ], claims: [NewClaim(key: "2000000001", claim: Claim(orderID: "o0", userID: "alice", createdAt: Timestamp(clampingMillis: Self.t0)))]))
+                ],
+                claims: [
+                    NewClaim(
+                        key: "2000000001",
+                        claim: Claim(orderID: "o0", userID: "alice", createdAt: Timestamp(clampingMillis: Self.t0)))
+                ]))
         let desk = try place.openDesk()
         func ids(_ f: QueueFilter) throws -> [String] { try desk.queue(f, now: Self.t0).orders.map(\.flagged.orderID) }
         #expect(try ids(QueueFilter(rule: "replayed-transaction")) == ["o1"])
@@ -90,25 +111,38 @@ struct DeskStoreTests {
         #expect(try desk.queue(QueueFilter(rule: "replayed-transaction"), now: Self.t0).total == 1)
 
         let o1 = try #require(try desk.dossier(of: "o1", now: Self.t0))
-        #expect(o1.transactions == [TransactionTaker(key: "2000000001", takenBy: "o0", takenAt: "2024-03-01T00:00:00Z", alsoCreditedTo: [])])
+        #expect(
+            o1.transactions == [
+                TransactionTaker(key: "2000000001", takenBy: "o0", takenAt: "2024-03-01T00:00:00Z", alsoCreditedTo: [])
+            ])
         #expect(o1.user.orders == ["o1"])
     }
 
-    @Test("one claim at a time: another's live claim is 409's holder, one's own extends, a lapsed one is free", arguments: LedgerBackend.available)
+    @Test(
+        "one claim at a time: another's live claim is 409's holder, one's own extends, a lapsed one is free",
+        arguments: LedgerBackend.available)
     func claims(_ backend: LedgerBackend) throws {
         let place = try LedgerPlace(backend)
-        try place.open().record(Self.run(1, [Self.flagged("o1", severity: 3, rules: ["r"]), Self.flagged("o2", severity: 2, rules: ["r"])]))
+        try place.open().record(
+            Self.run(1, [Self.flagged("o1", severity: 3, rules: ["r"]), Self.flagged("o2", severity: 2, rules: ["r"])]))
         let ann = try place.openDesk()
         let ben = try place.openDesk()
         let now = Self.t0 + 10 * Self.minute
-        #expect(try ann.claim("o1", by: "ann", until: now + 30 * Self.minute, now: now) == .claimed(until: now + 30 * Self.minute, version: 1))
-        #expect(try ben.claim("o1", by: "ben", until: now + 30 * Self.minute, now: now + 1) == .heldBy("ann", until: now + 30 * Self.minute))
-        #expect(try ann.claim("o1", by: "ann", until: now + 40 * Self.minute, now: now + 2) == .claimed(until: now + 40 * Self.minute, version: 2))
+        #expect(
+            try ann.claim("o1", by: "ann", until: now + 30 * Self.minute, now: now)
+                == .claimed(until: now + 30 * Self.minute, version: 1))
+        #expect(
+            try ben.claim("o1", by: "ben", until: now + 30 * Self.minute, now: now + 1)
+                == .heldBy("ann", until: now + 30 * Self.minute))
+        #expect(
+            try ann.claim("o1", by: "ann", until: now + 40 * Self.minute, now: now + 2)
+                == .claimed(until: now + 40 * Self.minute, version: 2))
         #expect(try ben.claim("nope", by: "ben", until: now, now: now) == .unknownOrder)
         // The queue: o1 claimed, o2 open; next gives ben the open one.
         #expect(try ben.queue(QueueFilter(status: .claimed), now: now).orders.map(\.flagged.orderID) == ["o1"])
         #expect(try ben.queue(QueueFilter(status: .open), now: now).orders.map(\.flagged.orderID) == ["o2"])
-        #expect(try ben.queue(QueueFilter(status: .all, assignee: "ann"), now: now).orders.map(\.flagged.orderID) == ["o1"])
+        #expect(
+            try ben.queue(QueueFilter(status: .all, assignee: "ann"), now: now).orders.map(\.flagged.orderID) == ["o1"])
         let next = try #require(try ben.claimNext(by: "ben", until: now + 30 * Self.minute, now: now))
         #expect(next.orderID == "o2")
         #expect(try ann.claimNext(by: "ann", until: now + 30 * Self.minute, now: now) == nil)
@@ -118,10 +152,14 @@ struct DeskStoreTests {
         #expect(try ben.release("o1", by: "ben", asLead: false, now: now) == .notClaimed)
         // A lapsed claim is nobody's.
         let later = now + 31 * Self.minute
-        #expect(try ann.claim("o2", by: "ann", until: later + Self.minute, now: later) == .claimed(until: later + Self.minute, version: 2))
+        #expect(
+            try ann.claim("o2", by: "ann", until: later + Self.minute, now: later)
+                == .claimed(until: later + Self.minute, version: 2))
     }
 
-    @Test("a verdict needs the version read and no other's claim; a run applies it, not the run before", arguments: LedgerBackend.available)
+    @Test(
+        "a verdict needs the version read and no other's claim; a run applies it, not the run before",
+        arguments: LedgerBackend.available)
     func verdicts(_ backend: LedgerBackend) throws {
         let place = try LedgerPlace(backend)
         let ledger = try place.open()
@@ -130,11 +168,19 @@ struct DeskStoreTests {
         let ben = try place.openDesk()
         let now = Self.t0 + 10 * Self.minute
         _ = try ann.claim("o1", by: "ann", until: now + 30 * Self.minute, now: now)
-        #expect(try ben.giveVerdict("o1", verdict: "fraud", note: nil, by: "ben", version: 1, bulk: false, at: now) == .heldBy("ann"))
+        #expect(
+            try ben.giveVerdict("o1", verdict: "fraud", note: nil, by: "ben", version: 1, bulk: false, at: now)
+                == .heldBy("ann"))
         #expect(try ben.addNote("o1", by: "ben", text: "looks <odd>", at: now) == 2)
-        #expect(try ann.giveVerdict("o1", verdict: "legit", note: "ok", by: "ann", version: 1, bulk: false, at: now) == .staleVersion(current: 2, lastBy: "ben"))
-        #expect(try ann.giveVerdict("o1", verdict: "legit", note: "ok", by: "ann", version: 2, bulk: false, at: now) == .recorded(replaced: nil, version: 3))
-        #expect(try ben.giveVerdict("o1", verdict: "fraud", note: nil, by: "ben", version: 3, bulk: false, at: now + 1000) == .recorded(replaced: "legit", version: 4))
+        #expect(
+            try ann.giveVerdict("o1", verdict: "legit", note: "ok", by: "ann", version: 1, bulk: false, at: now)
+                == .staleVersion(current: 2, lastBy: "ben"))
+        #expect(
+            try ann.giveVerdict("o1", verdict: "legit", note: "ok", by: "ann", version: 2, bulk: false, at: now)
+                == .recorded(replaced: nil, version: 3))
+        #expect(
+            try ben.giveVerdict("o1", verdict: "fraud", note: nil, by: "ben", version: 3, bulk: false, at: now + 1000)
+                == .recorded(replaced: "legit", version: 4))
         let dossier = try #require(try ann.dossier(of: "o1", now: now))
         #expect(dossier.verdict?.verdict == "fraud")
         #expect(dossier.verdict?.by == "ben")
@@ -149,18 +195,24 @@ struct DeskStoreTests {
         #expect(try ledger.applyDeskVerdicts() == 0)
     }
 
-    @Test("review's verdicts are the desk's too, with an audit entry; an older desk verdict does not undo them", arguments: LedgerBackend.available)
+    @Test(
+        "review's verdicts are the desk's too, with an audit entry; an older desk verdict does not undo them",
+        arguments: LedgerBackend.available)
     func reviewCommand(_ backend: LedgerBackend) throws {
         let place = try LedgerPlace(backend)
         let ledger = try place.open()
         try ledger.record(Self.run(1, [Self.flagged("o1", severity: 3, rules: ["r"])]))
         let desk = try place.openDesk()
         _ = try desk.giveVerdict("o1", verdict: "fraud", note: nil, by: "ann", version: 0, bulk: false, at: Self.t0)
-        try ledger.recordReview(orderID: "o1", Review(verdict: "legit", note: "refund was a mistake", by: "sam", at: "2024-03-01T01:00:00Z"))
+        try ledger.recordReview(
+            orderID: "o1", Review(verdict: "legit", note: "refund was a mistake", by: "sam", at: "2024-03-01T01:00:00Z")
+        )
         #expect(try ledger.applyDeskVerdicts() == 0)
         #expect(try ledger.review(of: "o1")?.verdict == "legit")
         let dossier = try #require(try desk.dossier(of: "o1", now: Self.t0))
-        #expect(dossier.verdict == DeskVerdict(verdict: "legit", by: "sam", at: "2024-03-01T01:00:00Z", note: "refund was a mistake"))
+        #expect(
+            dossier.verdict
+                == DeskVerdict(verdict: "legit", by: "sam", at: "2024-03-01T01:00:00Z", note: "refund was a mistake"))
         #expect(dossier.version == 2)
         let trail = try desk.audit(since: nil, afterID: 0, limit: 100)
         #expect(trail.map(\.action) == [.verdict, .review])
@@ -168,11 +220,27 @@ struct DeskStoreTests {
         #expect(trail.last?.user == "sam")
     }
 
+    @Test(
+        "a refusal changes nothing: the desk keeps no row of an order it never touched",
+        arguments: LedgerBackend.available)
+    func refusalsLeaveNothing(_ backend: LedgerBackend) throws {
+        let place = try LedgerPlace(backend)
+        try place.open().record(Self.run(1, [Self.flagged("o1", severity: 3, rules: ["r"])]))
+        let desk = try place.openDesk()
+        #expect(try desk.release("o1", by: "ann", asLead: false, now: Self.t0) == .notClaimed)
+        #expect(
+            try desk.giveVerdict("o1", verdict: "fraud", note: nil, by: "ann", version: 7, bulk: false, at: Self.t0)
+                == .staleVersion(current: 0, lastBy: nil))
+        #expect(try place.open().counts().deskOrders == 0)
+        #expect(try desk.audit(since: nil, afterID: 0, limit: 10).isEmpty)
+    }
+
     @Test("users, sessions and failed logins; every change in the audit trail", arguments: LedgerBackend.available)
     func users(_ backend: LedgerBackend) throws {
         let place = try LedgerPlace(backend)
         let desk = try place.openDesk()
-        let ann = DeskUser(name: "ann", role: .lead, passwordHash: "$argon2id$x", passwordSetAt: Self.t0, createdAt: Self.t0)
+        let ann = DeskUser(
+            name: "ann", role: .lead, passwordHash: "$argon2id$x", passwordSetAt: Self.t0, createdAt: Self.t0)
         #expect(try desk.addUser(ann, by: "root"))
         #expect(try desk.addUser(ann, by: "root") == false)
         #expect(try desk.user(named: "ann") == ann)
@@ -189,14 +257,20 @@ struct DeskStoreTests {
         #expect(try desk.user(named: "ann")?.disabled == true)
         #expect(try desk.setDisabled("nobody", true, at: Self.t0, by: "root") == false)
         for i in 0..<3 { try desk.recordLoginFailure(of: "mallory", at: Self.t0 + Int64(i) * Self.minute) }
-        #expect(try desk.loginFailures(of: "mallory", since: Self.t0 + 1) == LoginFailures(count: 2, last: Self.t0 + 2 * Self.minute))
+        #expect(
+            try desk.loginFailures(of: "mallory", since: Self.t0 + 1)
+                == LoginFailures(count: 2, last: Self.t0 + 2 * Self.minute))
         try desk.unlock("mallory", at: Self.t0 + 3 * Self.minute, by: "ann")
         #expect(try desk.loginFailures(of: "mallory", since: 0).count == 0)
         try desk.startSession(idHash: "h3", user: "ann", csrf: "c3", at: Self.t0 + 4)
         try desk.endSession(idHash: "h3", at: Self.t0 + 5, logout: "ann")
         #expect(try desk.session(idHash: "h3") == nil)
         let actions = try desk.audit(since: nil, afterID: 0, limit: 100).map(\.action)
-        #expect(actions == [.userAdd, .login, .userPassword, .login, .userDisable, .loginFailed, .loginFailed, .loginFailed, .userUnlock, .login, .logout])
+        #expect(
+            actions == [
+                .userAdd, .login, .userPassword, .login, .userDisable, .loginFailed, .loginFailed, .loginFailed,
+                .userUnlock, .login, .logout,
+            ])
         #expect(try desk.audit(since: "2024-03-01T00:02:00Z", afterID: 0, limit: 100).first?.action == .loginFailed)
     }
 }
@@ -232,6 +306,9 @@ struct SQLiteDeskStoreTests {
             """)
         let ledger = try SQLiteLedger(path: path)
         #expect(try ledger.storedSchemaVersion() == 4)
-        #expect(try rawColumn(path, "SELECT verdict || ' ' || verdict_by FROM desk_orders WHERE order_id = 'o9'") == ["fraud sam"])
+        #expect(
+            try rawColumn(path, "SELECT verdict || ' ' || verdict_by FROM desk_orders WHERE order_id = 'o9'") == [
+                "fraud sam"
+            ])
     }
 }

@@ -46,7 +46,7 @@ final class LedgerPlace {
     /// The desk's side of the same ledger, on a connection of its own (the ledger opened first).
     func openDesk() throws -> any DeskStore {
         _ = try open()
-        if database != nil { throw LedgerError("BRANCH-ONLY: no PostgreSQL desk store yet", code: .postgres) }
+        if let database { return try PostgresDeskStore(uri: database.uri) }
         return try SQLiteDeskStore(path: sqlitePath)
     }
 

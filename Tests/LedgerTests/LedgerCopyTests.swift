@@ -14,10 +14,13 @@ private let pairs: [(LedgerBackend, LedgerBackend)] = LedgerBackend.available.fl
 
 private let odd = "a\tb\nc\\N\r\"d'e, {f} ü 漢 🙂"
 
-/// Two nights and a verdict that leave a row in every table: claims with and without
-/// details (one with milliseconds, one of odd text), findings, runs, events that name the
-/// run that read them first, refunds (one reversed) and reviews.
-private func fill(_ ledger: any LedgerStore) throws {
+/// Two nights, a verdict and a desk's work that leave a row in every table: claims with and
+/// without details (one with milliseconds, one of odd text), findings, runs, events that name
+/// the run that read them first, refunds (one reversed), reviews, flagged orders (one flagged
+/// on both nights), a desk user, a live claim, a note, a desk verdict no run applied and the
+/// audit trail; a session, which a copy leaves behind.
+private func fill(_ place: LedgerPlace) throws {
+    let ledger = try place.open()
     try ledger.record(
         night(
             claims: [("1001", claim("o1", "u1", 10)), ("g:GPA.1", claim("o2", "u2", 20)), (odd, claim(odd, odd))],
@@ -27,7 +30,7 @@ private func fill(_ ledger: any LedgerStore) throws {
                     productID: "gems_100", amount: "1.99", currency: "EUR",
                     purchaseToken: "tok-1", platform: "android")
             ],
-            events: [("e1", "REFUND"), (odd, odd)]))
+            events: [("e1", "REFUND"), (odd, odd)], flagged: [flaggedOrder("o1", rules: ["revoked"], keys: ["1001"])]))
     try ledger.record(
         night(
             claims: [
@@ -46,8 +49,21 @@ private func fill(_ ledger: any LedgerStore) throws {
             consents: [
                 RememberedConsent(userID: "u1", consented: true, saidAt: at(10), orderID: "o1"),
                 RememberedConsent(userID: odd, consented: false, saidAt: at(20), orderID: odd),
+            ],
+            flagged: [
+                flaggedOrder("o1", rules: ["revoked", "r-ü漢"], keys: ["1001"]),
+                flaggedOrder(odd, user: odd, severity: 4, rules: ["replayed-transaction"], keys: ["1002", odd]),
             ]))
     try ledger.recordReview(orderID: "o1", Review(verdict: "fraud", note: odd, by: "ana", at: "2024-03-02T09:00:00Z"))
+    let desk = try place.openDesk()
+    let now = at(3600).millis
+    _ = try desk.addUser(
+        DeskUser(name: "ana", role: .lead, passwordHash: "$argon2id$" + odd, passwordSetAt: now, createdAt: now),
+        by: "root")
+    try desk.startSession(idHash: "h", user: "ana", csrf: "c", at: now)
+    _ = try desk.claim("o1", by: "ana", until: at(86_400 * 365 * 100).millis, now: now)
+    _ = try desk.addNote(odd, by: "ana", text: odd, at: now)
+    _ = try desk.giveVerdict(odd, verdict: "legit", note: odd, by: "ana", version: nil, bulk: false, at: now)
 }
 
 /// Every row a ledger exports, one line each, in export order.
@@ -62,6 +78,14 @@ private func rows(_ ledger: any LedgerStore, batch: Int = 50_000) throws -> [Str
         case .events(let e): out += e.map { "event \($0)" }
         case .refunds(let r): out += r.map { "refund \($0)" }
         case .consents(let c): out += c.map { "consent \($0)" }
+        case .flaggedOrders(let f): out += f.map { "flagged \($0)" }
+        case .flaggedFindings(let f): out += f.map { "flagged finding \($0)" }
+        case .flaggedKeys(let k): out += k.map { "flagged key \($0)" }
+        case .deskUsers(let u): out += u.map { "desk user \($0)" }
+        case .deskOrders(let o): out += o.map { "desk order \($0)" }
+        case .deskNotes(let n): out += n.map { "note \($0)" }
+        case .deskVerdicts(let v): out += v.map { "desk verdict \($0)" }
+        case .deskAudit(let a): out += a.map { "audit \($0)" }
         }
     }
     return out
@@ -73,15 +97,21 @@ struct LedgerCopyTests {
     func counts(_ backend: LedgerBackend) throws {
         let place = try LedgerPlace(backend)
         #expect(try place.open().counts().isEmpty)
-        try fill(place.open())
+        try fill(place)
         var expected = LedgerCounts()
         (expected.claims, expected.reported, expected.reviews, expected.runs) = (4, 3, 1, 2)
         (expected.storeEvents, expected.refunds, expected.reversed, expected.consents) = (3, 2, 1, 2)
+        (expected.flaggedOrders, expected.flaggedFindings, expected.flaggedKeys) = (2, 4, 3)
+        (expected.users, expected.deskOrders, expected.openClaims, expected.notes) = (1, 2, 1, 1)
+        // review, user-add, login, claim, note, verdict
+        (expected.pendingVerdicts, expected.auditEntries) = (1, 6)
         let counts = try place.open(readOnly: true).counts()
         #expect(counts == expected)
         #expect(
             counts.description
-                == "4 claims, 3 findings reported, 1 review, 2 runs, 3 store events, 2 refunds, 2 users' consents")
+                == "4 claims, 3 findings reported, 1 review, 2 runs, 3 store events, 2 refunds, 2 users' consents, "
+                + "2 flagged orders, 4 findings of flagged orders, 3 transactions of flagged orders, 1 desk user, "
+                + "2 orders on the desk, 1 open claim, 1 note, 1 desk verdict not yet applied, 6 audit entries")
     }
 
     @Test(
@@ -90,7 +120,7 @@ struct LedgerCopyTests {
     func everyRow(_ from: LedgerBackend, _ to: LedgerBackend) throws {
         let source = try LedgerPlace(from)
         let target = try LedgerPlace(to)
-        try fill(source.open())
+        try fill(source)
         let copied = try target.open().copy(from: source.open(readOnly: true), batch: 2)
         #expect(copied == (try source.open().counts()))
         let copy = try target.open()
@@ -107,20 +137,40 @@ struct LedgerCopyTests {
         try copy.record(night(claims: [("1003", claim("o4"))]))
         #expect(try copy.recentRuns(1).first?.id == (before.first?.id ?? 0) + 1)
         #expect(try copy.events(["e2"])["e2"]?.firstRun == before.first?.id)
+        // The desk of the copy: its queue, claims, notes and audit trail as they were, and what it
+        // writes next follows them; nobody is logged in.
+        let desk = try target.openDesk()
+        let queue = try desk.queue(QueueFilter(status: .all), now: at(3600).millis)
+        #expect(queue.orders.map(\.flagged.orderID) == [odd, "o1"])
+        #expect(queue.orders.last?.claimedBy == "ana" && queue.orders.last?.flagged.rules == ["r-ü漢", "revoked"])
+        #expect(try desk.dossier(of: "o1", now: at(3600).millis)?.history.map(\.run) == [1, 2])
+        #expect(
+            try desk.dossier(of: odd, now: at(3600).millis)?.notes == [
+                DeskNote(by: "ana", at: "2024-03-01T01:00:00Z", text: odd)
+            ])
+        #expect(try desk.session(idHash: "h") == nil)
+        #expect(try desk.user(named: "ana")?.passwordHash == "$argon2id$" + odd)
+        #expect(try copy.applyDeskVerdicts() == 1 && copy.review(of: odd)?.note == odd)
+        _ = try desk.addNote("o1", by: "ana", text: "after the copy", at: at(7200).millis)
+        let trail = try desk.audit(since: nil, afterID: 0, limit: 100)
+        #expect(trail.map(\.id) == Array(1...7))
+        #expect(trail.map(\.action) == [.review, .userAdd, .login, .claim, .note, .verdict, .note])
     }
 
     @Test("a target that holds anything is refused, saying what it holds, and left as it was", arguments: pairs)
     func nonEmptyTarget(_ from: LedgerBackend, _ to: LedgerBackend) throws {
         let source = try LedgerPlace(from)
         let target = try LedgerPlace(to)
-        try fill(source.open())
+        try fill(source)
         try target.open().recordReview(
             orderID: "x", Review(verdict: "legit", note: nil, by: nil, at: "2024-03-01T00:00:00Z"))
         #expect {
             _ = try target.open().copy(from: source.open(readOnly: true))
         } throws: { error in
             guard let error = error as? LedgerError else { return false }
-            return error.code == .notEmpty && error.message.contains("is not empty: it holds 1 review; nothing copied")
+            return error.code == .notEmpty
+                && error.message.contains(
+                    "is not empty: it holds 1 review, 1 order on the desk, 1 audit entry; nothing copied")
         }
         #expect(try target.open().counts().reviews == 1 && target.open().counts().claims == 0)
     }
@@ -129,7 +179,7 @@ struct LedgerCopyTests {
     func failedCopy(_ from: LedgerBackend, _ to: LedgerBackend) throws {
         let source = try LedgerPlace(from)
         let target = try LedgerPlace(to)
-        try fill(source.open())
+        try fill(source)
         _ = try target.open()
         try target.failRefunds(ofKey: "g:GPA.1")
         #expect(throws: LedgerError.self) { _ = try target.open().copy(from: source.open(readOnly: true), batch: 1) }

@@ -66,16 +66,26 @@ func claim(_ order: String, _ user: String = "u1", _ seconds: Int64 = 0) -> Clai
 func night(
     claims: [(String, Claim)] = [], reported: [(String, String)] = [], details: [String: ClaimDetails] = [:],
     refunds: [RememberedRefund] = [], reversals: [(String, Timestamp)] = [], events: [(String, String)] = [],
-    consents: [RememberedConsent] = []
+    consents: [RememberedConsent] = [], flagged: [FlaggedOrderRecord] = []
 )
     -> RunRecord
 {
     RunRecord(
-        startedAt: at(0), finishedAt: at(60), orders: claims.count, flagged: 0,
+        startedAt: at(0), finishedAt: at(60), orders: claims.count, flagged: flagged.count,
         newClaims: claims.map { NewClaim(key: $0.0, claim: $0.1, details: details[$0.0] ?? .unknown) },
         reported: reported.map { (orderID: $0.0, rule: $0.1) }, refunds: refunds,
         reversals: reversals.map { (key: $0.0, at: $0.1) },
-        events: events.map { (identity: $0.0, type: $0.1) }, consents: consents)
+        events: events.map { (identity: $0.0, type: $0.1) }, consents: consents, flaggedOrders: flagged)
+}
+
+/// An order a run flagged, for the desk: one finding of each rule, its line naming the rule.
+func flaggedOrder(_ id: String, user: String = "u1", severity: Int = 3, rules: [String], keys: [String] = [])
+    -> FlaggedOrderRecord
+{
+    FlaggedOrderRecord(
+        orderID: id, userID: user, platform: "ios", productID: "coins", amount: "4.99", currency: "USD",
+        createdAt: "2024-02-29T10:00:00Z", severity: severity, rules: rules.sorted(), transactions: keys,
+        receipt: #"[["kind","storekit2"]]"#, findings: rules.map { ($0, #"{"rule":"\#($0)"}"#) })
 }
 
 /// Opening `path` must fail with `code`; returns the error for its message.

@@ -6,17 +6,21 @@ import Testing
 
 @Suite("PostgreSQL ledger: its schema, its versions, and a server that cannot be used")
 struct PostgresLedgerTests {
-    @Test("the ledger is created in schema iapscreen on first use, at version 3 in its one-row table")
+    @Test("the ledger is created in schema iapscreen on first use, at version 4 in its one-row table")
     func createdOnFirstUse() throws {
         let database = try TestDatabase()
         _ = try PostgresLedger(uri: database.uri)
         let db = try PostgresConnection(uri: database.uri)
         let tables = try db.query(
             "SELECT string_agg(tablename, ' ' ORDER BY tablename) FROM pg_tables WHERE schemaname = 'iapscreen'")
-        #expect(try tables.text(0, 0) == "claims consents refunds reported reviews runs schema_version store_events")
-        #expect(try db.query("SELECT version FROM iapscreen.schema_version").int64(0, 0) == 3)
+        #expect(
+            try tables.text(0, 0)
+                == "claims consents desk_audit desk_login_failures desk_notes desk_orders desk_sessions desk_users "
+                + "desk_verdicts flagged_findings flagged_keys flagged_orders refunds reported reviews runs schema_version "
+                + "store_events")
+        #expect(try db.query("SELECT version FROM iapscreen.schema_version").int64(0, 0) == 4)
         // Opening again changes nothing.
-        #expect(try PostgresLedger(uri: database.uri).storedSchemaVersion() == 3)
+        #expect(try PostgresLedger(uri: database.uri).storedSchemaVersion() == 4)
         #expect(try db.query("SELECT count(*) FROM iapscreen.schema_version").int64(0, 0) == 1)
     }
 
@@ -29,23 +33,23 @@ struct PostgresLedgerTests {
             do { _ = try PostgresLedger(uri: uri) } catch { failures.add("\(error)") }
         }
         #expect(failures.all.isEmpty)
-        #expect(try PostgresLedger(uri: database.uri).storedSchemaVersion() == 3)
+        #expect(try PostgresLedger(uri: database.uri).storedSchemaVersion() == 4)
     }
 
     @Test("a ledger of a newer schema is refused, naming both versions, and left as it was")
     func newerSchemaRefused() throws {
         let database = try TestDatabase()
         try PostgresLedger(uri: database.uri).record(night(claims: [("1", claim("o1"))]))
-        try database.sql("UPDATE iapscreen.schema_version SET version = 4")
+        try database.sql("UPDATE iapscreen.schema_version SET version = 5")
         #expect {
             try PostgresLedger(uri: database.uri)
         } throws: { error in
             guard let error = error as? LedgerError else { return false }
             return error.code == .newerSchema
-                && error.message.contains("was written by a newer iapscreen: schema 4, this one reads up to 3")
+                && error.message.contains("was written by a newer iapscreen: schema 5, this one reads up to 4")
         }
         let db = try PostgresConnection(uri: database.uri)
-        #expect(try db.query("SELECT version FROM iapscreen.schema_version").int64(0, 0) == 4)
+        #expect(try db.query("SELECT version FROM iapscreen.schema_version").int64(0, 0) == 5)
         #expect(try db.query("SELECT count(*) FROM iapscreen.runs").int64(0, 0) == 1)
     }
 
@@ -57,7 +61,7 @@ struct PostgresLedgerTests {
             opening(database.uri, fails: .notALedger)?.message.contains("no schema_version table (it has users)")
                 == true)
         try database.sql("DROP TABLE iapscreen.users")
-        #expect(try PostgresLedger(uri: database.uri).storedSchemaVersion() == 3)
+        #expect(try PostgresLedger(uri: database.uri).storedSchemaVersion() == 4)
     }
 
     @Test(
@@ -73,7 +77,7 @@ struct PostgresLedgerTests {
         let db = try PostgresConnection(uri: database.uri)
         #expect(try db.query("SELECT count(*) FROM pg_tables WHERE schemaname = 'iapscreen'").int64(0, 0) == 0)
         try database.sql("DROP TYPE iapscreen.claims")
-        #expect(try PostgresLedger(uri: database.uri).storedSchemaVersion() == 3)
+        #expect(try PostgresLedger(uri: database.uri).storedSchemaVersion() == 4)
     }
 
     @Test("read-only: an empty database is no ledger, and a ledger is read but never written")
@@ -117,7 +121,7 @@ struct PostgresLedgerTests {
         #expect(message.contains("postgres://\(role)@127.0.0.1:"))
         #expect(
             try PostgresLedger(uri: TestServer.uri(database.uri, user: role, password: "right-pw"))
-                .storedSchemaVersion() == 3)
+                .storedSchemaVersion() == 4)
     }
 
     @Test("a server that goes away mid-run is a ledger error with libpq's words, not a crash")

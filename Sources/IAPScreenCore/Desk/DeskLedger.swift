@@ -18,7 +18,8 @@ enum DeskLedger {
                 return { () throws(LedgerError) -> any DeskStore in try SQLiteDeskStore(path: path) }
             case .postgres(let uri, _):
                 _ = try PostgresLedger(uri: uri)
-                throw LedgerError("TEMP-PG: no PostgreSQL desk yet \(uri.isEmpty)", code: .postgres)
+                _ = try PostgresDeskStore(uri: uri)
+                return { () throws(LedgerError) -> any DeskStore in try PostgresDeskStore(uri: uri) }
             }
         } catch {
             io.error("iapscreen \(command): cannot open the ledger: \(error)")

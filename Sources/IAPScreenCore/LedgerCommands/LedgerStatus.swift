@@ -10,6 +10,11 @@ import Ledger
 ///     reviews: N
 ///     store events: N
 ///     refunds: N (M reversed)
+///     users' consents: N
+///     flagged orders: N              the desk's (CONTRACT §14)
+///     desk users: N
+///     open claims: N                 live now, no verdict
+///     audit entries: N
 ///     completed runs: N
 ///     run in progress: none | who holds the ledger's run lock | N sharded
 ///       sharded run ID (N shards) in progress|abandoned: staged …, finished …, running now …
@@ -44,7 +49,12 @@ enum LedgerStatus {
         case .postgres(_, let target): lines += ["backend: postgresql", "ledger: \(target) (schema iapscreen)"]
         default: lines += ["backend: sqlite", "ledger: \(place.shown)"]
         }
-        let before = version == 0 ? "written before schema versions" : "written before the users' consents"
+        let before =
+            switch version {
+            case 0: "written before schema versions"
+            case 2: "written before the users' consents"
+            default: "written before the review desk"
+            }
         lines.append(
             "schema: \(version)"
                 + (version < SQLiteLedger.schemaVersion
@@ -56,6 +66,10 @@ enum LedgerStatus {
             "store events: \(counts.storeEvents)",
             "refunds: \(counts.refunds) (\(counts.reversed) reversed)",
             "users' consents: \(counts.consents)",
+            "flagged orders: \(counts.flaggedOrders)",
+            "desk users: \(counts.users)",
+            "open claims: \(counts.openClaims)",
+            "audit entries: \(counts.auditEntries)",
             "completed runs: \(counts.runs)",
         ]
         // An unsharded run in progress is seen by the lock it holds; a sharded one (PostgreSQL

@@ -75,13 +75,20 @@ public struct AuditEntry: Sendable, Equatable {
     public var detail: String?
 
     public enum Action: String, Sendable, CaseIterable {
-        case login, loginFailed = "login-failed", logout, claim, release, note, verdict
-        case bulkVerdict = "bulk-verdict", review
-        case userAdd = "user-add", userPassword = "user-password", userDisable = "user-disable"
-        case userEnable = "user-enable", userUnlock = "user-unlock"
+        case login
+        case loginFailed = "login-failed"
+        case logout, claim, release, note, verdict
+        case bulkVerdict = "bulk-verdict"
+        case review
+        case userAdd = "user-add"
+        case userPassword = "user-password"
+        case userDisable = "user-disable"
+        case userEnable = "user-enable"
+        case userUnlock = "user-unlock"
     }
 
-    public init(id: Int64 = 0, at: String, user: String, action: Action, orderID: String? = nil, detail: String? = nil) {
+    public init(id: Int64 = 0, at: String, user: String, action: Action, orderID: String? = nil, detail: String? = nil)
+    {
         self.id = id
         self.at = at
         self.user = user
@@ -277,7 +284,8 @@ public struct OrderDossier: Sendable, Equatable {
         a.order == b.order && a.findings == b.findings && a.receipt == b.receipt
             && a.history.map(\.run) == b.history.map(\.run) && a.history.map(\.at) == b.history.map(\.at)
             && a.history.map(\.rules) == b.history.map(\.rules) && a.transactions == b.transactions
-            && a.storeEvents.map(\.type) == b.storeEvents.map(\.type) && a.storeEvents.map(\.at) == b.storeEvents.map(\.at)
+            && a.storeEvents.map(\.type) == b.storeEvents.map(\.type)
+            && a.storeEvents.map(\.at) == b.storeEvents.map(\.at)
             && a.storeEvents.map(\.reason) == b.storeEvents.map(\.reason) && a.user == b.user
             && a.verdict == b.verdict && a.notes == b.notes && a.version == b.version
     }

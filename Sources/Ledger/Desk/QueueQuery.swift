@@ -6,16 +6,8 @@
 /// `open`/`all` walk `flagged_orders` by that order (index `flagged_queue`) and stop at the
 /// page; `claimed`/`decided`/an assignee start from the desk's few touched orders.
 struct QueueQuery {
-    enum Dialect {
-        case sqlite, postgres
-
-        func parameter(_ n: Int) -> String { self == .sqlite ? "?\(n)" : "$\(n)" }
-    }
-
-    enum Value: Equatable {
-        case text(String)
-        case int(Int64)
-    }
+    typealias Dialect = SQLDialect
+    typealias Value = DeskValue
 
     /// The page: columns as `QueueQuery.columns`.
     private(set) var select = ""
@@ -56,7 +48,9 @@ struct QueueQuery {
         }
         if let rule = filter.rule {
             let p = bind(.text(rule))
-            conditions.append(dialect == .sqlite ? "instr(f.rules, ' ' || \(p) || ' ') > 0" : "strpos(f.rules, ' ' || \(p) || ' ') > 0")
+            conditions.append(
+                dialect == .sqlite
+                    ? "instr(f.rules, ' ' || \(p) || ' ') > 0" : "strpos(f.rules, ' ' || \(p) || ' ') > 0")
         }
         if let s = filter.minimumSeverity { conditions.append("f.severity >= \(bind(.int(Int64(s))))") }
         if let q = filter.query {
@@ -75,7 +69,9 @@ struct QueueQuery {
         count = "SELECT count(*) FROM \(from)\(filtered)"
         countValues = values.count
         if let after = filter.after {
-            let (sv, ff, id) = (bind(.int(Int64(after.severity))), bind(.text(after.firstFlaggedAt)), bind(.text(after.orderID)))
+            let (sv, ff, id) = (
+                bind(.int(Int64(after.severity))), bind(.text(after.firstFlaggedAt)), bind(.text(after.orderID))
+            )
             conditions.append(
                 "(f.severity < \(sv) OR (f.severity = \(sv) AND (f.first_flagged_at > \(ff) OR (f.first_flagged_at = \(ff) "
                     + "AND f.order_id > \(id)))))")

@@ -20,6 +20,8 @@ public final class PostgresLedger: LedgerStore {
     private let lookupEvents: PostgresBulkLookup
     /// nil on a schema-2 ledger opened read-only: it has no consents.
     let lookupConsents: (byUser: PostgresBulkLookup, byFolded: PostgresBulkLookup)?
+    /// Whether it has the desk's tables (not a ledger before schema 4 opened read-only).
+    let hasDesk: Bool
 
     /// The schema this build writes, and the newest it reads.
     public static let schemaVersion = PostgresSchema.current
@@ -31,13 +33,7 @@ public final class PostgresLedger: LedgerStore {
     /// `readOnly`: the session cannot write (the server refuses); nothing is created.
     /// `creating` false (review): a database without the ledger is `.empty`, not given one.
     public init(uri: String, readOnly: Bool = false, creating: Bool = true) throws(LedgerError) {
-        let db: PostgresConnection
-        do {
-            db = try PostgresConnection(uri: uri, applicationName: PostgresRunLock.applicationName)
-        } catch {
-            throw LedgerError("cannot open ledger: \(error.message)", code: .postgres)
-        }
-        let target = db.target.description
+        let (db, target) = try PostgresLedger.connect(uri)
         let state = try PostgresSchema.inspect(db, target: target)
         if state == .empty, readOnly || !creating {
             throw LedgerError(
@@ -53,6 +49,7 @@ public final class PostgresLedger: LedgerStore {
         self.db = db
         self.target = target
         self.readOnly = readOnly
+        hasDesk = !readOnly || state == .current
         lookupConsents =
             readOnly && state == .version2
             ? nil
@@ -96,6 +93,20 @@ public final class PostgresLedger: LedgerStore {
                         db, select: "c.identity, type, first_run", from: "iapscreen.store_events", key: "identity")
                 )
             }
+    }
+
+    /// A connection to the ledger at `uri` and where it is, as messages name it; its search
+    /// path is the ledger's schema (`PostgresSchema.searchPath`).
+    static func connect(_ uri: String) throws(LedgerError) -> (PostgresConnection, target: String) {
+        let db: PostgresConnection
+        do {
+            db = try PostgresConnection(uri: uri, applicationName: PostgresRunLock.applicationName)
+        } catch {
+            throw LedgerError("cannot open ledger: \(error.message)", code: .postgres)
+        }
+        let target = db.target.description
+        try onServer(target) { () throws(PostgresError) in try db.execute(PostgresSchema.searchPath) }
+        return (db, target)
     }
 
     /// Where `uri` points, as messages name it (`postgres://user@host:port/db`, never a

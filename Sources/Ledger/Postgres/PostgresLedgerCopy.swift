@@ -1,3 +1,4 @@
+import IAPBasics
 import PostgresClient
 
 /// What `ledger status` and `ledger copy` ask of a PostgreSQL ledger: its counts, who holds
@@ -5,7 +6,9 @@ import PostgresClient
 /// transaction).
 extension PostgresLedger {
     public func counts() throws(LedgerError) -> LedgerCounts {
-        try onServer(target) { () throws(PostgresError) in
+        // The desk's after the others, in `copiedDeskTables`' order, then the open claims.
+        let desk = hasDesk ? copiedDeskTables.map { $0.countRows } + [countOpenClaims] : []
+        return try onServer(target) { () throws(PostgresError) in
             let r = try db.query(
                 """
                 SELECT (SELECT count(*) FROM iapscreen.claims), (SELECT count(*) FROM iapscreen.reported),
@@ -13,12 +16,16 @@ extension PostgresLedger {
                        (SELECT count(*) FROM iapscreen.store_events), (SELECT count(*) FROM iapscreen.refunds),
                        (SELECT count(*) FROM iapscreen.refunds WHERE reversed_at IS NOT NULL),
                        \(lookupConsents == nil ? "0" : "(SELECT count(*) FROM iapscreen.consents)")
-                """)
+                """ + desk.map { ", (\(SQLDialect.postgres.numbered($0)))" }.joined(),
+                hasDesk ? [.int64(SystemClock.now().millis)] : [])
             func cell(_ column: Int) throws(PostgresError) -> Int { Int(clamping: try r.int64(0, column) ?? 0) }
             var c = LedgerCounts()
             (c.claims, c.reported, c.reviews, c.runs) = (try cell(0), try cell(1), try cell(2), try cell(3))
             (c.storeEvents, c.refunds, c.reversed) = (try cell(4), try cell(5), try cell(6))
             c.consents = try cell(7)
+            guard hasDesk else { return c }
+            for (i, table) in copiedDeskTables.enumerated() { c[keyPath: table.counted] = try cell(8 + i) }
+            c.openClaims = try cell(8 + copiedDeskTables.count)
             return c
         }
     }
@@ -66,12 +73,21 @@ extension PostgresLedger {
                 "refunds", "SELECT \(refundColumns) FROM iapscreen.refunds ORDER BY key", size, body,
                 LedgerRows.refunds,
                 PostgresLedger.refund)
-            guard lookupConsents != nil else { return }
-            try export(
-                "consents", "SELECT user_id, consent, said_at, order_id FROM iapscreen.consents ORDER BY user_id", size,
-                body, LedgerRows.consents
-            ) { r, i throws(PostgresError) in try PostgresLedger.consent(r, i, from: 0) }
+            if lookupConsents != nil {
+                try export(
+                    "consents", "SELECT user_id, consent, said_at, order_id FROM iapscreen.consents ORDER BY user_id",
+                    size, body, LedgerRows.consents
+                ) { r, i throws(PostgresError) in try PostgresLedger.consent(r, i, from: 0) }
+            }
+            guard hasDesk else { return }
+            for table in copiedDeskTables { try export(table, size, body) }
         }
+    }
+
+    private func export<R: DeskTableRow>(_ table: R.Type, _ size: Int, _ body: (LedgerRows) throws(LedgerError) -> Void)
+        throws(LedgerError)
+    {
+        try export(R.table, R.exportRows, size, body, R.batch) { r, i throws(PostgresError) in R(try DeskRow(r, i)) }
     }
 
     /// The rows of `sql` through a cursor, `size` at a time, each read by `row`; a row it
@@ -116,11 +132,14 @@ extension PostgresLedger {
             try fill { batch throws(LedgerError) in
                 try onServer(target) { () throws(PostgresError) in try copyIn(batch) }
             }
-            // Runs keep their ids: the next run's comes after the last one copied.
+            // Runs, notes, desk verdicts and audit entries keep their ids: the next one's comes
+            // after the last one copied.
             try onServer(target) { () throws(PostgresError) in
-                try db.query(
-                    "SELECT setval(pg_get_serial_sequence('iapscreen.runs', 'id'), max(id)) FROM iapscreen.runs "
-                        + "HAVING max(id) IS NOT NULL")
+                for table in ["runs", "desk_notes", "desk_verdicts", "desk_audit"] {
+                    try db.query(
+                        "SELECT setval(pg_get_serial_sequence('iapscreen.\(table)', 'id'), max(id)) FROM iapscreen.\(table) "
+                            + "HAVING max(id) IS NOT NULL")
+                }
             }
         }
     }
@@ -183,6 +202,15 @@ extension PostgresLedger {
                 rows.add(consents[i])
                 rows.endRow()
             }
+        case .flaggedOrders, .flaggedFindings, .flaggedKeys, .deskUsers, .deskOrders, .deskNotes, .deskVerdicts,
+            .deskAudit:
+            guard let desk = batch.deskTable else { return }
+            // The audit trail too: its trigger refuses changes, not rows added.
+            let copy = "COPY iapscreen.\(desk.type.table)(\(desk.type.columns)) FROM STDIN"
+            try db.copyIn(copy, count: desk.rows.count) { rows, i in
+                for value in desk.rows[i] { rows.add(value) }
+                rows.endRow()
+            }
         }
     }
 }
@@ -191,3 +219,14 @@ extension PostgresLedger {
 private let claimColumns = "key, order_id, user_id, created_at, product_id, amount, currency, purchase_token, platform"
 /// The columns `PostgresLedger.refund` reads, in order (COPY: `add(RememberedRefund)`, then reversed_at).
 private let refundColumns = "key, refunded_at, event, reason, source, identity, reversed_at"
+
+extension PostgresCopyRows {
+    /// A desk value as COPY's text takes it.
+    mutating func add(_ value: DeskValue) {
+        switch value {
+        case .text(let t): add(t)
+        case .int(let i): add(i)
+        case .bool(let b): add(b ? "t" : "f")
+        }
+    }
+}

@@ -14,7 +14,7 @@ let staging = """
     CREATE TEMP TABLE night_reversals(key text, at bigint) ON COMMIT DROP;
     CREATE TEMP TABLE night_consents(n bigint, user_id text, folded text, consent boolean, said_at bigint,
                                      order_id text) ON COMMIT DROP;
-    """
+    """ + PostgresFlaggedOrders.staging
 
 /// A night's claims are sorted before they go in (in key order the index takes them
 /// fastest): in memory, not in 4 MB runs on disk.
@@ -73,7 +73,7 @@ extension PostgresLedger {
             try copyRows(db, target, "COPY pg_temp.night_reported FROM STDIN", run.reported) { rows, _, f in
                 rows.add(f)
             }
-            try onServer(target) { () throws(PostgresError) in
+            let runID = try onServer(target) { () throws(PostgresError) in
                 try db.execute(mergeClaims)
                 try db.execute(mergeReported)
                 let runID = try db.query(
@@ -84,18 +84,24 @@ extension PostgresLedger {
                         .int64(Int64(run.flagged)),
                     ]
                 ).int64(0, 0)
+                guard let runID else { throw PostgresError("the new run was given no id") }
                 try recordStoreEvents(run, runID: runID)
+                return runID
             }
             try copyRows(db, target, "COPY pg_temp.night_consents FROM STDIN", run.consents) { rows, n, c in
                 rows.add(n)
                 rows.add(c)
             }
             try onServer(target) { () throws(PostgresError) in try db.execute(mergeConsents) }
+            try PostgresFlaggedOrders.copy(db, target, run.flaggedOrders, into: "pg_temp.night_")
+            try onServer(target) { () throws(PostgresError) in
+                try PostgresFlaggedOrders.merge(db, run: runID, at: run.finishedAt.iso8601)
+            }
         }
     }
 
     /// The store-event part of `record`, inside its transaction.
-    private func recordStoreEvents(_ run: RunRecord, runID: Int64?) throws(PostgresError) {
+    private func recordStoreEvents(_ run: RunRecord, runID: Int64) throws(PostgresError) {
         let events = run.events
         try db.copyIn("COPY pg_temp.night_events FROM STDIN", count: events.count) { rows, i in
             rows.add(Int64(i))
@@ -103,7 +109,7 @@ extension PostgresLedger {
             rows.add(events[i].type)
             rows.endRow()
         }
-        try db.query(mergeEvents, [runID.map(PostgresParameter.int64) ?? .null])
+        try db.query(mergeEvents, [.int64(runID)])
         let refunds = run.refunds
         try db.copyIn("COPY pg_temp.night_refunds FROM STDIN", count: refunds.count) { rows, i in
             rows.add(Int64(i))
@@ -120,18 +126,46 @@ extension PostgresLedger {
         try db.execute(mergeReversals)
     }
 
+    /// Records (or replaces) a reviewer's verdict: in the reviews a run reads, as the desk's
+    /// verdict on the order, and in the audit trail (`review`), in one transaction, as SQLite's.
     public func recordReview(orderID: String, _ review: Review) throws(LedgerError) {
+        try inTransaction(db, target) { () throws(LedgerError) in
+            let earlier = try reviews(of: [orderID])[orderID]
+            try onServer(target) { () throws(PostgresError) in
+                try db.query(
+                    """
+                    INSERT INTO iapscreen.reviews(order_id, verdict, note, "by", at) VALUES ($1, $2, $3, $4, $5)
+                    ON CONFLICT (order_id) DO UPDATE SET verdict = excluded.verdict, note = excluded.note,
+                        "by" = excluded."by", at = excluded.at
+                    """,
+                    [
+                        .text(orderID), .text(review.verdict), PostgresParameter(review.note),
+                        PostgresParameter(review.by), .text(review.at),
+                    ])
+                for (sql, values) in ReviewOnDesk.statements(orderID: orderID, review, replacing: earlier) {
+                    try db.query(SQLDialect.postgres.numbered(sql), values.map(PostgresParameter.init))
+                }
+            }
+        }
+    }
+
+    /// The verdicts the desk gave since the last run applied them, into the reviews a run
+    /// reads (of an order's, the latest); how many. One statement: it moves exactly the rows
+    /// it reads, so a verdict the desk gives meanwhile waits for the next run, not lost.
+    public func applyDeskVerdicts() throws(LedgerError) -> Int {
         try onServer(target) { () throws(PostgresError) in
-            try db.query(
+            let moved = try db.query(
                 """
-                INSERT INTO iapscreen.reviews(order_id, verdict, note, "by", at) VALUES ($1, $2, $3, $4, $5)
-                ON CONFLICT (order_id) DO UPDATE SET verdict = excluded.verdict, note = excluded.note, "by" = excluded."by",
-                    at = excluded.at
-                """,
-                [
-                    .text(orderID), .text(review.verdict), PostgresParameter(review.note), PostgresParameter(review.by),
-                    .text(review.at),
-                ])
+                WITH moved AS (DELETE FROM iapscreen.desk_verdicts RETURNING id, order_id, verdict, note, "by", at),
+                applied AS (
+                    INSERT INTO iapscreen.reviews(order_id, verdict, note, "by", at)
+                    SELECT DISTINCT ON (order_id) order_id, verdict, note, "by", at FROM moved ORDER BY order_id, id DESC
+                    ON CONFLICT (order_id) DO UPDATE SET verdict = excluded.verdict, note = excluded.note,
+                        "by" = excluded."by", at = excluded.at)
+                SELECT count(*) FROM moved
+                """
+            ).int64(0, 0)
+            return Int(clamping: moved ?? 0)
         }
     }
 }
@@ -186,12 +220,5 @@ extension PostgresCopyRows {
         add(r.reason)
         add(r.source)
         add(r.identity)
-    }
-}
-
-extension PostgresLedger {
-    // BRANCH-ONLY placeholder until the PostgreSQL desk tables land (schema 4); never merged as is.
-    public func applyDeskVerdicts() throws(LedgerError) -> Int {
-        throw LedgerError("the desk's tables are not on PostgreSQL yet", code: .postgres)
     }
 }

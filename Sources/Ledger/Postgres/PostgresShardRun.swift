@@ -126,6 +126,9 @@ public final class PostgresShardRun {
                     if try !PostgresShardRun.hasColumn(db, "shard_orders", "keys") {
                         try db.execute(PostgresShardTables.addOrderFilters)
                     }
+                    if try db.query("SELECT to_regclass('iapscreen.shard_flagged') IS NULL").bool(0, 0) == true {
+                        try db.execute(PostgresShardTables.createFlagged)
+                    }
                 }
             }
             // An unsharded run holds the run lock for all its length.
@@ -148,13 +151,18 @@ public final class PostgresShardRun {
                         """)
                 }
             }
-            try onServer(target) { () throws(PostgresError) in
+            let registered = try onServer(target) { () throws(PostgresError) in
                 try db.query(
                     """
                     INSERT INTO iapscreen.shard_runs(run_id, shards, split_dumps) VALUES ($1, $2, $3::boolean)
                     ON CONFLICT (run_id) DO NOTHING
-                    """, [.text(runID), .int64(Int64(shard.count)), .text(splitDumps ? "true" : "false")])
+                    """, [.text(runID), .int64(Int64(shard.count)), .text(splitDumps ? "true" : "false")]
+                ).affectedRows == 1
             }
+            // The desk's verdicts given before the run count in all of it, those given during it
+            // from the next run: applied once, by the worker that makes the run's row, before
+            // any worker has joined (a second one's insert waits for this transaction).
+            if registered { _ = try ledger.applyDeskVerdicts() }
             let run = try onServer(target) { () throws(PostgresError) in
                 try db.query(
                     """
@@ -635,6 +643,13 @@ public final class PostgresShardRun {
             out.add(c)
             out.add(c.position)
         }
+        try PostgresFlaggedOrders.copy(
+            db, target, run.flaggedOrders, into: "iapscreen.shard_", leading: "run_id, shard, "
+        ) {
+            out in
+            out.add(runID)
+            out.add(index)
+        }
     }
 
     /// Every part into the ledger's tables, merged as one unsharded run's record is, and the
@@ -657,19 +672,21 @@ public final class PostgresShardRun {
             "INSERT INTO pg_temp.night_reported SELECT order_id, rule FROM iapscreen.shard_reported WHERE run_id = $1",
             [id])
         try db.execute(mergeReported)
-        let run = try db.query(
+        let committed = try db.query(
             """
             INSERT INTO iapscreen.runs(started_at, finished_at, orders, flagged)
             SELECT min(started_at), max(finished_at), sum(orders), sum(flagged) FROM iapscreen.shard_states WHERE run_id = $1
-            RETURNING id
-            """, [id]
-        ).int64(0, 0)
+            RETURNING id, finished_at
+            """, [id])
+        guard let run = try committed.int64(0, 0), let finishedAt = try committed.text(0, 1) else {
+            throw PostgresError("the committed run \(runID) was given no id")
+        }
         try db.query(
             """
             INSERT INTO pg_temp.night_events SELECT row_number() OVER (ORDER BY shard, n), identity, type
             FROM iapscreen.shard_events WHERE run_id = $1
             """, [id])
-        try db.query(mergeEvents, [run.map(PostgresParameter.int64) ?? .null])
+        try db.query(mergeEvents, [.int64(run)])
         try db.query(
             """
             INSERT INTO pg_temp.night_refunds SELECT row_number() OVER (ORDER BY shard, n), key, refunded_at, event, reason,
@@ -692,9 +709,20 @@ public final class PostgresShardRun {
                 folded, consent, said_at, order_id FROM iapscreen.shard_consents WHERE run_id = $1
             """, [id])
         try db.execute(mergeConsents)
+        // The run's flagged orders reach the desk now, under the committed run, flagged when its
+        // last shard finished. Each order is one shard's: `n` and `m` order within it.
+        for (table, columns) in [
+            ("flagged", PostgresFlaggedOrders.orderColumns), ("flagged_findings", PostgresFlaggedOrders.findingColumns),
+            ("flagged_keys", PostgresFlaggedOrders.keyColumns),
+        ] {
+            try db.query(
+                "INSERT INTO pg_temp.night_\(table)(\(columns)) SELECT \(columns) FROM iapscreen.shard_\(table) WHERE run_id = $1",
+                [id])
+        }
+        try PostgresFlaggedOrders.merge(db, run: run, at: finishedAt)
         try db.query("DELETE FROM iapscreen.shard_states WHERE run_id = $1", [id])
         try db.query(
             "UPDATE iapscreen.shard_runs SET committed = now(), touched = now(), ledger_run = $2 WHERE run_id = $1",
-            [id, run.map(PostgresParameter.int64) ?? .null])
+            [id, .int64(run)])
     }
 }

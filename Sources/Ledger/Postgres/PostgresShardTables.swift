@@ -49,6 +49,24 @@ enum PostgresShardTables {
             run_id text COLLATE "C" NOT NULL, shard integer NOT NULL, n bigint NOT NULL, user_id text NOT NULL,
             folded text NOT NULL, consent boolean NOT NULL, said_at bigint NOT NULL, order_id text NOT NULL,
             position bigint NOT NULL DEFAULT 0);
+        """ + createFlagged
+
+    /// Each shard's flagged orders for the desk, in `PostgresFlaggedOrders`' staged columns
+    /// after (run id, shard); on a database whose shard tables were made before them, made on
+    /// its own.
+    static let createFlagged = """
+        CREATE UNLOGGED TABLE IF NOT EXISTS iapscreen.shard_flagged(
+            run_id text COLLATE "C" NOT NULL, shard integer NOT NULL, n bigint NOT NULL, order_id text NOT NULL,
+            user_id text, platform text, product_id text, amount text, currency text, created_at text,
+            severity integer NOT NULL, rules text NOT NULL, receipt text);
+        CREATE INDEX IF NOT EXISTS shard_flagged_by_run ON iapscreen.shard_flagged(run_id, shard);
+        CREATE UNLOGGED TABLE IF NOT EXISTS iapscreen.shard_flagged_findings(
+            run_id text COLLATE "C" NOT NULL, shard integer NOT NULL, m bigint NOT NULL, order_id text NOT NULL,
+            n integer NOT NULL, rule text NOT NULL, line text NOT NULL);
+        CREATE INDEX IF NOT EXISTS shard_flagged_findings_by_run ON iapscreen.shard_flagged_findings(run_id, shard);
+        CREATE UNLOGGED TABLE IF NOT EXISTS iapscreen.shard_flagged_keys(
+            run_id text COLLATE "C" NOT NULL, shard integer NOT NULL, order_id text NOT NULL, key text NOT NULL);
+        CREATE INDEX IF NOT EXISTS shard_flagged_keys_by_run ON iapscreen.shard_flagged_keys(run_id, shard);
         """
 
     /// `ledger_run`, the `runs` row a committed run became, on a table made before it.
@@ -71,7 +89,7 @@ enum PostgresShardTables {
     /// Every table that holds a run's rows, for clearing a shard's part or the whole run.
     static let partTables = [
         "shard_orders", "shard_claims", "shard_reported", "shard_events", "shard_refunds",
-        "shard_reversals", "shard_consents",
+        "shard_reversals", "shard_consents", "shard_flagged", "shard_flagged_findings", "shard_flagged_keys",
     ]
 
     /// The tables of what a shard's part leaves in the ledger (all but its orders).
