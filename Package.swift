@@ -156,6 +156,7 @@ let package = Package(
             name: "DeskTests",
             dependencies: [
                 "Desk", "DeskPages", "DeskSecurity", "Ledger", "HTTPMessages", "IAPBasics", "JSONText", "SQLiteClient",
+                "PostgresTestSupport", "PostgresClient",
             ]),
         .testTarget(name: "DeskSecurityTests", dependencies: ["DeskSecurity", "CSodium"]),
         .testTarget(

@@ -5,13 +5,16 @@ import HTTPMessages
 import IAPBasics
 import Ledger
 import Synchronization
+import PostgresClient
+import PostgresTestSupport
+import SQLiteClient
 import Testing
 
 @testable import Desk
 
 /// A desk over a SQLite ledger of its own, answered in process (the handler libmicrohttpd
 /// calls), on a clock the test moves: what a browser or a program would get for each request.
-final class DeskHarness: Sendable {
+final class DeskHarness {
     static let password = "correct horse battery staple"
     /// 2026-12-01T00:00:00Z
     static let start: Int64 = 1_795_996_800_000
@@ -19,19 +22,38 @@ final class DeskHarness: Sendable {
     let dir: String
     let ledgerPath: String
     let desk: DeskService
+    /// The PostgreSQL database of a harness on that backend (nil: SQLite at `ledgerPath`).
+    let database: TestDatabase?
+    private let open: DeskStorePool.Opener
     private let clock = TestClock()
 
-    init(orders: [FlaggedOrderRecord] = DeskHarness.orders, users: [(String, DeskRole)] = DeskHarness.users) throws {
+    init(
+        _ backend: DeskBackend = .sqlite, orders: [FlaggedOrderRecord] = DeskHarness.orders,
+        users: [(String, DeskRole)] = DeskHarness.users
+    ) throws {
         dir = NSTemporaryDirectory() + "desk-tests-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         ledgerPath = dir + "/ledger.sqlite"
-        let ledger = try SQLiteLedger(path: ledgerPath)
+        let ledger: any LedgerStore
+        switch backend {
+        case .sqlite:
+            database = nil
+            ledger = try SQLiteLedger(path: ledgerPath)
+            let path = ledgerPath
+            open = { () throws(LedgerError) -> any DeskStore in try SQLiteDeskStore(path: path) }
+        case .postgres:
+            let db = try TestDatabase()
+            database = db
+            ledger = try PostgresLedger(uri: db.uri)
+            let uri = db.uri
+            open = { () throws(LedgerError) -> any DeskStore in try PostgresDeskStore(uri: uri) }
+        }
         try ledger.record(
             RunRecord(
                 startedAt: Timestamp(clampingMillis: DeskHarness.start - 60_000, hasMilliseconds: false),
                 finishedAt: Timestamp(clampingMillis: DeskHarness.start - 30_000, hasMilliseconds: false),
                 orders: orders.count, flagged: orders.count, newClaims: [], reported: [], flaggedOrders: orders))
-        let store = try SQLiteDeskStore(path: ledgerPath)
+        let store = try open()
         let hash = try PasswordHash.make(password: DeskHarness.password)
         for (name, role) in users {
             _ = try store.addUser(
@@ -39,15 +61,16 @@ final class DeskHarness: Sendable {
                 by: "test")
         }
         guard let assets = DeskAssets.directory() else { throw HarnessFailure("the desk's assets are not built") }
-        let path = ledgerPath
         let clock = self.clock
         desk = DeskService(
-            settings: DeskSettings(),
-            pool: DeskStorePool(open: { () throws(LedgerError) -> any DeskStore in try SQLiteDeskStore(path: path) }),
+            settings: DeskSettings(), pool: DeskStorePool(open: open),
             assets: try DeskAssetFiles(directory: assets), clock: { clock.now.withLock { $0 } })
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: dir) }
+    deinit {
+        try? FileManager.default.removeItem(atPath: dir)
+        database?.drop()
+    }
 
     static let users: [(String, DeskRole)] = [("ann", .reviewer), ("ben", .reviewer), ("vic", .viewer), ("lea", .lead)]
 
@@ -67,7 +90,20 @@ final class DeskHarness: Sendable {
 
     func advance(minutes: Int64) { clock.now.withLock { $0 += minutes * 60_000 } }
 
-    func store() throws -> SQLiteDeskStore { try SQLiteDeskStore(path: ledgerPath) }
+    /// The session hashes the ledger keeps, read as they are stored.
+    func sessionHashes() throws -> [String] {
+        if let database {
+            let r = try PostgresConnection(uri: database.uri).query("SELECT id_hash FROM iapscreen.desk_sessions")
+            return try (0..<r.rowCount).map { i in try r.text(i, 0) ?? "" }
+        }
+        let rows = try SQLiteConnection(path: ledgerPath, readOnly: true).prepare("SELECT id_hash FROM desk_sessions")
+        var kept: [String] = []
+        while try rows.step() { kept.append(rows.text(0) ?? "") }
+        return kept
+    }
+
+    /// A desk connection of the test's own, to look at (and change) what the desk keeps.
+    func store() throws -> any DeskStore { try open() }
 
     /// One request as a browser sends it: the client's cookies, `Host`, and what is given.
     func send(
@@ -152,4 +188,13 @@ struct HarnessFailure: Error, CustomStringConvertible {
 /// The desk's clock in a test: moved by the test, read by every request.
 final class TestClock: Sendable {
     let now = Mutex<Int64>(DeskHarness.start)
+}
+
+/// The two ledgers the desk runs on: SQLite always, PostgreSQL whenever its tests run.
+enum DeskBackend: String, CaseIterable, CustomTestStringConvertible {
+    case sqlite, postgres
+
+    var testDescription: String { self == .sqlite ? "SQLite" : "PostgreSQL" }
+
+    static let available: [DeskBackend] = TestServer.runsTests ? [.sqlite, .postgres] : [.sqlite]
 }

@@ -11,9 +11,9 @@ import Testing
 struct DeskRulesTests {
     func trail(_ h: DeskHarness) throws -> Int { try h.store().audit(since: nil, afterID: 0, limit: 10_000).count }
 
-    @Test("a POST without the session's CSRF token, or from another origin, is 403 and changes nothing")
-    func csrf() throws {
-        let h = try DeskHarness()
+    @Test("a POST without the session's CSRF token, or from another origin, is 403 and changes nothing", arguments: DeskBackend.available)
+    func csrf(_ backend: DeskBackend) throws {
+        let h = try DeskHarness(backend)
         let ann = try h.login("ann")
         let before = try trail(h)
         #expect(try h.send("POST", "/api/v1/orders/ORD-1/claim", as: ann).status == 403)
@@ -35,9 +35,9 @@ struct DeskRulesTests {
         #expect(try h.send("GET", "/api/v1/orders/ORD-3/claim", as: ann).status == 405)
     }
 
-    @Test("what a role may not do is 403 and changes nothing")
-    func roles() throws {
-        let h = try DeskHarness()
+    @Test("what a role may not do is 403 and changes nothing", arguments: DeskBackend.available)
+    func roles(_ backend: DeskBackend) throws {
+        let h = try DeskHarness(backend)
         let vic = try h.login("vic")
         let ann = try h.login("ann")
         let ben = try h.login("ben")
@@ -70,9 +70,9 @@ struct DeskRulesTests {
         #expect(bulkEntries.map(\.orderID) == ["ORD-2", "ORD-3"])
     }
 
-    @Test("two reviewers cannot both decide an order: claims and versions answer 409 naming who")
-    func conflicts() throws {
-        let h = try DeskHarness()
+    @Test("two reviewers cannot both decide an order: claims and versions answer 409 naming who", arguments: DeskBackend.available)
+    func conflicts(_ backend: DeskBackend) throws {
+        let h = try DeskHarness(backend)
         let ann = try h.login("ann")
         let ben = try h.login("ben")
         #expect(try h.send("POST", "/api/v1/orders/ORD-1/claim", as: ann, headers: ann.api).status == 200)
@@ -110,9 +110,9 @@ struct DeskRulesTests {
         #expect(try h.send("POST", "/api/v1/next", as: ann, headers: ann.api).status == 404)
     }
 
-    @Test("hostile requests: unknown paths 404, no file outside the assets, malformed bodies 400")
-    func hostile() throws {
-        let h = try DeskHarness()
+    @Test("hostile requests: unknown paths 404, no file outside the assets, malformed bodies 400", arguments: DeskBackend.available)
+    func hostile(_ backend: DeskBackend) throws {
+        let h = try DeskHarness(backend)
         let ann = try h.login("ann")
         #expect(try h.send("GET", "/nope", as: ann).status == 404)
         #expect(try h.send("GET", "/api/v1/nope", as: ann).status == 404)
@@ -132,9 +132,9 @@ struct DeskRulesTests {
         #expect(try h.send("GET", "/api/v1/orders/never-flagged", as: ann).status == 404)
     }
 
-    @Test("every response carries the security headers; the policy runs no script the desk did not write")
-    func headers() throws {
-        let h = try DeskHarness()
+    @Test("every response carries the security headers; the policy runs no script the desk did not write", arguments: DeskBackend.available)
+    func headers(_ backend: DeskBackend) throws {
+        let h = try DeskHarness(backend)
         let lea = try h.login("lea")
         for (method, path) in [("GET", "/login"), ("GET", "/queue"), ("GET", "/orders/ORD-1"), ("GET", "/audit"), ("GET", "/api/v1/queue"), ("GET", "/nope"), ("GET", "/assets/desk.css")] {
             let r = try h.send(method, path, as: lea)

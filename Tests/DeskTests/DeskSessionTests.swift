@@ -1,6 +1,5 @@
 import Foundation
 import HTTPMessages
-import SQLiteClient
 import Testing
 
 @testable import Desk
@@ -9,9 +8,9 @@ import Testing
 /// Logins, sessions and lockout as CONTRACT §14 has them, through the desk's handler.
 @Suite("Desk sessions")
 struct DeskSessionTests {
-    @Test("a login answers 303 to /queue with a new __Host- cookie whose hash alone is kept")
-    func login() throws {
-        let h = try DeskHarness()
+    @Test("a login answers 303 to /queue with a new __Host- cookie whose hash alone is kept", arguments: DeskBackend.available)
+    func login(_ backend: DeskBackend) throws {
+        let h = try DeskHarness(backend)
         let client = DeskClient()
         // A session id sent before the login is never kept: an attacker's chosen one goes.
         client.cookies["__Host-iapscreen"] = "A" + String(repeating: "b", count: 42)
@@ -29,17 +28,15 @@ struct DeskSessionTests {
         #expect(token != "A" + String(repeating: "b", count: 42))
         #expect(token.count >= 22)  // 128 bits or more
         // Only its hash is in the ledger.
-        let rows = try SQLiteConnection(path: h.ledgerPath, readOnly: true).prepare("SELECT id_hash FROM desk_sessions")
-        var kept: [String] = []
-        while try rows.step() { kept.append(rows.text(0) ?? "") }
+        let kept = try h.sessionHashes()
         #expect(kept.count == 1)
         #expect(!kept.contains(token))
         #expect(try h.send("GET", "/queue", as: client).status == 200)
     }
 
-    @Test("an unknown user and a wrong password get the same 401, and each is audited")
-    func wrongLogins() throws {
-        let h = try DeskHarness()
+    @Test("an unknown user and a wrong password get the same 401, and each is audited", arguments: DeskBackend.available)
+    func wrongLogins(_ backend: DeskBackend) throws {
+        let h = try DeskHarness(backend)
         func attempt(_ name: String, _ password: String) throws -> HTTPResponse {
             let client = DeskClient()
             let csrf = try #require(DeskClient.hidden("csrf", in: try h.send("GET", "/login", as: client).text))
@@ -59,9 +56,9 @@ struct DeskSessionTests {
         #expect(r.status == 403)
     }
 
-    @Test("5 failures in 15 minutes lock the name, the right password too, until 15 minutes after the last or an unlock")
-    func lockout() throws {
-        let h = try DeskHarness()
+    @Test("5 failures in 15 minutes lock the name, the right password too, until 15 minutes after the last or an unlock", arguments: DeskBackend.available)
+    func lockout(_ backend: DeskBackend) throws {
+        let h = try DeskHarness(backend)
         func attempt(_ password: String) throws -> HTTPResponse {
             let client = DeskClient()
             let csrf = try #require(DeskClient.hidden("csrf", in: try h.send("GET", "/login", as: client).text))
@@ -86,9 +83,9 @@ struct DeskSessionTests {
         #expect(try attempt(DeskHarness.password).status == 303)
     }
 
-    @Test("a session ends at logout, after 30 idle minutes, after 12 hours, at disable and at a new password")
-    func sessionEnds() throws {
-        let h = try DeskHarness()
+    @Test("a session ends at logout, after 30 idle minutes, after 12 hours, at disable and at a new password", arguments: DeskBackend.available)
+    func sessionEnds(_ backend: DeskBackend) throws {
+        let h = try DeskHarness(backend)
         var ann = try h.login("ann")
         h.advance(minutes: 29)
         #expect(try h.send("GET", "/queue", as: ann).status == 200)
@@ -125,9 +122,9 @@ struct DeskSessionTests {
         #expect(actions.contains("logout"))
     }
 
-    @Test("without a session pages go to /login and the API answers 401")
-    func noSession() throws {
-        let h = try DeskHarness()
+    @Test("without a session pages go to /login and the API answers 401", arguments: DeskBackend.available)
+    func noSession(_ backend: DeskBackend) throws {
+        let h = try DeskHarness(backend)
         for path in ["/queue", "/orders/ORD-1", "/audit", "/"] {
             let r = try h.send("GET", path)
             #expect(r.status == 303, "\(path)")

@@ -56,8 +56,8 @@ struct DeskBrowserTests {
         #expect(rows.count == 3)
         try FileManager.default.createDirectory(atPath: "/tmp/desk-shots", withIntermediateDirectories: true)
         try driver.screenshot(to: "/tmp/desk-shots/queue.png")
-        // j moves to the second row, o opens it.
-        try driver.sendKeys("jo")
+        // j selects the first row, j again the second, o opens it.
+        try driver.sendKeys("jjo")
         #expect(try driver.currentURL.hasSuffix("/orders/ORD-2"), "\((try? driver.currentURL) ?? "")")
         try driver.screenshot(to: "/tmp/desk-shots/order.png")
         // n claims the top open order (ORD-1) and opens it; f gives it the verdict fraud.

@@ -1,6 +1,7 @@
 import Foundation
 import Ledger
 import LoopbackHTTP
+import PostgresTestSupport
 import Testing
 
 /// `iapscreen desk` as operators and reviewers use it (CONTRACT §14): started on the ledger a
@@ -134,5 +135,57 @@ struct DeskServeTests {
         _ = try DeskProcess.login(fresh, "ann")
         #expect(try fresh.request("GET", "/api/v1/queue").status == 200)
         #expect(desk.stop().status == 0)
+    }
+}
+
+/// Two desk processes on one PostgreSQL ledger behave as one desk (CONTRACT §14).
+@Suite("desk serve on PostgreSQL", .serialized, .enabled(if: TestServer.runsTests))
+struct DeskTwoProcessTests {
+    @Test("two desks on one database: a claim on one is 409 on the other; next hands each order out once")
+    func twoDesks() throws {
+        let s = try Scratch()
+        let database = try TestDatabase()
+        defer { database.drop() }
+        let ledger = database.uri
+        let samples = GoldenOutputTests.root + "/samples/"
+        let screen = try Tool.run(
+            ["screen", "--rules", samples + "Rules", "--orders"]
+                + ["orders-appstore.csv.gz", "orders-play.jsonl.gz", "orders-storekit.xml.gz"].map { samples + $0 }
+                + ["--receipts", samples + "receipts-appstore.csv.gz", "--ledger", ledger, "--out", s.file("out"), "--quiet"])
+        #expect(screen.status == 0 || screen.status == 1, "\(screen.stderr)")
+        try DeskProcess.addUser("ann", "reviewer", ledger: ledger)
+        try DeskProcess.addUser("ben", "reviewer", ledger: ledger)
+        let one = try DeskProcess(ledger: ledger)
+        let two = try DeskProcess(ledger: ledger)
+        let ann = one.client()
+        let ben = two.client()
+        let annToken = try DeskProcess.login(ann, "ann")
+        let benToken = try DeskProcess.login(ben, "ben")
+        let first = try ann.request("POST", "/api/v1/next", headers: [("X-CSRF-Token", annToken)])
+        #expect(first.status == 200)
+        let id = try #require(first.text.range(of: "\"order_id\":\"").map { String(first.text[$0.upperBound...].prefix { $0 != "\"" }) })
+        let taken = try ben.request("POST", "/api/v1/orders/\(id)/claim", headers: [("X-CSRF-Token", benToken)])
+        #expect(taken.status == 409)
+        #expect(taken.text.contains(#""claimed_by":"ann""#))
+        let blocked = try ben.request(
+            "POST", "/api/v1/orders/\(id)/verdict", body: Array(#"{"verdict":"legit","version":1}"#.utf8),
+            contentType: "application/json", headers: [("X-CSRF-Token", benToken)])
+        #expect(blocked.status == 409)
+        // Each desk's next gives another order, until none is open.
+        var handed: [String] = [id]
+        for (client, token) in [(ann, annToken), (ben, benToken), (ann, annToken), (ben, benToken)] {
+            let r = try client.request("POST", "/api/v1/next", headers: [("X-CSRF-Token", token)])
+            #expect(r.status == 200)
+            if let o = r.text.range(of: "\"order_id\":\"").map({ String(r.text[$0.upperBound...].prefix { $0 != "\"" }) }) {
+                handed.append(o)
+            }
+        }
+        #expect(Set(handed).count == handed.count)
+        // Sessions are the ledger's: ann's cookie works on the other desk too.
+        let annOnTwo = two.client()
+        annOnTwo.cookies = ann.cookies
+        #expect(try annOnTwo.request("GET", "/api/v1/me").text.contains(#""user":"ann""#))
+        #expect(one.stop().status == 0)
+        #expect(two.stop().status == 0)
     }
 }
