@@ -8,9 +8,11 @@ struct TerminationSignalsTests {
     @Test("a SIGTERM sent to the process ends the wait instead of the process, from any thread's mask")
     func sigterm() {
         let signals = TerminationSignals()
+        let started = ContinuousClock.now
         kill(getpid(), SIGTERM)
         #expect(signals.wait() == SIGTERM)
         #expect(signals.wait() == SIGTERM, "a second wait returns at once")
+        #expect(ContinuousClock.now - started < .seconds(2))
     }
 
     @Test("a SIGINT taken by a thread that does not block it is noted by the handler, the first one kept")
@@ -25,7 +27,9 @@ struct TerminationSignalsTests {
             raise(SIGINT)
             raise(SIGTERM)
         }
+        let started = ContinuousClock.now
         thread.start()
         #expect(signals.wait() == SIGINT)
+        #expect(ContinuousClock.now - started < .seconds(2))
     }
 }
