@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Dependencies point one way: executable -> IAPScreenCore -> Night -> {formats, adapters} -> basics.
-// Pure modules (IAPBasics, JSONText, DumpFormats, ReceiptFormats) import no C library,
+// Pure modules (IAPBasics, JSONText, HTTPMessages, DumpFormats, ReceiptFormats) import no C library,
 // except DumpFormats through the two small adapters Decompression and XMLStream.
 let package = Package(
     name: "iapscreen",
@@ -27,10 +27,8 @@ let package = Package(
         .target(name: "IAPBasics"),
         .target(name: "JSONText", dependencies: ["IAPBasics"]),
 
-        // The review desk's HTTP: requests read from their bytes and answers (pure), served
-        // over libmicrohttpd.
+        // The review desk's requests, read from their bytes, and its answers.
         .target(name: "HTTPMessages", dependencies: ["IAPBasics", "JSONText"]),
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "HTTPMessages"]),
 
         // Adapters over C libraries.
         .target(name: "Decompression", dependencies: ["CZlib", "CISAL", "IAPBasics"]),
@@ -40,6 +38,7 @@ let package = Package(
         .target(name: "SQLiteClient", dependencies: ["CSQLite3"]),
         // The desk's secrets over libsodium: Argon2id password hashes, session and CSRF tokens.
         .target(name: "DeskSecurity", dependencies: ["CSodium"]),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "HTTPMessages"]),
         .target(name: "Ledger", dependencies: ["SQLiteClient", "PostgresClient", "IAPBasics", "Screening"]),
 
         // Formats.

@@ -3,7 +3,7 @@
 # each one, one at a time, for SECONDS seconds (default 60).
 #
 #   Fuzz/run.sh [seconds] [target ...]      targets: json base64 receipt plist csv jsonl xml gzip rules storereport events
-#                                                    shards explainindex
+#                                                    shards explainindex http
 #
 # Findings (crash-*, leak-*, timeout-*, oom-*) land in Fuzz/out/findings/<target>/; the
 # working corpora in Fuzz/out/corpus/<target>/ (seeded from samples/ and the committed
@@ -19,7 +19,7 @@ shift || true
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 OUT="$ROOT/Fuzz/out"
 BUILD="$OUT/build"
-ALL_TARGETS=(json base64 receipt plist csv jsonl xml gzip rules storereport events shards explainindex)
+ALL_TARGETS=(json base64 receipt plist csv jsonl xml gzip rules storereport events shards explainindex http)
 TARGETS=("${@:-${ALL_TARGETS[@]}}")
 [ "$#" -eq 0 ] && TARGETS=("${ALL_TARGETS[@]}")
 
@@ -38,9 +38,11 @@ LIBS=(-lz -lisal -lxml2 -lcrypto -lsqlite3 -lpq)
 
 # Library modules in dependency order (Package.swift); each becomes BUILD/<Module>.swiftmodule
 # + .o, instrumented for coverage (fuzzer) and ASan like the harness itself. Night (the
-# explain index) needs the ledger's clients and the night's passes too.
+# explain index) needs the ledger's clients and the night's passes too. HTTPMessages (the desk's
+# requests) needs only the first two: last, so that adding it rebuilt none of the others.
 MODULES=(IAPBasics JSONText Decompression XMLStream StoreCrypto PostgresClient SQLiteClient DumpFormats StoreReports
-         ReceiptFormats StoreEvents Screening ReceiptVerification Reporting Reconciliation Consumption Ledger Night)
+         ReceiptFormats StoreEvents Screening ReceiptVerification Reporting Reconciliation Consumption Ledger Night
+         HTTPMessages)
 
 # The longest input the fuzzer makes for a target: 64 KiB, but 16 KiB for the readers of
 # records (dumps, gzip, store reports, Rules, store events). Their cost grows with the
@@ -152,6 +154,10 @@ seed() {
         shards)
             # Worker lines and staged candidates (copies of the hostile corpus's ok cases and more).
             cp "$ROOT"/Fuzz/seeds/shards/* "$dir/"
+            ;;
+        http)
+            # Requests, good and hostile, as the desk's server reads them (Fuzz/FuzzHttp.swift).
+            cp "$ROOT"/Fuzz/seeds/http/* "$dir/"
             ;;
         rules)
             # One "file" holds several files: each starts with a line `@@ name`.

@@ -3,7 +3,8 @@
 /// Read as browsers write it, with some tolerance: spaces and tabs around a pair, its name
 /// and its value are dropped, empty pieces (`a=1;;b=2`) skipped, and a piece without `=` is
 /// a cookie with an empty name (RFC 6265bis §5.7: how a nameless cookie is sent). Values are
-/// kept as sent (quotes included, nothing decoded). A control character anywhere is an error.
+/// kept as sent (quotes included, nothing decoded). A control character in a name or value
+/// (a tab too, but around them) is an error.
 public enum CookieHeader {
     /// The cookies of every `Cookie` field's `values`, in order, at most `limits.maxCookies`.
     public static func parse(_ values: [String], limits: HTTPLimits) throws(HTTPRequestError) -> NamedValues {
@@ -11,9 +12,6 @@ public enum CookieHeader {
         for value in values {
             // Cut at ASCII bytes only, so every piece of the UTF-8 text is UTF-8 again.
             let bytes = Array(value.utf8)
-            if let bad = bytes.firstIndex(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) {
-                throw HTTPRequestError(.badCookie, "the Cookie header holds a control character", at: bad)
-            }
             for piece in bytes.split(separator: UInt8(ascii: ";")) {
                 let pair = trimmed(piece)
                 if pair.isEmpty { continue }
@@ -21,11 +19,10 @@ public enum CookieHeader {
                     throw HTTPRequestError(
                         .headersTooLarge, "more than \(limits.maxCookies) cookies", at: pair.startIndex)
                 }
-                if let equals = pair.firstIndex(of: UInt8(ascii: "=")) {
-                    cookies.append(NamedValue(text(trimmed(pair[..<equals])), text(trimmed(pair[(equals + 1)...]))))
-                } else {
-                    cookies.append(NamedValue("", text(pair)))
-                }
+                let equals = pair.firstIndex(of: UInt8(ascii: "="))
+                let name = equals.map { trimmed(pair[..<$0]) } ?? []
+                let value = equals.map { trimmed(pair[($0 + 1)...]) } ?? pair
+                cookies.append(NamedValue(try text(name), try text(value)))
             }
         }
         return NamedValues(cookies)
@@ -38,8 +35,11 @@ public enum CookieHeader {
         return t
     }
 
-    /// A piece of valid UTF-8 cut at ASCII bytes: decoding it replaces nothing.
-    static func text(_ bytes: ArraySlice<UInt8>) -> String {
-        String(decoding: bytes, as: UTF8.self)
+    /// A name or value as text; its indices are offsets in the header's value, for the error.
+    static func text(_ bytes: ArraySlice<UInt8>) throws(HTTPRequestError) -> String {
+        if let bad = bytes.firstIndex(where: { $0 < 0x20 || $0 == 0x7F }) {
+            throw HTTPRequestError(.badCookie, "the Cookie header holds a control character", at: bad)
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -27,10 +27,7 @@ func requestLineArrived(
 ) -> UnsafeMutableRawPointer? {
     guard let context else { return nil }
     Unmanaged<ServerContext>.fromOpaque(context).takeUnretainedValue().requestStarted()
-    let target = uri.map {
-        Array(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0)))
-    }
-    return Unmanaged.passRetained(RequestState(target: target ?? [])).toOpaque()
+    return Unmanaged.passRetained(RequestState(target: cBytes(uri))).toOpaque()
 }
 
 /// 2–4: the header fields, a piece of the body, or the end of it.
@@ -67,4 +64,16 @@ func messageLogged(context: UnsafeMutableRawPointer?, format: UnsafePointer<CCha
     var text = String(decoding: bytes, as: UTF8.self)
     while let last = text.last, last.isWhitespace { text.removeLast() }
     Unmanaged<ServerContext>.fromOpaque(context).takeUnretainedValue().record(text)
+}
+
+/// The bytes of a NUL-terminated string MHD gave (up to its first NUL); none for NULL.
+func cBytes(_ text: UnsafePointer<CChar>?) -> [UInt8] {
+    guard let text else { return [] }
+    return cBytes(text, count: strlen(text))
+}
+
+/// `count` bytes MHD gave with their length (a header field as it stored it).
+func cBytes(_ text: UnsafePointer<CChar>?, count: Int) -> [UInt8] {
+    guard let text, count > 0 else { return [] }
+    return Array(UnsafeRawBufferPointer(start: text, count: count))
 }

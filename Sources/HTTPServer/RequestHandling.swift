@@ -34,15 +34,9 @@ extension ServerContext {
         -> MHD_Result
     {
         _ = MHD_get_connection_values_n(connection, .HEADER_KIND, fieldSeen, Unmanaged.passUnretained(state).toOpaque())
-        let methodBytes =
-            method.map {
-                Array(
-                    UnsafeBufferPointer(
-                        start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0)))
-            } ?? []
         do throws(HTTPRequestError) {
             let head = try HTTPRequest(
-                method: methodBytes, target: state.target, fields: state.fields,
+                method: cBytes(method), target: state.target, fields: state.fields,
                 peer: peerText(iapscreen_mhd_client_address(connection)), limits: limits)
             state.expectedLength = try BodyFraming.length(of: head.headers, limits: limits)
             state.head = head
@@ -77,11 +71,6 @@ private func fieldSeen(
 ) -> MHD_Result {
     guard let state else { return .NO }
     let request = Unmanaged<RequestState>.fromOpaque(state).takeUnretainedValue()
-    request.fields.append((bytes(name, nameLength), bytes(value, valueLength)))
+    request.fields.append((cBytes(name, count: nameLength), cBytes(value, count: valueLength)))
     return .YES
-}
-
-private func bytes(_ text: UnsafePointer<CChar>?, _ count: Int) -> [UInt8] {
-    guard let text, count > 0 else { return [] }
-    return Array(UnsafeRawBufferPointer(start: text, count: count))
 }

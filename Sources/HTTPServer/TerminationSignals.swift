@@ -7,16 +7,19 @@ import Synchronization
 /// SIGTERM and SIGINT, caught so that a command can block until one comes and then stop its
 /// server gracefully (`HTTPServer.stop()`) instead of dying with requests in flight.
 ///
-/// From `init` the two signals no longer end the process: a handler (installed before `init`
-/// returns, so no signal is missed) notes the first and posts a semaphore, all a signal
-/// handler may do (`sem_post` is async-signal-safe, the atomic is lock-free). `deinit` gives
-/// them their default action back. The process has one of each signal: use one at a time.
+/// A process-directed signal goes to any one thread that does not block it, and libdispatch's
+/// threads (Swift concurrency's among them, and the threads they start, MHD's workers
+/// too) block them all. So both ways are covered: from `init` a handler, installed before
+/// `init` returns, notes the first signal (an atomic store, all a handler may do) in
+/// whichever thread takes it; and `wait` blocks the two signals in its own thread and takes
+/// one that is pending because every thread blocks it (`sigtimedwait`), looking every 50 ms.
+/// `deinit` gives the signals their default action back. The process has one of each
+/// signal: use one at a time.
 public final class TerminationSignals {
     public init() {
-        // Both made (and what an earlier instance caught forgotten) here, not on first use in
-        // the handler: a Swift global's lazy initialisation takes a lock.
+        // Reset here, not lazily made on first use in the handler (that takes a lock), and
+        // what an earlier instance caught is forgotten.
         caughtSignal.store(0, ordering: .relaxed)
-        while sem_trywait(signalArrived) == 0 {}
         var action = sigaction()
         action.__sigaction_handler.sa_handler = signalCaught
         sigemptyset(&action.sa_mask)
@@ -40,24 +43,26 @@ public final class TerminationSignals {
 
     /// Blocks until SIGTERM or SIGINT comes (or came since `init`) and returns which.
     public func wait() -> Int32 {
-        while sem_wait(signalArrived) != 0 && errno == EINTR {}
-        sem_post(signalArrived)  // so that a second wait returns at once too
-        return caughtSignal.load(ordering: .acquiring)
+        var both = sigset_t()
+        sigemptyset(&both)
+        sigaddset(&both, SIGTERM)
+        sigaddset(&both, SIGINT)
+        var previous = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &both, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+        var interval = timespec(tv_sec: 0, tv_nsec: 50_000_000)
+        while true {
+            let caught = caughtSignal.load(ordering: .relaxed)
+            if caught != 0 { return caught }
+            let pending = sigtimedwait(&both, nil, &interval)
+            if pending > 0 { signalCaught(pending) }
+        }
     }
 }
 
 /// The first signal caught (0 before any).
 private let caughtSignal = Atomic<Int32>(0)
 
-/// Posted by the handler; never freed (the handler may run until the process ends).
-private nonisolated(unsafe) let signalArrived: UnsafeMutablePointer<sem_t> = {
-    let semaphore = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
-    sem_init(semaphore, 0, 0)
-    return semaphore
-}()
-
 private func signalCaught(_ number: Int32) {
-    if caughtSignal.compareExchange(expected: 0, desired: number, ordering: .releasing).exchanged {
-        sem_post(signalArrived)
-    }
+    _ = caughtSignal.compareExchange(expected: 0, desired: number, ordering: .relaxed)
 }

@@ -23,7 +23,9 @@ struct CookieHeaderTests {
         #expect(try CookieHeader.parse(["", " ; ; "], limits: .standard).isEmpty)
     }
 
-    @Test("control characters are refused", arguments: ["a=1\u{0}", "a=\u{1}", "a=1;\u{7F}b=2", "a\u{1B}=1"])
+    @Test(
+        "control characters are refused, a tab inside a name or value too",
+        arguments: ["a=1\u{0}", "a=\u{1}", "a=1;\u{7F}b=2", "a\u{1B}=1", "a\tb=1", "a=1\t2", "\u{0}"])
     func controls(value: String) {
         let error = #expect(throws: HTTPRequestError.self) { try CookieHeader.parse([value], limits: .standard) }
         #expect(error?.code == .badCookie)
