@@ -49,7 +49,10 @@ enum DeskJSON {
                 "history",
                 .array(
                     d.history.map {
-                        object([("run", number($0.run)), ("at", .string($0.at)), ("rules", .array($0.rules.map(JSONValue.string)))])
+                        object([
+                            ("run", number($0.run)), ("at", .string($0.at)),
+                            ("rules", .array($0.rules.map(JSONValue.string))),
+                        ])
                     })
             ),
             (
@@ -64,7 +67,10 @@ enum DeskJSON {
             ),
             (
                 "store_events",
-                .array(d.storeEvents.map { object([("type", .string($0.type)), ("at", .string($0.at)), ("reason", text($0.reason))]) })
+                .array(
+                    d.storeEvents.map {
+                        object([("type", .string($0.type)), ("at", .string($0.at)), ("reason", text($0.reason))])
+                    })
             ),
             (
                 "user",
@@ -77,10 +83,19 @@ enum DeskJSON {
             (
                 "verdict",
                 d.verdict.map {
-                    object([("verdict", .string($0.verdict)), ("by", .string($0.by)), ("at", .string($0.at)), ("note", text($0.note))])
+                    object([
+                        ("verdict", .string($0.verdict)), ("by", .string($0.by)), ("at", .string($0.at)),
+                        ("note", text($0.note)),
+                    ])
                 } ?? .null
             ),
-            ("notes", .array(d.notes.map { object([("by", .string($0.by)), ("at", .string($0.at)), ("text", .string($0.text))]) })),
+            (
+                "notes",
+                .array(
+                    d.notes.map {
+                        object([("by", .string($0.by)), ("at", .string($0.at)), ("text", .string($0.text))])
+                    })
+            ),
             ("version", number(d.version)),
         ])
     }

@@ -5,7 +5,11 @@ import Ledger
 /// The JSON API under /api/v1/ (CONTRACT §14): the pages' data and actions for programs.
 extension DeskService {
     func me(_ call: DeskCall) -> HTTPResponse {
-        .json(DeskJSON.object([("user", .string(call.user)), ("role", .string(call.role.rawValue)), ("csrf", .string(call.session.csrf))]))
+        .json(
+            DeskJSON.object([
+                ("user", .string(call.user)), ("role", .string(call.role.rawValue)),
+                ("csrf", .string(call.session.csrf)),
+            ]))
     }
 
     func queueCall(_ call: DeskCall) throws(LedgerError) -> HTTPResponse {
@@ -87,14 +91,17 @@ extension DeskService {
         }
         var results: [JSONValue] = []
         for id in orders {
-            let r = try OrderActions.verdict(call, id, verdict: verdict, note: body["note"]?.string, version: nil, bulk: true)
+            let r = try OrderActions.verdict(
+                call, id, verdict: verdict, note: body["note"]?.string, version: nil, bulk: true)
             switch r {
             case .done(let value):
-                results.append(DeskJSON.object([("order_id", .string(id)), ("status", .number("200")), ("result", value)]))
+                results.append(
+                    DeskJSON.object([("order_id", .string(id)), ("status", .number("200")), ("result", value)]))
             case .refused(let status, let message, let extra):
                 results.append(
                     DeskJSON.object(
-                        [("order_id", .string(id)), ("status", .number(String(status))), ("error", .string(message))] + extra))
+                        [("order_id", .string(id)), ("status", .number(String(status))), ("error", .string(message))]
+                            + extra))
             }
         }
         return .json(DeskJSON.object([("results", .array(results))]))

@@ -45,8 +45,10 @@ extension DeskService {
         let failures = try store.loginFailures(of: name, since: now - settings.lockoutMillis)
         if failures.count >= settings.lockoutFailures, let last = failures.last {
             let wait = max(1, (last + settings.lockoutMillis - now + 999) / 1000)
-            return again(429, "too many failed logins for this name: try again in \((wait + 59) / 60) minutes", name: name)
-                .adding("Retry-After", String(wait))
+            return again(
+                429, "too many failed logins for this name: try again in \((wait + 59) / 60) minutes", name: name
+            )
+            .adding("Retry-After", String(wait))
         }
         let user = try store.user(named: name)
         let good = logins.checking {

@@ -33,7 +33,9 @@ public final class DeskService: Sendable {
             // The ledger failed (a server gone): nothing was changed that is not rolled back.
             let said = "the ledger cannot be reached: try again"
             response =
-                request.path.first == "api" ? .json(DeskJSON.error(said), status: 503) : .html(DeskPages.error(status: 503, message: said, context: nil), status: 503)
+                request.path.first == "api"
+                ? .json(DeskJSON.error(said), status: 503)
+                : .html(DeskPages.error(status: 503, message: said, context: nil), status: 503)
         }
         if request.method == "HEAD" { response.body = [] }
         return SecurityHeaders.added(to: response)

@@ -28,10 +28,13 @@ enum OrderActions {
         return .success(value)
     }
 
-    static func claim(_ call: DeskCall, _ id: String, minutes settings: DeskSettings) throws(LedgerError) -> ActionResult {
+    static func claim(_ call: DeskCall, _ id: String, minutes settings: DeskSettings) throws(LedgerError)
+        -> ActionResult
+    {
         switch try call.store.claim(id, by: call.user, until: call.now + settings.claimMillis, now: call.now) {
         case .claimed(let until, _):
-            return .done(DeskJSON.object([("claimed_by", .string(call.user)), ("claimed_until", DeskJSON.time(until))]))
+            return .done(
+                DeskJSON.object([("claimed_by", .string(call.user)), ("claimed_until", DeskJSON.time(until))]))
         case .heldBy(let holder, let until):
             return .refused(
                 status: 409, message: "claimed by \(holder) until \(DeskTime.text(until))",
@@ -80,12 +83,14 @@ enum OrderActions {
         case .failure(let e): return .refused(status: 400, message: e.message, extra: [])
         }
         switch try call.store.giveVerdict(
-            id, verdict: verdict, note: checkedNote, by: call.user, version: bulk ? nil : version, bulk: bulk, at: call.now)
+            id, verdict: verdict, note: checkedNote, by: call.user, version: bulk ? nil : version, bulk: bulk,
+            at: call.now)
         {
         case .recorded(let replaced, let v):
             return .done(
                 DeskJSON.object([
-                    ("verdict", .string(verdict)), ("replaced", DeskJSON.text(replaced)), ("version", DeskJSON.number(v)),
+                    ("verdict", .string(verdict)), ("replaced", DeskJSON.text(replaced)),
+                    ("version", DeskJSON.number(v)),
                 ]))
         case .heldBy(let holder):
             return .refused(
@@ -94,7 +99,8 @@ enum OrderActions {
         case .staleVersion(let current, let by):
             return .refused(
                 status: 409,
-                message: "the order changed since you read it (now version \(current)\(by.map { ", by \($0)" } ?? "")): "
+                message:
+                    "the order changed since you read it (now version \(current)\(by.map { ", by \($0)" } ?? "")): "
                     + "read it again",
                 extra: [("version", DeskJSON.number(current)), ("changed_by", DeskJSON.text(by))])
         case .unknownOrder:

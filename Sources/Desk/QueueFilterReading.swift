@@ -16,7 +16,9 @@ enum QueueFilterReading {
     static func filter(_ query: NamedValues) throws(Invalid) -> QueueFilter {
         func given(_ name: String) throws(Invalid) -> String? {
             guard let v = query.first(name), !v.isEmpty else { return nil }
-            guard v.count <= longestText else { throw Invalid(message: "\(name) is longer than \(longestText) characters") }
+            guard v.count <= longestText else {
+                throw Invalid(message: "\(name) is longer than \(longestText) characters")
+            }
             return v
         }
         var f = QueueFilter()
@@ -42,7 +44,9 @@ enum QueueFilterReading {
             f.limit = n
         }
         if let s = try given("after") {
-            guard let place = QueuePlace(cursor: s) else { throw Invalid(message: "after is not a cursor this desk gave") }
+            guard let place = QueuePlace(cursor: s) else {
+                throw Invalid(message: "after is not a cursor this desk gave")
+            }
             f.after = place
         }
         return f

@@ -1,8 +1,8 @@
 import DeskSecurity
-import LoopbackHTTP
 import Foundation
 import IAPBasics
 import Ledger
+import LoopbackHTTP
 import Synchronization
 
 #if canImport(Glibc)
@@ -55,12 +55,14 @@ enum DeskBenchWorld {
 
     static func fill(_ path: String, orders count: Int, reviewers: Int) throws {
         let ledger = try SQLiteLedger(path: path)
-        let line = #"{"rule":"RULE","severity":"high","order_id":"ID","message":"the receipt's transaction was credited before","evidence":{"transaction_id":"2000000123456789","first_order":"ORD-1"}}"#
+        let line =
+            #"{"rule":"RULE","severity":"high","order_id":"ID","message":"the receipt's transaction was credited before","evidence":{"transaction_id":"2000000123456789","first_order":"ORD-1"}}"#
         var batch: [FlaggedOrderRecord] = []
         func flush() throws {
             try ledger.record(
                 RunRecord(
-                    startedAt: SystemClock.now(), finishedAt: SystemClock.now(), orders: batch.count, flagged: batch.count,
+                    startedAt: SystemClock.now(), finishedAt: SystemClock.now(), orders: batch.count,
+                    flagged: batch.count,
                     newClaims: [], reported: [], flaggedOrders: batch))
             batch = []
         }
@@ -73,7 +75,12 @@ enum DeskBenchWorld {
                     productID: "gems_100", amount: "4.99", currency: "USD", createdAt: "2026-12-01T10:00:00Z",
                     severity: i % 5, rules: [rule], transactions: ["\(2_000_000_000_000_000 + i)"],
                     receipt: #"[["kind","storekit2"],["transaction","\#(2_000_000_000_000_000 + i)"]]"#,
-                    findings: [(rule, line.replacingOccurrences(of: "RULE", with: rule).replacingOccurrences(of: "ID", with: id))]))
+                    findings: [
+                        (
+                            rule,
+                            line.replacingOccurrences(of: "RULE", with: rule).replacingOccurrences(of: "ID", with: id)
+                        )
+                    ]))
             if batch.count == 50_000 { try flush() }
         }
         if !batch.isEmpty { try flush() }
@@ -184,12 +191,16 @@ enum DeskBenchLoad {
             // Log in as a browser does: the form, then its POST.
             guard let form = timed("login form", [200], { try client.request("GET", "/login") }),
                 let csrf = hidden("csrf", in: form.text),
-                timed("login", [303], {
-                    try client.request(
-                        "POST", "/login",
-                        body: Array("username=rev\(n)&password=\(DeskBenchWorld.password.replacingOccurrences(of: " ", with: "+"))&csrf=\(csrf)".utf8),
-                        contentType: "application/x-www-form-urlencoded")
-                }) != nil,
+                timed(
+                    "login", [303],
+                    {
+                        try client.request(
+                            "POST", "/login",
+                            body: Array(
+                                "username=rev\(n)&password=\(DeskBenchWorld.password.replacingOccurrences(of: " ", with: "+"))&csrf=\(csrf)"
+                                    .utf8),
+                            contentType: "application/x-www-form-urlencoded")
+                    }) != nil,
                 let me = timed("api me", [200], { try client.request("GET", "/api/v1/me") }),
                 let token = jsonString("csrf", in: me.text)
             else { return }
@@ -205,17 +216,22 @@ enum DeskBenchLoad {
                 sent += 4
                 guard reviewer, sent % 20 == 0 else { continue }
                 let header = [("X-CSRF-Token", token)]
-                guard let next = timed("api next", [200, 404], { try client.request("POST", "/api/v1/next", headers: header) }),
+                guard
+                    let next = timed(
+                        "api next", [200, 404], { try client.request("POST", "/api/v1/next", headers: header) }),
                     next.status == 200, let claimed = jsonString("order_id", in: next.text),
                     let order = timed("api order", [200], { try client.request("GET", "/api/v1/orders/\(claimed)") }),
                     let version = jsonNumber("version", in: order.text)
                 else { continue }
                 let body = Array(#"{"verdict":"fraud","note":"bench","version":\#(version)}"#.utf8)
-                if let r = timed("api verdict", [200], {
-                    try client.request(
-                        "POST", "/api/v1/orders/\(claimed)/verdict", body: body, contentType: "application/json",
-                        headers: header)
-                }), r.status == 200 {
+                if let r = timed(
+                    "api verdict", [200],
+                    {
+                        try client.request(
+                            "POST", "/api/v1/orders/\(claimed)/verdict", body: body, contentType: "application/json",
+                            headers: header)
+                    }), r.status == 200
+                {
                     verdicts.add(1, ordering: .relaxed)
                 }
                 sent += 3
@@ -234,12 +250,16 @@ enum DeskBenchLoad {
                     at(0.5), at(0.99), sorted.last ?? 0))
         }
         let failed = errors.withLock { $0 }
-        say(failed.isEmpty ? "  errors: none" : "  errors: " + failed.map { "\($0.key) ×\($0.value)" }.joined(separator: ", "))
+        say(
+            failed.isEmpty
+                ? "  errors: none" : "  errors: " + failed.map { "\($0.key) ×\($0.value)" }.joined(separator: ", "))
         return Outcome(verdicts: verdicts.load(ordering: .relaxed))
     }
 
     static func hidden(_ name: String, in html: String) -> String? {
-        guard let r = html.range(of: "name=\"\(name)\" value=\"") ?? html.range(of: "name=\(name) value=\"") else { return nil }
+        guard let r = html.range(of: "name=\"\(name)\" value=\"") ?? html.range(of: "name=\(name) value=\"") else {
+            return nil
+        }
         return String(html[r.upperBound...].prefix { $0 != "\"" })
     }
 

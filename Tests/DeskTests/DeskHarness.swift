@@ -4,10 +4,10 @@ import Foundation
 import HTTPMessages
 import IAPBasics
 import Ledger
-import Synchronization
 import PostgresClient
 import PostgresTestSupport
 import SQLiteClient
+import Synchronization
 import Testing
 
 @testable import Desk
@@ -57,7 +57,9 @@ final class DeskHarness {
         let hash = try PasswordHash.make(password: DeskHarness.password)
         for (name, role) in users {
             _ = try store.addUser(
-                DeskUser(name: name, role: role, passwordHash: hash, passwordSetAt: DeskHarness.start - 1, createdAt: DeskHarness.start - 1),
+                DeskUser(
+                    name: name, role: role, passwordHash: hash, passwordSetAt: DeskHarness.start - 1,
+                    createdAt: DeskHarness.start - 1),
                 by: "test")
         }
         guard let assets = DeskAssets.directory() else { throw HarnessFailure("the desk's assets are not built") }
@@ -85,7 +87,9 @@ final class DeskHarness {
             orderID: id, userID: user, platform: "ios", productID: "coins", amount: "4.99", currency: "USD",
             createdAt: "2026-11-30T10:00:00Z", severity: severity, rules: [rule], transactions: ["2000\(id.count)"],
             receipt: #"[["kind","storekit2"]]"#,
-            findings: [(rule, #"{"rule":"\#(rule)","severity":"high","order_id":"\#(id)","message":"m","evidence":{}}"#)])
+            findings: [
+                (rule, #"{"rule":"\#(rule)","severity":"high","order_id":"\#(id)","message":"m","evidence":{}}"#)
+            ])
     }
 
     func advance(minutes: Int64) { clock.now.withLock { $0 += minutes * 60_000 } }
@@ -122,7 +126,8 @@ final class DeskHarness {
             body = Array(json.utf8)
         }
         if let client, !client.cookies.isEmpty {
-            fields.append(NamedValue("Cookie", client.cookies.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "; ")))
+            fields.append(
+                NamedValue("Cookie", client.cookies.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "; ")))
         }
         fields += headers.map { NamedValue($0.0, $0.1) }
         let response = desk.handle(try HTTPRequest(method: method, target: target, headers: fields, body: body))
@@ -139,7 +144,8 @@ final class DeskHarness {
         let client = DeskClient()
         let form = try send("GET", "/login", as: client)
         let csrf = try #require(DeskClient.hidden("csrf", in: form.text))
-        let r = try send("POST", "/login", as: client, form: [("username", name), ("password", password), ("csrf", csrf)])
+        let r = try send(
+            "POST", "/login", as: client, form: [("username", name), ("password", password), ("csrf", csrf)])
         guard r.status == 303 else { throw HarnessFailure("login of \(name) answered \(r.status): \(r.text)") }
         let me = try send("GET", "/api/v1/me", as: client)
         client.csrf = try #require(DeskClient.jsonString("csrf", in: me.text))
@@ -157,7 +163,11 @@ final class DeskClient: @unchecked Sendable {
             let pair = value.split(separator: ";").first ?? ""
             guard let eq = pair.firstIndex(of: "=") else { continue }
             let name = String(pair[..<eq])
-            if value.contains("Max-Age=0") { cookies[name] = nil } else { cookies[name] = String(pair[pair.index(after: eq)...]) }
+            if value.contains("Max-Age=0") {
+                cookies[name] = nil
+            } else {
+                cookies[name] = String(pair[pair.index(after: eq)...])
+            }
         }
     }
 

@@ -11,19 +11,27 @@ import Testing
 struct DeskRulesTests {
     func trail(_ h: DeskHarness) throws -> Int { try h.store().audit(since: nil, afterID: 0, limit: 10_000).count }
 
-    @Test("a POST without the session's CSRF token, or from another origin, is 403 and changes nothing", arguments: DeskBackend.available)
+    @Test(
+        "a POST without the session's CSRF token, or from another origin, is 403 and changes nothing",
+        arguments: DeskBackend.available)
     func csrf(_ backend: DeskBackend) throws {
         let h = try DeskHarness(backend)
         let ann = try h.login("ann")
         let before = try trail(h)
         #expect(try h.send("POST", "/api/v1/orders/ORD-1/claim", as: ann).status == 403)
-        #expect(try h.send("POST", "/api/v1/orders/ORD-1/claim", as: ann, headers: [("X-CSRF-Token", "forged")]).status == 403)
+        #expect(
+            try h.send("POST", "/api/v1/orders/ORD-1/claim", as: ann, headers: [("X-CSRF-Token", "forged")]).status
+                == 403)
         #expect(try h.send("POST", "/orders/ORD-1/claim", as: ann, form: [("csrf", "")]).status == 403)
         let foreign = [("X-CSRF-Token", ann.csrf), ("Origin", "https://evil.example")]
         #expect(try h.send("POST", "/api/v1/orders/ORD-1/claim", as: ann, headers: foreign).status == 403)
-        #expect(try h.send("POST", "/api/v1/orders/ORD-1/claim", as: ann, headers: ann.api + [("Origin", "null")]).status == 403)
         #expect(
-            try h.send("POST", "/api/v1/orders/ORD-1/claim", as: ann, headers: ann.api + [("Sec-Fetch-Site", "cross-site")]).status
+            try h.send("POST", "/api/v1/orders/ORD-1/claim", as: ann, headers: ann.api + [("Origin", "null")]).status
+                == 403)
+        #expect(
+            try h.send(
+                "POST", "/api/v1/orders/ORD-1/claim", as: ann, headers: ann.api + [("Sec-Fetch-Site", "cross-site")]
+            ).status
                 == 403)
         #expect(try trail(h) == before)
         #expect(try h.store().dossier(of: "ORD-1", now: DeskHarness.start)?.order.claimedBy == nil)
@@ -48,12 +56,16 @@ struct DeskRulesTests {
         for path in ["/api/v1/orders/ORD-1/claim", "/api/v1/next", "/api/v1/orders/ORD-1/release"] {
             #expect(try h.send("POST", path, as: vic, headers: vic.api).status == 403, "\(path)")
         }
-        #expect(try h.send("POST", "/api/v1/orders/ORD-1/notes", as: vic, json: #"{"text":"hi"}"#, headers: vic.api).status == 403)
+        #expect(
+            try h.send("POST", "/api/v1/orders/ORD-1/notes", as: vic, json: #"{"text":"hi"}"#, headers: vic.api).status
+                == 403)
         #expect(try h.send("POST", "/queue/next", as: vic, form: [("csrf", vic.csrf)]).status == 403)
         #expect(try h.send("GET", "/api/v1/audit", as: ann).status == 403)
         #expect(try h.send("GET", "/audit", as: ann).status == 403)
         #expect(
-            try h.send("POST", "/api/v1/verdicts", as: ann, json: #"{"orders":["ORD-1"],"verdict":"fraud"}"#, headers: ann.api).status
+            try h.send(
+                "POST", "/api/v1/verdicts", as: ann, json: #"{"orders":["ORD-1"],"verdict":"fraud"}"#, headers: ann.api
+            ).status
                 == 403)
         #expect(try trail(h) == before)
         // Another's claim: not a reviewer's to release; a lead's.
@@ -62,7 +74,8 @@ struct DeskRulesTests {
         #expect(try h.send("POST", "/api/v1/orders/ORD-1/release", as: lea, headers: lea.api).status == 200)
         #expect(try h.send("GET", "/api/v1/audit", as: lea).status == 200)
         let bulk = try h.send(
-            "POST", "/api/v1/verdicts", as: lea, json: #"{"orders":["ORD-2","ORD-3","nope"],"verdict":"legit","note":"batch"}"#,
+            "POST", "/api/v1/verdicts", as: lea,
+            json: #"{"orders":["ORD-2","ORD-3","nope"],"verdict":"legit","note":"batch"}"#,
             headers: lea.api)
         #expect(bulk.status == 200)
         #expect(bulk.text.contains(#""order_id":"nope","status":404"#))
@@ -70,7 +83,9 @@ struct DeskRulesTests {
         #expect(bulkEntries.map(\.orderID) == ["ORD-2", "ORD-3"])
     }
 
-    @Test("two reviewers cannot both decide an order: claims and versions answer 409 naming who", arguments: DeskBackend.available)
+    @Test(
+        "two reviewers cannot both decide an order: claims and versions answer 409 naming who",
+        arguments: DeskBackend.available)
     func conflicts(_ backend: DeskBackend) throws {
         let h = try DeskHarness(backend)
         let ann = try h.login("ann")
@@ -80,13 +95,17 @@ struct DeskRulesTests {
         #expect(taken.status == 409)
         #expect(taken.text.contains(#""claimed_by":"ann""#))
         let blocked = try h.send(
-            "POST", "/api/v1/orders/ORD-1/verdict", as: ben, json: #"{"verdict":"fraud","version":1}"#, headers: ben.api)
+            "POST", "/api/v1/orders/ORD-1/verdict", as: ben, json: #"{"verdict":"fraud","version":1}"#, headers: ben.api
+        )
         #expect(blocked.status == 409)
         #expect(blocked.text.contains("ann"))
         // ann read version 1, then ben noted the order: ann's verdict on version 1 is stale.
-        #expect(try h.send("POST", "/api/v1/orders/ORD-1/notes", as: ben, json: #"{"text":"see refund"}"#, headers: ben.api).status == 200)
+        #expect(
+            try h.send("POST", "/api/v1/orders/ORD-1/notes", as: ben, json: #"{"text":"see refund"}"#, headers: ben.api)
+                .status == 200)
         let stale = try h.send(
-            "POST", "/api/v1/orders/ORD-1/verdict", as: ann, json: #"{"verdict":"legit","version":1}"#, headers: ann.api)
+            "POST", "/api/v1/orders/ORD-1/verdict", as: ann, json: #"{"verdict":"legit","version":1}"#, headers: ann.api
+        )
         #expect(stale.status == 409)
         #expect(stale.text.contains(#""changed_by":"ben""#))
         let ok = try h.send(
@@ -97,7 +116,9 @@ struct DeskRulesTests {
         #expect(order.text.contains(#""verdict":"legit""#))
         #expect(order.text.contains(#""version":3"#))
         // The page's form says the same, as a page.
-        let page = try h.send("POST", "/orders/ORD-1/verdict", as: ben, form: [("csrf", ben.csrf), ("verdict", "fraud"), ("version", "1")])
+        let page = try h.send(
+            "POST", "/orders/ORD-1/verdict", as: ben,
+            form: [("csrf", ben.csrf), ("verdict", "fraud"), ("version", "1")])
         #expect(page.status == 409)
         #expect(page.text.contains("changed since you read it"))
         // Next hands out each open order once.
@@ -110,7 +131,9 @@ struct DeskRulesTests {
         #expect(try h.send("POST", "/api/v1/next", as: ann, headers: ann.api).status == 404)
     }
 
-    @Test("hostile requests: unknown paths 404, no file outside the assets, malformed bodies 400", arguments: DeskBackend.available)
+    @Test(
+        "hostile requests: unknown paths 404, no file outside the assets, malformed bodies 400",
+        arguments: DeskBackend.available)
     func hostile(_ backend: DeskBackend) throws {
         let h = try DeskHarness(backend)
         let ann = try h.login("ann")
@@ -120,11 +143,18 @@ struct DeskRulesTests {
         #expect(try h.send("GET", "/assets/Package.swift").status == 404)
         #expect(throws: HTTPRequestError.self) { try h.send("GET", "/assets/../Package.swift") }
         #expect(throws: HTTPRequestError.self) { try h.send("GET", "/assets/%2e%2e%2fPackage.swift") }
-        #expect(try h.send("POST", "/api/v1/orders/ORD-1/notes", as: ann, json: "{not json", headers: ann.api).status == 400)
-        #expect(try h.send("POST", "/api/v1/orders/ORD-1/notes", as: ann, json: "[1]", headers: ann.api).status == 400)
-        #expect(try h.send("POST", "/api/v1/orders/ORD-1/notes", as: ann, json: #"{"text":"\u0000"}"#, headers: ann.api).status == 400)
         #expect(
-            try h.send("POST", "/api/v1/orders/ORD-1/verdict", as: ann, json: #"{"verdict":"maybe","version":0}"#, headers: ann.api).status
+            try h.send("POST", "/api/v1/orders/ORD-1/notes", as: ann, json: "{not json", headers: ann.api).status == 400
+        )
+        #expect(try h.send("POST", "/api/v1/orders/ORD-1/notes", as: ann, json: "[1]", headers: ann.api).status == 400)
+        #expect(
+            try h.send("POST", "/api/v1/orders/ORD-1/notes", as: ann, json: #"{"text":"\u0000"}"#, headers: ann.api)
+                .status == 400)
+        #expect(
+            try h.send(
+                "POST", "/api/v1/orders/ORD-1/verdict", as: ann, json: #"{"verdict":"maybe","version":0}"#,
+                headers: ann.api
+            ).status
                 == 400)
         #expect(try h.send("GET", "/api/v1/queue?status=everything", as: ann).status == 400)
         #expect(try h.send("GET", "/api/v1/queue?limit=501", as: ann).status == 400)
@@ -132,11 +162,16 @@ struct DeskRulesTests {
         #expect(try h.send("GET", "/api/v1/orders/never-flagged", as: ann).status == 404)
     }
 
-    @Test("every response carries the security headers; the policy runs no script the desk did not write", arguments: DeskBackend.available)
+    @Test(
+        "every response carries the security headers; the policy runs no script the desk did not write",
+        arguments: DeskBackend.available)
     func headers(_ backend: DeskBackend) throws {
         let h = try DeskHarness(backend)
         let lea = try h.login("lea")
-        for (method, path) in [("GET", "/login"), ("GET", "/queue"), ("GET", "/orders/ORD-1"), ("GET", "/audit"), ("GET", "/api/v1/queue"), ("GET", "/nope"), ("GET", "/assets/desk.css")] {
+        for (method, path) in [
+            ("GET", "/login"), ("GET", "/queue"), ("GET", "/orders/ORD-1"), ("GET", "/audit"), ("GET", "/api/v1/queue"),
+            ("GET", "/nope"), ("GET", "/assets/desk.css"),
+        ] {
             let r = try h.send(method, path, as: lea)
             let csp = try #require(r.header("Content-Security-Policy"), "\(path)")
             #expect(!csp.contains("unsafe-inline"))

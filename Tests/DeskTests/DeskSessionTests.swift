@@ -8,7 +8,9 @@ import Testing
 /// Logins, sessions and lockout as CONTRACT §14 has them, through the desk's handler.
 @Suite("Desk sessions")
 struct DeskSessionTests {
-    @Test("a login answers 303 to /queue with a new __Host- cookie whose hash alone is kept", arguments: DeskBackend.available)
+    @Test(
+        "a login answers 303 to /queue with a new __Host- cookie whose hash alone is kept",
+        arguments: DeskBackend.available)
     func login(_ backend: DeskBackend) throws {
         let h = try DeskHarness(backend)
         let client = DeskClient()
@@ -19,7 +21,8 @@ struct DeskSessionTests {
         #expect(form.text.contains("name=\"username\"") || form.text.contains("name=username"))
         let csrf = try #require(DeskClient.hidden("csrf", in: form.text))
         let r = try h.send(
-            "POST", "/login", as: client, form: [("username", "ann"), ("password", DeskHarness.password), ("csrf", csrf)])
+            "POST", "/login", as: client,
+            form: [("username", "ann"), ("password", DeskHarness.password), ("csrf", csrf)])
         #expect(r.status == 303)
         #expect(r.header("Location") == "/queue")
         let set = try #require(r.headers.pairs.first { $0.value.hasPrefix("__Host-iapscreen=") }?.value)
@@ -34,35 +37,46 @@ struct DeskSessionTests {
         #expect(try h.send("GET", "/queue", as: client).status == 200)
     }
 
-    @Test("an unknown user and a wrong password get the same 401, and each is audited", arguments: DeskBackend.available)
+    @Test(
+        "an unknown user and a wrong password get the same 401, and each is audited", arguments: DeskBackend.available)
     func wrongLogins(_ backend: DeskBackend) throws {
         let h = try DeskHarness(backend)
         func attempt(_ name: String, _ password: String) throws -> HTTPResponse {
             let client = DeskClient()
             let csrf = try #require(DeskClient.hidden("csrf", in: try h.send("GET", "/login", as: client).text))
-            return try h.send("POST", "/login", as: client, form: [("username", name), ("password", password), ("csrf", csrf)])
+            return try h.send(
+                "POST", "/login", as: client, form: [("username", name), ("password", password), ("csrf", csrf)])
         }
         let unknown = try attempt("nobody", "whatever whatever")
         let wrong = try attempt("ann", "not the password at all")
         #expect(unknown.status == 401)
         #expect(wrong.status == 401)
-        #expect(unknown.text.replacingOccurrences(of: "nobody", with: "X") == wrong.text.replacingOccurrences(of: "ann", with: "X")
-            || (unknown.text.contains("wrong user name or password") && wrong.text.contains("wrong user name or password")))
+        #expect(
+            unknown.text.replacingOccurrences(of: "nobody", with: "X")
+                == wrong.text.replacingOccurrences(of: "ann", with: "X")
+                || (unknown.text.contains("wrong user name or password")
+                    && wrong.text.contains("wrong user name or password"))
+        )
         let trail = try h.store().audit(since: nil, afterID: 0, limit: 100).filter { $0.action == .loginFailed }
         #expect(trail.map(\.user) == ["nobody", "ann"])
         // A login form from elsewhere (no token of ours) is refused.
         let stranger = DeskClient()
-        let r = try h.send("POST", "/login", as: stranger, form: [("username", "ann"), ("password", DeskHarness.password), ("csrf", "x")])
+        let r = try h.send(
+            "POST", "/login", as: stranger,
+            form: [("username", "ann"), ("password", DeskHarness.password), ("csrf", "x")])
         #expect(r.status == 403)
     }
 
-    @Test("5 failures in 15 minutes lock the name, the right password too, until 15 minutes after the last or an unlock", arguments: DeskBackend.available)
+    @Test(
+        "5 failures in 15 minutes lock the name, the right password too, until 15 minutes after the last or an unlock",
+        arguments: DeskBackend.available)
     func lockout(_ backend: DeskBackend) throws {
         let h = try DeskHarness(backend)
         func attempt(_ password: String) throws -> HTTPResponse {
             let client = DeskClient()
             let csrf = try #require(DeskClient.hidden("csrf", in: try h.send("GET", "/login", as: client).text))
-            return try h.send("POST", "/login", as: client, form: [("username", "ann"), ("password", password), ("csrf", csrf)])
+            return try h.send(
+                "POST", "/login", as: client, form: [("username", "ann"), ("password", password), ("csrf", csrf)])
         }
         for _ in 0..<5 {
             #expect(try attempt("wrong password 123").status == 401)
@@ -83,7 +97,9 @@ struct DeskSessionTests {
         #expect(try attempt(DeskHarness.password).status == 303)
     }
 
-    @Test("a session ends at logout, after 30 idle minutes, after 12 hours, at disable and at a new password", arguments: DeskBackend.available)
+    @Test(
+        "a session ends at logout, after 30 idle minutes, after 12 hours, at disable and at a new password",
+        arguments: DeskBackend.available)
     func sessionEnds(_ backend: DeskBackend) throws {
         let h = try DeskHarness(backend)
         var ann = try h.login("ann")

@@ -74,7 +74,9 @@ final class DeskProcess {
         let body = "username=\(name)&password=\(password.replacingOccurrences(of: " ", with: "+"))&csrf=\(csrf)"
         let answer = try client.request(
             "POST", "/login", body: Array(body.utf8), contentType: "application/x-www-form-urlencoded")
-        guard answer.status == 303 else { throw Failure(description: "login of \(name): \(answer.status) \(answer.text)") }
+        guard answer.status == 303 else {
+            throw Failure(description: "login of \(name): \(answer.status) \(answer.text)")
+        }
         let me = try client.request("GET", "/api/v1/me")
         guard let t = me.text.range(of: "\"csrf\":\"") else { throw Failure(description: "no csrf in /api/v1/me") }
         return String(me.text[t.upperBound...].prefix { $0 != "\"" })

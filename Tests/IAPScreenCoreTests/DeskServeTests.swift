@@ -17,10 +17,12 @@ struct DeskServeTests {
         let ledger = "sqlite:" + s.file("ledger.sqlite")
         let run = try Tool.run(
             ["screen", "--rules", samples + "Rules", "--orders"] + orders + [
-                "--receipts", samples + "receipts-appstore.csv.gz", "--ledger", ledger, "--out", s.file("out"), "--quiet",
+                "--receipts", samples + "receipts-appstore.csv.gz", "--ledger", ledger, "--out", s.file("out"),
+                "--quiet",
             ])
         #expect(run.status == 0 || run.status == 1, "\(run.stderr)")
-        let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: s.file("out/summary.json"))))
+        let summary = try JSONSerialization.jsonObject(
+            with: Data(contentsOf: URL(fileURLWithPath: s.file("out/summary.json"))))
         let flagged = (summary as? [String: Any])?["flagged"] as? Int ?? -1
         return (ledger, flagged)
     }
@@ -33,18 +35,28 @@ struct DeskServeTests {
         #expect(open.status == 2)
         #expect(open.stderr.contains("loopback"))
         let missing = try Tool.run(
-            ["desk", "serve", "--ledger", ledger, "--listen", "0.0.0.0:0", "--tls-cert", s.file("no.pem"), "--tls-key", s.file("no.key")])
+            [
+                "desk", "serve", "--ledger", ledger, "--listen", "0.0.0.0:0", "--tls-cert", s.file("no.pem"),
+                "--tls-key", s.file("no.key"),
+            ])
         #expect(missing.status == 2)
         try Data("not a certificate".utf8).write(to: URL(fileURLWithPath: s.file("bad.pem")))
         let bad = try Tool.run(
-            ["desk", "serve", "--ledger", ledger, "--listen", "127.0.0.1:0", "--tls-cert", s.file("bad.pem"), "--tls-key", s.file("bad.pem")])
+            [
+                "desk", "serve", "--ledger", ledger, "--listen", "127.0.0.1:0", "--tls-cert", s.file("bad.pem"),
+                "--tls-key", s.file("bad.pem"),
+            ])
         #expect(bad.status == 2, "\(bad.stderr)")
         try Data("not sqlite at all, not at all".utf8).write(to: URL(fileURLWithPath: s.file("junk.sqlite")))
-        let junk = try Tool.run(["desk", "serve", "--ledger", "sqlite:" + s.file("junk.sqlite"), "--listen", "127.0.0.1:0"])
+        let junk = try Tool.run([
+            "desk", "serve", "--ledger", "sqlite:" + s.file("junk.sqlite"), "--listen", "127.0.0.1:0",
+        ])
         #expect(junk.status == 3)
     }
 
-    @Test("a screen's flagged orders are the queue; a verdict given while a run holds the ledger counts from the next run")
+    @Test(
+        "a screen's flagged orders are the queue; a verdict given while a run holds the ledger counts from the next run"
+    )
     func queueAndVerdict() throws {
         let s = try Scratch()
         let (ledger, flagged) = try Self.screenedLedger(s)
@@ -59,30 +71,41 @@ struct DeskServeTests {
         // Take the first order, as a run holds the ledger (its lock, as `screen` takes it).
         let next = try ann.request("POST", "/api/v1/next", headers: [("X-CSRF-Token", csrf)])
         #expect(next.status == 200)
-        let id = try #require(next.text.range(of: "\"order_id\":\"").map { String(next.text[$0.upperBound...].prefix { $0 != "\"" }) })
+        let id = try #require(
+            next.text.range(of: "\"order_id\":\"").map { String(next.text[$0.upperBound...].prefix { $0 != "\"" }) })
         let order = try ann.request("GET", "/api/v1/orders/\(id)")
-        let version = try #require(order.text.range(of: "\"version\":").flatMap { Int(order.text[$0.upperBound...].prefix { $0.isNumber }) })
+        let version = try #require(
+            order.text.range(of: "\"version\":").flatMap { Int(order.text[$0.upperBound...].prefix { $0.isNumber }) })
         do {
             let lock = try LedgerLock(ledgerPath: s.file("ledger.sqlite"))
             let verdict = try ann.request(
-                "POST", "/api/v1/orders/\(id)/verdict", body: Array(#"{"verdict":"legit","note":"known tester","version":\#(version)}"#.utf8),
+                "POST", "/api/v1/orders/\(id)/verdict",
+                body: Array(#"{"verdict":"legit","note":"known tester","version":\#(version)}"#.utf8),
                 contentType: "application/json", headers: [("X-CSRF-Token", csrf)])
             #expect(verdict.status == 200, "\(verdict.text)")
             // review, as before, waits for the run.
-            let review = try Tool.run(["review", "--order", id, "--verdict", "fraud", "--by", "sam", "--ledger", ledger])
+            let review = try Tool.run([
+                "review", "--order", id, "--verdict", "fraud", "--by", "sam", "--ledger", ledger,
+            ])
             #expect(review.status == 4)
             withExtendedLifetime(lock) {}
         }
         // The next run applies it: the order is reviewed legit, no longer flagged.
         let again = try Tool.run(
             ["screen", "--rules", GoldenOutputTests.root + "/samples/Rules", "--orders"]
-                + ["orders-appstore.csv.gz", "orders-play.jsonl.gz", "orders-storekit.xml.gz"].map { GoldenOutputTests.root + "/samples/" + $0 }
-                + ["--receipts", GoldenOutputTests.root + "/samples/receipts-appstore.csv.gz", "--ledger", ledger, "--out", s.file("out2"), "--quiet"])
+                + ["orders-appstore.csv.gz", "orders-play.jsonl.gz", "orders-storekit.xml.gz"].map {
+                    GoldenOutputTests.root + "/samples/" + $0
+                }
+                + [
+                    "--receipts", GoldenOutputTests.root + "/samples/receipts-appstore.csv.gz", "--ledger", ledger,
+                    "--out", s.file("out2"), "--quiet",
+                ])
         #expect(again.status == 0 || again.status == 1, "\(again.stderr)")
         let flaggedCSV = try String(contentsOfFile: s.file("out2/flagged.csv"), encoding: .utf8)
         #expect(!flaggedCSV.split(separator: "\n").contains { $0.hasPrefix(id + ",") })
         let findings = try String(contentsOfFile: s.file("out2/findings.jsonl"), encoding: .utf8)
-        #expect(findings.split(separator: "\n").contains { $0.contains("\"order_id\":\"\(id)\"") && $0.contains("legit") })
+        #expect(
+            findings.split(separator: "\n").contains { $0.contains("\"order_id\":\"\(id)\"") && $0.contains("legit") })
         let stopped = desk.stop()
         #expect(stopped.status == 0)
         #expect(stopped.stderr.contains("stopped by SIGTERM"))
@@ -97,17 +120,21 @@ struct DeskServeTests {
         #expect(!audit.stdout.contains(ann.cookies["__Host-iapscreen"] ?? "no cookie"))
     }
 
-    @Test("desk user: the password on stdin, at least 12 characters; list, disable, enable, unlock; ledger status counts them")
+    @Test(
+        "desk user: the password on stdin, at least 12 characters; list, disable, enable, unlock; ledger status counts them"
+    )
     func users() throws {
         let s = try Scratch()
         let ledger = "sqlite:" + s.file("l.sqlite")
-        let short = try Tool.run(["desk", "user", "add", "bob", "--role", "viewer", "--ledger", ledger], stdin: Data("short\n".utf8))
+        let short = try Tool.run(
+            ["desk", "user", "add", "bob", "--role", "viewer", "--ledger", ledger], stdin: Data("short\n".utf8))
         #expect(short.status == 2)
         #expect(short.stderr.contains("12"))
         try DeskProcess.addUser("bob", "viewer", ledger: ledger)
         try DeskProcess.addUser("lea", "lead", ledger: ledger)
         let twice = try Tool.run(
-            ["desk", "user", "add", "bob", "--role", "lead", "--ledger", ledger], stdin: Data((DeskProcess.password + "\n").utf8))
+            ["desk", "user", "add", "bob", "--role", "lead", "--ledger", ledger],
+            stdin: Data((DeskProcess.password + "\n").utf8))
         #expect(twice.status == 2)
         #expect(try Tool.run(["desk", "user", "disable", "bob", "--ledger", ledger]).status == 0)
         let list = try Tool.run(["desk", "user", "list", "--ledger", ledger])
@@ -129,7 +156,8 @@ struct DeskServeTests {
         let csrf = try DeskProcess.login(ann, "ann")
         let big = [UInt8](repeating: 0x61, count: (1 << 20) + 1)
         let r = try ann.request(
-            "POST", "/api/v1/orders/x/notes", body: big, contentType: "application/json", headers: [("X-CSRF-Token", csrf)])
+            "POST", "/api/v1/orders/x/notes", body: big, contentType: "application/json",
+            headers: [("X-CSRF-Token", csrf)])
         #expect(r.status == 413)
         let fresh = desk.client()
         _ = try DeskProcess.login(fresh, "ann")
@@ -151,7 +179,10 @@ struct DeskTwoProcessTests {
         let screen = try Tool.run(
             ["screen", "--rules", samples + "Rules", "--orders"]
                 + ["orders-appstore.csv.gz", "orders-play.jsonl.gz", "orders-storekit.xml.gz"].map { samples + $0 }
-                + ["--receipts", samples + "receipts-appstore.csv.gz", "--ledger", ledger, "--out", s.file("out"), "--quiet"])
+                + [
+                    "--receipts", samples + "receipts-appstore.csv.gz", "--ledger", ledger, "--out", s.file("out"),
+                    "--quiet",
+                ])
         #expect(screen.status == 0 || screen.status == 1, "\(screen.stderr)")
         try DeskProcess.addUser("ann", "reviewer", ledger: ledger)
         try DeskProcess.addUser("ben", "reviewer", ledger: ledger)
@@ -163,7 +194,8 @@ struct DeskTwoProcessTests {
         let benToken = try DeskProcess.login(ben, "ben")
         let first = try ann.request("POST", "/api/v1/next", headers: [("X-CSRF-Token", annToken)])
         #expect(first.status == 200)
-        let id = try #require(first.text.range(of: "\"order_id\":\"").map { String(first.text[$0.upperBound...].prefix { $0 != "\"" }) })
+        let id = try #require(
+            first.text.range(of: "\"order_id\":\"").map { String(first.text[$0.upperBound...].prefix { $0 != "\"" }) })
         let taken = try ben.request("POST", "/api/v1/orders/\(id)/claim", headers: [("X-CSRF-Token", benToken)])
         #expect(taken.status == 409)
         #expect(taken.text.contains(#""claimed_by":"ann""#))
@@ -176,7 +208,9 @@ struct DeskTwoProcessTests {
         for (client, token) in [(ann, annToken), (ben, benToken), (ann, annToken), (ben, benToken)] {
             let r = try client.request("POST", "/api/v1/next", headers: [("X-CSRF-Token", token)])
             #expect(r.status == 200)
-            if let o = r.text.range(of: "\"order_id\":\"").map({ String(r.text[$0.upperBound...].prefix { $0 != "\"" }) }) {
+            if let o = r.text.range(of: "\"order_id\":\"").map({
+                String(r.text[$0.upperBound...].prefix { $0 != "\"" })
+            }) {
                 handed.append(o)
             }
         }

@@ -141,7 +141,8 @@ struct LedgerCommandTests {
         #expect(said[0].contains("claims: 5\n"))
         #expect(said[0].contains("flagged orders: 4\ndesk users: 1\nopen claims: 1\naudit entries: 3\n"), "\(said[0])")
         let trail = try desk.audit(since: nil, afterID: 0, limit: 10)
-        #expect(try SQLiteDeskStore(path: w.scratch.file("back.sqlite")).audit(since: nil, afterID: 0, limit: 10) == trail)
+        #expect(
+            try SQLiteDeskStore(path: w.scratch.file("back.sqlite")).audit(since: nil, afterID: 0, limit: 10) == trail)
         #expect(
             try PostgresDeskStore(uri: database.uri).dossier(of: claimed.orderID, now: now)?.order.claimedBy == "ana")
         // Night three on each: its reversal finds night two's refund in each, and its rerun says seen.

@@ -24,9 +24,12 @@ enum DeskCommand {
                 "--session-idle-minutes", .one, valueName: "N",
                 help: "serve: a session ends after N minutes without a request (default 30)."),
             OptionSpec(
-                "--session-max-hours", .one, valueName: "N", help: "serve: a session ends N hours after login (default 12)."),
-            OptionSpec("--role", .one, help: "user add: viewer, reviewer or lead.", choices: ["viewer", "reviewer", "lead"]),
-            OptionSpec("--since", .one, valueName: "TIME", help: "audit: entries at or after TIME (YYYY-MM-DDTHH:MM:SSZ)."),
+                "--session-max-hours", .one, valueName: "N",
+                help: "serve: a session ends N hours after login (default 12)."),
+            OptionSpec(
+                "--role", .one, help: "user add: viewer, reviewer or lead.", choices: ["viewer", "reviewer", "lead"]),
+            OptionSpec(
+                "--since", .one, valueName: "TIME", help: "audit: entries at or after TIME (YYYY-MM-DDTHH:MM:SSZ)."),
         ],
         positional: PositionalSpec(
             "serve|user VERB [NAME]|audit",

@@ -46,7 +46,8 @@ enum DeskServeCommand {
         case (let cert?, let key?):
             guard let c = FileManager.default.contents(atPath: cert), let k = FileManager.default.contents(atPath: key)
             else {
-                io.usageError(command: spec, "cannot read \(FileManager.default.isReadableFile(atPath: cert) ? key : cert)")
+                io.usageError(
+                    command: spec, "cannot read \(FileManager.default.isReadableFile(atPath: cert) ? key : cert)")
                 return .usage
             }
             tls = TLSCredentials(certificatePEM: [UInt8](c), keyPEM: [UInt8](k))
@@ -56,7 +57,9 @@ enum DeskServeCommand {
         }
         guard let place = LedgerCommand.place(args, "--ledger", command: spec, io: io) else { return .usage }
         guard let directory = DeskAssets.directory() else {
-            io.error("iapscreen desk: the desk's script and style sheet are not beside this iapscreen (its iapscreen_DeskPages.resources folder); reinstall it")
+            io.error(
+                "iapscreen desk: the desk's script and style sheet are not beside this iapscreen (its iapscreen_DeskPages.resources folder); reinstall it"
+            )
             return .unreadableInput
         }
         let assets: DeskAssetFiles

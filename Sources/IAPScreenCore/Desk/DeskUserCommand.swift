@@ -15,7 +15,8 @@ enum DeskUserCommand {
         let actor = ReviewCommand.loginName() ?? "uid \(getuid())"
         let now = SystemClock.now().millis
         guard let verb = words.first else {
-            io.usageError(command: DeskCommand.spec, "say what to do: desk user add|password|disable|enable|unlock|list")
+            io.usageError(
+                command: DeskCommand.spec, "say what to do: desk user add|password|disable|enable|unlock|list")
             return .usage
         }
         do throws(LedgerError) {
@@ -54,14 +55,18 @@ enum DeskUserCommand {
                 _ = try store.setPassword(of: name, hash: hash, at: now, by: actor)
                 io.error("iapscreen desk: \(name)'s password changed; their sessions have ended")
             case "disable", "enable":
-                guard try store.setDisabled(name, verb == "disable", at: now, by: actor) else { return unknown(name, io) }
+                guard try store.setDisabled(name, verb == "disable", at: now, by: actor) else {
+                    return unknown(name, io)
+                }
                 io.error("iapscreen desk: \(name) \(verb)d" + (verb == "disable" ? "; their sessions have ended" : ""))
             case "unlock":
                 try store.unlock(name, at: now, by: actor)
                 io.error("iapscreen desk: \(name)'s failed logins forgotten")
             default:
                 let near = Spelling.nearest(verb, in: verbs).map { " (did you mean '\($0)'?)" } ?? ""
-                io.usageError(command: DeskCommand.spec, "unknown 'desk user \(verb)'\(near); there are \(verbs.joined(separator: ", "))")
+                io.usageError(
+                    command: DeskCommand.spec,
+                    "unknown 'desk user \(verb)'\(near); there are \(verbs.joined(separator: ", "))")
                 return .usage
             }
             return .ok
@@ -76,7 +81,9 @@ enum DeskUserCommand {
     /// User names are typed at a login form and printed in the audit trail: plain ones only.
     static func isName(_ name: String) -> Bool {
         !name.isEmpty && name.count <= 64
-            && name.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._@-".unicodeScalars.contains($0)) }
+            && name.unicodeScalars.allSatisfy {
+                $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._@-".unicodeScalars.contains($0))
+            }
     }
 
     private static func unknown(_ name: String, _ io: Console) -> ExitStatus {
