@@ -29,7 +29,21 @@ func runDeskBenchmark(orders count: Int, clients: Int, say: (String) -> Void) {
         }
         say("desk: \(size) flagged orders, \(clients) clients")
         guard let server = DeskBenchServer.start(ledger: path, say: say) else { return }
-        let outcome = DeskBenchLoad.run(port: server.port, clients: clients, orders: size, say: say)
+        var outcome = DeskBenchLoad.Outcome()
+        for think in [0, 100] {
+            say(
+                think == 0
+                    ? "  back to back (each client sends its next request as soon as it has an answer):"
+                    : "  at a reviewer's pace (each client waits \(think) ms between rounds of 4 to 7 requests):")
+            let before = server.cpuSeconds()
+            let run = DeskBenchLoad.run(
+                port: server.port, clients: clients, orders: size, thinkMilliseconds: think, say: say)
+            outcome.verdicts += run.verdicts
+            say(
+                String(
+                    format: "  server CPU %.1f s, %.0f µs a request", server.cpuSeconds() - before,
+                    (server.cpuSeconds() - before) * 1e6 / Double(max(1, run.requests))))
+        }
         let memory = server.memory()
         server.stop()
         do {
@@ -142,6 +156,16 @@ final class DeskBenchServer {
         return DeskBenchServer(process: p, port: port)
     }
 
+    /// CPU seconds the server used so far (utime + stime from /proc, at 100 ticks a second).
+    func cpuSeconds() -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     /// VmRSS and VmHWM from /proc.
     func memory() -> String {
         guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)
@@ -161,17 +185,30 @@ final class DeskBenchServer {
 enum DeskBenchLoad {
     struct Outcome {
         var verdicts = 0
+        var requests = 0
     }
 
     static let maxRequestsPerClient = 2_000
-    static let maxSeconds = 60.0
+    static let maxSeconds = 30.0
 
-    static func run(port: Int, clients: Int, orders: Int, say: (String) -> Void) -> Outcome {
+    static func run(port: Int, clients: Int, orders: Int, thinkMilliseconds: Int, say: (String) -> Void) -> Outcome {
         let latencies = Mutex<[String: [Double]]>([:])
         let errors = Mutex<[String: Int]>([:])
         let verdicts = Atomic<Int>(0)
         let started = SystemClock.monotonicSeconds()
-        DispatchQueue.concurrentPerform(iterations: clients) { n in
+        // A thread each: concurrentPerform would run only as many clients at once as there are cores.
+        let group = DispatchGroup()
+        for n in 0..<clients {
+            group.enter()
+            let thread = Thread {
+                defer { group.leave() }
+                work(n)
+            }
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+        group.wait()
+        @Sendable func work(_ n: Int) {
             let client = LoopbackHTTPClient(port: port)
             func timed(_ kind: String, _ expect: Set<Int>, _ call: () throws -> LoopbackHTTPClient.Response)
                 -> LoopbackHTTPClient.Response?
@@ -207,14 +244,18 @@ enum DeskBenchLoad {
             let reviewer = n % 10 != 9
             var random = SeededRandom(seed: UInt64(n + 1))
             var sent = 0
+            var round = 0
             while sent < maxRequestsPerClient, SystemClock.monotonicSeconds() - started < maxSeconds {
+                round += 1
+                if thinkMilliseconds > 0 { usleep(useconds_t(thinkMilliseconds * 1000)) }
                 let id = "ORD-\(10_000_000 + Int(random.next() % UInt64(max(1, orders))))"
                 _ = timed("queue page", [200]) { try client.request("GET", "/queue") }
                 _ = timed("api queue", [200]) { try client.request("GET", "/api/v1/queue?status=open&limit=50") }
                 _ = timed("order page", [200]) { try client.request("GET", "/orders/\(id)") }
                 _ = timed("api order", [200]) { try client.request("GET", "/api/v1/orders/\(id)") }
                 sent += 4
-                guard reviewer, sent % 20 == 0 else { continue }
+                // A reviewer decides an order every fifth round.
+                guard reviewer, round % 5 == 0 else { continue }
                 let header = [("X-CSRF-Token", token)]
                 guard
                     let next = timed(
@@ -253,7 +294,7 @@ enum DeskBenchLoad {
         say(
             failed.isEmpty
                 ? "  errors: none" : "  errors: " + failed.map { "\($0.key) ×\($0.value)" }.joined(separator: ", "))
-        return Outcome(verdicts: verdicts.load(ordering: .relaxed))
+        return Outcome(verdicts: verdicts.load(ordering: .relaxed), requests: total)
     }
 
     static func hidden(_ name: String, in html: String) -> String? {

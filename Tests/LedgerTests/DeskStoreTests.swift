@@ -141,6 +141,12 @@ struct DeskStoreTests {
         // The queue: o1 claimed, o2 open; next gives ben the open one.
         #expect(try ben.queue(QueueFilter(status: .claimed), now: now).orders.map(\.flagged.orderID) == ["o1"])
         #expect(try ben.queue(QueueFilter(status: .open), now: now).orders.map(\.flagged.orderID) == ["o2"])
+        // The queue's lengths: all 2, open 1 (o2), open at high severity or more 0 (o1 is claimed).
+        #expect(try ben.queue(QueueFilter(status: .all), now: now).total == 2)
+        #expect(try ben.queue(QueueFilter(status: .open), now: now).total == 1)
+        #expect(try ben.queue(QueueFilter(status: .open, minimumSeverity: 3), now: now).total == 0)
+        #expect(try ben.queue(QueueFilter(status: .all, minimumSeverity: 3), now: now).total == 1)
+        #expect(try ben.queue(QueueFilter(status: .open), now: now + 41 * Self.minute).total == 2)
         #expect(
             try ben.queue(QueueFilter(status: .all, assignee: "ann"), now: now).orders.map(\.flagged.orderID) == ["o1"])
         let next = try #require(try ben.claimNext(by: "ben", until: now + 30 * Self.minute, now: now))

@@ -67,6 +67,11 @@ struct QueueQuery {
             : "\(s)flagged_orders f LEFT JOIN \(s)desk_orders d ON d.order_id = f.order_id"
         let filtered = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         count = "SELECT count(*) FROM \(from)\(filtered)"
+        if filter.rule == nil, filter.query == nil, filter.assignee == nil,
+            filter.status == .open || filter.status == .all
+        {
+            count = QueueQuery.quickCount(filter, values: values, dialect: dialect)
+        }
         countValues = values.count
         if let after = filter.after {
             let (sv, ff, id) = (
@@ -84,4 +89,20 @@ struct QueueQuery {
     }
 
     static func schema(_ dialect: Dialect) -> String { dialect == .sqlite ? "" : "iapscreen." }
+
+    /// The queue's length without visiting every flagged order through the desk's rows (12 ms
+    /// at 10⁵ orders on SQLite, on every page): the flagged orders (an index range when a
+    /// severity is given), less the desk's few decided or claimed ones among them. `values`
+    /// as bound so far: `now` first for `open`, then the severity.
+    private static func quickCount(_ filter: QueueFilter, values: [Value], dialect: Dialect) -> String {
+        let s = schema(dialect)
+        let severity = filter.minimumSeverity.map { _ in "f.severity >= \(dialect.parameter(values.count))" }
+        let flagged = "SELECT count(*) FROM \(s)flagged_orders f" + (severity.map { " WHERE " + $0 } ?? "")
+        guard filter.status == .open else { return flagged }
+        let taken =
+            "SELECT count(*) FROM \(s)desk_orders d JOIN \(s)flagged_orders f ON f.order_id = d.order_id "
+            + "WHERE (d.verdict IS NOT NULL OR d.claimed_until > \(dialect.parameter(1)))"
+            + (severity.map { " AND " + $0 } ?? "")
+        return "SELECT (\(flagged)) - (\(taken))"
+    }
 }
