@@ -60,8 +60,9 @@ enum LedgerSchema {
                                     amount TEXT, currency TEXT, created_at TEXT, severity INTEGER NOT NULL,
                                     rules TEXT NOT NULL, receipt TEXT, first_run INTEGER NOT NULL,
                                     first_flagged_at TEXT NOT NULL, last_run INTEGER NOT NULL,
-                                    last_flagged_at TEXT NOT NULL) WITHOUT ROWID;
+                                    last_flagged_at TEXT NOT NULL, decided INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
         CREATE INDEX flagged_queue ON flagged_orders(severity DESC, first_flagged_at, order_id);
+        CREATE INDEX flagged_open ON flagged_orders(decided, severity DESC, first_flagged_at, order_id);
         CREATE INDEX flagged_by_user ON flagged_orders(user_id);
         CREATE TABLE flagged_findings(order_id TEXT NOT NULL, run INTEGER NOT NULL, n INTEGER NOT NULL,
                                       rule TEXT NOT NULL, line TEXT NOT NULL,
@@ -109,7 +110,7 @@ enum LedgerSchema {
         (
             "flagged_orders",
             "order_id, user_id, platform, product_id, amount, currency, created_at, severity, rules, receipt, "
-                + "first_run, first_flagged_at, last_run, last_flagged_at"
+                + "first_run, first_flagged_at, last_run, last_flagged_at, decided"
         ),
         ("flagged_findings", "order_id, run, n, rule, line"),
         ("flagged_keys", "order_id, key"),

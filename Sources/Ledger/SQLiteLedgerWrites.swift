@@ -171,8 +171,9 @@ final class SQLiteFlaggedWriter {
         order = try db.prepare(
             """
             INSERT INTO flagged_orders(order_id, user_id, platform, product_id, amount, currency, created_at, severity,
-                rules, receipt, first_run, first_flagged_at, last_run, last_flagged_at)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?11, ?12)
+                rules, receipt, first_run, first_flagged_at, last_run, last_flagged_at, decided)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?11, ?12,
+                EXISTS (SELECT 1 FROM desk_orders WHERE order_id = ?1 AND verdict IS NOT NULL))
             ON CONFLICT(order_id) DO UPDATE SET user_id = excluded.user_id, platform = excluded.platform,
                 product_id = excluded.product_id, amount = excluded.amount, currency = excluded.currency,
                 created_at = excluded.created_at, severity = excluded.severity, rules = excluded.rules,

@@ -227,6 +227,23 @@ struct DeskStoreTests {
     }
 
     @Test(
+        "an order reviewed before a run flags it comes into the queue decided, not open",
+        arguments: LedgerBackend.available)
+    func reviewedBeforeFlagged(_ backend: LedgerBackend) throws {
+        let place = try LedgerPlace(backend)
+        let ledger = try place.open()
+        try ledger.recordReview(
+            orderID: "o7", Review(verdict: "fraud", note: nil, by: "sam", at: "2024-03-01T01:00:00Z"))
+        try ledger.record(
+            Self.run(1, [Self.flagged("o7", severity: 2, rules: ["r"]), Self.flagged("o8", severity: 2, rules: ["r"])]))
+        let desk = try place.openDesk()
+        let open = try desk.queue(QueueFilter(status: .open), now: Self.t0)
+        #expect(open.orders.map(\.flagged.orderID) == ["o8"])
+        #expect(open.total == 1)
+        #expect(try desk.queue(QueueFilter(status: .decided), now: Self.t0).orders.map(\.flagged.orderID) == ["o7"])
+        #expect(try desk.claimNext(by: "ann", until: Self.t0 + Self.minute, now: Self.t0)?.orderID == "o8")
+    }
+    @Test(
         "a refusal changes nothing: the desk keeps no row of an order it never touched",
         arguments: LedgerBackend.available)
     func refusalsLeaveNothing(_ backend: LedgerBackend) throws {

@@ -50,13 +50,15 @@ public struct FlaggedOrderRow: Sendable, Equatable {
     public var firstFlaggedAt: String
     public var lastRun: Int64
     public var lastFlaggedAt: String
+    /// 1 once the order has a verdict (the queue's `open` skips it by index).
+    public var decided: Int64
 }
 
 extension FlaggedOrderRow: DeskTableRow {
     static let table = "flagged_orders"
     static let columns = """
         order_id, user_id, platform, product_id, amount, currency, created_at, severity, rules, receipt, first_run,
-        first_flagged_at, last_run, last_flagged_at
+        first_flagged_at, last_run, last_flagged_at, decided
         """
     static let key = "order_id"
     static var counted: WritableKeyPath<LedgerCounts, Int> { \.flaggedOrders }
@@ -64,19 +66,20 @@ extension FlaggedOrderRow: DeskTableRow {
 
     init?(_ r: DeskRow) {
         guard let id = r.text(0), let severity = r.int(7).flatMap({ Int(exactly: $0) }), let rules = r.text(8),
-            let firstRun = r.int(10), let first = r.text(11), let lastRun = r.int(12), let last = r.text(13)
+            let firstRun = r.int(10), let first = r.text(11), let lastRun = r.int(12), let last = r.text(13),
+            let decided = r.int(14)
         else { return nil }
         self.init(
             orderID: id, userID: r.text(1), platform: r.text(2), productID: r.text(3), amount: r.text(4),
             currency: r.text(5), createdAt: r.text(6), severity: severity, rules: rules, receipt: r.text(9),
-            firstRun: firstRun, firstFlaggedAt: first, lastRun: lastRun, lastFlaggedAt: last)
+            firstRun: firstRun, firstFlaggedAt: first, lastRun: lastRun, lastFlaggedAt: last, decided: decided)
     }
 
     var values: [DeskValue] {
         [
             .text(orderID), .text(userID), .text(platform), .text(productID), .text(amount), .text(currency),
             .text(createdAt), .int(Int64(severity)), .text(rules), .text(receipt), .int(firstRun),
-            .text(firstFlaggedAt), .int(lastRun), .text(lastFlaggedAt),
+            .text(firstFlaggedAt), .int(lastRun), .text(lastFlaggedAt), .int(decided),
         ]
     }
 }

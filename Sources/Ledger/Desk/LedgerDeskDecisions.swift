@@ -128,6 +128,8 @@ extension LedgerDeskStore {
             try database.run(
                 "UPDATE desk_orders SET verdict = ?2, verdict_by = ?3, verdict_at = ?4, verdict_note = ?5 WHERE order_id = ?1",
                 [.text(orderID), .text(verdict), .text(user), .text(when), .text(note)])
+            // Out of the open queue's index range at once.
+            try database.run("UPDATE flagged_orders SET decided = 1 WHERE order_id = ?1", [.text(orderID)])
             // Kept apart until a run applies it: the run in progress judges without it.
             try database.run(
                 #"INSERT INTO desk_verdicts(order_id, verdict, note, "by", at) VALUES (?1, ?2, ?3, ?4, ?5)"#,

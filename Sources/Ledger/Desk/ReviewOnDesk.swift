@@ -9,6 +9,7 @@ enum ReviewOnDesk {
         let by = review.by ?? ""
         return [
             ("DELETE FROM desk_verdicts WHERE order_id = ?1", [.text(orderID)]),
+            ("UPDATE flagged_orders SET decided = 1 WHERE order_id = ?1", [.text(orderID)]),
             (
                 """
                 INSERT INTO desk_orders(order_id, version, changed_by, verdict, verdict_by, verdict_at, verdict_note)

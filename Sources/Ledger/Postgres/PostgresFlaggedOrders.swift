@@ -73,10 +73,11 @@ enum PostgresFlaggedOrders {
         try db.query(
             """
             INSERT INTO iapscreen.flagged_orders(order_id, user_id, platform, product_id, amount, currency, created_at,
-                severity, rules, receipt, first_run, first_flagged_at, last_run, last_flagged_at)
+                severity, rules, receipt, first_run, first_flagged_at, last_run, last_flagged_at, decided)
             SELECT DISTINCT ON (order_id) order_id, user_id, platform, product_id, amount, currency, created_at, severity,
-                rules, receipt, $1, $2, $1, $2
-            FROM pg_temp.night_flagged ORDER BY order_id, n DESC
+                rules, receipt, $1, $2, $1, $2,
+                (EXISTS (SELECT 1 FROM iapscreen.desk_orders d WHERE d.order_id = night.order_id AND d.verdict IS NOT NULL))::int
+            FROM pg_temp.night_flagged night ORDER BY order_id, n DESC
             ON CONFLICT (order_id) DO UPDATE SET user_id = excluded.user_id, platform = excluded.platform,
                 product_id = excluded.product_id, amount = excluded.amount, currency = excluded.currency,
                 created_at = excluded.created_at, severity = excluded.severity, rules = excluded.rules,

@@ -58,8 +58,9 @@ enum PostgresSchema {
             order_id text COLLATE "C" PRIMARY KEY, user_id text COLLATE "C", platform text, product_id text, amount text,
             currency text, created_at text, severity integer NOT NULL, rules text COLLATE "C" NOT NULL, receipt text,
             first_run bigint NOT NULL, first_flagged_at text COLLATE "C" NOT NULL, last_run bigint NOT NULL,
-            last_flagged_at text COLLATE "C" NOT NULL);
+            last_flagged_at text COLLATE "C" NOT NULL, decided integer NOT NULL DEFAULT 0);
         CREATE INDEX flagged_queue ON iapscreen.flagged_orders(severity DESC, first_flagged_at, order_id);
+        CREATE INDEX flagged_open ON iapscreen.flagged_orders(decided, severity DESC, first_flagged_at, order_id);
         CREATE INDEX flagged_by_user ON iapscreen.flagged_orders(user_id);
         CREATE TABLE iapscreen.flagged_findings(
             order_id text COLLATE "C" NOT NULL, run bigint NOT NULL, n integer NOT NULL, rule text COLLATE "C" NOT NULL,
