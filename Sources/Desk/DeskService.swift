@@ -25,6 +25,12 @@ public final class DeskService: Sendable {
         logins = LoginGate(concurrent: settings.concurrentLogins)
     }
 
+    /// What the server answers to a request it could not read (400, 413, 414, 431): the
+    /// reason as text, with the headers every answer of the desk carries.
+    public static func refusal(_ error: HTTPRequestError) -> HTTPResponse {
+        SecurityHeaders.added(to: HTTPResponse.refusal(error))
+    }
+
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
         var response: HTTPResponse
         do throws(LedgerError) {

@@ -159,6 +159,8 @@ struct DeskServeTests {
             "POST", "/api/v1/orders/x/notes", body: big, contentType: "application/json",
             headers: [("X-CSRF-Token", csrf)])
         #expect(r.status == 413)
+        #expect(r.header("Content-Security-Policy")?.contains("default-src 'none'") == true)
+        #expect(r.header("X-Content-Type-Options") == "nosniff")
         let fresh = desk.client()
         _ = try DeskProcess.login(fresh, "ann")
         #expect(try fresh.request("GET", "/api/v1/queue").status == 200)

@@ -79,6 +79,7 @@ enum DeskServeCommand {
             configuration.log = { FileHandle.standardError.write(Data("iapscreen desk: \($0)\n".utf8)) }
             // An order id is any text a dump held: its page is /orders/<id, %2F and all>.
             configuration.limits.segmentsMayHoldSlashes = true
+            configuration.refusal = DeskService.refusal
             server = try HTTPServer(configuration: configuration, handler: { desk.handle($0) })
         } catch {
             io.error("iapscreen desk: cannot serve on \(listen): \(error.reason)")
