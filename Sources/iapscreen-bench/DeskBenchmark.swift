@@ -170,7 +170,10 @@ final class DeskBenchServer {
     func memory() -> String {
         guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)
         else { return "unknown" }
-        let lines = status.split(separator: "\n").filter { $0.hasPrefix("VmRSS") || $0.hasPrefix("VmHWM") }
+        // RssAnon is the server's own memory; RssFile the ledger's pages it maps (the page cache's).
+        let lines = status.split(separator: "\n").filter {
+            $0.hasPrefix("VmRSS") || $0.hasPrefix("VmHWM") || $0.hasPrefix("RssAnon") || $0.hasPrefix("RssFile")
+        }
         return lines.map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
             .joined(separator: ", ")
     }

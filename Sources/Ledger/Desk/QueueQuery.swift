@@ -103,8 +103,11 @@ struct QueueQuery {
         guard filter.status == .open else { return flagged }
         let decided =
             "SELECT count(*) FROM \(s)flagged_orders f WHERE f.decided = 1" + (severity.map { " AND " + $0 } ?? "")
+        // The desk's rows first (SQLite keeps a CROSS JOIN's order): left to itself it walked the
+        // undecided orders and looked each up among the desk's, 6 ms at 10⁵.
         let claimed =
-            "SELECT count(*) FROM \(s)desk_orders d JOIN \(s)flagged_orders f ON f.order_id = d.order_id "
+            "SELECT count(*) FROM \(s)desk_orders d \(dialect == .sqlite ? "CROSS JOIN" : "JOIN") \(s)flagged_orders f "
+            + "ON f.order_id = d.order_id "
             + "WHERE d.claimed_until > \(dialect.parameter(1)) AND f.decided = 0"
             + (severity.map { " AND " + $0 } ?? "")
         return "SELECT (\(flagged)) - (\(decided)) - (\(claimed))"
