@@ -28,6 +28,8 @@ public struct LedgerError: Error, Sendable, CustomStringConvertible {
         case shardMismatch
         /// The other shards of a run did not stage in time; the message names them.
         case shardTimeout
+        /// A run's record was written and then rolled back: its reports could not be prepared.
+        case notCommitted
         /// Tonight's rows kept on disk for the ledger (`RunRows`) could not be read back;
         /// the run's transaction was rolled back.
         case unreadableRows
@@ -40,4 +42,8 @@ public struct LedgerError: Error, Sendable, CustomStringConvertible {
         self.code = code
     }
     public var description: String { message }
+
+    /// What `record(_:commitIf:)` throws when it was told not to commit.
+    public static let notCommitted = LedgerError(
+        "the run's reports could not be prepared: its record was rolled back", code: .notCommitted)
 }

@@ -32,9 +32,12 @@ public protocol LedgerStore: ClaimLedger, AnyObject {
     /// the ledger, before it reads anything); how many.
     func applyDeskVerdicts() throws(LedgerError) -> Int
     /// Records a completed run in one transaction: new claims (the first taker stays), what it
-    /// reported, the run, its store events, refunds (the earliest stays), reversals and the
-    /// users' consents (the latest stated stays).
-    func record(_ run: RunRecord) throws(LedgerError)
+    /// reported, the run, its store events, refunds (the earliest stays), reversals, the
+    /// users' consents (the latest stated stays) and the orders it flagged. `commitIf` is
+    /// asked once everything is written, before COMMIT: false rolls it all back
+    /// (`.notCommitted`), so a run can write its ledger while its reports are being prepared
+    /// and keep neither when the reports fail.
+    func record(_ run: RunRecord, commitIf: () -> Bool) throws(LedgerError)
 
     /// The remembered refunds of these claim keys, by key.
     func refunds(of keys: [String]) throws(LedgerError) -> [String: RememberedRefund]
@@ -68,6 +71,13 @@ public protocol LedgerStore: ClaimLedger, AnyObject {
     /// `fill` write rows through its argument, and commits when it returns (`copy(from:)`).
     func load(_ fill: (_ write: (LedgerRows) throws(LedgerError) -> Void) throws(LedgerError) -> Void)
         throws(LedgerError)
+}
+
+extension LedgerStore {
+    /// Records a completed run in one transaction (`record(_:commitIf:)`, committed).
+    public func record(_ run: RunRecord) throws(LedgerError) {
+        try record(run, commitIf: { true })
+    }
 }
 
 /// A finding as the ledger remembers it reported: its order and rule.

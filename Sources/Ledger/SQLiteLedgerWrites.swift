@@ -98,7 +98,7 @@ extension SQLiteLedger {
     /// Records a completed run in one transaction: its new claims with their details (the
     /// first taker stays), what it reported, the run, its store events, refunds, reversals
     /// and consents.
-    public func record(_ run: RunRecord) throws(LedgerError) {
+    public func record(_ run: RunRecord, commitIf: () -> Bool) throws(LedgerError) {
         try db.writing { () throws(LedgerError) in
             let rows = try SQLiteRowWriter(db)
             // In key order: each insert lands beside the last one, on pages already in cache.
@@ -117,6 +117,7 @@ extension SQLiteLedger {
             try run.consents.forEachRow { (c) throws(LedgerError) in try rows.add(c) }
             let flagged = try SQLiteFlaggedWriter(db, run: runID, at: run.finishedAt.iso8601)
             try run.flaggedOrders.forEachRow { (f) throws(LedgerError) in try flagged.add(f) }
+            guard commitIf() else { throw LedgerError.notCommitted }
         }
     }
 

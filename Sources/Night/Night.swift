@@ -377,10 +377,15 @@ package final class Night {
 
     /// Gives the ledger the night: a worker hands its share to the run, which the last
     /// worker to finish records.
-    package func record(_ record: RunRecord) throws(NightFailure) {
+    package func record(_ record: RunRecord, commitIf: () -> Bool = { true }) throws(NightFailure) {
         guard let ledger else { return }
         do {
-            if let shard { _ = try shard.run.finish(record) } else { try ledger.record(record) }
+            if let shard {
+                guard commitIf() else { return }
+                _ = try shard.run.finish(record)
+            } else {
+                try ledger.record(record, commitIf: commitIf)
+            }
         } catch {
             // Exit 3 whatever the ledger said: the run is over and its reports not in place.
             throw NightFailure(.unreadable, "the ledger could not be updated: \(error)")

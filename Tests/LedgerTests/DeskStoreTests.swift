@@ -227,6 +227,21 @@ struct DeskStoreTests {
     }
 
     @Test(
+        "a run told not to commit (its reports failed) leaves the ledger as it was, flagged orders and all",
+        arguments: LedgerBackend.available)
+    func notCommitted(_ backend: LedgerBackend) throws {
+        let place = try LedgerPlace(backend)
+        let ledger = try place.open()
+        let claim = NewClaim(
+            key: "2000000009", claim: Claim(orderID: "o9", userID: "u9", createdAt: Timestamp(clampingMillis: Self.t0)))
+        let run = Self.run(1, [Self.flagged("o9", severity: 3, rules: ["r"])], claims: [claim])
+        #expect(throws: LedgerError.self) { try ledger.record(run, commitIf: { false }) }
+        #expect(try ledger.counts().isEmpty)
+        try ledger.record(run, commitIf: { true })
+        #expect(try place.openDesk().queue(QueueFilter(status: .all), now: Self.t0).total == 1)
+    }
+
+    @Test(
         "an order reviewed before a run flags it comes into the queue decided, not open",
         arguments: LedgerBackend.available)
     func reviewedBeforeFlagged(_ backend: LedgerBackend) throws {

@@ -35,11 +35,22 @@ enum ScreenOutputs {
 
     /// The reports wait under their temporary names until the ledger has the run: a ledger
     /// that fails (a server gone) leaves neither new reports nor a half-updated ledger. The
-    /// exit status when something could not be done (said here), else nil.
+    /// ledger's transaction is written on a thread of its own while the reports are prepared,
+    /// and commits only once they are: the night's record (its flagged orders above all) no
+    /// longer waits for report.html, nor report.html for it. The exit status when something
+    /// could not be done (said here), else nil.
     static func publish(
         _ night: Night, _ outcome: NightScreener.Outcome, summary: RunSummary, writer: ReportWriter,
         index: ExplainIndexOutput?, outDir: String, io: Console
     ) -> ExitStatus? {
+        let memory = outcome.events?.memory ?? EventMemory()
+        let run = RunRecord(
+            startedAt: summary.startedAt, finishedAt: summary.finishedAt, orders: outcome.orders,
+            flagged: summary.flagged, newClaims: outcome.newClaims, reported: writer.reported,
+            refunds: memory.refunds, reversals: memory.reversals, events: memory.events,
+            consents: night.ledger == nil ? .none : night.consents(), flaggedOrders: writer.flaggedOrders)
+        let recording = OverlappedRecord(night, run)
+        var prepareFailure: (any Error)?
         do {
             let legend = RuleLegend(night.rules.rules.settings)
             try writer.prepare(
@@ -48,23 +59,19 @@ enum ScreenOutputs {
                     ShardReportLines.run($0, inputs: night.inputs, legend: legend, summary: summary)
                 })
         } catch {
+            prepareFailure = error
+        }
+        let recordFailure = recording.finish(commit: prepareFailure == nil)
+        if let prepareFailure {
             writer.abandon()
             index?.discard()
-            io.error("iapscreen screen: cannot write the reports in \(outDir): \(error); ledger unchanged")
+            io.error("iapscreen screen: cannot write the reports in \(outDir): \(prepareFailure); ledger unchanged")
             return .unreadableInput
         }
-        do {
-            let memory = outcome.events?.memory ?? EventMemory()
-            try night.record(
-                RunRecord(
-                    startedAt: summary.startedAt, finishedAt: summary.finishedAt, orders: outcome.orders,
-                    flagged: summary.flagged, newClaims: outcome.newClaims, reported: writer.reported,
-                    refunds: memory.refunds, reversals: memory.reversals, events: memory.events,
-                    consents: night.ledger == nil ? .none : night.consents(), flaggedOrders: writer.flaggedOrders))
-        } catch {
+        if let recordFailure {
             writer.abandon()
             index?.discard()
-            return io.nightFailed(error, command: "screen", consequence: "nothing written, ledger unchanged")
+            return io.nightFailed(recordFailure, command: "screen", consequence: "nothing written, ledger unchanged")
         }
         if let index { ExplainIndexStamps.seal(index, ledger: night.ledger) }
         do {
@@ -104,5 +111,42 @@ enum ScreenOutputs {
                 format:
                     ", summary and ledger %.2f s; %d ES256 key tables; peak RSS %d MiB after the load, %d MiB at the end",
                 now - screened, PublicKey.es256TablesBuilt, loaded.peakRSSMiB, ProcessMemory.peakRSSMiB())
+    }
+}
+
+/// `Night.record` on a thread of its own, told at the end whether to commit (`finish`): the
+/// ledger is written while the reports are prepared on the caller's thread. Nothing else
+/// touches the night or the ledger meanwhile; the caller prepares only the report files.
+final class OverlappedRecord: @unchecked Sendable {
+    private let decided = DispatchSemaphore(value: 0)
+    private let done = DispatchSemaphore(value: 0)
+    private var commit = false
+    private var failure: NightFailure?
+
+    init(_ night: Night, _ run: RunRecord) {
+        nonisolated(unsafe) let night = night
+        let thread = Thread { [self] in
+            do throws(NightFailure) {
+                try night.record(
+                    run,
+                    commitIf: {
+                        self.decided.wait()
+                        return self.commit
+                    })
+            } catch {
+                failure = error
+            }
+            done.signal()
+        }
+        thread.start()
+    }
+
+    /// Says whether to commit, waits for the record, and gives its failure (nil: recorded,
+    /// or rolled back as asked).
+    func finish(commit: Bool) -> NightFailure? {
+        self.commit = commit
+        decided.signal()
+        done.wait()
+        return commit ? failure : nil
     }
 }

@@ -60,7 +60,7 @@ let mergeReversals = """
     """
 
 extension PostgresLedger {
-    public func record(_ run: RunRecord) throws(LedgerError) {
+    public func record(_ run: RunRecord, commitIf: () -> Bool) throws(LedgerError) {
         try inTransaction(db, target) { () throws(LedgerError) in
             try onServer(target) { () throws(PostgresError) in
                 try db.execute(staging)
@@ -97,6 +97,7 @@ extension PostgresLedger {
             try onServer(target) { () throws(PostgresError) in
                 try PostgresFlaggedOrders.merge(db, run: runID, at: run.finishedAt.iso8601)
             }
+            guard commitIf() else { throw LedgerError.notCommitted }
         }
     }
 
