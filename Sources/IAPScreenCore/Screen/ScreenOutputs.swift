@@ -122,23 +122,32 @@ final class OverlappedRecord: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     private var commit = false
     private var failure: NightFailure?
+    /// Let go before `done` is signalled: the ledger's connection must close (and SQLite
+    /// checkpoint its WAL) when the caller lets go of the night, not when this thread ends.
+    private var work: (night: Night, run: RunRecord)?
 
     init(_ night: Night, _ run: RunRecord) {
-        nonisolated(unsafe) let night = night
+        work = (night, run)
         let thread = Thread { [self] in
-            do throws(NightFailure) {
-                try night.record(
-                    run,
-                    commitIf: {
-                        self.decided.wait()
-                        return self.commit
-                    })
-            } catch {
-                failure = error
-            }
+            record()
+            work = nil
             done.signal()
         }
         thread.start()
+    }
+
+    private func record() {
+        guard let (night, run) = work else { return }
+        do throws(NightFailure) {
+            try night.record(
+                run,
+                commitIf: {
+                    self.decided.wait()
+                    return self.commit
+                })
+        } catch {
+            failure = error
+        }
     }
 
     /// Says whether to commit, waits for the record, and gives its failure (nil: recorded,
