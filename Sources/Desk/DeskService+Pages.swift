@@ -76,28 +76,5 @@ extension DeskService {
 
 /// The desk's own paths, each segment percent-encoded (an order id may hold anything).
 enum DeskPaths {
-    static func order(_ id: String) -> String {
-        "/orders/" + (id.addingPercentEncodingForPath())
-    }
-}
-
-extension String {
-    /// Every byte but unreserved ones (RFC 3986 §2.3) as `%XX`.
-    fileprivate func addingPercentEncodingForPath() -> String {
-        var out = ""
-        for byte in utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                let hex = Array("0123456789ABCDEF")
-                out.append("%")
-                out.append(hex[Int(byte >> 4)])
-                out.append(hex[Int(byte & 0xF)])
-            }
-        }
-        return out
-    }
+    static func order(_ id: String) -> String { RequestPath.encode(["orders", id]) }
 }

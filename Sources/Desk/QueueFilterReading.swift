@@ -5,7 +5,7 @@ import Screening
 /// The queue's filter from a query string (`GET /queue`, `GET /api/v1/queue`): an empty
 /// value is no filter (what an empty field of the page's form sends); anything else that
 /// does not read is a 400 naming it.
-enum QueueFilterReading {
+public enum QueueFilterReading {
     static let maxLimit = 500
     static let longestText = 512
 
@@ -52,10 +52,15 @@ enum QueueFilterReading {
         return f
     }
 
+    /// §7 time text or a day (what `since` may be, on the API and on `desk audit`).
+    public static func isTimeText(_ s: String) -> Bool {
+        s.count <= 40 && s.allSatisfy { $0.isASCII && ($0.isNumber || "-:TZ.".contains($0)) }
+    }
+
     /// `since=` of the audit trail: §7 time text or a day, nothing else.
     static func since(_ query: NamedValues) throws(Invalid) -> String? {
         guard let s = query.first("since"), !s.isEmpty else { return nil }
-        guard s.count <= 40, s.allSatisfy({ $0.isASCII && ($0.isNumber || "-:TZ.".contains($0)) }) else {
+        guard isTimeText(s) else {
             throw Invalid(message: "since must be a time as YYYY-MM-DDTHH:MM:SSZ")
         }
         return s

@@ -140,6 +140,8 @@ struct DeskServeTests {
         let list = try Tool.run(["desk", "user", "list", "--ledger", ledger])
         #expect(list.stdout == "bob\tviewer\tdisabled\nlea\tlead\tenabled\n")
         #expect(try Tool.run(["desk", "user", "enable", "nobody", "--ledger", ledger]).status == 2)
+        #expect(try Tool.run(["desk", "user", "list", "--ledger", "mysql://x"]).status == 2)
+        #expect(try Tool.run(["desk", "audit", "--since", "yesterday", "--ledger", ledger]).status == 2)
         #expect(try Tool.run(["desk", "user", "unlock", "bob", "--ledger", ledger]).status == 0)
         let audit = try Tool.run(["desk", "audit", "--ledger", ledger])
         #expect(audit.stdout.split(separator: "\n").count == 4)

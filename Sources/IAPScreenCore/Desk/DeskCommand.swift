@@ -63,9 +63,8 @@ enum DeskCommand {
                 io.usageError(command: spec, "desk audit takes no more words; --since TIME picks where to start")
                 return .usage
             }
-            guard let place = LedgerCommand.place(args, "--ledger", command: spec, io: io),
-                let open = DeskLedger.open(place, command: "desk", io: io)
-            else { return args.has("--ledger") ? .unreadableInput : .unreadableInput }
+            guard let place = LedgerCommand.place(args, "--ledger", command: spec, io: io) else { return .usage }
+            guard let open = DeskLedger.open(place, command: "desk", io: io) else { return .unreadableInput }
             let store: any DeskStore
             do throws(LedgerError) {
                 store = try open()
@@ -87,7 +86,7 @@ enum DeskCommand {
     /// The audit trail as JSON lines, oldest first, a page at a time.
     static func audit(_ args: ParsedArguments, store: any DeskStore, io: Console) -> ExitStatus {
         let since = args.one("--since")
-        if let s = since, !(s.count <= 40 && s.allSatisfy({ $0.isASCII && ($0.isNumber || "-:TZ.".contains($0)) })) {
+        if let s = since, !QueueFilterReading.isTimeText(s) {
             io.usageError(command: spec, "--since must be a time as YYYY-MM-DDTHH:MM:SSZ")
             return .usage
         }
