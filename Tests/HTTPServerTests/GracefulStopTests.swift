@@ -1,6 +1,7 @@
 import Foundation
 import HTTPMessages
 import HTTPServer
+import Synchronization
 import Testing
 
 @Suite("Stopping: requests in flight are answered whole, then the server stops")
@@ -44,5 +45,32 @@ struct GracefulStopTests {
         let took = ContinuousClock.now - started
         #expect(took >= .milliseconds(300) && took < .seconds(3), "\(took)")
         #expect(client.receiveAll().isEmpty)
+    }
+}
+
+@Suite("Stopping while connections keep coming")
+struct StopUnderLoadTests {
+    /// libmicrohttpd 0.9.75 with epoll aborted the process now and then here when the server
+    /// was quiesced while its workers took the listening socket in and out of their epoll sets
+    /// (`StartedDaemon`): stopping, over and over, with clients connecting, must never abort.
+    @Test("stopping a server that clients keep connecting to, 150 times, ends every time")
+    func stopWhileConnecting() throws {
+        for _ in 0..<150 {
+            let server = try startServer { $0.connectionLimit = 4 }
+            let port = server.port
+            let stop = Atomic<Bool>(false)
+            let clients = (0..<3).map { _ in
+                Thread {
+                    while !stop.load(ordering: .relaxed) {
+                        guard let c = try? RawClient(port: port) else { continue }
+                        _ = c.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+                    }
+                }
+            }
+            for c in clients { c.start() }
+            usleep(20_000)
+            server.stop()
+            stop.store(true, ordering: .relaxed)
+        }
     }
 }

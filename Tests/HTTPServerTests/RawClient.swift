@@ -22,11 +22,9 @@ final class RawClient {
                 connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard connected == 0 else {
-            let e = errno
-            close(fd)
-            throw ClientError("connect: \(e)")
-        }
+        // No close here: the object is whole, so deinit closes the socket (twice would close
+        // whatever another thread opened under the number meanwhile).
+        guard connected == 0 else { throw ClientError("connect: \(errno)") }
         var wait = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
     }
