@@ -12,6 +12,7 @@ public final class SQLiteConnection {
     /// neither is any file beside it (`ReadOnlyOpening`).
     /// `creating` false: a missing file is not created either.
     public init(path: String, readOnly: Bool = false, creating: Bool = true) throws(SQLiteError) {
+        _ = SQLiteConnection.configured
         var db: OpaquePointer?
         let opening = readOnly ? ReadOnlyOpening(path) : nil
         let mode =
@@ -38,6 +39,10 @@ public final class SQLiteConnection {
     }
 
     deinit { sqlite3_close_v2(handle) }
+
+    /// SQLite set up before its first connection (`sqlite3_config` is refused after):
+    /// without the memory statistics no connection reads. Swift runs a static's initialiser once.
+    private static let configured: Int32 = iapscreen_sqlite3_skip_memory_statistics()
 
     /// How long a statement waits for another connection's write lock before SQLite says
     /// "database is locked" (5 s unless set).
