@@ -39,7 +39,9 @@ let package = Package(
         // The desk's secrets over libsodium: Argon2id password hashes, session and CSRF tokens.
         .target(name: "DeskSecurity", dependencies: ["CSodium"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "HTTPMessages"]),
-        .target(name: "Ledger", dependencies: ["SQLiteClient", "PostgresClient", "IAPBasics", "Screening"]),
+        .target(
+            name: "Ledger",
+            dependencies: ["SQLiteClient", "PostgresClient", "IAPBasics", "Screening", "Decompression", "JSONText"]),
 
         // Formats.
         .target(name: "DumpFormats", dependencies: ["IAPBasics", "JSONText", "Decompression", "XMLStream"]),

@@ -6,10 +6,10 @@ public struct LedgerCounts: Sendable, Equatable, CustomStringConvertible {
     public var claims = 0, reported = 0, reviews = 0, runs = 0, storeEvents = 0, refunds = 0, reversed = 0
     /// Users whose latest consent the ledger keeps.
     public var consents = 0
-    /// The desk's (CONTRACT §14): the orders runs flagged, their findings under each run and
-    /// the transactions they named; its users, the orders it worked, notes, verdicts no run
-    /// applied yet and the audit trail's entries.
-    public var flaggedOrders = 0, flaggedFindings = 0, flaggedKeys = 0
+    /// The desk's (CONTRACT §14): the orders runs flagged, the runs before the latest that
+    /// flagged each, the blocks of their lines and the transactions they named; its users, the orders it worked,
+    /// notes, verdicts no run applied yet and the audit trail's entries.
+    public var flaggedOrders = 0, flaggedHistory = 0, flaggedBlocks = 0, flaggedKeys = 0
     public var users = 0, deskOrders = 0, notes = 0, pendingVerdicts = 0, auditEntries = 0
     /// Of the desk's orders, those claimed now (claims that have not lapsed): no table of its
     /// own, so a copy does not compare it.
@@ -26,7 +26,8 @@ public struct LedgerCounts: Sendable, Equatable, CustomStringConvertible {
             (reviews, "review", "reviews"),
             (runs, "run", "runs"), (storeEvents, "store event", "store events"), (refunds, "refund", "refunds"),
             (consents, "user's consent", "users' consents"), (flaggedOrders, "flagged order", "flagged orders"),
-            (flaggedFindings, "finding of a flagged order", "findings of flagged orders"),
+            (flaggedHistory, "earlier flagging of an order", "earlier flaggings of orders"),
+            (flaggedBlocks, "block of findings", "blocks of findings"),
             (flaggedKeys, "transaction of a flagged order", "transactions of flagged orders"),
             (users, "desk user", "desk users"), (deskOrders, "order on the desk", "orders on the desk"),
             (openClaims, "open claim", "open claims"), (notes, "note", "notes"),
@@ -50,7 +51,8 @@ public struct LedgerCounts: Sendable, Equatable, CustomStringConvertible {
             reversed += r.count(where: { $0.reversedAt != nil })
         case .consents(let c): consents += c.count
         case .flaggedOrders(let r): flaggedOrders += r.count
-        case .flaggedFindings(let r): flaggedFindings += r.count
+        case .flaggedHistory(let r): flaggedHistory += r.count
+        case .flaggedBlocks(let r): flaggedBlocks += r.count
         case .flaggedKeys(let r): flaggedKeys += r.count
         case .deskUsers(let r): users += r.count
         case .deskOrders(let r): deskOrders += r.count
@@ -81,7 +83,8 @@ public enum LedgerRows: Sendable {
     // The desk's tables (`DeskTableRow`), ids and times kept. Not its sessions and failed
     // logins: a copy's desk starts with nobody logged in and nobody locked out.
     case flaggedOrders([FlaggedOrderRow])
-    case flaggedFindings([FlaggedFindingRow])
+    case flaggedHistory([FlaggedHistoryRow])
+    case flaggedBlocks([FlaggedBlockRow])
     case flaggedKeys([FlaggedKeyRow])
     case deskUsers([DeskUser])
     case deskOrders([DeskOrderState])
@@ -97,7 +100,8 @@ public enum LedgerRows: Sendable {
         switch self {
         case .runs, .claims, .reported, .reviews, .events, .refunds, .consents: return nil
         case .flaggedOrders(let r): return of(r)
-        case .flaggedFindings(let r): return of(r)
+        case .flaggedHistory(let r): return of(r)
+        case .flaggedBlocks(let r): return of(r)
         case .flaggedKeys(let r): return of(r)
         case .deskUsers(let r): return of(r)
         case .deskOrders(let r): return of(r)

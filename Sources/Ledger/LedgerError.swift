@@ -46,4 +46,13 @@ public struct LedgerError: Error, Sendable, CustomStringConvertible {
     /// What `record(_:commitIf:)` throws when it was told not to commit.
     public static let notCommitted = LedgerError(
         "the run's reports could not be prepared: its record was rolled back", code: .notCommitted)
+
+    /// What a copy from a schema 4 ledger opened read-only throws: its desk's tables are in
+    /// the shape before blocks (`FlaggedBlock`), which this build does not read.
+    static func unmigratedDesk(_ target: String) -> LedgerError {
+        LedgerError(
+            "ledger \(target) is at schema 4 and was opened read-only: its desk's tables are copied once this "
+                + "iapscreen has migrated it (any command that writes it, such as screen, does); nothing copied",
+            code: .copyFailed)
+    }
 }

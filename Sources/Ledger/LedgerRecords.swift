@@ -81,13 +81,13 @@ public struct RunRecord: Sendable {
     /// the ledger keeps the later of its own and this one.
     public var consents: RunRows<RememberedConsent>
     /// The orders it flagged with their counting findings, for the desk (§14).
-    public var flaggedOrders: RunRows<FlaggedOrderRecord>
+    public var flaggedOrders: FlaggedNight
 
     public init(
         startedAt: Timestamp, finishedAt: Timestamp, orders: Int, flagged: Int,
         newClaims: RunRows<NewClaim>, reported: RunRows<ReportedFinding>, refunds: [RememberedRefund] = [],
         reversals: [(key: String, at: Timestamp)] = [], events: [(identity: String, type: String)] = [],
-        consents: RunRows<RememberedConsent> = .none, flaggedOrders: RunRows<FlaggedOrderRecord> = .none
+        consents: RunRows<RememberedConsent> = .none, flaggedOrders: FlaggedNight = .none
     ) {
         self.startedAt = startedAt
         self.finishedAt = finishedAt
@@ -114,7 +114,7 @@ public struct RunRecord: Sendable {
             newClaims: .inKeyOrder(newClaims),
             reported: RunRows(reported.map { ReportedFinding(orderID: $0, rule: $1) }),
             refunds: refunds, reversals: reversals, events: events, consents: .inUserOrder(consents),
-            flaggedOrders: RunRows(flaggedOrders))
+            flaggedOrders: FlaggedNight(flaggedOrders))
     }
 }
 

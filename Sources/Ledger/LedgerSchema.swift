@@ -11,10 +11,14 @@
 ///     4  the desk (§14): flagged_orders, flagged_findings and flagged_keys, which every run
 ///        writes; desk_users, desk_sessions, desk_login_failures, desk_orders, desk_notes,
 ///        desk_verdicts (given, not yet applied by a run) and desk_audit, which the desk writes
+///     5  a run's findings.jsonl lines and receipts packed in blocks (`FlaggedBlock`):
+///        flagged_blocks, and flagged_history (each run before the latest that flagged an
+///        order, its rules and block) for flagged_findings; flagged_orders names its latest
+///        run's block
 ///
 /// No iapscreen writes 1: a file that says 1 (or anything else unknown) is refused, not guessed at.
 enum LedgerSchema {
-    static let current: Int64 = 4
+    static let current: Int64 = 5
 
     /// The tables as iapscreen before versions created them on every open: the start of
     /// every ledger, fresh or old (an old file lacking one of them gets it, as its own code
@@ -97,6 +101,50 @@ enum LedgerSchema {
         PRAGMA user_version = 4;
         """
 
+    /// 4 -> 5: the findings kept one row a line become blocks (`FlaggedBlock`). Each order a
+    /// run flagged becomes a plain block of its own, numbered within the run in order id
+    /// order; new runs write packed ones. The receipt an order's row held goes in the entry
+    /// of its latest run (earlier runs' receipts were not kept). The latest run that flagged
+    /// an order is on its own row (`last_run`, `rules`, `block`); the runs before it are
+    /// `flagged_history`, where the trigger moves the row's run when a later run flags the
+    /// order again: a night of orders flagged for the first time writes no history.
+    static let migration4to5 = """
+        CREATE TABLE flagged_blocks(run INTEGER NOT NULL, n INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY(run, n));
+        CREATE TABLE flagged_history(order_id TEXT NOT NULL, run INTEGER NOT NULL, block INTEGER NOT NULL,
+                                     rules TEXT NOT NULL, PRIMARY KEY(order_id, run)) WITHOUT ROWID;
+        CREATE TEMP TABLE migrated_runs(order_id TEXT NOT NULL, run INTEGER NOT NULL, block INTEGER NOT NULL,
+                                        rules TEXT NOT NULL, PRIMARY KEY(order_id, run)) WITHOUT ROWID;
+        INSERT INTO migrated_runs(order_id, run, block, rules)
+            SELECT order_id, run, row_number() OVER (PARTITION BY run ORDER BY order_id) - 1,
+                   ' ' || group_concat(rule, ' ') || ' '
+            FROM (SELECT DISTINCT order_id, run, rule FROM flagged_findings ORDER BY order_id, run, rule)
+            GROUP BY order_id, run;
+        INSERT INTO flagged_blocks(run, n, data)
+            SELECT r.run, r.block, char(30) || json_quote(r.order_id) || char(10)
+                || coalesce((SELECT o.receipt FROM flagged_orders o WHERE o.order_id = r.order_id AND o.last_run = r.run),
+                            'null')
+                || coalesce((SELECT group_concat(char(10) || line, '') FROM
+                                (SELECT line FROM flagged_findings f WHERE f.order_id = r.order_id AND f.run = r.run
+                                 ORDER BY n)), '')
+            FROM migrated_runs r;
+        INSERT INTO flagged_history(order_id, run, block, rules)
+            SELECT r.order_id, r.run, r.block, r.rules FROM migrated_runs r JOIN flagged_orders o
+                ON o.order_id = r.order_id AND r.run < o.last_run;
+        ALTER TABLE flagged_orders ADD COLUMN block INTEGER NOT NULL DEFAULT 0;
+        UPDATE flagged_orders SET block = coalesce((SELECT r.block FROM migrated_runs r
+            WHERE r.order_id = flagged_orders.order_id AND r.run = flagged_orders.last_run), 0);
+        ALTER TABLE flagged_orders DROP COLUMN receipt;
+        DROP TABLE flagged_findings;
+        DROP TABLE migrated_runs;
+        CREATE TRIGGER flagged_orders_history BEFORE UPDATE OF last_run ON flagged_orders
+            WHEN old.last_run != new.last_run
+            BEGIN
+                INSERT OR REPLACE INTO flagged_history(order_id, run, block, rules)
+                    VALUES (old.order_id, old.last_run, old.block, old.rules);
+            END;
+        PRAGMA user_version = 5;
+        """
+
     /// Every column the current schema reads. Preparing them before COMMIT proves the file is one this
     /// code can use (an odd old file fails here, and is rolled back, not left half-usable).
     static let probes: [(table: String, columns: String)] = [
@@ -109,10 +157,11 @@ enum LedgerSchema {
         ("consents", "user_id, folded, consent, said_at, order_id"),
         (
             "flagged_orders",
-            "order_id, user_id, platform, product_id, amount, currency, created_at, severity, rules, receipt, "
-                + "first_run, first_flagged_at, last_run, last_flagged_at, decided"
+            "order_id, user_id, platform, product_id, amount, currency, created_at, severity, rules, "
+                + "first_run, first_flagged_at, last_run, last_flagged_at, decided, block"
         ),
-        ("flagged_findings", "order_id, run, n, rule, line"),
+        ("flagged_history", "order_id, run, block, rules"),
+        ("flagged_blocks", "run, n, data"),
         ("flagged_keys", "order_id, key"),
         ("desk_users", "name, role, password_hash, disabled, password_set_at, created_at"),
         ("desk_sessions", "id_hash, user, csrf, created_at, seen_at"),
@@ -146,6 +195,8 @@ enum LedgerSchema {
         case version2
         /// Consents; nothing of the desk.
         case version3
+        /// The desk, its findings one row a line.
+        case version4
 
         /// The schema number a state stands for.
         var number: Int64 {
@@ -154,6 +205,7 @@ enum LedgerSchema {
             case .empty, .version0: 0
             case .version2: 2
             case .version3: 3
+            case .version4: 4
             }
         }
     }
@@ -164,6 +216,7 @@ enum LedgerSchema {
         if version == current { return .current }
         if version == 2 { return .version2 }
         if version == 3 { return .version3 }
+        if version == 4 { return .version4 }
         if version > current {
             throw LedgerError(
                 "ledger \(path) was written by a newer iapscreen: schema \(version), this one reads up to "
@@ -171,8 +224,8 @@ enum LedgerSchema {
         }
         guard version == 0 else {
             throw LedgerError(
-                "ledger \(path) says schema \(version), which no iapscreen writes (this one reads 0, 2, 3 "
-                    + "and \(current)); not opened", code: .unknownSchema)
+                "ledger \(path) says schema \(version), which no iapscreen writes (this one reads 0, 2, 3, "
+                    + "4 and \(current)); not opened", code: .unknownSchema)
         }
         let tables = try tableNames(db)
         if tables.isEmpty { return .empty }
@@ -194,14 +247,18 @@ enum LedgerSchema {
                 from = try inspect(db, path: path)
                 switch from {
                 case .current: return
-                case .version3: break
-                case .version2: try db.execute(migration2to3)
+                case .version4: break
+                case .version3: try db.execute(migration3to4)
+                case .version2:
+                    try db.execute(migration2to3)
+                    try db.execute(migration3to4)
                 case .empty, .version0:
                     try db.execute(version0)
                     try db.execute(migration0to2)
                     try db.execute(migration2to3)
+                    try db.execute(migration3to4)
                 }
-                try db.execute(migration3to4)
+                try db.execute(migration4to5)
                 try probe(db)
             }
         } catch  where error.code == .sqlite {

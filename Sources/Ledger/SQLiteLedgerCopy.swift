@@ -95,6 +95,7 @@ extension SQLiteLedger {
                     "consents", "SELECT \(SQLiteLedger.consentColumns) FROM consents ORDER BY user_id", size, body,
                     LedgerRows.consents, SQLiteLedger.consent)
             }
+            if unmigratedDesk { throw LedgerError.unmigratedDesk(path) }
             guard hasDesk else { return }
             for table in copiedDeskTables { try export(table, size, body) }
         }
@@ -156,7 +157,8 @@ extension SQLiteLedger {
                 case .events(let events): for e in events { try rows.add(e) }
                 case .refunds(let refunds): for r in refunds { try rows.add(r) }
                 case .consents(let consents): for c in consents { try rows.add(c) }
-                case .flaggedOrders, .flaggedFindings, .flaggedKeys, .deskUsers, .deskOrders, .deskNotes, .deskVerdicts,
+                case .flaggedOrders, .flaggedHistory, .flaggedBlocks, .flaggedKeys, .deskUsers, .deskOrders, .deskNotes,
+                    .deskVerdicts,
                     .deskAudit:
                     if let desk = batch.deskTable { try insert(desk.type, desk.rows) }
                 }

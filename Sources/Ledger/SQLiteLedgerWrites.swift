@@ -116,7 +116,8 @@ extension SQLiteLedger {
             for r in run.reversals { try rows.reverse(r.key, at: r.at) }
             try run.consents.forEachRow { (c) throws(LedgerError) in try rows.add(c) }
             let flagged = try SQLiteFlaggedWriter(db, run: runID, at: run.finishedAt.iso8601)
-            try run.flaggedOrders.forEachRow { (f) throws(LedgerError) in try flagged.add(f) }
+            try run.flaggedOrders.blocks.forEachRow { (b) throws(LedgerError) in try flagged.add(b) }
+            try run.flaggedOrders.heads.forEachRow { (f) throws(LedgerError) in try flagged.add(f) }
             guard commitIf() else { throw LedgerError.notCommitted }
         }
     }
@@ -158,10 +159,11 @@ extension SQLiteLedger {
 }
 
 /// Writes a run's flagged orders for the desk: the order as this run saw it (the first run
-/// that flagged it stays), its counting findings under the run, the transactions it named.
+/// that flagged it stays; the run before goes to the history by trigger), its blocks, the
+/// transactions it named.
 final class SQLiteFlaggedWriter {
     private let order: LedgerStatement
-    private let finding: LedgerStatement
+    private let block: LedgerStatement
     private let key: LedgerStatement
     private let run: Int64
     private let at: String
@@ -172,27 +174,27 @@ final class SQLiteFlaggedWriter {
         order = try db.prepare(
             """
             INSERT INTO flagged_orders(order_id, user_id, platform, product_id, amount, currency, created_at, severity,
-                rules, receipt, first_run, first_flagged_at, last_run, last_flagged_at, decided)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?11, ?12,
-                EXISTS (SELECT 1 FROM desk_orders WHERE order_id = ?1 AND verdict IS NOT NULL))
+                rules, first_run, first_flagged_at, last_run, last_flagged_at, decided, block)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?10, ?11,
+                EXISTS (SELECT 1 FROM desk_orders WHERE order_id = ?1 AND verdict IS NOT NULL), ?12)
             ON CONFLICT(order_id) DO UPDATE SET user_id = excluded.user_id, platform = excluded.platform,
                 product_id = excluded.product_id, amount = excluded.amount, currency = excluded.currency,
                 created_at = excluded.created_at, severity = excluded.severity, rules = excluded.rules,
-                receipt = excluded.receipt, last_run = excluded.last_run, last_flagged_at = excluded.last_flagged_at
+                last_run = excluded.last_run, last_flagged_at = excluded.last_flagged_at, block = excluded.block
             """)
-        finding = try db.prepare(
-            "INSERT OR REPLACE INTO flagged_findings(order_id, run, n, rule, line) VALUES (?, ?, ?, ?, ?)")
+        block = try db.prepare("INSERT OR REPLACE INTO flagged_blocks(run, n, data) VALUES (?, ?, ?)")
         key = try db.prepare("INSERT OR IGNORE INTO flagged_keys(order_id, key) VALUES (?, ?)")
     }
 
-    func add(_ f: FlaggedOrderRecord) throws(LedgerError) {
+    func add(_ b: FlaggedBlock) throws(LedgerError) {
+        try block.run(.int(run), .int(b.n), .text(b.data))
+    }
+
+    func add(_ f: FlaggedOrderHead) throws(LedgerError) {
         try order.run(
             .text(f.orderID), .text(f.userID), .text(f.platform), .text(f.productID), .text(f.amount),
-            .text(f.currency),
-            .text(f.createdAt), .int(Int64(f.severity)), .text(f.rulesColumn), .text(f.receipt), .int(run), .text(at))
-        for (n, line) in f.findings.enumerated() {
-            try finding.run(.text(f.orderID), .int(run), .int(Int64(n)), .text(line.rule), .text(line.line))
-        }
+            .text(f.currency), .text(f.createdAt), .int(Int64(f.severity)), .text(f.rules), .int(run), .text(at),
+            .int(f.block))
         for k in f.transactions { try key.run(.text(f.orderID), .text(k)) }
     }
 }

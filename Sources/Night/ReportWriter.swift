@@ -80,7 +80,7 @@ package final class ReportWriter: ReportSink {
     }
 
     /// Every flagged order written, for the desk (none when it was made not to keep them).
-    package var flaggedOrders: RunRows<FlaggedOrderRecord> { flaggedSpill?.rows ?? .none }
+    package var flaggedOrders: FlaggedNight { flaggedSpill?.night ?? .none }
 
     package var formatter: (@Sendable (OrderReport) -> ReportLines)? { { ReportLines($0) } }
     package var wantsKeys: Bool { shardReports != nil }
@@ -104,7 +104,7 @@ package final class ReportWriter: ReportSink {
                 try reportedFile.put(reported.rule)
             }
         }
-        if let flaggedSpill, let record = FlaggedOrderSpill.record(r, jsonl: f.jsonl) { try flaggedSpill.put(record) }
+        try flaggedSpill?.put(r, jsonl: f.jsonl)
         try flagged.write(f.csv)
         for (k, section) in f.sections.enumerated() {
             let s = section.rawValue

@@ -30,7 +30,7 @@ struct LedgerCommandTests {
         let lines = s.stdout.split(separator: "\n").map(String.init)
         #expect(
             Array(lines.prefix(15)) == [
-                "backend: sqlite", "ledger: sqlite:ledger.sqlite", "schema: 4", "claims: 5", "findings reported: 5",
+                "backend: sqlite", "ledger: sqlite:ledger.sqlite", "schema: 5", "claims: 5", "findings reported: 5",
                 "reviews: 1", "store events: 6", "refunds: 6 (0 reversed)", "users' consents: 0", "flagged orders: 4",
                 "desk users: 0", "open claims: 0", "audit entries: 1", "completed runs: 2", "run in progress: none",
             ], "\(s.stdout)")
@@ -57,7 +57,7 @@ struct LedgerCommandTests {
         #expect(s.status == 0, "\(s.stderr)")
         #expect(
             s.stdout.contains(
-                "schema: 0 (written before schema versions; the next screen or review migrates it to 4)\n"
+                "schema: 0 (written before schema versions; the next screen or review migrates it to 5)\n"
                     + "claims: 191\nfindings reported: 25\nreviews: 2\nstore events: 0\nrefunds: 0 (0 reversed)\n"
                     + "users' consents: 0\nflagged orders: 0\ndesk users: 0\nopen claims: 0\naudit entries: 0\n"
                     + "completed runs: 1\n"
@@ -85,7 +85,7 @@ struct LedgerCommandTests {
         #expect(try w.screen("night1.jsonl", out: "out1").run.status == 0)
         try LedgerFile(path: w.scratch.file("ledger.sqlite")).execute("PRAGMA user_version = 9")
         let newer = try status(w, "sqlite:ledger.sqlite")
-        #expect(newer.status == 2 && newer.stderr.contains("schema 9, this one reads up to 4"), "\(newer.stderr)")
+        #expect(newer.status == 2 && newer.stderr.contains("schema 9, this one reads up to 5"), "\(newer.stderr)")
         let closed = try status(w, "postgres://night:pa55@127.0.0.1:1/db")
         #expect(closed.status == 3 && closed.stderr.contains("Connection refused") && !closed.stderr.contains("pa55"))
     }
@@ -100,7 +100,7 @@ struct LedgerCommandTests {
         let s = try status(w, database.uri)
         #expect(s.status == 0, "\(s.stderr)")
         #expect(s.stdout.hasPrefix("backend: postgresql\nledger: postgres://postgres@127.0.0.1:"), "\(s.stdout)")
-        #expect(s.stdout.contains("/\(database.name) (schema iapscreen)\nschema: 4\nclaims: 4\n"), "\(s.stdout)")
+        #expect(s.stdout.contains("/\(database.name) (schema iapscreen)\nschema: 5\nclaims: 4\n"), "\(s.stdout)")
         #expect(s.stdout.contains("run in progress: held by iapscreen \(getpid())@"), "\(s.stdout)")
         #expect(try holder.counts().runs == 1)
     }
@@ -127,7 +127,8 @@ struct LedgerCommandTests {
         #expect(
             there.stderr.contains(
                 "copied 5 claims, 5 findings reported, 2 runs, 6 store events, 6 refunds, 4 flagged orders, "
-                    + "4 findings of flagged orders, 1 transaction of a flagged order, 1 desk user, 1 order on the desk, "
+                    + "1 block of findings, 1 transaction of a flagged order, 1 desk user, "
+                    + "1 order on the desk, "
                     + "1 open claim, 1 note, 3 audit entries from sqlite:ledger.sqlite to postgres://"
             ), "\(there.stderr)")
         let back = try Tool.run(

@@ -136,7 +136,7 @@ struct PostgresLedgerScreenTests {
         let database = try TestDatabase()
         let w = try ThreeNights()
         #expect(try w.screen("night1.jsonl", out: "out1", ledger: database.uri).run.status == 0)
-        try database.sql("UPDATE iapscreen.schema_version SET version = 5")
+        try database.sql("UPDATE iapscreen.schema_version SET version = 6")
         let runs = [
             try w.screen("night2.jsonl", events: "events2.jsonl", out: "out2", ledger: database.uri).run,
             try Tool.run(["review", "--order", "A", "--verdict", "fraud", "--ledger", database.uri]),
@@ -147,7 +147,7 @@ struct PostgresLedgerScreenTests {
         for r in runs {
             #expect(r.status == 2, "\(r.stderr)")
             #expect(
-                r.stderr.contains("was written by a newer iapscreen: schema 5, this one reads up to 4"), "\(r.stderr)")
+                r.stderr.contains("was written by a newer iapscreen: schema 6, this one reads up to 5"), "\(r.stderr)")
         }
         let db = try PostgresConnection(uri: database.uri)
         #expect(try db.query("SELECT version FROM iapscreen.schema_version").int64(0, 0) == 5)

@@ -280,7 +280,7 @@ struct StoreEventLedgerTests {
         try LedgerFile(path: db).execute("PRAGMA user_version = 9")
         let newer = try w.screen("night2.jsonl", out: "out2", ledger: "sqlite:new.sqlite")
         #expect(newer.run.status == 2)
-        #expect(newer.run.stderr.contains("schema 9, this one reads up to 4"))
+        #expect(newer.run.stderr.contains("schema 9, this one reads up to 5"))
         let explainNewer = try Tool.run(
             [
                 "explain", "--order", "A", "--rules", "Rules", "--orders", "night1.jsonl",

@@ -77,7 +77,7 @@ struct ConsentMemoryTests {
         }
         #expect(try bytes(path) == before)
         let ledger = try SQLiteLedger(path: path)
-        #expect(try ledger.storedSchemaVersion() == 4)
+        #expect(try ledger.storedSchemaVersion() == 5)
         #expect(try ledger.knownEvents(["e1"]) == ["e1"])
         try ledger.record(night(consents: [Self.said("u1", true, 1, "o1")]))
         #expect(try ledger.consents(ofAccountTokens: ["U1"])["u1"]?.consented == true)
@@ -103,7 +103,7 @@ struct ConsentMemoryTests {
         let db = try PostgresConnection(uri: database.uri)
         #expect(try db.query("SELECT to_regclass('iapscreen.consents') IS NULL").bool(0, 0) == true)
         let ledger = try PostgresLedger(uri: database.uri)
-        #expect(try ledger.storedSchemaVersion() == 4)
+        #expect(try ledger.storedSchemaVersion() == 5)
         #expect(try ledger.claims(of: ["1"])["1"]?.orderID == "o1")
         try ledger.record(night(consents: [Self.said("u1", false, 1, "o1")]))
         #expect(try ledger.consents(of: ["u1"])["u1"]?.consented == false)

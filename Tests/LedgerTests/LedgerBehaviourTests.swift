@@ -150,7 +150,7 @@ struct LedgerBehaviourTests {
     @Test("a fresh ledger is at the schema version this build writes", arguments: LedgerBackend.available)
     func schemaVersion(_ backend: LedgerBackend) throws {
         let place = try LedgerPlace(backend)
-        #expect(try place.open().storedSchemaVersion() == 4)
+        #expect(try place.open().storedSchemaVersion() == 5)
         #expect(SQLiteLedger.schemaVersion == PostgresLedger.schemaVersion)
     }
 }

@@ -79,7 +79,8 @@ private func rows(_ ledger: any LedgerStore, batch: Int = 50_000) throws -> [Str
         case .refunds(let r): out += r.map { "refund \($0)" }
         case .consents(let c): out += c.map { "consent \($0)" }
         case .flaggedOrders(let f): out += f.map { "flagged \($0)" }
-        case .flaggedFindings(let f): out += f.map { "flagged finding \($0)" }
+        case .flaggedHistory(let f): out += f.map { "flagged run \($0)" }
+        case .flaggedBlocks(let b): out += b.map { "flagged block \($0)" }
         case .flaggedKeys(let k): out += k.map { "flagged key \($0)" }
         case .deskUsers(let u): out += u.map { "desk user \($0)" }
         case .deskOrders(let o): out += o.map { "desk order \($0)" }
@@ -101,7 +102,7 @@ struct LedgerCopyTests {
         var expected = LedgerCounts()
         (expected.claims, expected.reported, expected.reviews, expected.runs) = (4, 3, 1, 2)
         (expected.storeEvents, expected.refunds, expected.reversed, expected.consents) = (3, 2, 1, 2)
-        (expected.flaggedOrders, expected.flaggedFindings, expected.flaggedKeys) = (2, 4, 3)
+        (expected.flaggedOrders, expected.flaggedHistory, expected.flaggedBlocks, expected.flaggedKeys) = (2, 1, 2, 3)
         (expected.users, expected.deskOrders, expected.openClaims, expected.notes) = (1, 2, 1, 1)
         // review, user-add, login, claim, note, verdict
         (expected.pendingVerdicts, expected.auditEntries) = (1, 6)
@@ -110,7 +111,8 @@ struct LedgerCopyTests {
         #expect(
             counts.description
                 == "4 claims, 3 findings reported, 1 review, 2 runs, 3 store events, 2 refunds, 2 users' consents, "
-                + "2 flagged orders, 4 findings of flagged orders, 3 transactions of flagged orders, 1 desk user, "
+                + "2 flagged orders, 1 earlier flagging of an order, 2 blocks of findings, 3 transactions of flagged orders, "
+                + "1 desk user, "
                 + "2 orders on the desk, 1 open claim, 1 note, 1 desk verdict not yet applied, 6 audit entries")
     }
 

@@ -11,16 +11,16 @@ final class LedgerSchemaTests {
 
     init() throws { scratch = try Scratch() }
 
-    @Test("a new ledger, or an empty file, is created at schema 4")
+    @Test("a new ledger, or an empty file, is created at schema 5")
     func freshLedger() throws {
         let path = scratch.path("new.sqlite")
-        #expect(try SQLiteLedger(path: path).storedSchemaVersion() == 4)
-        #expect(try rawUserVersion(path) == 4)
-        #expect(SQLiteLedger.schemaVersion == 4)
+        #expect(try SQLiteLedger(path: path).storedSchemaVersion() == 5)
+        #expect(try rawUserVersion(path) == 5)
+        #expect(SQLiteLedger.schemaVersion == 5)
 
         let empty = scratch.path("empty.sqlite")
         _ = FileManager.default.createFile(atPath: empty, contents: Data())
-        #expect(try SQLiteLedger(path: empty).storedSchemaVersion() == 4)
+        #expect(try SQLiteLedger(path: empty).storedSchemaVersion() == 5)
     }
 
     @Test(
@@ -36,7 +36,7 @@ final class LedgerSchemaTests {
 
         do {
             let ledger = try SQLiteLedger(path: path)
-            #expect(try ledger.storedSchemaVersion() == 4)
+            #expect(try ledger.storedSchemaVersion() == 5)
             let claims = try ledger.claims(of: keys)
             #expect(claims.count == 191)
             #expect(
@@ -75,7 +75,7 @@ final class LedgerSchemaTests {
                     events: [("uuid-1", "REFUND")]))
         }
         let reopened = try SQLiteLedger(path: path)
-        #expect(try reopened.storedSchemaVersion() == 4)
+        #expect(try reopened.storedSchemaVersion() == 5)
         #expect(try reopened.claims(of: ["100000000000066"])["100000000000066"]?.orderID == "ORD-1000001")
         #expect(try reopened.claimKeys(forTokens: ["tok"]) == ["tok": "g:GPA.new"])
         #expect(try reopened.recentRuns(10).map(\.id) == [2, 1])
@@ -108,10 +108,10 @@ final class LedgerSchemaTests {
     func newerSchemaRefused() throws {
         let path = scratch.path("future.sqlite")
         _ = try SQLiteLedger(path: path)
-        try rawSQL(path, "CREATE TABLE wishes(what TEXT); PRAGMA user_version = 5;")
+        try rawSQL(path, "CREATE TABLE wishes(what TEXT); PRAGMA user_version = 6;")
         let before = try bytes(path)
         let error = openingFails(path, .newerSchema)
-        #expect(error?.message.contains("written by a newer iapscreen: schema 5, this one reads up to 4") == true)
+        #expect(error?.message.contains("written by a newer iapscreen: schema 6, this one reads up to 5") == true)
         #expect(try bytes(path) == before)
     }
 
@@ -142,13 +142,13 @@ final class LedgerSchemaTests {
 
     /// Old files the migration cannot finish, and the reason SQLite gives half way.
     static let unfinishable: [(name: String, sql: String, reason: String)] = [
-        // Every step runs, then the check of what schema 4 reads fails.
+        // Every step runs, then the check of what schema 5 reads fails.
         (
             "claims without user_id",
             """
             CREATE TABLE claims(key TEXT PRIMARY KEY, order_id TEXT NOT NULL, created_at INTEGER NOT NULL) WITHOUT ROWID;
             INSERT INTO claims VALUES ('1', 'o1', 0);
-            """, "its claims table is not as schema 4 reads it: no such column: user_id"
+            """, "its claims table is not as schema 5 reads it: no such column: user_id"
         ),
         // runs is created and three columns are added before the fourth fails.
         (
@@ -172,7 +172,7 @@ final class LedgerSchemaTests {
         let before = try bytes(path)
         let error = openingFails(path, .migrationFailed)
         #expect(
-            error?.message.contains("cannot migrate ledger \(path) from schema 0 to 4: \(odd.reason)") == true,
+            error?.message.contains("cannot migrate ledger \(path) from schema 0 to 5: \(odd.reason)") == true,
             "\(odd.name): \(error?.message ?? "")")
         #expect(error?.message.hasSuffix("the file is unchanged") == true)
         #expect(try bytes(path) == before, "\(odd.name)")
@@ -212,7 +212,7 @@ final class LedgerSchemaTests {
         #expect(try bytes(crashed) == before)
         #expect(try rawUserVersion(crashed) == 0)
         let ledger = try SQLiteLedger(path: crashed)
-        #expect(try ledger.storedSchemaVersion() == 4)
+        #expect(try ledger.storedSchemaVersion() == 5)
         #expect(try ledger.claims(of: ["100000000000066"]).count == 1)
     }
 }

@@ -136,7 +136,7 @@ struct PostgresDeskStoreTests {
                 """)
         #expect(throws: LedgerError.self) { try PostgresDeskStore(uri: database.uri) }
         #expect(try PostgresLedger(uri: database.uri, readOnly: true).counts().deskOrders == 0)
-        #expect(try PostgresLedger(uri: database.uri).storedSchemaVersion() == 4)
+        #expect(try PostgresLedger(uri: database.uri).storedSchemaVersion() == 5)
         let db = try PostgresConnection(uri: database.uri)
         let row = try db.query("SELECT verdict || ' ' || verdict_by || ' ' || version FROM iapscreen.desk_orders")
         #expect(try row.text(0, 0) == "fraud sam 1")
@@ -196,7 +196,7 @@ struct PostgresDeskStoreTests {
         #expect(a.transactions.map(\.key) == ["1001"])
         #expect(try ledger.applyDeskVerdicts() == 1 && ledger.review(of: "old")?.verdict == "legit")
         let db = try PostgresConnection(uri: uri)
-        for table in ["shard_flagged", "shard_flagged_findings", "shard_flagged_keys"] {
+        for table in ["shard_flagged", "shard_flagged_blocks", "shard_flagged_keys"] {
             #expect(try db.query("SELECT count(*) FROM iapscreen.\(table)").int64(0, 0) == 0, "\(table) is cleared")
         }
     }
@@ -205,10 +205,12 @@ struct PostgresDeskStoreTests {
 /// SQL that takes a PostgreSQL ledger back to schema 3's tables (the version row aside).
 enum PostgresDeskTablesDropped {
     static let sql = """
-        DROP TABLE iapscreen.flagged_orders, iapscreen.flagged_findings, iapscreen.flagged_keys, iapscreen.desk_users,
+        DROP TABLE iapscreen.flagged_orders, iapscreen.flagged_history, iapscreen.flagged_blocks, iapscreen.flagged_keys,
+            iapscreen.desk_users,
             iapscreen.desk_sessions, iapscreen.desk_login_failures, iapscreen.desk_orders, iapscreen.desk_notes,
             iapscreen.desk_verdicts, iapscreen.desk_audit;
         DROP FUNCTION iapscreen.desk_audit_append_only();
+        DROP FUNCTION iapscreen.flagged_orders_history();
         """
 }
 

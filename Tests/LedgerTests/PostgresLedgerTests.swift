@@ -16,11 +16,12 @@ struct PostgresLedgerTests {
         #expect(
             try tables.text(0, 0)
                 == "claims consents desk_audit desk_login_failures desk_notes desk_orders desk_sessions desk_users "
-                + "desk_verdicts flagged_findings flagged_keys flagged_orders refunds reported reviews runs schema_version "
+                + "desk_verdicts flagged_blocks flagged_history flagged_keys flagged_orders refunds reported reviews runs "
+                + "schema_version "
                 + "store_events")
-        #expect(try db.query("SELECT version FROM iapscreen.schema_version").int64(0, 0) == 4)
+        #expect(try db.query("SELECT version FROM iapscreen.schema_version").int64(0, 0) == 5)
         // Opening again changes nothing.
-        #expect(try PostgresLedger(uri: database.uri).storedSchemaVersion() == 4)
+        #expect(try PostgresLedger(uri: database.uri).storedSchemaVersion() == 5)
         #expect(try db.query("SELECT count(*) FROM iapscreen.schema_version").int64(0, 0) == 1)
     }
 
@@ -33,23 +34,23 @@ struct PostgresLedgerTests {
             do { _ = try PostgresLedger(uri: uri) } catch { failures.add("\(error)") }
         }
         #expect(failures.all.isEmpty)
-        #expect(try PostgresLedger(uri: database.uri).storedSchemaVersion() == 4)
+        #expect(try PostgresLedger(uri: database.uri).storedSchemaVersion() == 5)
     }
 
     @Test("a ledger of a newer schema is refused, naming both versions, and left as it was")
     func newerSchemaRefused() throws {
         let database = try TestDatabase()
         try PostgresLedger(uri: database.uri).record(night(claims: [("1", claim("o1"))]))
-        try database.sql("UPDATE iapscreen.schema_version SET version = 5")
+        try database.sql("UPDATE iapscreen.schema_version SET version = 6")
         #expect {
             try PostgresLedger(uri: database.uri)
         } throws: { error in
             guard let error = error as? LedgerError else { return false }
             return error.code == .newerSchema
-                && error.message.contains("was written by a newer iapscreen: schema 5, this one reads up to 4")
+                && error.message.contains("was written by a newer iapscreen: schema 6, this one reads up to 5")
         }
         let db = try PostgresConnection(uri: database.uri)
-        #expect(try db.query("SELECT version FROM iapscreen.schema_version").int64(0, 0) == 5)
+        #expect(try db.query("SELECT version FROM iapscreen.schema_version").int64(0, 0) == 6)
         #expect(try db.query("SELECT count(*) FROM iapscreen.runs").int64(0, 0) == 1)
     }
 
@@ -61,7 +62,7 @@ struct PostgresLedgerTests {
             opening(database.uri, fails: .notALedger)?.message.contains("no schema_version table (it has users)")
                 == true)
         try database.sql("DROP TABLE iapscreen.users")
-        #expect(try PostgresLedger(uri: database.uri).storedSchemaVersion() == 4)
+        #expect(try PostgresLedger(uri: database.uri).storedSchemaVersion() == 5)
     }
 
     @Test(
@@ -77,7 +78,7 @@ struct PostgresLedgerTests {
         let db = try PostgresConnection(uri: database.uri)
         #expect(try db.query("SELECT count(*) FROM pg_tables WHERE schemaname = 'iapscreen'").int64(0, 0) == 0)
         try database.sql("DROP TYPE iapscreen.claims")
-        #expect(try PostgresLedger(uri: database.uri).storedSchemaVersion() == 4)
+        #expect(try PostgresLedger(uri: database.uri).storedSchemaVersion() == 5)
     }
 
     @Test("read-only: an empty database is no ledger, and a ledger is read but never written")
@@ -121,7 +122,7 @@ struct PostgresLedgerTests {
         #expect(message.contains("postgres://\(role)@127.0.0.1:"))
         #expect(
             try PostgresLedger(uri: TestServer.uri(database.uri, user: role, password: "right-pw"))
-                .storedSchemaVersion() == 4)
+                .storedSchemaVersion() == 5)
     }
 
     @Test("a server that goes away mid-run is a ledger error with libpq's words, not a crash")

@@ -34,8 +34,8 @@ let countOpenClaims = "SELECT count(*) FROM desk_orders WHERE claimed_by IS NOT 
 /// Every desk table a copy carries, in the order it copies them. Not the sessions and the
 /// failed logins: a copy's desk starts with nobody logged in and no lockout.
 let copiedDeskTables: [any DeskTableRow.Type] = [
-    FlaggedOrderRow.self, FlaggedFindingRow.self, FlaggedKeyRow.self, DeskUser.self, DeskOrderState.self,
-    DeskNoteRow.self, PendingVerdict.self, AuditEntry.self,
+    FlaggedOrderRow.self, FlaggedHistoryRow.self, FlaggedBlockRow.self, FlaggedKeyRow.self, DeskUser.self,
+    DeskOrderState.self, DeskNoteRow.self, PendingVerdict.self, AuditEntry.self,
 ]
 
 /// An order of `flagged_orders`: as the latest run that flagged it saw it, with the first run.
@@ -45,20 +45,21 @@ public struct FlaggedOrderRow: Sendable, Equatable {
     public var severity: Int
     /// `FlaggedOrderRecord.rulesColumn`.
     public var rules: String
-    public var receipt: String?
     public var firstRun: Int64
     public var firstFlaggedAt: String
     public var lastRun: Int64
     public var lastFlaggedAt: String
     /// 1 once the order has a verdict (the queue's `open` skips it by index).
     public var decided: Int64
+    /// The block of its latest run that holds its receipt and lines (`FlaggedBlock.n`).
+    public var block: Int64
 }
 
 extension FlaggedOrderRow: DeskTableRow {
     static let table = "flagged_orders"
     static let columns = """
-        order_id, user_id, platform, product_id, amount, currency, created_at, severity, rules, receipt, first_run,
-        first_flagged_at, last_run, last_flagged_at, decided
+        order_id, user_id, platform, product_id, amount, currency, created_at, severity, rules, first_run,
+        first_flagged_at, last_run, last_flagged_at, decided, block
         """
     static let key = "order_id"
     static var counted: WritableKeyPath<LedgerCounts, Int> { \.flaggedOrders }
@@ -66,48 +67,68 @@ extension FlaggedOrderRow: DeskTableRow {
 
     init?(_ r: DeskRow) {
         guard let id = r.text(0), let severity = r.int(7).flatMap({ Int(exactly: $0) }), let rules = r.text(8),
-            let firstRun = r.int(10), let first = r.text(11), let lastRun = r.int(12), let last = r.text(13),
-            let decided = r.int(14)
+            let firstRun = r.int(9), let first = r.text(10), let lastRun = r.int(11), let last = r.text(12),
+            let decided = r.int(13), let block = r.int(14)
         else { return nil }
         self.init(
             orderID: id, userID: r.text(1), platform: r.text(2), productID: r.text(3), amount: r.text(4),
-            currency: r.text(5), createdAt: r.text(6), severity: severity, rules: rules, receipt: r.text(9),
-            firstRun: firstRun, firstFlaggedAt: first, lastRun: lastRun, lastFlaggedAt: last, decided: decided)
+            currency: r.text(5), createdAt: r.text(6), severity: severity, rules: rules, firstRun: firstRun,
+            firstFlaggedAt: first, lastRun: lastRun, lastFlaggedAt: last, decided: decided, block: block)
     }
 
     var values: [DeskValue] {
         [
             .text(orderID), .text(userID), .text(platform), .text(productID), .text(amount), .text(currency),
-            .text(createdAt), .int(Int64(severity)), .text(rules), .text(receipt), .int(firstRun),
-            .text(firstFlaggedAt), .int(lastRun), .text(lastFlaggedAt), .int(decided),
+            .text(createdAt), .int(Int64(severity)), .text(rules), .int(firstRun), .text(firstFlaggedAt),
+            .int(lastRun), .text(lastFlaggedAt), .int(decided), .int(block),
         ]
     }
 }
 
-/// A counting finding of a flagged order under the run that flagged it: its findings.jsonl line.
-public struct FlaggedFindingRow: Sendable, Equatable {
+/// A run before the latest that flagged an order (the latest is the order's own row): the
+/// rules it found and the block of that run's that holds the order's lines.
+public struct FlaggedHistoryRow: Sendable, Equatable {
     public var orderID: String
     public var run: Int64
-    /// Its place among the order's findings of that run.
-    public var n: Int64
-    public var rule: String
-    public var line: String
+    public var block: Int64
+    /// `FlaggedOrderRecord.rulesColumn`.
+    public var rules: String
 }
 
-extension FlaggedFindingRow: DeskTableRow {
-    static let table = "flagged_findings"
-    static let columns = "order_id, run, n, rule, line"
-    static let key = "order_id, run, n"
-    static var counted: WritableKeyPath<LedgerCounts, Int> { \.flaggedFindings }
-    static func batch(_ rows: [FlaggedFindingRow]) -> LedgerRows { .flaggedFindings(rows) }
+extension FlaggedHistoryRow: DeskTableRow {
+    static let table = "flagged_history"
+    static let columns = "order_id, run, block, rules"
+    static let key = "order_id, run"
+    static var counted: WritableKeyPath<LedgerCounts, Int> { \.flaggedHistory }
+    static func batch(_ rows: [FlaggedHistoryRow]) -> LedgerRows { .flaggedHistory(rows) }
 
     init?(_ r: DeskRow) {
-        guard let id = r.text(0), let run = r.int(1), let n = r.int(2), let rule = r.text(3), let line = r.text(4)
-        else { return nil }
-        self.init(orderID: id, run: run, n: n, rule: rule, line: line)
+        guard let id = r.text(0), let run = r.int(1), let block = r.int(2), let rules = r.text(3) else { return nil }
+        self.init(orderID: id, run: run, block: block, rules: rules)
     }
 
-    var values: [DeskValue] { [.text(orderID), .int(run), .int(n), .text(rule), .text(line)] }
+    var values: [DeskValue] { [.text(orderID), .int(run), .int(block), .text(rules)] }
+}
+
+/// A block of a run's flagged orders' receipts and lines (`FlaggedBlock`), under its run.
+public struct FlaggedBlockRow: Sendable, Equatable {
+    public var run: Int64
+    public var block: FlaggedBlock
+}
+
+extension FlaggedBlockRow: DeskTableRow {
+    static let table = "flagged_blocks"
+    static let columns = "run, n, data"
+    static let key = "run, n"
+    static var counted: WritableKeyPath<LedgerCounts, Int> { \.flaggedBlocks }
+    static func batch(_ rows: [FlaggedBlockRow]) -> LedgerRows { .flaggedBlocks(rows) }
+
+    init?(_ r: DeskRow) {
+        guard let run = r.int(0), let n = r.int(1), let data = r.text(2) else { return nil }
+        self.init(run: run, block: FlaggedBlock(n: n, data: data))
+    }
+
+    var values: [DeskValue] { [.int(run), .int(block.n), .text(block.data)] }
 }
 
 /// A store transaction (claim key) a flagged order's receipt named.

@@ -30,23 +30,20 @@ extension LedgerDeskStore {
         try database.reading { () throws(LedgerError) -> OrderDossier? in
             guard
                 let head = try database.rows(
-                    "SELECT \(QueueQuery.columns), f.last_run, f.receipt, d.version, d.verdict_at, d.verdict_note "
+                    "SELECT \(QueueQuery.columns), f.last_run, f.block, d.version, d.verdict_at, d.verdict_note "
                         + "FROM flagged_orders f LEFT JOIN desk_orders d ON d.order_id = f.order_id WHERE f.order_id = ?1",
                     [.text(orderID)],
                     { r in
                         LedgerDeskStore.queueOrder(r, now: now).map {
                             (
-                                order: $0, lastRun: r.int(15) ?? 0, receipt: r.text(16), version: r.int(17) ?? 0,
+                                order: $0, lastRun: r.int(15) ?? 0, block: r.int(16) ?? 0, version: r.int(17) ?? 0,
                                 at: r.text(18), note: r.text(19)
                             )
                         }
                     }
                 ).first
             else { return nil }
-            let findings = try database.rows(
-                "SELECT line FROM flagged_findings WHERE order_id = ?1 AND run = ?2 ORDER BY n",
-                [.text(orderID), .int(head.lastRun)]
-            ) { $0.text(0) }
+            let entry = try entry(of: orderID, run: head.lastRun, block: head.block)
             let user = try userFacts(head.order.flagged.userID)
             let notes = try database.rows(
                 #"SELECT "by", at, text FROM desk_notes WHERE order_id = ?1 ORDER BY id"#, [.text(orderID)]
@@ -59,27 +56,35 @@ extension LedgerDeskStore {
             }
             let (transactions, events) = try transactions(of: orderID)
             return OrderDossier(
-                order: head.order, findings: findings, receipt: head.receipt, history: try history(of: orderID),
+                order: head.order, findings: entry?.lines ?? [], receipt: entry?.receipt,
+                history: try history(of: orderID),
                 transactions: transactions, storeEvents: events, user: user, verdict: verdict, notes: notes,
                 version: head.version)
         }
     }
 
+    /// The order's entry in a block of a run's; nil when the block is not there or does not
+    /// hold it. A block that cannot be read is an error that names it.
+    private func entry(of orderID: String, run: Int64, block: Int64) throws(LedgerError) -> FlaggedEntry? {
+        let data = try database.rows(
+            "SELECT data FROM flagged_blocks WHERE run = ?1 AND n = ?2", [.int(run), .int(block)]
+        ) { $0.text(0) }.first
+        guard let data else { return nil }
+        return try FlaggedBlock(n: block, data: data).entry(of: orderID)
+    }
+
     /// Each run that flagged the order, oldest first, with the rules it found.
     private func history(of orderID: String) throws(LedgerError) -> [(run: Int64, at: String, rules: [String])] {
-        var history: [(run: Int64, at: String, rules: [String])] = []
-        for (run, at, rule) in try database.rows(
-            "SELECT ff.run, coalesce(r.finished_at, ''), ff.rule FROM flagged_findings ff LEFT JOIN runs r "
-                + "ON r.id = ff.run WHERE ff.order_id = ?1 ORDER BY ff.run, ff.rule",
-            [.text(orderID)], { r in r.int(0).flatMap { run in r.text(2).map { (run, r.text(1) ?? "", $0) } } })
-        {
-            if let last = history.last, last.run == run {
-                if last.rules.last != rule { history[history.count - 1].rules.append(rule) }
-            } else {
-                history.append((run, at, [rule]))
+        try database.rows(
+            "SELECT h.run, coalesce(r.finished_at, ''), h.rules FROM (SELECT run, rules FROM flagged_history "
+                + "WHERE order_id = ?1 UNION ALL SELECT last_run, rules FROM flagged_orders WHERE order_id = ?1) h "
+                + "LEFT JOIN runs r ON r.id = h.run ORDER BY h.run",
+            [.text(orderID)]
+        ) { r in
+            r.int(0).flatMap { run in
+                r.text(2).map { (run, r.text(1) ?? "", FlaggedOrderRecord.rules(fromColumn: $0)) }
             }
         }
-        return history
     }
 
     /// The store transactions the order's receipt named, who took each first and who else named

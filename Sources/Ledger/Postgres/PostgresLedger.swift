@@ -22,6 +22,8 @@ public final class PostgresLedger: LedgerStore {
     let lookupConsents: (byUser: PostgresBulkLookup, byFolded: PostgresBulkLookup)?
     /// Whether it has the desk's tables (not a ledger before schema 4 opened read-only).
     let hasDesk: Bool
+    /// A schema 4 database opened read-only: its desk is in a shape this build neither reads nor copies.
+    let unmigratedDesk: Bool
 
     /// The schema this build writes, and the newest it reads.
     public static let schemaVersion = PostgresSchema.current
@@ -50,6 +52,7 @@ public final class PostgresLedger: LedgerStore {
         self.target = target
         self.readOnly = readOnly
         hasDesk = !readOnly || state == .current
+        unmigratedDesk = readOnly && state == .version4
         lookupConsents =
             readOnly && state == .version2
             ? nil

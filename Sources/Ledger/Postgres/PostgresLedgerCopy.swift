@@ -79,6 +79,7 @@ extension PostgresLedger {
                     size, body, LedgerRows.consents
                 ) { r, i throws(PostgresError) in try PostgresLedger.consent(r, i, from: 0) }
             }
+            if unmigratedDesk { throw LedgerError.unmigratedDesk(target) }
             guard hasDesk else { return }
             for table in copiedDeskTables { try export(table, size, body) }
         }
@@ -202,7 +203,8 @@ extension PostgresLedger {
                 rows.add(consents[i])
                 rows.endRow()
             }
-        case .flaggedOrders, .flaggedFindings, .flaggedKeys, .deskUsers, .deskOrders, .deskNotes, .deskVerdicts,
+        case .flaggedOrders, .flaggedHistory, .flaggedBlocks, .flaggedKeys, .deskUsers, .deskOrders, .deskNotes,
+            .deskVerdicts,
             .deskAudit:
             guard let desk = batch.deskTable else { return }
             // The audit trail too: its trigger refuses changes, not rows added.

@@ -9,8 +9,10 @@ import PostgresClient
 ///     3  consents, as SQLite's schema 3 (consent a boolean).
 ///     4  the desk's tables, as SQLite's schema 4 (ids from identity columns, `disabled` a
 ///        boolean, `"user"` quoted: PostgreSQL reserves USER).
+///     5  flagged_blocks and flagged_history for flagged_findings, as SQLite's schema 5; the
+///        shards' staging of flagged orders remade in their new shape.
 enum PostgresSchema {
-    static let current = 4
+    static let current = 5
 
     /// Set on every connection to the ledger: the SQL the desk shares with SQLite names the
     /// tables without their schema (`SQLDialect`).
@@ -39,7 +41,7 @@ enum PostgresSchema {
         CREATE TABLE iapscreen.refunds(key text COLLATE "C" PRIMARY KEY, refunded_at bigint NOT NULL, event text NOT NULL,
                                        reason text, source text, identity text NOT NULL, reversed_at bigint);
         INSERT INTO iapscreen.schema_version(id, version) VALUES (1, 2);
-        """ + migration2to3 + migration3to4
+        """ + migration2to3 + migration3to4 + migration4to5
 
     /// 2 -> 3: a new table, nothing rewritten. The index serves the lookup by account token,
     /// the latest said first.
@@ -100,6 +102,51 @@ enum PostgresSchema {
         UPDATE iapscreen.schema_version SET version = 4;
         """
 
+    /// 4 -> 5, as SQLite's (`LedgerSchema.migration4to5`), the history kept by a trigger of
+    /// its own. The shards' staging tables of flagged orders go; the next sharded run makes
+    /// them in their new shape (a run in flight across the upgrade fails at its commit,
+    /// loudly, rather than losing its flagged orders).
+    static let migration4to5 = """
+        CREATE TABLE iapscreen.flagged_blocks(run bigint NOT NULL, n bigint NOT NULL, data text NOT NULL,
+                                              PRIMARY KEY(run, n));
+        CREATE TABLE iapscreen.flagged_history(order_id text COLLATE "C" NOT NULL, run bigint NOT NULL,
+                                               block bigint NOT NULL, rules text COLLATE "C" NOT NULL,
+                                               PRIMARY KEY(order_id, run));
+        CREATE TEMP TABLE migrated_runs ON COMMIT DROP AS
+            SELECT order_id, run, row_number() OVER (PARTITION BY run ORDER BY order_id) - 1 AS block,
+                   ' ' || string_agg(rule, ' ' ORDER BY rule) || ' ' AS rules
+            FROM (SELECT DISTINCT order_id, run, rule FROM iapscreen.flagged_findings) d
+            GROUP BY order_id, run;
+        INSERT INTO iapscreen.flagged_blocks(run, n, data)
+            SELECT r.run, r.block, chr(30) || to_json(r.order_id)::text || chr(10)
+                || coalesce((SELECT o.receipt FROM iapscreen.flagged_orders o
+                             WHERE o.order_id = r.order_id AND o.last_run = r.run), 'null')
+                || coalesce((SELECT string_agg(chr(10) || f.line, '' ORDER BY f.n) FROM iapscreen.flagged_findings f
+                             WHERE f.order_id = r.order_id AND f.run = r.run), '')
+            FROM pg_temp.migrated_runs r;
+        INSERT INTO iapscreen.flagged_history(order_id, run, block, rules)
+            SELECT r.order_id, r.run, r.block, r.rules FROM pg_temp.migrated_runs r JOIN iapscreen.flagged_orders o
+                ON o.order_id = r.order_id AND r.run < o.last_run;
+        ALTER TABLE iapscreen.flagged_orders ADD COLUMN block bigint NOT NULL DEFAULT 0;
+        UPDATE iapscreen.flagged_orders o SET block = r.block FROM pg_temp.migrated_runs r
+            WHERE r.order_id = o.order_id AND r.run = o.last_run;
+        ALTER TABLE iapscreen.flagged_orders DROP COLUMN receipt;
+        DROP TABLE iapscreen.flagged_findings;
+        DROP TABLE IF EXISTS iapscreen.shard_flagged, iapscreen.shard_flagged_findings, iapscreen.shard_flagged_keys;
+        CREATE FUNCTION iapscreen.flagged_orders_history() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF OLD.last_run <> NEW.last_run THEN
+                INSERT INTO iapscreen.flagged_history(order_id, run, block, rules)
+                VALUES (OLD.order_id, OLD.last_run, OLD.block, OLD.rules)
+                ON CONFLICT (order_id, run) DO UPDATE SET block = excluded.block, rules = excluded.rules;
+            END IF;
+            RETURN NEW;
+        END $$;
+        CREATE TRIGGER flagged_orders_history BEFORE UPDATE OF last_run ON iapscreen.flagged_orders
+            FOR EACH ROW EXECUTE FUNCTION iapscreen.flagged_orders_history();
+        UPDATE iapscreen.schema_version SET version = 5;
+        """
+
     enum State: Equatable {
         case current
         /// No schema `iapscreen`, or one without tables.
@@ -108,6 +155,8 @@ enum PostgresSchema {
         case version2
         /// Consents; nothing of the desk.
         case version3
+        /// The desk, its findings one row a line.
+        case version4
 
         /// The schema number a state stands for (what a migration starts from).
         var number: Int {
@@ -116,6 +165,7 @@ enum PostgresSchema {
             case .empty: 0
             case .version2: 2
             case .version3: 3
+            case .version4: 4
             }
         }
     }
@@ -151,14 +201,15 @@ enum PostgresSchema {
         if version == Int64(current) { return .current }
         if version == 2 { return .version2 }
         if version == 3 { return .version3 }
+        if version == 4 { return .version4 }
         if version > Int64(current) {
             throw LedgerError(
                 "ledger \(target) was written by a newer iapscreen: schema \(version), this one reads up to "
                     + "\(current); use that iapscreen (nothing read or written)", code: .newerSchema)
         }
         throw LedgerError(
-            "ledger \(target) says schema \(version), which no iapscreen writes on PostgreSQL (this one reads 2, 3 "
-                + "and \(current)); not opened", code: .unknownSchema)
+            "ledger \(target) says schema \(version), which no iapscreen writes on PostgreSQL (this one reads 2, 3, "
+                + "4 and \(current)); not opened", code: .unknownSchema)
     }
 
     /// Creates or migrates the schema in one transaction, under `migrationLock`: a run killed
@@ -174,8 +225,9 @@ enum PostgresSchema {
                 switch state {
                 case .current: return
                 case .empty: try db.execute(create)
-                case .version2: try db.execute(migration2to3 + migration3to4)
-                case .version3: try db.execute(migration3to4)
+                case .version2: try db.execute(migration2to3 + migration3to4 + migration4to5)
+                case .version3: try db.execute(migration3to4 + migration4to5)
+                case .version4: try db.execute(migration4to5)
                 }
             } catch {
                 throw LedgerError(

@@ -710,15 +710,25 @@ public final class PostgresShardRun {
             """, [id])
         try db.execute(mergeConsents)
         // The run's flagged orders reach the desk now, under the committed run, flagged when its
-        // last shard finished. Each order is one shard's: `n` and `m` order within it.
-        for (table, columns) in [
-            ("flagged", PostgresFlaggedOrders.orderColumns), ("flagged_findings", PostgresFlaggedOrders.findingColumns),
-            ("flagged_keys", PostgresFlaggedOrders.keyColumns),
-        ] {
-            try db.query(
-                "INSERT INTO pg_temp.night_\(table)(\(columns)) SELECT \(columns) FROM iapscreen.shard_\(table) WHERE run_id = $1",
-                [id])
-        }
+        // last shard finished. Each order is one shard's: `n` orders within it. Each worker
+        // numbered its blocks from 0: the shard's number above them keeps them apart.
+        try db.query(
+            """
+            INSERT INTO pg_temp.night_flagged(\(PostgresFlaggedOrders.orderColumns))
+            SELECT n, order_id, user_id, platform, product_id, amount, currency, created_at, severity, rules,
+                (shard::bigint << 32) | block
+            FROM iapscreen.shard_flagged WHERE run_id = $1
+            """, [id])
+        try db.query(
+            """
+            INSERT INTO pg_temp.night_flagged_blocks(\(PostgresFlaggedOrders.blockColumns))
+            SELECT (shard::bigint << 32) | n, data FROM iapscreen.shard_flagged_blocks WHERE run_id = $1
+            """, [id])
+        try db.query(
+            """
+            INSERT INTO pg_temp.night_flagged_keys(\(PostgresFlaggedOrders.keyColumns))
+            SELECT \(PostgresFlaggedOrders.keyColumns) FROM iapscreen.shard_flagged_keys WHERE run_id = $1
+            """, [id])
         try PostgresFlaggedOrders.merge(db, run: run, at: finishedAt)
         try db.query("DELETE FROM iapscreen.shard_states WHERE run_id = $1", [id])
         try db.query(

@@ -58,12 +58,11 @@ enum PostgresShardTables {
         CREATE UNLOGGED TABLE IF NOT EXISTS iapscreen.shard_flagged(
             run_id text COLLATE "C" NOT NULL, shard integer NOT NULL, n bigint NOT NULL, order_id text NOT NULL,
             user_id text, platform text, product_id text, amount text, currency text, created_at text,
-            severity integer NOT NULL, rules text NOT NULL, receipt text);
+            severity integer NOT NULL, rules text NOT NULL, block bigint NOT NULL);
         CREATE INDEX IF NOT EXISTS shard_flagged_by_run ON iapscreen.shard_flagged(run_id, shard);
-        CREATE UNLOGGED TABLE IF NOT EXISTS iapscreen.shard_flagged_findings(
-            run_id text COLLATE "C" NOT NULL, shard integer NOT NULL, m bigint NOT NULL, order_id text NOT NULL,
-            n integer NOT NULL, rule text NOT NULL, line text NOT NULL);
-        CREATE INDEX IF NOT EXISTS shard_flagged_findings_by_run ON iapscreen.shard_flagged_findings(run_id, shard);
+        CREATE UNLOGGED TABLE IF NOT EXISTS iapscreen.shard_flagged_blocks(
+            run_id text COLLATE "C" NOT NULL, shard integer NOT NULL, n bigint NOT NULL, data text NOT NULL);
+        CREATE INDEX IF NOT EXISTS shard_flagged_blocks_by_run ON iapscreen.shard_flagged_blocks(run_id, shard);
         CREATE UNLOGGED TABLE IF NOT EXISTS iapscreen.shard_flagged_keys(
             run_id text COLLATE "C" NOT NULL, shard integer NOT NULL, order_id text NOT NULL, key text NOT NULL);
         CREATE INDEX IF NOT EXISTS shard_flagged_keys_by_run ON iapscreen.shard_flagged_keys(run_id, shard);
@@ -89,7 +88,7 @@ enum PostgresShardTables {
     /// Every table that holds a run's rows, for clearing a shard's part or the whole run.
     static let partTables = [
         "shard_orders", "shard_claims", "shard_reported", "shard_events", "shard_refunds",
-        "shard_reversals", "shard_consents", "shard_flagged", "shard_flagged_findings", "shard_flagged_keys",
+        "shard_reversals", "shard_consents", "shard_flagged", "shard_flagged_blocks", "shard_flagged_keys",
     ]
 
     /// The tables of what a shard's part leaves in the ledger (all but its orders).
