@@ -136,7 +136,8 @@ let package = Package(
             name: "StoreEventsTests",
             dependencies: ["StoreEvents", "ReceiptBuilder", "ReceiptFormats", "IAPBasics", "JSONText", "Decompression"]),
         .testTarget(name: "ReconciliationTests", dependencies: ["Reconciliation", "StoreReports", "IAPBasics"]),
-        // A keep-alive HTTP/1.1 client on loopback: the desk's tests and its benchmark.
+        // A keep-alive HTTP/1.1 client on loopback, and the values the desk's tests and its benchmark
+        // read out of its answers (a hidden field, a JSON string or number).
         .target(name: "LoopbackHTTP", path: "Tests/LoopbackHTTP"),
         // The test PostgreSQL server and a database of its own per test, for the tests that need one.
         .target(name: "PostgresTestSupport", dependencies: ["PostgresClient"], path: "Tests/PostgresTestSupport"),
@@ -157,7 +158,7 @@ let package = Package(
             name: "DeskTests",
             dependencies: [
                 "Desk", "DeskPages", "DeskSecurity", "Ledger", "HTTPMessages", "IAPBasics", "JSONText", "SQLiteClient",
-                "PostgresTestSupport", "PostgresClient",
+                "PostgresTestSupport", "PostgresClient", "LoopbackHTTP",
             ]),
         .testTarget(name: "DeskSecurityTests", dependencies: ["DeskSecurity", "CSodium"]),
         .testTarget(

@@ -3,7 +3,7 @@
 # each one, one at a time, for SECONDS seconds (default 60).
 #
 #   Fuzz/run.sh [seconds] [target ...]      targets: json base64 receipt plist csv jsonl xml gzip rules storereport events
-#                                                    shards explainindex http
+#                                                    shards explainindex http cursor
 #
 # Findings (crash-*, leak-*, timeout-*, oom-*) land in Fuzz/out/findings/<target>/; the
 # working corpora in Fuzz/out/corpus/<target>/ (seeded from samples/ and the committed
@@ -19,7 +19,7 @@ shift || true
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 OUT="$ROOT/Fuzz/out"
 BUILD="$OUT/build"
-ALL_TARGETS=(json base64 receipt plist csv jsonl xml gzip rules storereport events shards explainindex http)
+ALL_TARGETS=(json base64 receipt plist csv jsonl xml gzip rules storereport events shards explainindex http cursor)
 TARGETS=("${@:-${ALL_TARGETS[@]}}")
 [ "$#" -eq 0 ] && TARGETS=("${ALL_TARGETS[@]}")
 
@@ -54,6 +54,8 @@ max_len() {
         csv|jsonl|xml|gzip|storereport|rules|events|shards) echo 16384 ;;
         # Room for the seed, a small night's whole index (Fuzz/seeds/explainindex/).
         explainindex) echo 65536 ;;
+        # The cursor is refused past 4,096 characters (3,072 bytes decoded): room for both, and no more.
+        cursor) echo 8192 ;;
         *) echo 65536 ;;
     esac
 }
@@ -158,6 +160,10 @@ seed() {
         http)
             # Requests, good and hostile, as the desk's server reads them (Fuzz/FuzzHttp.swift).
             cp "$ROOT"/Fuzz/seeds/http/* "$dir/"
+            ;;
+        cursor)
+            # Queue cursors the encoder wrote, and broken ones (LedgerTests/QueueCursorTests.swift).
+            cp "$ROOT"/Fuzz/seeds/cursor/* "$dir/"
             ;;
         rules)
             # One "file" holds several files: each starts with a line `@@ name`.

@@ -1,7 +1,10 @@
+import IAPBasics
+
 /// The one place the desk's HTML is written. Tag and attribute names are `StaticString`s
-/// (only the code names them); every text and attribute value goes through `escape`, and a
-/// URL attribute takes only a `DeskURL`, whose parts are percent-encoded. A page cannot
-/// forget to escape: it has no way to write a data string unescaped.
+/// (only the code names them); every text and attribute value goes through
+/// `HTMLEscaping.escape`, and a URL attribute takes only a `DeskURL`, whose parts are
+/// percent-encoded. A page cannot forget to escape: it has no way to write a data string
+/// unescaped.
 struct HTMLWriter {
     private(set) var html = ""
 
@@ -15,7 +18,7 @@ struct HTMLWriter {
     }
 
     mutating func text(_ s: String) {
-        html += HTMLWriter.escape(s)
+        html += HTMLEscaping.escape(s)
     }
 
     /// `<tag attributes>…</tag>` with what `body` writes inside.
@@ -43,33 +46,9 @@ struct HTMLWriter {
         html += "<\(tag)"
         for a in attributes {
             html += " \(a.name)"
-            if let value = a.value { html += "=\"\(HTMLWriter.escape(value))\"" }
+            if let value = a.value { html += "=\"\(HTMLEscaping.escape(value))\"" }
         }
         html += ">"
-    }
-
-    /// Text made safe for element content and quoted attribute values. The same five as
-    /// Reporting's `HTMLText`, which this pure module may not import.
-    static func escape(_ s: String) -> String {
-        // Most values (ids, times) have nothing to escape: one pass over the bytes says so.
-        var text = s
-        let plain = text.withUTF8 { bytes in
-            !bytes.contains { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 }
-        }
-        guard !plain else { return text }
-        var out = ""
-        out.reserveCapacity(s.utf8.count + 16)
-        for c in s.unicodeScalars {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out
     }
 }
 

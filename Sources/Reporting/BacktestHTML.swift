@@ -31,7 +31,7 @@ public enum BacktestHTML {
     }
 
     static func header(baseline: String, candidate: String) -> String {
-        let e = HTMLText.escape
+        let e = HTMLEscaping.escape
         return """
             <header id="run"><h1>iapscreen backtest</h1>
             <p>The same orders screened under two Rules directories, and the orders whose findings change.</p>
@@ -48,7 +48,7 @@ public enum BacktestHTML {
             ReportHTML.card(id: id, n, label, alert: alert)
         }
         return
-            "<section id=\"totals\"><h2>Totals</h2><p id=\"summary\">\(HTMLText.escape(t.summaryLine))</p><div class=\"cards\">"
+            "<section id=\"totals\"><h2>Totals</h2><p id=\"summary\">\(HTMLEscaping.escape(t.summaryLine))</p><div class=\"cards\">"
             + card("total-orders", t.orders, "orders screened")
             + card("total-flagged-baseline", t.flaggedBaseline, "flagged under the baseline")
             + card("total-flagged-candidate", t.flaggedCandidate, "flagged under the candidate")
@@ -69,7 +69,7 @@ public enum BacktestHTML {
 
     /// Per currency, the amounts of the orders newly flagged and of those no longer flagged.
     static func atRisk(_ t: BacktestTotals) -> String {
-        let e = HTMLText.escape
+        let e = HTMLEscaping.escape
         let currencies = Set(t.newlyFlagged.atRisk.keys).union(t.noLongerFlagged.atRisk.keys).sorted()
         guard !currencies.isEmpty else {
             return "<p id=\"at-risk\" class=\"note\">None: no order newly or no longer flagged carries an amount.</p>"
@@ -99,7 +99,7 @@ public enum BacktestHTML {
             + "<th class=\"n\">added</th><th class=\"n\">removed</th></tr></thead><tbody>"
         for (rule, c) in t.byRule.sorted(by: { $0.key < $1.key }) {
             out +=
-                "<tr><td class=\"mono\">\(HTMLText.escape(rule))</td>"
+                "<tr><td class=\"mono\">\(HTMLEscaping.escape(rule))</td>"
                 + [c.baseline, c.candidate, c.added, c.removed].map { "<td class=\"n\">\(ReportHTML.grouped($0))</td>" }
                 .joined()
                 + "</tr>"
@@ -114,7 +114,7 @@ public enum BacktestHTML {
             "<h3>Severity changed</h3><table id=\"t-severity\"><thead><tr><th>rule</th><th>baseline</th>"
             + "<th>candidate</th><th class=\"n\">findings</th><th class=\"n\">orders</th></tr></thead><tbody>"
         for c in SeverityChange.sorted(t.severityChanged) {
-            let e = HTMLText.escape
+            let e = HTMLEscaping.escape
             out +=
                 "<tr><td class=\"mono\">\(e(c.rule))</td><td>\(e(c.baseline))</td><td>\(e(c.candidate))</td>"
                 + "<td class=\"n\">\(ReportHTML.grouped(c.findings))</td><td class=\"n\">\(ReportHTML.grouped(c.orders))</td></tr>"

@@ -63,20 +63,20 @@ public struct ReportCharts: Sendable {
     /// An `<svg>` element `height` high with a title for screen readers.
     static func svgOpen(height: Int, title: String) -> String {
         "<svg class=\"chart\" role=\"img\" viewBox=\"0 0 \(width) \(height)\" width=\"\(width)\" height=\"\(height)\">"
-            + "<title>\(HTMLText.escape(title))</title>"
+            + "<title>\(HTMLEscaping.escape(title))</title>"
     }
 
     /// SVG text at (x, y); `anchor` start, middle or end.
     static func svgText(_ x: Double, _ y: Double, _ text: String, anchor: String = "start", cls: String = "value")
         -> String
     {
-        "<text x=\"\(fmt(x))\" y=\"\(fmt(y))\" text-anchor=\"\(anchor)\" class=\"\(cls)\">\(HTMLText.escape(text))</text>"
+        "<text x=\"\(fmt(x))\" y=\"\(fmt(y))\" text-anchor=\"\(anchor)\" class=\"\(cls)\">\(HTMLEscaping.escape(text))</text>"
     }
 
     /// A filled rectangle with a tooltip.
     static func svgRect(_ x: Double, _ y: Double, _ w: Double, _ h: Double, fill: String, title: String) -> String {
         "<rect x=\"\(fmt(x))\" y=\"\(fmt(y))\" width=\"\(fmt(w))\" height=\"\(fmt(h))\" fill=\"\(fill)\">"
-            + "<title>\(HTMLText.escape(title))</title></rect>"
+            + "<title>\(HTMLEscaping.escape(title))</title></rect>"
     }
 
     /// Horizontal bars, one per line; `scale` is the value of a full-width bar.
@@ -101,7 +101,7 @@ public struct ReportCharts: Sendable {
 
     /// Findings per rule, stacked by severity; then the same as a table, with what each rule flags.
     func rulesChart(_ legend: RuleLegend) -> String {
-        let e = HTMLText.escape
+        let e = HTMLEscaping.escape
         var out =
             "<figure class=\"chart-box\" id=\"chart-rules\"><figcaption>Findings per rule and severity (not exempted)</figcaption>"
         var rules: [(rule: String, counts: [Severity: Int], total: Int)] = []
@@ -152,9 +152,9 @@ public struct ReportCharts: Sendable {
         _ perDay: [Int64: Int], id: String, caption: String, title: String, what: String,
         counted: String, empty: String, days: Int64 = 62
     ) -> String {
-        var out = "<figure class=\"chart-box\" id=\"\(id)\"><figcaption>\(HTMLText.escape(caption))</figcaption>"
+        var out = "<figure class=\"chart-box\" id=\"\(id)\"><figcaption>\(HTMLEscaping.escape(caption))</figcaption>"
         guard let last = perDay.keys.max() else {
-            return out + "<p class=\"empty\">\(HTMLText.escape(empty))</p></figure>"
+            return out + "<p class=\"empty\">\(HTMLEscaping.escape(empty))</p></figure>"
         }
         let first = max(perDay.keys.min() ?? last, last - days + 1)
         let shown = Array(first...last)
@@ -203,7 +203,7 @@ public struct ReportCharts: Sendable {
     /// Money at risk per product, one scale per currency (amounts in different currencies
     /// are never compared); the largest products drawn, every product listed.
     func productsChart(drawn: Int = 12, listed: Int = 200) -> String {
-        let e = HTMLText.escape
+        let e = HTMLEscaping.escape
         var out =
             "<figure class=\"chart-box\" id=\"chart-products\"><figcaption>Money at risk per product (flagged orders)</figcaption>"
         let byCurrency = Dictionary(grouping: atRiskPerProduct, by: \.key.currency).sorted { $0.key < $1.key }

@@ -1,3 +1,5 @@
+import IAPBasics
+
 /// report.html's refund requests (docs/consumption.md): how many were read and answered, and
 /// each one still open with its deadline and the answer consumption.jsonl gives.
 extension ReportHTML {
@@ -5,7 +7,7 @@ extension ReportHTML {
     static let openRequestRows = 2_000
 
     static func refundRequests(_ r: RequestFigures) -> String {
-        let e = HTMLText.escape
+        let e = HTMLEscaping.escape
         func n(_ state: String) -> String { grouped(r.count(state)) }
         var out =
             "<section id=\"refund-requests\"><h2>Refund requests</h2><p>\(n("read")) refund request\(r.count("read") == 1 ? "" : "s") "
@@ -55,11 +57,11 @@ extension ReportHTML {
         for c in s ?? "" {
             word.append(c)
             if c == "_" || c == "." {
-                out += HTMLText.escape(word) + "<wbr>"
+                out += HTMLEscaping.escape(word) + "<wbr>"
                 word = ""
             }
         }
-        return out + HTMLText.escape(word)
+        return out + HTMLEscaping.escape(word)
     }
 
     /// Milliunits as a percentage: 45500 as 45.5 %.

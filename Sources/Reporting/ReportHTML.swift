@@ -132,13 +132,13 @@ public enum ReportHTML {
             .text(
                 "]</script>\n</section>\n<script type=\"application/json\" id=\"data-strings\">"
                     + String(decoding: strings.json, as: UTF8.self)
-                    + "</script>\n<footer class=\"note\">Written by iapscreen \(HTMLText.escape(s.version)). "
+                    + "</script>\n<footer class=\"note\">Written by iapscreen \(HTMLEscaping.escape(s.version)). "
                     + "The same findings are in findings.jsonl, flagged.csv and summary.json beside this page.</footer>\n"
                     + "<script>\(ReportAssets.script)</script>\n</body></html>\n"))
     }
 
     static func head(_ s: RunSummary, _ hashes: Hashes) -> String {
-        let e = HTMLText.escape
+        let e = HTMLEscaping.escape
         let seconds = max(0, (s.finishedAt.millis - s.startedAt.millis) / 1000)
         let status: String
         switch s.exitStatus {
@@ -168,7 +168,7 @@ public enum ReportHTML {
 
     /// Everything up to `<body>`: the CSP, the title (escaped here) and the page's one style sheet.
     static func documentStart(title: String, style: String, hashes: Hashes) -> String {
-        let e = HTMLText.escape
+        let e = HTMLEscaping.escape
         return """
             <!DOCTYPE html>
             <html lang="en"><head><meta charset="utf-8">
@@ -188,7 +188,7 @@ public enum ReportHTML {
     }
 
     static func totals(_ s: RunSummary) -> String {
-        let e = HTMLText.escape
+        let e = HTMLEscaping.escape
         func card(_ id: String, _ n: Int, _ label: String, alert: Bool = false) -> String {
             Self.card(id: "total-" + id, n, label, alert: alert)
         }
@@ -221,7 +221,7 @@ public enum ReportHTML {
 
     /// What `--store-events` read: the events by type, what came of them, refunds per day.
     static func storeEvents(_ f: StoreEventFigures) -> String {
-        let e = HTMLText.escape
+        let e = HTMLEscaping.escape
         var out =
             "<section id=\"store-events\"><h2>Store events</h2><p>\(grouped(f.read)) read, \(grouped(f.distinct)) distinct; "
             + "\(grouped(f.refunds)) refund\(f.refunds == 1 ? "" : "s") and \(grouped(f.reversals)) reversal\(f.reversals == 1 ? "" : "s"), \(grouped(f.matched)) of them matched to an order "

@@ -54,7 +54,7 @@ enum SampleRows {
                 return
             }
             out += "\">"
-            out += HTMLText.escape(value)
+            out += HTMLEscaping.escape(value)
             out += "</field>\n"
         }
         // mysqldump writes created_at as DATETIME without a zone.

@@ -230,7 +230,7 @@ enum DeskBenchLoad {
             }
             // Log in as a browser does: the form, then its POST.
             guard let form = timed("login form", [200], { try client.request("GET", "/login") }),
-                let csrf = hidden("csrf", in: form.text),
+                let csrf = ResponseFields.hidden("csrf", in: form.text),
                 timed(
                     "login", [303],
                     {
@@ -242,7 +242,7 @@ enum DeskBenchLoad {
                             contentType: "application/x-www-form-urlencoded")
                     }) != nil,
                 let me = timed("api me", [200], { try client.request("GET", "/api/v1/me") }),
-                let token = jsonString("csrf", in: me.text)
+                let token = ResponseFields.jsonString("csrf", in: me.text)
             else { return }
             let reviewer = n % 10 != 9
             var random = SeededRandom(seed: UInt64(n + 1))
@@ -263,9 +263,9 @@ enum DeskBenchLoad {
                 guard
                     let next = timed(
                         "api next", [200, 404], { try client.request("POST", "/api/v1/next", headers: header) }),
-                    next.status == 200, let claimed = jsonString("order_id", in: next.text),
+                    next.status == 200, let claimed = ResponseFields.jsonString("order_id", in: next.text),
                     let order = timed("api order", [200], { try client.request("GET", "/api/v1/orders/\(claimed)") }),
-                    let version = jsonNumber("version", in: order.text)
+                    let version = ResponseFields.jsonNumber("version", in: order.text)
                 else { continue }
                 let body = Array(#"{"verdict":"fraud","note":"bench","version":\#(version)}"#.utf8)
                 if let r = timed(
@@ -298,22 +298,5 @@ enum DeskBenchLoad {
             failed.isEmpty
                 ? "  errors: none" : "  errors: " + failed.map { "\($0.key) ×\($0.value)" }.joined(separator: ", "))
         return Outcome(verdicts: verdicts.load(ordering: .relaxed), requests: total)
-    }
-
-    static func hidden(_ name: String, in html: String) -> String? {
-        guard let r = html.range(of: "name=\"\(name)\" value=\"") ?? html.range(of: "name=\(name) value=\"") else {
-            return nil
-        }
-        return String(html[r.upperBound...].prefix { $0 != "\"" })
-    }
-
-    static func jsonString(_ key: String, in text: String) -> String? {
-        guard let r = text.range(of: "\"\(key)\":\"") else { return nil }
-        return String(text[r.upperBound...].prefix { $0 != "\"" })
-    }
-
-    static func jsonNumber(_ key: String, in text: String) -> Int? {
-        guard let r = text.range(of: "\"\(key)\":") else { return nil }
-        return Int(text[r.upperBound...].prefix { $0.isNumber })
     }
 }

@@ -1,3 +1,4 @@
+import IAPBasics
 import Ledger
 import Testing
 
@@ -27,7 +28,7 @@ struct HostileDataTests {
         PageChecks.inert(html)
         PageChecks.escapedShown(html)
         #expect(html.contains(#"href="\#(Self.evilLink)""#))
-        #expect(html.contains(#"data-order-id="\#(HTMLWriter.escape(DeskSamples.evilID))""#))
+        #expect(html.contains(#"data-order-id="\#(HTMLEscaping.escape(DeskSamples.evilID))""#))
     }
 
     @Test("the order page, with hostile findings, evidence, receipt, notes and claims", arguments: DeskRole.allCases)
@@ -39,9 +40,9 @@ struct HostileDataTests {
         PageChecks.escapedShown(html)
         #expect(html.contains(#"href="\#(Self.evilLink)""#))
         // The unreadable finding line is shown as its text.
-        #expect(html.contains(#"<pre class="raw">"# + HTMLWriter.escape(DeskSamples.evil) + "</pre>"))
+        #expect(html.contains(#"<pre class="raw">"# + HTMLEscaping.escape(DeskSamples.evil) + "</pre>"))
         // A note keeps its line break as text, for the style sheet to show.
-        #expect(html.contains(#"<p class="note-text">"# + HTMLWriter.escape(DeskSamples.evil) + "</p>"))
+        #expect(html.contains(#"<p class="note-text">"# + HTMLEscaping.escape(DeskSamples.evil) + "</p>"))
     }
 
     @Test("the audit trail, with hostile users, details and order ids")

@@ -4,6 +4,7 @@ import Foundation
 import HTTPMessages
 import IAPBasics
 import Ledger
+import LoopbackHTTP
 import PostgresClient
 import PostgresTestSupport
 import SQLiteClient
@@ -143,12 +144,12 @@ final class DeskHarness {
     func login(_ name: String, password: String = DeskHarness.password) throws -> DeskClient {
         let client = DeskClient()
         let form = try send("GET", "/login", as: client)
-        let csrf = try #require(DeskClient.hidden("csrf", in: form.text))
+        let csrf = try #require(ResponseFields.hidden("csrf", in: form.text))
         let r = try send(
             "POST", "/login", as: client, form: [("username", name), ("password", password), ("csrf", csrf)])
         guard r.status == 303 else { throw HarnessFailure("login of \(name) answered \(r.status): \(r.text)") }
         let me = try send("GET", "/api/v1/me", as: client)
-        client.csrf = try #require(DeskClient.jsonString("csrf", in: me.text))
+        client.csrf = try #require(ResponseFields.jsonString("csrf", in: me.text))
         return client
     }
 }
@@ -172,18 +173,6 @@ final class DeskClient: @unchecked Sendable {
     }
 
     var api: [(String, String)] { [("X-CSRF-Token", csrf)] }
-
-    static func hidden(_ name: String, in html: String) -> String? {
-        for pattern in ["name=\"\(name)\" value=\"", "name=\(name) value=\""] {
-            if let r = html.range(of: pattern) { return String(html[r.upperBound...].prefix { $0 != "\"" }) }
-        }
-        return nil
-    }
-
-    static func jsonString(_ key: String, in text: String) -> String? {
-        guard let r = text.range(of: "\"\(key)\":\"") else { return nil }
-        return String(text[r.upperBound...].prefix { $0 != "\"" })
-    }
 }
 
 extension HTTPResponse {

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPMessages
+import LoopbackHTTP
 import Testing
 
 @testable import Desk
@@ -126,8 +127,8 @@ struct DeskRulesTests {
         let second = try h.send("POST", "/api/v1/next", as: ben, headers: ben.api)
         #expect(first.status == 200)
         #expect(second.status == 200)
-        #expect(DeskClient.jsonString("order_id", in: first.text) == "ORD-2")
-        #expect(DeskClient.jsonString("order_id", in: second.text) == "ORD-3")
+        #expect(ResponseFields.jsonString("order_id", in: first.text) == "ORD-2")
+        #expect(ResponseFields.jsonString("order_id", in: second.text) == "ORD-3")
         #expect(try h.send("POST", "/api/v1/next", as: ann, headers: ann.api).status == 404)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPMessages
+import LoopbackHTTP
 import Testing
 
 @testable import Desk
@@ -19,7 +20,7 @@ struct DeskSessionTests {
         let form = try h.send("GET", "/login", as: client)
         #expect(form.status == 200)
         #expect(form.text.contains("name=\"username\"") || form.text.contains("name=username"))
-        let csrf = try #require(DeskClient.hidden("csrf", in: form.text))
+        let csrf = try #require(ResponseFields.hidden("csrf", in: form.text))
         let r = try h.send(
             "POST", "/login", as: client,
             form: [("username", "ann"), ("password", DeskHarness.password), ("csrf", csrf)])
@@ -43,7 +44,7 @@ struct DeskSessionTests {
         let h = try DeskHarness(backend)
         func attempt(_ name: String, _ password: String) throws -> HTTPResponse {
             let client = DeskClient()
-            let csrf = try #require(DeskClient.hidden("csrf", in: try h.send("GET", "/login", as: client).text))
+            let csrf = try #require(ResponseFields.hidden("csrf", in: try h.send("GET", "/login", as: client).text))
             return try h.send(
                 "POST", "/login", as: client, form: [("username", name), ("password", password), ("csrf", csrf)])
         }
@@ -74,7 +75,7 @@ struct DeskSessionTests {
         let h = try DeskHarness(backend)
         func attempt(_ password: String) throws -> HTTPResponse {
             let client = DeskClient()
-            let csrf = try #require(DeskClient.hidden("csrf", in: try h.send("GET", "/login", as: client).text))
+            let csrf = try #require(ResponseFields.hidden("csrf", in: try h.send("GET", "/login", as: client).text))
             return try h.send(
                 "POST", "/login", as: client, form: [("username", "ann"), ("password", password), ("csrf", csrf)])
         }

@@ -67,10 +67,9 @@ final class DeskProcess {
         -> String
     {
         let form = try client.request("GET", "/login")
-        guard let r = form.text.range(of: "name=\"csrf\" value=\"") ?? form.text.range(of: "name=csrf value=\"") else {
+        guard let csrf = ResponseFields.hidden("csrf", in: form.text) else {
             throw Failure(description: "no csrf field on /login")
         }
-        let csrf = String(form.text[r.upperBound...].prefix { $0 != "\"" })
         let body = "username=\(name)&password=\(password.replacingOccurrences(of: " ", with: "+"))&csrf=\(csrf)"
         let answer = try client.request(
             "POST", "/login", body: Array(body.utf8), contentType: "application/x-www-form-urlencoded")
@@ -78,8 +77,10 @@ final class DeskProcess {
             throw Failure(description: "login of \(name): \(answer.status) \(answer.text)")
         }
         let me = try client.request("GET", "/api/v1/me")
-        guard let t = me.text.range(of: "\"csrf\":\"") else { throw Failure(description: "no csrf in /api/v1/me") }
-        return String(me.text[t.upperBound...].prefix { $0 != "\"" })
+        guard let token = ResponseFields.jsonString("csrf", in: me.text) else {
+            throw Failure(description: "no csrf in /api/v1/me")
+        }
+        return token
     }
 
     static let password = "correct horse battery staple"

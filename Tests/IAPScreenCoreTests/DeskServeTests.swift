@@ -71,11 +71,9 @@ struct DeskServeTests {
         // Take the first order, as a run holds the ledger (its lock, as `screen` takes it).
         let next = try ann.request("POST", "/api/v1/next", headers: [("X-CSRF-Token", csrf)])
         #expect(next.status == 200)
-        let id = try #require(
-            next.text.range(of: "\"order_id\":\"").map { String(next.text[$0.upperBound...].prefix { $0 != "\"" }) })
+        let id = try #require(ResponseFields.jsonString("order_id", in: next.text))
         let order = try ann.request("GET", "/api/v1/orders/\(id)")
-        let version = try #require(
-            order.text.range(of: "\"version\":").flatMap { Int(order.text[$0.upperBound...].prefix { $0.isNumber }) })
+        let version = try #require(ResponseFields.jsonNumber("version", in: order.text))
         do {
             let lock = try LedgerLock(ledgerPath: s.file("ledger.sqlite"))
             let verdict = try ann.request(
@@ -112,8 +110,8 @@ struct DeskServeTests {
         // The trail has the login, the claim and the verdict, in order; no session id, no password.
         let audit = try Tool.run(["desk", "audit", "--ledger", ledger])
         #expect(audit.status == 0)
-        let actions = audit.stdout.split(separator: "\n").compactMap { line in
-            line.range(of: "\"action\":\"").map { String(line[$0.upperBound...].prefix { $0 != "\"" }) }
+        let actions = audit.stdout.split(separator: "\n").compactMap {
+            ResponseFields.jsonString("action", in: String($0))
         }
         #expect(actions.starts(with: ["user-add", "login", "claim", "verdict"]))
         #expect(!audit.stdout.contains(DeskProcess.password))
@@ -198,8 +196,7 @@ struct DeskTwoProcessTests {
         let benToken = try DeskProcess.login(ben, "ben")
         let first = try ann.request("POST", "/api/v1/next", headers: [("X-CSRF-Token", annToken)])
         #expect(first.status == 200)
-        let id = try #require(
-            first.text.range(of: "\"order_id\":\"").map { String(first.text[$0.upperBound...].prefix { $0 != "\"" }) })
+        let id = try #require(ResponseFields.jsonString("order_id", in: first.text))
         let taken = try ben.request("POST", "/api/v1/orders/\(id)/claim", headers: [("X-CSRF-Token", benToken)])
         #expect(taken.status == 409)
         #expect(taken.text.contains(#""claimed_by":"ann""#))
@@ -212,11 +209,7 @@ struct DeskTwoProcessTests {
         for (client, token) in [(ann, annToken), (ben, benToken), (ann, annToken), (ben, benToken)] {
             let r = try client.request("POST", "/api/v1/next", headers: [("X-CSRF-Token", token)])
             #expect(r.status == 200)
-            if let o = r.text.range(of: "\"order_id\":\"").map({
-                String(r.text[$0.upperBound...].prefix { $0 != "\"" })
-            }) {
-                handed.append(o)
-            }
+            if let o = ResponseFields.jsonString("order_id", in: r.text) { handed.append(o) }
         }
         #expect(Set(handed).count == handed.count)
         // Sessions are the ledger's: ann's cookie works on the other desk too.

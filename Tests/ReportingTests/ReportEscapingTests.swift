@@ -81,9 +81,9 @@ struct ReportEscapingTests {
             consumptionPercentage: 45_500, refundPreference: "GRANT_FULL")
         let html = ReportHTML.refundRequests(RequestFigures(states: [], open: [request]))
         #expect(!html.contains("<img") && !html.contains("<script") && !html.contains("<!--"))
-        #expect(html.contains("<td class=\"mono\">\(HTMLText.escape(evil))</td>"))
-        #expect(html.contains("<td class=\"words\">com.<wbr>x.<wbr>\(HTMLText.escape(evil))</td>"))
-        #expect(html.contains("<td class=\"words\">A_<wbr>\(HTMLText.escape(evil))</td>"))
+        #expect(html.contains("<td class=\"mono\">\(HTMLEscaping.escape(evil))</td>"))
+        #expect(html.contains("<td class=\"words\">com.<wbr>x.<wbr>\(HTMLEscaping.escape(evil))</td>"))
+        #expect(html.contains("<td class=\"words\">A_<wbr>\(HTMLEscaping.escape(evil))</td>"))
         #expect(html.contains("<td class=\"n\">45.5 %</td><td class=\"words\">GRANT_<wbr>FULL</td>"))
     }
 
