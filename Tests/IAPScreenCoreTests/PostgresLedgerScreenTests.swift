@@ -150,7 +150,7 @@ struct PostgresLedgerScreenTests {
                 r.stderr.contains("was written by a newer iapscreen: schema 6, this one reads up to 5"), "\(r.stderr)")
         }
         let db = try PostgresConnection(uri: database.uri)
-        #expect(try db.query("SELECT version FROM iapscreen.schema_version").int64(0, 0) == 5)
+        #expect(try db.query("SELECT version FROM iapscreen.schema_version").int64(0, 0) == 6)
         #expect(try db.query("SELECT count(*) FROM iapscreen.runs").int64(0, 0) == 1)
         #expect(try db.query("SELECT count(*) FROM iapscreen.reviews").int64(0, 0) == 0)
     }
