@@ -107,9 +107,9 @@ let package = Package(
             name: "IAPScreenCore",
             dependencies: [
                 "IAPBasics", "JSONText", "Decompression", "DumpFormats", "ReceiptFormats", "StoreCrypto",
-                "SampleWorld", "Night", "Desk", "DeskPages", "DeskSecurity", "HTTPMessages", "HTTPServer",
+                "SampleWorld", "ReceiptBuilder", "Night", "Desk", "DeskPages", "DeskSecurity", "HTTPServer",
                 "Screening", "Ledger", "Reporting", "ReceiptVerification", "StoreReports", "Reconciliation",
-                "StoreEvents",
+                "Consumption",
             ]),
         .executableTarget(name: "iapscreen", dependencies: ["IAPScreenCore", "CMimalloc"]),
         .executableTarget(
@@ -121,20 +121,24 @@ let package = Package(
             ]),
 
         .testTarget(name: "IAPBasicsTests", dependencies: ["IAPBasics"]),
-        .testTarget(name: "JSONTextTests", dependencies: ["JSONText"]),
+        .testTarget(name: "JSONTextTests", dependencies: ["JSONText", "IAPBasics"]),
         .testTarget(name: "HTTPMessagesTests", dependencies: ["HTTPMessages", "JSONText"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPMessages"]),
-        .testTarget(name: "DecompressionTests", dependencies: ["Decompression"]),
-        .testTarget(name: "DumpFormatsTests", dependencies: ["DumpFormats", "Decompression"]),
-        .testTarget(name: "ReceiptFormatsTests", dependencies: ["ReceiptFormats", "ReceiptBuilder", "JSONText"]),
-        .testTarget(name: "ScreeningTests", dependencies: ["Screening"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPMessages", "JSONText"]),
+        .testTarget(name: "DecompressionTests", dependencies: ["Decompression", "IAPBasics"]),
+        .testTarget(name: "DumpFormatsTests", dependencies: ["DumpFormats", "Decompression", "IAPBasics"]),
+        .testTarget(
+            name: "ReceiptFormatsTests", dependencies: ["ReceiptFormats", "ReceiptBuilder", "JSONText", "IAPBasics"]),
+        .testTarget(name: "ScreeningTests", dependencies: ["Screening", "IAPBasics", "ReceiptFormats"]),
         .testTarget(
             name: "ConsumptionTests",
-            dependencies: ["Consumption", "Screening", "DumpFormats", "IAPBasics", "JSONText"]),
+            dependencies: ["Consumption", "Screening", "DumpFormats", "IAPBasics", "JSONText", "ReceiptFormats"]),
         .testTarget(name: "StoreReportsTests", dependencies: ["StoreReports", "Decompression", "IAPBasics"]),
         .testTarget(
             name: "StoreEventsTests",
-            dependencies: ["StoreEvents", "ReceiptBuilder", "ReceiptFormats", "IAPBasics", "JSONText", "Decompression"]),
+            dependencies: [
+                "StoreEvents", "ReceiptBuilder", "ReceiptFormats", "IAPBasics", "JSONText", "Decompression",
+                "DumpFormats",
+            ]),
         .testTarget(name: "ReconciliationTests", dependencies: ["Reconciliation", "StoreReports", "IAPBasics"]),
         // A keep-alive HTTP/1.1 client on loopback, and the values the desk's tests and its benchmark
         // read out of its answers (a hidden field, a JSON string or number).
@@ -149,20 +153,25 @@ let package = Package(
         .testTarget(name: "SQLiteClientTests", dependencies: ["SQLiteClient"]),
         .testTarget(
             name: "LedgerTests",
-            dependencies: ["Ledger", "PostgresClient", "PostgresTestSupport", "IAPBasics", "Screening"]),
-        .testTarget(name: "ReportingTests", dependencies: ["Reporting"]),
+            dependencies: [
+                "Ledger", "PostgresClient", "PostgresTestSupport", "IAPBasics", "Screening", "Decompression",
+            ]),
+        .testTarget(name: "ReportingTests", dependencies: ["Reporting", "IAPBasics", "JSONText", "Screening"]),
         .testTarget(
-            name: "DeskPagesTests", dependencies: ["DeskPages", "Ledger", "Screening", "JSONText", "IAPBasics"]),
+            name: "DeskPagesTests", dependencies: ["DeskPages", "Ledger", "JSONText", "IAPBasics"]),
         .testTarget(name: "StoreCryptoTests", dependencies: ["StoreCrypto", "IAPBasics"]),
         .testTarget(
             name: "DeskTests",
             dependencies: [
-                "Desk", "DeskPages", "DeskSecurity", "Ledger", "HTTPMessages", "IAPBasics", "JSONText", "SQLiteClient",
+                "Desk", "DeskPages", "DeskSecurity", "Ledger", "HTTPMessages", "IAPBasics", "SQLiteClient",
                 "PostgresTestSupport", "PostgresClient", "LoopbackHTTP",
             ]),
         .testTarget(name: "DeskSecurityTests", dependencies: ["DeskSecurity", "CSodium"]),
         .testTarget(
-            name: "ReceiptVerificationTests", dependencies: ["ReceiptVerification", "ReceiptBuilder", "StoreCrypto"]),
+            name: "ReceiptVerificationTests",
+            dependencies: [
+                "ReceiptVerification", "ReceiptBuilder", "StoreCrypto", "IAPBasics", "JSONText", "ReceiptFormats",
+            ]),
         .testTarget(
             name: "HostileInputTests",
             dependencies: [
@@ -179,7 +188,8 @@ let package = Package(
             name: "IAPScreenCoreTests",
             dependencies: [
                 "IAPScreenCore", "Night", "ReceiptBuilder", "JSONText", "Ledger", "Decompression", "PostgresClient",
-                "PostgresTestSupport", "IAPBasics", "SQLiteClient", "LoopbackHTTP", "WebDriverSupport", "DeskSecurity",
+                "PostgresTestSupport", "IAPBasics", "SQLiteClient", "LoopbackHTTP", "WebDriverSupport", "Consumption",
+                "DumpFormats", "ReceiptFormats", "Reporting", "Screening", "StoreCrypto",
             ]),
     ],
     swiftLanguageModes: [.v6]
