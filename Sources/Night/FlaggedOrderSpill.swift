@@ -46,7 +46,7 @@ final class FlaggedOrderSpill {
             FlaggedOrderHead(
                 orderID: orderID, userID: r.userID, platform: r.platform, productID: r.productID, amount: r.amount,
                 currency: r.currency, createdAt: r.createdAt?.iso8601, severity: worst.rawValue,
-                rules: " " + rules.joined(separator: " ") + " ", transactions: Self.transactions(r),
+                rules: FlaggedOrderHead.rulesColumn(rules), transactions: Self.transactions(r),
                 block: packer.block))
         if let full = packer.add(orderID: orderID, receipt: Self.receipt(r.receiptFields), lines: counting) {
             try write(full)

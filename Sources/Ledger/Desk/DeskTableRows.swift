@@ -43,7 +43,7 @@ public struct FlaggedOrderRow: Sendable, Equatable {
     public var orderID: String
     public var userID, platform, productID, amount, currency, createdAt: String?
     public var severity: Int
-    /// `FlaggedOrderRecord.rulesColumn`.
+    /// `FlaggedOrderHead.rulesColumn(_:)`.
     public var rules: String
     public var firstRun: Int64
     public var firstFlaggedAt: String
@@ -91,7 +91,7 @@ public struct FlaggedHistoryRow: Sendable, Equatable {
     public var orderID: String
     public var run: Int64
     public var block: Int64
-    /// `FlaggedOrderRecord.rulesColumn`.
+    /// `FlaggedOrderHead.rulesColumn(_:)`.
     public var rules: String
 }
 

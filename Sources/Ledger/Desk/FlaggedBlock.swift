@@ -35,28 +35,36 @@ public struct FlaggedBlock: Sendable, Equatable {
     /// The entry of `orderID` (of two, the later: an order given twice in a night is as the
     /// later copy left it), or nil when the block has none. Throws on a block that does not
     /// read as one.
+    /// Every entry is checked; only the one asked for is made into strings (an order's page
+    /// reads one entry of 64).
     public func entry(of orderID: String) throws(LedgerError) -> FlaggedEntry? {
-        var found: FlaggedEntry?
-        for e in try entries() where e.orderID == orderID { found = e }
-        return found
+        try parts().last { $0.orderID == orderID }.map(Self.entry)
     }
 
     /// Every entry, in the order packed.
     public func entries() throws(LedgerError) -> [FlaggedEntry] {
+        try parts().map(Self.entry)
+    }
+
+    /// Each entry's order id, and its receipt and lines as they lie in the block.
+    private func parts() throws(LedgerError) -> [(orderID: String, rest: [ArraySlice<UInt8>])] {
         let text = try entryBytes()
-        var entries: [FlaggedEntry] = []
+        var parts: [(orderID: String, rest: [ArraySlice<UInt8>])] = []
         for chunk in text.split(separator: Self.entryStart, omittingEmptySubsequences: true) {
-            let parts = chunk.split(separator: Self.lineFeed, omittingEmptySubsequences: false)
-            guard parts.count >= 2, let id = Self.jsonString(parts[0]) else {
+            let fields = chunk.split(separator: Self.lineFeed, omittingEmptySubsequences: false)
+            guard fields.count >= 2, let id = Self.jsonString(fields[0]) else {
                 throw Self.unreadable(n, "an entry without its order id and receipt")
             }
-            let receipt = String(decoding: parts[1], as: UTF8.self)
-            entries.append(
-                FlaggedEntry(
-                    orderID: id, receipt: receipt == "null" ? nil : receipt,
-                    lines: parts.dropFirst(2).map { String(decoding: $0, as: UTF8.self) }))
+            parts.append((id, Array(fields.dropFirst())))
         }
-        return entries
+        return parts
+    }
+
+    private static func entry(_ part: (orderID: String, rest: [ArraySlice<UInt8>])) -> FlaggedEntry {
+        let receipt = part.rest.first.map { String(decoding: $0, as: UTF8.self) }
+        return FlaggedEntry(
+            orderID: part.orderID, receipt: receipt == "null" ? nil : receipt,
+            lines: part.rest.dropFirst().map { String(decoding: $0, as: UTF8.self) })
     }
 
     private func entryBytes() throws(LedgerError) -> [UInt8] {

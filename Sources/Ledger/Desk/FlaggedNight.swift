@@ -46,7 +46,7 @@ public struct FlaggedOrderHead: Sendable, Equatable {
     public var createdAt: String?
     /// `Severity.rawValue` of its most severe counting finding.
     public var severity: Int
-    /// `FlaggedOrderRecord.rulesColumn`.
+    /// `rulesColumn(_:)` of the rules of its counting findings.
     public var rules: String
     /// `FlaggedOrderRecord.transactions`.
     public var transactions: [String]
@@ -73,7 +73,16 @@ public struct FlaggedOrderHead: Sendable, Equatable {
     public init(_ r: FlaggedOrderRecord, block: Int64) {
         self.init(
             orderID: r.orderID, userID: r.userID, platform: r.platform, productID: r.productID, amount: r.amount,
-            currency: r.currency, createdAt: r.createdAt, severity: r.severity, rules: r.rulesColumn,
+            currency: r.currency, createdAt: r.createdAt, severity: r.severity, rules: Self.rulesColumn(r.rules),
             transactions: r.transactions, block: block)
+    }
+
+    /// Rules (sorted, once each) as the ledger keeps them: space-separated with a space at
+    /// each end, so a rule is found by `' ' || id || ' '` and never by a part of another id.
+    public static func rulesColumn(_ rules: [String]) -> String { " " + rules.joined(separator: " ") + " " }
+
+    /// `rulesColumn(_:)` read back.
+    public static func rules(fromColumn text: String) -> [String] {
+        text.split(separator: " ").map(String.init)
     }
 }

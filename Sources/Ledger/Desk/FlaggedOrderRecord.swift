@@ -1,7 +1,8 @@
-/// An order a run flagged, as the ledger keeps it for the desk (CONTRACT §14): what its
-/// flagged.csv row says, the store transactions its receipt named, the receipt's key fields
-/// and each counting finding as its findings.jsonl line.
-public struct FlaggedOrderRecord: Sendable, Equatable {
+/// An order a run flagged, whole (CONTRACT §14): what its flagged.csv row says, the store
+/// transactions its receipt named, the receipt's key fields and each counting finding as its
+/// findings.jsonl line. What tests and benchmarks hand a run record; `FlaggedNight` packs it
+/// into a head and a block entry as a night packs its own.
+public struct FlaggedOrderRecord: Sendable {
     public var orderID: String
     public var userID: String?
     public var platform: String?
@@ -42,20 +43,4 @@ public struct FlaggedOrderRecord: Sendable, Equatable {
         self.findings = findings
     }
 
-    public static func == (a: FlaggedOrderRecord, b: FlaggedOrderRecord) -> Bool {
-        a.orderID == b.orderID && a.userID == b.userID && a.platform == b.platform && a.productID == b.productID
-            && a.amount == b.amount && a.currency == b.currency && a.createdAt == b.createdAt
-            && a.severity == b.severity && a.rules == b.rules && a.transactions == b.transactions
-            && a.receipt == b.receipt && a.findings.map(\.rule) == b.findings.map(\.rule)
-            && a.findings.map(\.line) == b.findings.map(\.line)
-    }
-
-    /// The rules as the ledger keeps them: space-separated with a space at each end, so a
-    /// rule is found by `' ' || id || ' '` and never by a part of another id.
-    public var rulesColumn: String { " " + rules.joined(separator: " ") + " " }
-
-    /// `rulesColumn` read back.
-    public static func rules(fromColumn text: String) -> [String] {
-        text.split(separator: " ").map(String.init)
-    }
 }

@@ -21,7 +21,7 @@ extension LedgerDeskStore {
             flagged: FlaggedOrderSummary(
                 orderID: id, userID: r.text(1), platform: r.text(2), productID: r.text(3), amount: r.text(4),
                 currency: r.text(5), createdAt: r.text(6), severity: Int(clamping: severity),
-                rules: FlaggedOrderRecord.rules(fromColumn: rules), firstFlaggedAt: first, lastFlaggedAt: last),
+                rules: FlaggedOrderHead.rules(fromColumn: rules), firstFlaggedAt: first, lastFlaggedAt: last),
             claimedBy: live ? r.text(11) : nil, claimedUntil: live ? until : nil, verdict: r.text(13),
             verdictBy: r.text(14))
     }
@@ -82,7 +82,7 @@ extension LedgerDeskStore {
             [.text(orderID)]
         ) { r in
             r.int(0).flatMap { run in
-                r.text(2).map { (run, r.text(1) ?? "", FlaggedOrderRecord.rules(fromColumn: $0)) }
+                r.text(2).map { (run, r.text(1) ?? "", FlaggedOrderHead.rules(fromColumn: $0)) }
             }
         }
     }
