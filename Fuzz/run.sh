@@ -3,7 +3,7 @@
 # each one, one at a time, for SECONDS seconds (default 60).
 #
 #   Fuzz/run.sh [seconds] [target ...]      targets: json base64 receipt plist csv jsonl xml gzip rules storereport events
-#                                                    shards explainindex http cursor
+#                                                    shards explainindex http cursor flaggedblock
 #
 # Findings (crash-*, leak-*, timeout-*, oom-*) land in Fuzz/out/findings/<target>/; the
 # working corpora in Fuzz/out/corpus/<target>/ (seeded from samples/ and the committed
@@ -19,7 +19,8 @@ shift || true
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 OUT="$ROOT/Fuzz/out"
 BUILD="$OUT/build"
-ALL_TARGETS=(json base64 receipt plist csv jsonl xml gzip rules storereport events shards explainindex http cursor)
+ALL_TARGETS=(json base64 receipt plist csv jsonl xml gzip rules storereport events shards explainindex http cursor
+             flaggedblock)
 TARGETS=("${@:-${ALL_TARGETS[@]}}")
 [ "$#" -eq 0 ] && TARGETS=("${ALL_TARGETS[@]}")
 
@@ -164,6 +165,14 @@ seed() {
         cursor)
             # Queue cursors the encoder wrote, and broken ones (LedgerTests/QueueCursorTests.swift).
             cp "$ROOT"/Fuzz/seeds/cursor/* "$dir/"
+            ;;
+        flaggedblock)
+            # Plain blocks: two orders (one without a receipt), an odd order id, an entry cut short.
+            printf '\036"ORD-1"\n[["transaction","1001"]]\n{"rule":"a"}\n{"rule":"b"}\036"ORD-2"\nnull\n{"rule":"c"}' \
+                > "$dir/two"
+            printf '\036"o\\u001e\\n<b>"\nnull' > "$dir/odd-id"
+            printf '\036"ORD-3"' > "$dir/cut"
+            printf 'H4sIAAAAAAAA' > "$dir/not-a-block"
             ;;
         rules)
             # One "file" holds several files: each starts with a line `@@ name`.
