@@ -36,12 +36,16 @@ public final class DeskService: Sendable {
         do throws(LedgerError) {
             response = try answer(request)
         } catch {
-            // The ledger failed (a server gone): nothing was changed that is not rolled back.
-            let said = "the ledger cannot be reached: try again"
+            // The ledger failed: a server gone (503, try again), or what it holds of this
+            // order does not read (500, naming it: trying again will not help). Nothing was
+            // changed that is not rolled back.
+            let damaged = error.code == .unreadableRows
+            let said = damaged ? error.message : "the ledger cannot be reached: try again"
+            let status = damaged ? 500 : 503
             response =
                 request.path.first == "api"
-                ? .json(DeskJSON.error(said), status: 503)
-                : .html(DeskPages.error(status: 503, message: said, context: nil), status: 503)
+                ? .json(DeskJSON.error(said), status: status)
+                : .html(DeskPages.error(status: status, message: said, context: nil), status: status)
         }
         if request.method == "HEAD" { response.body = [] }
         return SecurityHeaders.added(to: response)

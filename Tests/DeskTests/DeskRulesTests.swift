@@ -1,6 +1,7 @@
 import Foundation
 import HTTPMessages
 import LoopbackHTTP
+import SQLiteClient
 import Testing
 
 @testable import Desk
@@ -199,5 +200,18 @@ struct DeskRulesTests {
         let order = try h.send("GET", "/orders/ORD-%3Cb%3E%22x", as: lea)
         #expect(order.status == 200)
         #expect(!order.text.contains(payload))
+    }
+
+    @Test("a damaged block of findings in the ledger is a 500 naming it on that order; the rest is served")
+    func damagedBlock() throws {
+        let h = try DeskHarness()
+        try SQLiteConnection(path: h.ledgerPath).execute("UPDATE flagged_blocks SET data = 'not base64 %%%'")
+        let lea = try h.login("lea")
+        let order = try h.send("GET", "/orders/\(DeskHarness.orders[0].orderID)", as: lea)
+        #expect(order.status == 500)
+        #expect(order.text.contains("flagged block 0 cannot be read: not base64"), "\(order.text)")
+        let api = try h.send("GET", "/api/v1/orders/\(DeskHarness.orders[0].orderID)", as: lea)
+        #expect(api.status == 500 && api.text.contains("flagged block 0 cannot be read"))
+        #expect(try h.send("GET", "/queue", as: lea).status == 200)
     }
 }
