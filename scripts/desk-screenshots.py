@@ -33,6 +33,9 @@ class Driver:
                 "--window-size=1280,800", "--hide-scrollbars", f"--user-data-dir={self.profile}"]
         caps = {"capabilities": {"alwaysMatch": {"goog:chromeOptions": {"args": args}}}}
         self.session = self.call("POST", "/session", caps)["sessionId"]
+        # --window-size is the window, frame included: the page gets exactly 1280x800 this way.
+        self.s("POST", "/goog/cdp/execute", {"cmd": "Emulation.setDeviceMetricsOverride", "params": {
+            "width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False}})
 
     def call(self, method, path, body=None):
         data = None if body is None else json.dumps(body).encode()
